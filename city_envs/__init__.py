@@ -1,0 +1,6 @@
+"""city-envs: PettingZoo environments for city-building board games."""
+
+from city_envs.core import GAMES, Game, IllegalActionError, InfoSet, game_class, make_env, make_game
+
+__version__ = "0.1.0"
+__all__ = ["GAMES", "Game", "IllegalActionError", "InfoSet", "game_class", "make_env", "make_game"]

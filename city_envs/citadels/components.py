@@ -1,0 +1,139 @@
+"""Citadels (Classic edition) component data, from shared/rules/citadels.md section 2-3.
+
+Everything a rule needs to look up lives here as data; rules.py holds no card numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# District types (section 2.2), fixed order used in every vector.
+NOBLE, RELIGIOUS, TRADE, MILITARY, UNIQUE = range(5)
+TYPE_NAMES = ("noble", "religious", "trade", "military", "unique")
+NUM_TYPES = 5
+
+
+@dataclass(frozen=True)
+class District:
+    kind: int
+    name: str
+    type: int
+    cost: int
+    copies: int
+    points: int
+    effect: str = ""
+
+
+# Section 2.4: 68 cards in 30 kinds. Observatory cost 4 and Imperial Treasury cost 5 are the
+# single-source (‡) values; change them here only.
+DISTRICTS: tuple[District, ...] = (
+    District(0, "Manor", NOBLE, 3, 5, 3),
+    District(1, "Castle", NOBLE, 4, 4, 4),
+    District(2, "Palace", NOBLE, 5, 3, 5),
+    District(3, "Temple", RELIGIOUS, 1, 3, 1),
+    District(4, "Church", RELIGIOUS, 2, 3, 2),
+    District(5, "Monastery", RELIGIOUS, 3, 3, 3),
+    District(6, "Cathedral", RELIGIOUS, 5, 2, 5),
+    District(7, "Tavern", TRADE, 1, 5, 1),
+    District(8, "Market", TRADE, 2, 4, 2),
+    District(9, "Trading Post", TRADE, 2, 3, 2),
+    District(10, "Docks", TRADE, 3, 3, 3),
+    District(11, "Harbor", TRADE, 4, 3, 4),
+    District(12, "Town Hall", TRADE, 5, 2, 5),
+    District(13, "Watchtower", MILITARY, 1, 3, 1),
+    District(14, "Prison", MILITARY, 2, 3, 2),
+    District(15, "Barracks", MILITARY, 3, 3, 3),
+    District(16, "Fortress", MILITARY, 5, 2, 5),
+    District(17, "Haunted Quarter", UNIQUE, 2, 1, 2, "counts as any one type at game end"),
+    District(18, "Keep", UNIQUE, 3, 2, 3, "the Warlord cannot destroy it"),
+    District(19, "Laboratory", UNIQUE, 5, 1, 5, "once per turn: discard a card for 2 gold"),
+    District(20, "Smithy", UNIQUE, 5, 1, 5, "once per turn: pay 2 gold to draw 3 cards"),
+    District(21, "Observatory", UNIQUE, 4, 1, 4, "gathering cards draws 3"),
+    District(22, "Graveyard", UNIQUE, 5, 1, 5, "pay 1 gold to take a destroyed district"),
+    District(23, "Imperial Treasury", UNIQUE, 5, 1, 5, "game end: +1 point per gold"),
+    District(24, "Map Room", UNIQUE, 5, 1, 5, "game end: +1 point per card in hand"),
+    District(25, "Library", UNIQUE, 6, 1, 6, "gathering cards keeps all drawn cards"),
+    District(26, "School of Magic", UNIQUE, 6, 1, 6, "counts as the income type"),
+    District(27, "Great Wall", UNIQUE, 6, 1, 6, "the Warlord pays 1 more for your other districts"),
+    District(28, "University", UNIQUE, 6, 1, 8, "scores 8"),
+    District(29, "Dragon Gate", UNIQUE, 6, 1, 8, "scores 8"),
+)
+NUM_KINDS = len(DISTRICTS)
+DECK_SIZE = sum(d.copies for d in DISTRICTS)
+
+KIND_BY_NAME = {d.name: d.kind for d in DISTRICTS}
+HAUNTED_QUARTER = KIND_BY_NAME["Haunted Quarter"]
+KEEP = KIND_BY_NAME["Keep"]
+LABORATORY = KIND_BY_NAME["Laboratory"]
+SMITHY = KIND_BY_NAME["Smithy"]
+OBSERVATORY = KIND_BY_NAME["Observatory"]
+GRAVEYARD = KIND_BY_NAME["Graveyard"]
+IMPERIAL_TREASURY = KIND_BY_NAME["Imperial Treasury"]
+MAP_ROOM = KIND_BY_NAME["Map Room"]
+LIBRARY = KIND_BY_NAME["Library"]
+SCHOOL_OF_MAGIC = KIND_BY_NAME["School of Magic"]
+GREAT_WALL = KIND_BY_NAME["Great Wall"]
+
+COST = np.array([d.cost for d in DISTRICTS], dtype=np.int16)
+POINTS = np.array([d.points for d in DISTRICTS], dtype=np.int16)
+COPIES = np.array([d.copies for d in DISTRICTS], dtype=np.int16)
+TYPE_OF = np.array([d.type for d in DISTRICTS], dtype=np.int8)
+COST_LIST = COST.tolist()
+TYPE_LIST = TYPE_OF.tolist()
+# One-hot (kinds x types) so a city's type counts are one matrix product.
+TYPE_MATRIX = np.eye(NUM_TYPES, dtype=np.int16)[TYPE_OF]
+
+
+@dataclass(frozen=True)
+class Character:
+    rank: int
+    name: str
+    income_type: int | None
+
+
+# Section 2.3, ranks 1..8 (index 0 unused so that CHARACTERS[rank] reads naturally).
+CHARACTERS: tuple[Character | None, ...] = (
+    None,
+    Character(1, "Assassin", None),
+    Character(2, "Thief", None),
+    Character(3, "Magician", None),
+    Character(4, "King", NOBLE),
+    Character(5, "Bishop", RELIGIOUS),
+    Character(6, "Merchant", TRADE),
+    Character(7, "Architect", None),
+    Character(8, "Warlord", MILITARY),
+)
+NUM_CHARACTERS = 8
+RANKS = tuple(range(1, NUM_CHARACTERS + 1))
+ASSASSIN, THIEF, MAGICIAN, KING, BISHOP, MERCHANT, ARCHITECT, WARLORD = RANKS
+INCOME_TYPE = {c.rank: c.income_type for c in CHARACTERS[1:] if c.income_type is not None}
+
+# Character-specific amounts (section 5).
+MERCHANT_BONUS_GOLD = 1
+ARCHITECT_BONUS_CARDS = 2
+ARCHITECT_BUILD_LIMIT = 3
+BUILD_LIMIT = 1
+LABORATORY_GOLD = 2
+SMITHY_PRICE = 2
+SMITHY_CARDS = 3
+GRAVEYARD_PRICE = 1
+GREAT_WALL_SURCHARGE = 1
+GATHER_GOLD_AMOUNT = 2
+DRAW_COUNT = 2
+OBSERVATORY_DRAW_COUNT = 3
+
+# Setup and per-count table (section 3).
+PLAYER_COUNTS = (2, 3, 4, 5, 6, 7)
+STARTING_GOLD = 2
+STARTING_HAND = 4
+FACE_UP_DISCARDS = {2: 0, 3: 0, 4: 2, 5: 1, 6: 0, 7: 0}
+CHARACTERS_PER_SEAT = {2: 2, 3: 2, 4: 1, 5: 1, 6: 1, 7: 1}
+COMPLETION_SIZE = 7
+LONG_COMPLETION_SIZE = 8  # 2-3 players always; 4-7 players with classic_variant
+
+# Scoring bonuses (section 6.2).
+FIVE_TYPES_BONUS = 3
+FIRST_COMPLETE_BONUS = 4
+COMPLETE_BONUS = 2

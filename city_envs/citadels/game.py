@@ -1,0 +1,105 @@
+"""`Citadels`: the Game API over rules.py (transitions), view.py (information) and render.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from city_envs.citadels import components as cp
+from city_envs.citadels import render, rules, view
+from city_envs.citadels.rules import State
+from city_envs.core.game import Game, Option, positive_int
+
+_ARRAY_FIELDS = {"hands": np.int16, "cities": np.int8}
+_TUPLE_LIST_FIELDS = ("steps", "sel_log", "events")
+
+
+class Citadels(Game):
+    """Citadels, Classic edition, 2-7 players (shared/rules/citadels.md)."""
+
+    name = "citadels"
+    min_players = 2
+    max_players = 7
+    options_spec = {
+        "classic_variant": Option(False, "4-7 players: cities complete at 8 districts instead of 7",
+                                  choices=(False, True)),
+        "max_rounds": Option(100, "safety valve: stop (as truncation) after this many rounds",
+                             check=positive_int, allowed="an integer >= 1"),
+    }
+    num_actions = rules.NUM_ACTIONS
+    observation_shape = (view.OBS_SIZE,)
+
+    def _setup(self) -> None:
+        self.state = rules.new_state(
+            self.num_players, self.rng, self.options["classic_variant"], self.options["max_rounds"]
+        )
+
+    # ----- play ---------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.state.actor
+
+    def decision_name(self) -> str:
+        decision = self.state.decision
+        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
+
+    def _legal_actions(self) -> np.ndarray:
+        return rules.legal_actions(self.state)
+
+    def _apply(self, action: int) -> None:
+        rules.apply_action(self.state, action, self.rng)
+
+    def is_over(self) -> bool:
+        return self.state.decision == rules.GAME_OVER
+
+    def is_truncated(self) -> bool:
+        return self.state.truncated
+
+    def scores(self) -> list[float]:
+        return [rules.score(self.state, seat) for seat in range(self.num_players)]
+
+    def winners(self) -> list[int]:
+        return rules.winners(self.state)
+
+    # ----- information --------------------------------------------------------------------------
+    def view(self, player: int) -> dict:
+        return view.view(self.state, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        return view.observation(self.state, player)
+
+    def determinize(self, player: int, rng: np.random.Generator) -> Citadels:
+        twin = self.clone()
+        twin.state = view.determinize(self.state, player, rng)
+        twin.rng = np.random.default_rng(rng.integers(2**63))  # future chance unknown as well
+        return twin
+
+    def _copy_state_from(self, other: Citadels) -> None:
+        self.state = view.copy_state(other.state)
+
+    # ----- serialization ------------------------------------------------------------------------
+    def _state_to_dict(self) -> dict:
+        data = {}
+        for key, value in vars(self.state).items():
+            if key in _ARRAY_FIELDS:
+                value = value.tolist()
+            elif key in _TUPLE_LIST_FIELDS:
+                value = [list(item) for item in value]
+            data[key] = value
+        return data
+
+    def _state_from_dict(self, data: dict) -> None:
+        fields = dict(data)
+        for key, dtype in _ARRAY_FIELDS.items():
+            fields[key] = np.array(fields[key], dtype=dtype).reshape(self.num_players, cp.NUM_KINDS)
+        for key in _TUPLE_LIST_FIELDS:
+            fields[key] = [tuple(item) for item in fields[key]]
+        self.state = State(**fields)
+
+    # ----- people -------------------------------------------------------------------------------
+    def describe_action(self, action: int) -> str:
+        return render.describe_action(self.state, action)
+
+    def render_text(self) -> str:
+        return render.render_text(self.state)
+
+    def render_image(self) -> np.ndarray:
+        return render.render_image(self.state)

@@ -1,0 +1,102 @@
+"""Citadels for people: action descriptions, the public table as text, and as an image."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from city_envs.citadels import components as cp
+from city_envs.citadels import rules as r
+from city_envs.citadels.rules import State, ranks_of
+
+
+def character_name(rank: int) -> str:
+    return f"{cp.CHARACTERS[rank].name} ({rank})"
+
+
+def district_label(kind: int) -> str:
+    d = cp.DISTRICTS[kind]
+    return f"{d.name} [{cp.TYPE_NAMES[d.type]}, {d.cost}]"
+
+
+def describe_action(s: State, action: int) -> str:
+    """Human text for `action`, with relative seats turned into absolute ones for this state."""
+    actor = s.turn_seat if s.turn_seat >= 0 else s.actor
+    if action < r.DISCARD_CHARACTER:
+        return f"keep {character_name(action + 1)}"
+    if action < r.GATHER_GOLD:
+        return f"discard {character_name(action - r.DISCARD_CHARACTER + 1)} face down"
+    if action == r.GATHER_GOLD:
+        return f"take {cp.GATHER_GOLD_AMOUNT} gold"
+    if action == r.GATHER_CARDS:
+        return "draw cards and keep one" if not s.cities[actor, cp.LIBRARY] else "draw cards and keep all"
+    if action < r.ASSASSINATE:
+        return f"keep {district_label(action - r.KEEP_DRAWN)}"
+    if action < r.ROB:
+        return f"assassinate the {character_name(action - r.ASSASSINATE + 1)}"
+    if action < r.MAGICIAN_SWAP:
+        return f"rob the {character_name(action - r.ROB + 1)}"
+    if action < r.MAGICIAN_MARK:
+        return f"swap hands with seat {(actor + action - r.MAGICIAN_SWAP + 1) % s.n}"
+    if action < r.MAGICIAN_DONE:
+        return f"discard {district_label(action - r.MAGICIAN_MARK)} to redraw"
+    if action == r.MAGICIAN_DONE:
+        return f"done discarding: redraw {len(s.marked)} card(s)"
+    if action == r.COLLECT_INCOME:
+        return f"collect income ({r.income(s, actor, s.called)} gold)"
+    if action < r.BUILD:
+        offset, kind = divmod(action - r.DESTROY, cp.NUM_KINDS)
+        target = (actor + offset) % s.n
+        cost = r.destroy_cost(s, target, kind)
+        return f"destroy {cp.DISTRICTS[kind].name} in seat {target}'s city (cost {cost})"
+    if action < r.USE_SMITHY:
+        return f"build {district_label(action - r.BUILD)}"
+    if action == r.USE_SMITHY:
+        return f"use the Smithy: pay {cp.SMITHY_PRICE} gold, draw {cp.SMITHY_CARDS}"
+    if action < r.END_TURN:
+        return f"use the Laboratory: discard {district_label(action - r.LAB_DISCARD)} for {cp.LABORATORY_GOLD} gold"
+    if action == r.END_TURN:
+        return "end turn"
+    card = cp.DISTRICTS[s.graveyard_card].name if s.graveyard_card >= 0 else "the card"
+    if action == r.GRAVEYARD_RECOVER:
+        return f"Graveyard: pay {cp.GRAVEYARD_PRICE} gold to take {card} into your hand"
+    return f"Graveyard: let {card} go"
+
+
+def render_text(s: State) -> str:
+    """The public table: what every seat at a real game could see."""
+    scores = [r.score(s, seat) for seat in range(s.n)]
+    if s.decision == r.GAME_OVER:
+        status = "game over" + (" (stopped at max_rounds)" if s.truncated else "")
+    else:
+        status = f"seat {s.actor} to act: {r.DECISION_NAMES[s.decision]}"
+    lines = [
+        f"Citadels - round {s.round}, {s.n} players, cities complete at {s.completion}; {status}",
+        f"deck {len(s.deck)} cards; crown: seat {s.crown}"
+        + (f"; calling {character_name(s.called)}" if s.called else "; choosing characters"),
+    ]
+    face_up = ranks_of(s.face_up)
+    if face_up:
+        lines.append("face-up discards: " + ", ".join(cp.CHARACTERS[x].name for x in face_up))
+    if s.killed:
+        lines.append(f"assassinated: {cp.CHARACTERS[s.killed].name}")
+    if s.robbed:
+        lines.append(f"robbed: {cp.CHARACTERS[s.robbed].name}")
+    for seat in range(s.n):
+        played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
+        marks = ("*" if seat == s.actor else " ") + ("C" if seat == s.crown else " ")
+        flags = " complete" + (" (first)" if seat == s.first_completer else "") if s.city_size[seat] >= s.completion else ""
+        lines.append(
+            f"{marks} seat {seat}: {s.gold[seat]:>2} gold, {int(s.hands[seat].sum()):>2} cards, "
+            f"score {scores[seat]:>2}{flags}" + (f"; played {', '.join(played)}" if played else "")
+        )
+        city = [district_label(k) for k in np.flatnonzero(s.cities[seat])]
+        lines.append("      city: " + (", ".join(city) if city else "(empty)"))
+    if s.graveyard_card >= 0:
+        lines.append(f"destroyed, awaiting the Graveyard: {cp.DISTRICTS[s.graveyard_card].name}")
+    return "\n".join(lines)
+
+
+def render_image(s: State) -> np.ndarray:
+    from city_envs.citadels.image import draw_table
+
+    return draw_table(s)

@@ -1,0 +1,354 @@
+"""What one seat of Citadels may know (spec section 7), its tensor encoding, and determinization.
+
+Observation for seat p: float32, 621 values (spec section 9.3). Seat blocks are in relative
+order o = 0..6 (o = 0 is p), zero-padded for absent seats.
+
+| offset | block | contents |
+|---|---|---|
+| 0   | A context (25)  | pending decision one-hot: 6 kinds + "not mine / over" (7); n one-hot 2..7 (6); C = 8 (1); round/20; game_ending; deck/68; rank being called one-hot (8) |
+| 25  | B self (109)    | gold/10; hand counts/5 (30); drawn-pending counts (30); Magician-marked counts (30); my characters (8); turn flags gathered, ability_used, income_done, destroy_used, smithy_used, lab_used (6); builds left one-hot 0..3 (4) |
+| 134 | C seats (7x47)  | present; gold/10; hand size/10; city 0/1 (30); city size/8; complete; first completer; crown; ranks revealed this round (8); has played; Bishop-protected |
+| 463 | D ranks (8x16)  | face-up discarded; offered at my 1st pick; at my 2nd pick; held by me; known face-down by me; revealed; revealer offset one-hot (7); named by Assassin; named by Thief; already called |
+| 591 | E (30)          | pending Graveyard card one-hot |
+
+Block B's drawn/marked counts, turn flags and builds left are filled only while p owns the turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from city_envs.citadels import components as cp
+from city_envs.citadels import rules as r
+from city_envs.citadels.rules import State, bit, ranks_of
+
+OBS_SIZE = 621
+A, B, C, D, E = 0, 25, 134, 463, 591
+SEAT_BLOCK, RANK_BLOCK = 47, 16
+_RANK_INDEX = np.arange(cp.NUM_CHARACTERS)
+_ALL_RANKS = (1 << cp.NUM_CHARACTERS) - 1
+
+
+# ===== tensor ==================================================================================
+def observation(s: State, p: int) -> np.ndarray:
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    n = s.n
+    my_turn = s.turn_seat == p
+    # A: context
+    obs[s.decision if s.decision >= 0 and s.actor == p else 6] = 1.0
+    obs[7 + n - 2] = 1.0
+    obs[13] = s.completion == cp.LONG_COMPLETION_SIZE
+    obs[14] = s.round / 20.0
+    obs[15] = s.game_ending
+    obs[16] = len(s.deck) / cp.DECK_SIZE
+    if s.called:
+        obs[16 + s.called] = 1.0
+    # B: self
+    obs[B] = s.gold[p] / 10.0
+    obs[B + 1 : B + 31] = s.hands[p] / 5.0
+    holder = s.holder
+    for rank in cp.RANKS:
+        if holder[rank] == p:
+            obs[B + 90 + rank] = 1.0
+    if my_turn:
+        for kind in s.drawn:
+            obs[B + 31 + kind] += 1.0
+        for kind in s.marked:
+            obs[B + 61 + kind] += 1.0
+        obs[B + 99 : B + 105] = (s.gathered, s.ability_used, s.income_done, s.destroy_used,
+                                 s.smithy_used, s.lab_used)
+        obs[B + 105 + s.build_limit - s.builds_done] = 1.0
+    # C: every seat's public state, relative order
+    order = [(p + o) % n for o in range(n)]
+    seats = obs[C : C + 7 * SEAT_BLOCK].reshape(7, SEAT_BLOCK)[:n]
+    seats[:, 0] = 1.0
+    seats[:, 1] = [s.gold[i] / 10.0 for i in order]
+    seats[:, 2] = s.hands.sum(axis=1)[order] / 10.0
+    seats[:, 3:33] = s.cities[order]
+    size = [s.city_size[i] for i in order]
+    seats[:, 33] = [x / 8.0 for x in size]
+    seats[:, 34] = [x >= s.completion for x in size]
+    if s.first_completer >= 0:
+        seats[(s.first_completer - p) % n, 35] = 1.0
+    seats[(s.crown - p) % n, 36] = 1.0
+    revealed = s.revealed
+    for i in range(n):
+        if s.played[order[i]]:
+            seats[i, 45] = 1.0
+    # D: per character, with C's revealed ranks and Bishop protection filled on the way
+    ranks = obs[D : D + 8 * RANK_BLOCK].reshape(8, RANK_BLOCK)
+    offered = s.offered[p]
+    first = offered[0] if offered else 0
+    second = offered[1] if len(offered) > 1 else 0
+    known_down = s.known_facedown[p]
+    for rank in cp.RANKS:
+        row = ranks[rank - 1]
+        b = 1 << (rank - 1)
+        if s.face_up & b:
+            row[0] = 1.0
+        if first & b:
+            row[1] = 1.0
+        if second & b:
+            row[2] = 1.0
+        if holder[rank] == p:
+            row[3] = 1.0
+        if known_down & b:
+            row[4] = 1.0
+        seat = revealed[rank]
+        if seat >= 0:
+            offset = (seat - p) % n
+            row[5] = 1.0
+            row[6 + offset] = 1.0
+            seats[offset, 36 + rank] = 1.0
+            if rank == cp.BISHOP:
+                seats[offset, 46] = 1.0
+    if s.killed:
+        ranks[s.killed - 1, 13] = 1.0
+    if s.robbed:
+        ranks[s.robbed - 1, 14] = 1.0
+    ranks[: s.called, 15] = 1.0
+    # E: pending Graveyard card
+    if s.graveyard_card >= 0:
+        obs[E + s.graveyard_card] = 1.0
+    return obs
+
+
+# ===== structured view =========================================================================
+def view(s: State, p: int) -> dict:
+    """Plain data of what seat p knows; the observation encodes exactly this."""
+    n = s.n
+    my_turn = s.turn_seat == p
+    return {
+        "game": "citadels",
+        "player": p,
+        "num_players": n,
+        "completion_size": s.completion,
+        "round": s.round,
+        "max_rounds": s.max_rounds,
+        "deck_size": len(s.deck),
+        "decision": r.DECISION_NAMES[s.decision] if s.decision >= 0 else "GAME_OVER",
+        "current_player": s.actor,
+        "turn_player": s.turn_seat,
+        "game_ending": s.game_ending,
+        "crown": s.crown,
+        "called_rank": s.called,
+        "face_up_discards": ranks_of(s.face_up),
+        "killed_rank": s.killed,
+        "robbed_rank": s.robbed,
+        "revealed": {rank: s.revealed[rank] for rank in cp.RANKS if s.revealed[rank] >= 0},
+        "first_completer": s.first_completer,
+        "seats": [
+            {
+                "gold": s.gold[i],
+                "hand_size": int(s.hands[i].sum()),
+                "city": np.flatnonzero(s.cities[i]).tolist(),
+                "complete": s.city_size[i] >= s.completion,
+                "played": s.played[i],
+                "revealed": [rank for rank in cp.RANKS if s.revealed[rank] == i],
+            }
+            for i in range(n)
+        ],
+        "hand": s.hands[p].tolist(),
+        "my_characters": [rank for rank in cp.RANKS if s.holder[rank] == p],
+        "offered": [ranks_of(m) for m in s.offered[p]],
+        "pile": ranks_of(s.pile) if s.actor == p and s.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD) else [],
+        "known_facedown": ranks_of(s.known_facedown[p]),
+        "drawn": list(s.drawn) if my_turn else [],
+        "drawn_count": len(s.drawn),
+        "marked": list(s.marked) if my_turn else [],
+        "marked_count": len(s.marked),
+        "turn": {
+            "gathered": s.gathered,
+            "ability_used": s.ability_used,
+            "income_done": s.income_done,
+            "destroy_used": s.destroy_used,
+            "smithy_used": s.smithy_used,
+            "lab_used": s.lab_used,
+            "builds_left": s.build_limit - s.builds_done,
+        } if my_turn else None,
+        "graveyard_card": s.graveyard_card,
+        "events": [e for e in s.events],
+        "scores": [r.score(s, i) for i in range(n)],
+    }
+
+
+# ===== determinization =========================================================================
+def determinize(s: State, p: int, rng: np.random.Generator) -> State:
+    """A copy of `s` with everything p cannot see resampled consistently with p's view.
+
+    Resampled: other seats' hands, the deck order, cards another seat is drawing or discarding
+    this turn, and which unrevealed characters other seats hold (subject to p's offered sets,
+    its own picks and discards, the face-up cards, every reveal and every called rank).
+    As the spec allows, cards p itself put under the deck are treated as shuffled.
+    """
+    t = copy_state(s)
+    _resample_cards(t, p, rng)
+    _resample_characters(t, p, rng)
+    return t
+
+
+def _resample_cards(t: State, p: int, rng: np.random.Generator) -> None:
+    hidden_pending = t.turn_seat != p
+    unseen = cp.COPIES.astype(np.int64) - t.cities.sum(axis=0) - t.hands[p]
+    if t.graveyard_card >= 0:
+        unseen[t.graveyard_card] -= 1
+    if not hidden_pending:
+        for kind in t.drawn + t.marked:
+            unseen[kind] -= 1
+    pool = np.repeat(np.arange(cp.NUM_KINDS), unseen)[rng.permutation(int(unseen.sum()))].tolist()
+    for seat in range(t.n):
+        if seat == p:
+            continue
+        size = int(t.hands[seat].sum())
+        t.hands[seat] = np.bincount(pool[:size], minlength=cp.NUM_KINDS)
+        del pool[:size]
+    if hidden_pending:
+        t.drawn, pool = pool[: len(t.drawn)], pool[len(t.drawn) :]
+        t.marked, pool = pool[: len(t.marked)], pool[len(t.marked) :]
+    assert len(pool) == len(t.deck)
+    t.deck = pool
+
+
+def _allowed(t: State, event: int, seat: int, rank: int) -> bool:
+    """May `rank` have gone to this selection event, given the public reveals and calls?"""
+    revealer = t.revealed[rank]
+    if event == r.EV_PICK:
+        if revealer >= 0:
+            return revealer == seat
+        return rank > t.called or rank == t.killed  # a called, living, unrevealed rank was not held
+    return revealer < 0
+
+
+def _resample_characters(t: State, p: int, rng: np.random.Generator, tries: int = 200) -> None:
+    everyone = _ALL_RANKS & ~t.face_up
+    seven = t.n == 7
+    for _ in range(tries):
+        sample = _sample_selection(t, p, rng, everyone, seven)
+        if sample is not None and _replay_selection(t, p, sample):
+            return
+    raise RuntimeError("could not determinize the character selection")  # pragma: no cover
+
+
+def _sample_selection(t: State, p: int, rng: np.random.Generator, everyone: int, seven: bool):
+    """New ranks for the selection log, segment by segment between p's own observations.
+
+    Between two of p's picks, the other seats' events took exactly the ranks p saw leave the
+    pile; with 7 players the face-down card is the one exception (it rejoins the pile for the
+    last pick), so it is carried from segment to segment as a rank not yet placed.
+    """
+    log = t.sel_log
+    ranks = [rank for _, _, rank in log]
+    offered = t.offered[p]
+    known = everyone  # the pile as p last saw it, plus ranks not yet placed
+    pending: list[int] = []  # events p did not see since its last observation
+    picks = 0
+    for i, (event, seat, rank) in enumerate(log):
+        if seven and event == r.EV_FACEDOWN:
+            continue
+        if seat == p:
+            if event == r.EV_PICK:
+                carry = _fill(t, rng, log, ranks, pending, known & ~offered[picks])
+                if carry is None:
+                    return None
+                known = offered[picks] | carry
+                picks += 1
+                pending = []
+            known &= ~bit(rank)
+        else:
+            pending.append(i)
+    sees_pile = picks < len(offered)  # p is choosing from a pile it sees right now
+    hidden = _fill(t, rng, log, ranks, pending, known & ~offered[picks] if sees_pile else known)
+    if hidden is None:
+        return None
+    if seven:
+        in_selection = t.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+        if not in_selection:  # it was one of the two cards the 7th picker chose between
+            candidates = [ranks[i] for i in range(len(log) - 2, len(log))]
+        elif t.step == 6 and sees_pile:
+            candidates = ranks_of(offered[picks])
+        else:
+            candidates = ranks_of(hidden)
+        ranks[0] = candidates[int(rng.integers(len(candidates)))]
+    return ranks
+
+
+def _fill(t: State, rng: np.random.Generator, log, ranks: list[int], pending: list[int], pool_mask: int):
+    """Assign distinct ranks of `pool_mask` to the `pending` events, most constrained first.
+
+    Returns the mask of ranks left over, or None when the random greedy choice hit a dead end.
+    """
+    pool = ranks_of(pool_mask)
+    if len(pool) < len(pending):
+        return None
+    options = {i: [x for x in pool if _allowed(t, log[i][0], log[i][1], x)] for i in pending}
+    left = pool_mask
+    for i in sorted(pending, key=lambda j: len(options[j])):
+        choices = [x for x in options[i] if left & bit(x)]
+        if not choices:
+            return None
+        pick = choices[int(rng.integers(len(choices)))]
+        ranks[i] = pick
+        left &= ~bit(pick)
+    return left
+
+
+def _replay_selection(t: State, p: int, ranks: list[int]) -> bool:
+    """Rebuild holders, offered sets, known discards and the pile from sampled ranks; check p's."""
+    n = t.n
+    holder = [-1] * 9
+    offered: list[list[int]] = [[] for _ in range(n)]
+    known_down = [0] * n
+    log = [(event, seat, rank) for (event, seat, _), rank in zip(t.sel_log, ranks)]
+    facedown = log[0][2]
+    pile = _ALL_RANKS & ~t.face_up & ~bit(facedown)
+    step = 0
+    for event, seat, rank in log[1:]:
+        if event in (r.EV_PICK, r.EV_DISCARD):
+            if n == 7 and step == 6:
+                pile |= bit(facedown)
+            if event == r.EV_PICK:
+                offered[seat].append(pile)
+                holder[rank] = seat
+            else:
+                known_down[seat] |= bit(rank)
+            step += 1
+        else:
+            known_down[seat] |= bit(rank)
+        if not pile & bit(rank):
+            return False
+        pile &= ~bit(rank)
+    in_selection = t.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+    if in_selection:
+        if n == 7 and step == 6:
+            pile |= bit(facedown)
+        if t.decision == r.SELECT_CHARACTER:
+            offered[t.actor].append(pile)
+    if offered[p] != t.offered[p] or known_down[p] != t.known_facedown[p]:
+        return False
+    if in_selection and t.actor == p and pile != t.pile:
+        return False
+    t.sel_log, t.holder, t.offered, t.known_facedown, t.facedown = log, holder, offered, known_down, facedown
+    t.pile = pile if in_selection else 0
+    return True
+
+
+def copy_state(s: State) -> State:
+    """Structured copy: new containers for everything mutable, shared immutable tuples."""
+    t = State.__new__(State)
+    t.__dict__.update(s.__dict__)
+    t.deck = list(s.deck)
+    t.hands = s.hands.copy()
+    t.cities = s.cities.copy()
+    t.city_size = list(s.city_size)
+    t.gold = list(s.gold)
+    t.steps = s.steps  # never mutated in place
+    t.holder = list(s.holder)
+    t.offered = [list(o) for o in s.offered]
+    t.sel_log = list(s.sel_log)
+    t.known_facedown = list(s.known_facedown)
+    t.revealed = list(s.revealed)
+    t.played = list(s.played)
+    t.drawn = list(s.drawn)
+    t.marked = list(s.marked)
+    t.events = list(s.events)
+    return t

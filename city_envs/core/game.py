@@ -1,0 +1,269 @@
+"""The `Game` contract every city-envs game implements (see docs/architecture.md).
+
+One `Game` object is one match: static options plus mutable state. Rules modules subclass it;
+the PettingZoo adapter, agents, the trainer and the arena only ever use the members defined here.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+SERIAL_FORMAT = 1
+
+
+class IllegalActionError(ValueError):
+    """An action that is out of range or not legal in the pending decision."""
+
+    def __init__(self, action: Any, decision: str, reason: str = "not legal now") -> None:
+        self.action = action
+        self.decision = decision
+        self.reason = reason
+        super().__init__(f"illegal action {action!r} in pending decision {decision}: {reason}")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default and the values it accepts (for validation and `city-envs list`)."""
+
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    check: Callable[[Any], bool] | None = None
+    allowed: str = ""
+
+    def validate(self, name: str, value: Any) -> None:
+        ok = value in self.choices if self.choices is not None else self.check(value)
+        if not ok:
+            allowed = ", ".join(map(repr, self.choices)) if self.choices is not None else self.allowed
+            raise ValueError(f"invalid value {value!r} for option {name!r}; allowed: {allowed}")
+
+
+def positive_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+
+
+def rng_from_state(state: dict) -> np.random.Generator:
+    """Rebuild a match RNG from `Generator.bit_generator.state` (a JSON-safe dict)."""
+    bit_generator = getattr(np.random, state["bit_generator"])()
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
+
+
+class Game(abc.ABC):
+    """Base class of a match. Subclasses implement the `_`-prefixed hooks and the abstract members."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options_spec: ClassVar[dict[str, Option]] = {}
+    state_version: ClassVar[int] = 1
+
+    num_actions: int
+    observation_shape: tuple[int, ...]
+
+    def __init__(self, num_players: int, seed: int | None = None, **options: Any) -> None:
+        self.num_players = self.check_num_players(num_players)
+        self.options = self.check_options(options)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.history: list[int] = []
+        self._mask: np.ndarray | None = None
+        self._setup()
+
+    # ----- validation -------------------------------------------------------------------------
+    @classmethod
+    def allowed_player_counts(cls) -> tuple[int, ...]:
+        return tuple(range(cls.min_players, cls.max_players + 1))
+
+    @classmethod
+    def check_num_players(cls, num_players: Any) -> int:
+        allowed = cls.allowed_player_counts()
+        if isinstance(num_players, bool) or num_players not in allowed:
+            raise ValueError(
+                f"{cls.name} supports {', '.join(map(str, allowed))} players, not {num_players!r}"
+            )
+        return int(num_players)
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(options) - set(cls.options_spec))
+        if unknown:
+            known = ", ".join(sorted(cls.options_spec)) or "none"
+            raise ValueError(f"unknown option(s) {', '.join(unknown)} for {cls.name}; allowed: {known}")
+        checked = {}
+        for key, spec in cls.options_spec.items():
+            value = options.get(key, spec.default)
+            spec.validate(key, value)
+            checked[key] = value
+        return checked
+
+    # ----- hooks for subclasses ----------------------------------------------------------------
+    @abc.abstractmethod
+    def _setup(self) -> None:
+        """Deal, shuffle and place everything; leave the first decision pending."""
+
+    @abc.abstractmethod
+    def _legal_actions(self) -> np.ndarray:
+        """Fresh bool mask of length `num_actions` for the pending decision."""
+
+    @abc.abstractmethod
+    def _apply(self, action: int) -> None:
+        """Advance by one legal action (already validated)."""
+
+    @abc.abstractmethod
+    def _state_to_dict(self) -> dict:
+        """The mutable state as JSON-safe data."""
+
+    @abc.abstractmethod
+    def _state_from_dict(self, data: dict) -> None:
+        """Inverse of `_state_to_dict`."""
+
+    @abc.abstractmethod
+    def _copy_state_from(self, other: Game) -> None:
+        """Copy `other`'s mutable state into self so that the two share nothing mutable."""
+
+    @abc.abstractmethod
+    def decision_name(self) -> str:
+        """Name of the pending decision kind (used in errors and views)."""
+
+    # ----- the public API ---------------------------------------------------------------------
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """Seat to act, -1 once the game is over."""
+
+    @abc.abstractmethod
+    def is_over(self) -> bool: ...
+
+    def is_truncated(self) -> bool:
+        """True when the game was stopped by a safety valve rather than by its own end rule."""
+        return False
+
+    @abc.abstractmethod
+    def scores(self) -> list[float]:
+        """Game points per seat (final at the end, running otherwise)."""
+
+    @abc.abstractmethod
+    def winners(self) -> list[int]:
+        """Seats that won after the rulebook's tie-breaks (several only for a surviving tie)."""
+
+    @abc.abstractmethod
+    def view(self, player: int) -> dict:
+        """Structured description of exactly what `player` knows."""
+
+    @abc.abstractmethod
+    def observation(self, player: int) -> np.ndarray:
+        """float32 tensor encoding of `view(player)`, shape `observation_shape`."""
+
+    @abc.abstractmethod
+    def determinize(self, player: int, rng: np.random.Generator) -> Game:
+        """A clone whose information hidden from `player` is resampled consistently with its view."""
+
+    @abc.abstractmethod
+    def describe_action(self, action: int) -> str:
+        """Human text for an action id in the current state."""
+
+    @abc.abstractmethod
+    def render_text(self) -> str: ...
+
+    @abc.abstractmethod
+    def render_image(self) -> np.ndarray: ...
+
+    def legal_actions(self) -> np.ndarray:
+        """Read-only bool mask of the pending decision (cached until the next `apply`)."""
+        if self._mask is None:
+            if self.is_over():
+                mask = np.zeros(self.num_actions, dtype=bool)
+            else:
+                mask = self._legal_actions()
+            mask.flags.writeable = False
+            self._mask = mask
+        return self._mask
+
+    def apply(self, action: int) -> None:
+        """Advance by `action`; an illegal one raises `IllegalActionError` and changes nothing."""
+        if self.is_over():
+            raise IllegalActionError(action, "none (game over)", "the game is over")
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(action, self.decision_name(), "not an integer") from None
+        if index != action or not 0 <= index < self.num_actions:
+            raise IllegalActionError(
+                action, self.decision_name(), f"out of range 0..{self.num_actions - 1}"
+            )
+        if not self.legal_actions()[index]:
+            raise IllegalActionError(action, self.decision_name())
+        self._mask = None
+        self._apply(index)
+        self.history.append(index)
+
+    def returns(self) -> list[float]:
+        """Terminal utility: winners share +1, the others share -1 (zero-sum); zeros before the end."""
+        n = self.num_players
+        if not self.is_over():
+            return [0.0] * n
+        won = set(self.winners())
+        if len(won) == n:
+            return [0.0] * n
+        win, lose = 1.0 / len(won), -1.0 / (n - len(won))
+        return [win if seat in won else lose for seat in range(n)]
+
+    def legal_action_ids(self) -> list[int]:
+        return np.flatnonzero(self.legal_actions()).tolist()
+
+    def clone(self) -> Game:
+        """Independent copy: mutating one never changes the other."""
+        twin = object.__new__(type(self))
+        twin.num_players = self.num_players
+        twin.options = self.options
+        twin.seed = self.seed
+        twin.rng = rng_from_state(self.rng.bit_generator.state)
+        twin.history = list(self.history)
+        twin._mask = self._mask
+        twin._copy_state_from(self)
+        return twin
+
+    def to_dict(self) -> dict:
+        """Full state as JSON-safe data, versioned, including the RNG state."""
+        return {
+            "game": self.name,
+            "format": SERIAL_FORMAT,
+            "state_version": self.state_version,
+            "num_players": self.num_players,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "rng": self.rng.bit_generator.state,
+            "history": list(self.history),
+            "state": self._state_to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Game:
+        if data.get("game") != cls.name:
+            raise ValueError(f"data is for game {data.get('game')!r}, not {cls.name!r}")
+        if data.get("format") != SERIAL_FORMAT or data.get("state_version") != cls.state_version:
+            raise ValueError(
+                f"unsupported format {data.get('format')}/{data.get('state_version')}; "
+                f"this version reads {SERIAL_FORMAT}/{cls.state_version}"
+            )
+        game = object.__new__(cls)
+        game.num_players = cls.check_num_players(data["num_players"])
+        game.options = cls.check_options(dict(data["options"]))
+        game.seed = data["seed"]
+        game.rng = rng_from_state(data["rng"])
+        game.history = [int(a) for a in data["history"]]
+        game._mask = None
+        game._state_from_dict(data["state"])
+        return game
+
+    @classmethod
+    def replay(cls, num_players: int, seed: int | None, actions: list[int], **options: Any) -> Game:
+        """Rebuild a match from its seed, options and action history."""
+        game = cls(num_players, seed=seed, **options)
+        for action in actions:
+            game.apply(action)
+        return game

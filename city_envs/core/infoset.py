@@ -1,0 +1,58 @@
+"""The handle an agent receives: one seat's information set, and nothing more."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from city_envs.core.game import Game
+
+
+class InfoSet:
+    """What one seat may use to choose an action.
+
+    The match is held in a name-mangled attribute and only seat-safe questions are forwarded, so
+    an agent written against this class cannot read another seat's hand by accident.
+    """
+
+    __slots__ = ("__game", "player")
+
+    def __init__(self, game: Game, player: int) -> None:
+        self.__game = game
+        self.player = player
+
+    @property
+    def game_name(self) -> str:
+        return self.__game.name
+
+    @property
+    def num_players(self) -> int:
+        return self.__game.num_players
+
+    @property
+    def num_actions(self) -> int:
+        return self.__game.num_actions
+
+    @property
+    def options(self) -> dict:
+        return dict(self.__game.options)
+
+    def view(self) -> dict:
+        return self.__game.view(self.player)
+
+    def observation(self) -> np.ndarray:
+        return self.__game.observation(self.player)
+
+    def legal_actions(self) -> np.ndarray:
+        if self.__game.current_player() != self.player:
+            return np.zeros(self.__game.num_actions, dtype=bool)
+        return self.__game.legal_actions()
+
+    def legal_action_ids(self) -> list[int]:
+        return np.flatnonzero(self.legal_actions()).tolist()
+
+    def determinize(self, rng: np.random.Generator) -> Game:
+        """A full match sampled from this seat's beliefs (for search agents)."""
+        return self.__game.determinize(self.player, rng)
+
+    def describe_action(self, action: int) -> str:
+        return self.__game.describe_action(action)

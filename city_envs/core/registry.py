@@ -1,0 +1,40 @@
+"""Name → game class registry. Games are imported lazily so `import city_envs` stays cheap."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from city_envs.core.game import Game
+
+# name -> "module:Class"; a game joins the project by adding one line here and an entry module.
+_GAME_CLASSES: dict[str, str] = {
+    "citadels": "city_envs.citadels.game:Citadels",
+}
+GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
+ENV_VERSION = 0
+
+
+def game_class(name: str) -> type[Game]:
+    if name not in _GAME_CLASSES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    module_name, class_name = _GAME_CLASSES[name].split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def make_game(name: str, num_players: int, seed: int | None = None, **options: Any) -> Game:
+    """A new match of `name`, set up and ready for its first decision."""
+    return game_class(name)(num_players, seed=seed, **options)
+
+
+def make_env(name: str, num_players: int, render_mode: str | None = None, **options: Any):
+    """The wrapped PettingZoo AEC environment of `name` (same as `city_envs.<name>_v0.env`)."""
+    from city_envs.core.aec import wrapped_env
+
+    return wrapped_env(game_class(name), num_players, render_mode=render_mode, **options)
+
+
+def make_raw_env(name: str, num_players: int, render_mode: str | None = None, **options: Any):
+    from city_envs.core.aec import CityAECEnv
+
+    return CityAECEnv(game_class(name), num_players, render_mode=render_mode, **options)
