@@ -1,0 +1,7 @@
+"""Bots that play any city-envs game through its information-set handle."""
+
+from agents.base import Agent, play_game
+from agents.random_agent import RandomAgent
+from agents.registry import make_agent
+
+__all__ = ["Agent", "RandomAgent", "make_agent", "play_game"]
