@@ -38,3 +38,15 @@ def make_raw_env(name: str, num_players: int, render_mode: str | None = None, **
     from city_envs.core.aec import CityAECEnv
 
     return CityAECEnv(game_class(name), num_players, render_mode=render_mode, **options)
+
+
+def register_with_pettingzoo() -> None:
+    """Add every game to PettingZoo's own registry (PettingZoo >= 1.27) as `city_envs/<name>_v0`."""
+    try:
+        from pettingzoo import aec_registry, register
+    except ImportError:  # older PettingZoo: no registry to join
+        return
+    for name in GAMES:
+        env_id = f"city_envs/{name}_v{ENV_VERSION}"
+        if env_id not in aec_registry:
+            register("aec", env_id, entry_point=f"city_envs.{name}_v{ENV_VERSION}:env")
