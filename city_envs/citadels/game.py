@@ -45,7 +45,7 @@ class Citadels(Game):
         return rules.legal_actions(self.state)
 
     def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action, self.rng)
+        rules.apply_action(self.state, action, self.chance)
 
     def is_over(self) -> bool:
         return self.state.decision == rules.GAME_OVER

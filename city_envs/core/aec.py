@@ -44,7 +44,8 @@ class CityAECEnv(AECEnv):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"invalid render_mode {render_mode!r}; allowed: None, {', '.join(RENDER_MODES)}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"invalid illegal_action {illegal_action!r}; allowed: {', '.join(ILLEGAL_ACTION_MODES)}")
+            allowed = ", ".join(ILLEGAL_ACTION_MODES)
+            raise ValueError(f"invalid illegal_action {illegal_action!r}; allowed: {allowed}")
         if reward not in REWARD_MODES:
             raise ValueError(f"invalid reward {reward!r}; allowed: {', '.join(REWARD_MODES)}")
         self.game_cls = game_cls
@@ -98,10 +99,7 @@ class CityAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         game = self.game
-        if game.current_player() == seat:
-            mask = game.legal_actions().view(np.int8)
-        else:
-            mask = self._no_mask
+        mask = game.legal_actions().view(np.int8) if game.current_player() == seat else self._no_mask
         return {"observation": game.observation(seat), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
@@ -128,7 +126,7 @@ class CityAECEnv(AECEnv):
             self._last_scores = scores
         if game.is_over():
             truncated = game.is_truncated()
-            for a, value in zip(self.possible_agents, game.returns()):
+            for a, value in zip(self.possible_agents, game.returns(), strict=True):
                 rewards[a] += value
                 self.terminations[a] = not truncated
                 self.truncations[a] = truncated

@@ -7,8 +7,10 @@ the PettingZoo adapter, agents, the trainer and the arena only ever use the memb
 from __future__ import annotations
 
 import abc
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -53,6 +55,22 @@ def rng_from_state(state: dict) -> np.random.Generator:
     return np.random.Generator(bit_generator)
 
 
+class LazyGenerator:
+    """Stands in for a match's `Generator`, which is built only when chance is first needed.
+
+    Building a generator costs tens of microseconds; search clones a match thousands of times and
+    most clones never shuffle, so rules receive this proxy instead of the generator itself.
+    """
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game.rng, name)
+
+
 class Game(abc.ABC):
     """Base class of a match. Subclasses implement the `_`-prefixed hooks and the abstract members."""
 
@@ -69,10 +87,28 @@ class Game(abc.ABC):
         self.num_players = self.check_num_players(num_players)
         self.options = self.check_options(options)
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self._rng: np.random.Generator | None = np.random.default_rng(seed)
+        self._rng_state: dict | None = None
+        self.chance = LazyGenerator(self)
         self.history: list[int] = []
         self._mask: np.ndarray | None = None
         self._setup()
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The match's only source of chance. Clones build theirs lazily: most never need it."""
+        if self._rng is None:
+            self._rng = rng_from_state(self._rng_state)
+            self._rng_state = None
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng, self._rng_state = generator, None
+
+    def _rng_snapshot(self) -> dict:
+        """The generator's state; shared, never mutated, when the generator was not built yet."""
+        return self._rng.bit_generator.state if self._rng is not None else self._rng_state
 
     # ----- validation -------------------------------------------------------------------------
     @classmethod
@@ -175,10 +211,7 @@ class Game(abc.ABC):
     def legal_actions(self) -> np.ndarray:
         """Read-only bool mask of the pending decision (cached until the next `apply`)."""
         if self._mask is None:
-            if self.is_over():
-                mask = np.zeros(self.num_actions, dtype=bool)
-            else:
-                mask = self._legal_actions()
+            mask = np.zeros(self.num_actions, dtype=bool) if self.is_over() else self._legal_actions()
             mask.flags.writeable = False
             self._mask = mask
         return self._mask
@@ -221,7 +254,8 @@ class Game(abc.ABC):
         twin.num_players = self.num_players
         twin.options = self.options
         twin.seed = self.seed
-        twin.rng = rng_from_state(self.rng.bit_generator.state)
+        twin._rng, twin._rng_state = None, self._rng_snapshot()
+        twin.chance = LazyGenerator(twin)
         twin.history = list(self.history)
         twin._mask = self._mask
         twin._copy_state_from(self)
@@ -236,7 +270,7 @@ class Game(abc.ABC):
             "num_players": self.num_players,
             "options": dict(self.options),
             "seed": self.seed,
-            "rng": self.rng.bit_generator.state,
+            "rng": copy.deepcopy(self._rng_snapshot()),
             "history": list(self.history),
             "state": self._state_to_dict(),
         }
@@ -254,7 +288,8 @@ class Game(abc.ABC):
         game.num_players = cls.check_num_players(data["num_players"])
         game.options = cls.check_options(dict(data["options"]))
         game.seed = data["seed"]
-        game.rng = rng_from_state(data["rng"])
+        game._rng, game._rng_state = None, copy.deepcopy(data["rng"])
+        game.chance = LazyGenerator(game)
         game.history = [int(a) for a in data["history"]]
         game._mask = None
         game._state_from_dict(data["state"])
