@@ -66,11 +66,8 @@ class Citadels(Game):
     def observation(self, player: int) -> np.ndarray:
         return view.observation(self.state, player)
 
-    def determinize(self, player: int, rng: np.random.Generator) -> Citadels:
-        twin = self.clone()
-        twin.state = view.determinize(self.state, player, rng)
-        twin.rng = np.random.default_rng(rng.integers(2**63))  # future chance unknown as well
-        return twin
+    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
+        self.state = view.determinize(self.state, player, rng)
 
     def _copy_state_from(self, other: Citadels) -> None:
         self.state = view.copy_state(other.state)

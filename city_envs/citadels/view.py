@@ -242,14 +242,21 @@ def _sample_selection(t: State, p: int, rng: np.random.Generator, everyone: int,
     known = everyone  # the pile as p last saw it, plus ranks not yet placed
     pending: list[int] = []  # events p did not see since its last observation
     picks = 0
+    set_aside = 0  # 7 players: the face-down card, once p has seen the pile without it
+    last_two = {i for i, (event, _, _) in enumerate(log) if event == r.EV_LEFTOVER}
+    if seven:
+        pick_events = [i for i, (event, _, _) in enumerate(log) if event == r.EV_PICK]
+        last_two.update(pick_events[6:7])
     for i, (event, seat, rank) in enumerate(log):
         if seven and event == r.EV_FACEDOWN:
             continue
         if seat == p:
             if event == r.EV_PICK:
-                carry = _fill(t, rng, log, ranks, pending, known & ~offered[picks])
+                carry = _fill(t, rng, log, ranks, pending, known & ~offered[picks], set_aside, last_two)
                 if carry is None:
                     return None
+                if seven and carry:
+                    set_aside = carry
                 known = offered[picks] | carry
                 picks += 1
                 pending = []
@@ -257,10 +264,13 @@ def _sample_selection(t: State, p: int, rng: np.random.Generator, everyone: int,
         else:
             pending.append(i)
     sees_pile = picks < len(offered)  # p is choosing from a pile it sees right now
-    hidden = _fill(t, rng, log, ranks, pending, known & ~offered[picks] if sees_pile else known)
+    pool = known & ~offered[picks] if sees_pile else known
+    hidden = _fill(t, rng, log, ranks, pending, pool, set_aside, last_two)
     if hidden is None:
         return None
-    if seven:
+    if seven and set_aside:
+        ranks[0] = ranks_of(set_aside)[0]
+    elif seven:
         in_selection = t.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD)
         if not in_selection:  # it was one of the two cards the 7th picker chose between
             candidates = [ranks[i] for i in range(len(log) - 2, len(log))]
@@ -272,15 +282,21 @@ def _sample_selection(t: State, p: int, rng: np.random.Generator, everyone: int,
     return ranks
 
 
-def _fill(t: State, rng: np.random.Generator, log, ranks: list[int], pending: list[int], pool_mask: int):
+def _fill(t: State, rng: np.random.Generator, log, ranks: list[int], pending: list[int], pool_mask: int,
+          set_aside: int = 0, last_two: set[int] = frozenset()):
     """Assign distinct ranks of `pool_mask` to the `pending` events, most constrained first.
 
-    Returns the mask of ranks left over, or None when the random greedy choice hit a dead end.
+    A `set_aside` rank (7 players) can only be the last picker's card or the leftover. Returns
+    the mask of ranks left over, or None when the random greedy choice hit a dead end.
     """
     pool = ranks_of(pool_mask)
     if len(pool) < len(pending):
         return None
-    options = {i: [x for x in pool if _allowed(t, log[i][0], log[i][1], x)] for i in pending}
+    options = {
+        i: [x for x in pool
+            if _allowed(t, log[i][0], log[i][1], x) and (i in last_two or not set_aside & bit(x))]
+        for i in pending
+    }
     left = pool_mask
     for i in sorted(pending, key=lambda j: len(options[j])):
         choices = [x for x in options[i] if left & bit(x)]

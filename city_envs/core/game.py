@@ -38,7 +38,10 @@ class Option:
     allowed: str = ""
 
     def validate(self, name: str, value: Any) -> None:
-        ok = value in self.choices if self.choices is not None else self.check(value)
+        if self.choices is not None:
+            ok = any(type(value) is type(c) and value == c for c in self.choices)
+        else:
+            ok = self.check(value)
         if not ok:
             allowed = ", ".join(map(repr, self.choices)) if self.choices is not None else self.allowed
             raise ValueError(f"invalid value {value!r} for option {name!r}; allowed: {allowed}")
@@ -195,8 +198,8 @@ class Game(abc.ABC):
         """float32 tensor encoding of `view(player)`, shape `observation_shape`."""
 
     @abc.abstractmethod
-    def determinize(self, player: int, rng: np.random.Generator) -> Game:
-        """A clone whose information hidden from `player` is resampled consistently with its view."""
+    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
+        """Resample, in this (cloned) match, everything `player` cannot see."""
 
     @abc.abstractmethod
     def describe_action(self, action: int) -> str:
@@ -220,6 +223,8 @@ class Game(abc.ABC):
         """Advance by `action`; an illegal one raises `IllegalActionError` and changes nothing."""
         if self.is_over():
             raise IllegalActionError(action, "none (game over)", "the game is over")
+        if isinstance(action, bool):
+            raise IllegalActionError(action, self.decision_name(), "not an integer")
         try:
             index = int(action)
         except (TypeError, ValueError):
@@ -261,22 +266,38 @@ class Game(abc.ABC):
         twin._copy_state_from(self)
         return twin
 
+    def determinize(self, player: int, rng: np.random.Generator) -> Game:
+        """A clone whose information hidden from `player` is resampled consistently with its view.
+
+        The clone carries no history and no seed (both would reveal the true deal) and a fresh
+        RNG drawn from `rng`, since future chance is hidden too.
+        """
+        twin = self.clone()
+        twin.history = []
+        twin.seed = None
+        twin.rng = np.random.default_rng(int(rng.integers(2**63)))
+        twin._resample_hidden(player, rng)
+        twin._mask = None
+        return twin
+
     def to_dict(self) -> dict:
-        """Full state as JSON-safe data, versioned, including the RNG state."""
-        return {
+        """Full state as JSON-safe data, versioned, including the RNG state (a snapshot)."""
+        return copy.deepcopy({
             "game": self.name,
             "format": SERIAL_FORMAT,
             "state_version": self.state_version,
             "num_players": self.num_players,
             "options": dict(self.options),
             "seed": self.seed,
-            "rng": copy.deepcopy(self._rng_snapshot()),
+            "rng": self._rng_snapshot(),
             "history": list(self.history),
             "state": self._state_to_dict(),
-        }
+        })
 
     @classmethod
     def from_dict(cls, data: dict) -> Game:
+        """The match `to_dict` described; `data` is copied, never shared."""
+        data = copy.deepcopy(data)
         if data.get("game") != cls.name:
             raise ValueError(f"data is for game {data.get('game')!r}, not {cls.name!r}")
         if data.get("format") != SERIAL_FORMAT or data.get("state_version") != cls.state_version:
@@ -288,7 +309,7 @@ class Game(abc.ABC):
         game.num_players = cls.check_num_players(data["num_players"])
         game.options = cls.check_options(dict(data["options"]))
         game.seed = data["seed"]
-        game._rng, game._rng_state = None, copy.deepcopy(data["rng"])
+        game._rng, game._rng_state = None, data["rng"]
         game.chance = LazyGenerator(game)
         game.history = [int(a) for a in data["history"]]
         game._mask = None

@@ -48,5 +48,5 @@ def register_with_pettingzoo() -> None:
         return
     for name in GAMES:
         env_id = f"city_envs/{name}_v{ENV_VERSION}"
-        if env_id not in aec_registry:
+        if env_id.replace("_v", "-v") not in aec_registry:  # PettingZoo stores ids as name-vN
             register("aec", env_id, entry_point=f"city_envs.{name}_v{ENV_VERSION}:env")
