@@ -1,15 +1,22 @@
 """What one seat of Citadels may know (spec section 7), its tensor encoding, and determinization.
 
-Observation for seat p: float32, 621 values (spec section 9.3). Seat blocks are in relative
-order o = 0..6 (o = 0 is p), zero-padded for absent seats.
+Observation for seat p: float32, 621 values, the spec's section 9.3 blocks and sizes with the
+features inside blocks C and D regrouped so that scalars sit together (one write, not many).
+Seat blocks are in relative order o = 0..6 (o = 0 is p), zero-padded for absent seats.
 
 | offset | block | contents |
 |---|---|---|
-| 0   | A context (25)  | pending decision one-hot: 6 kinds + "not mine / over" (7); n one-hot 2..7 (6); C = 8 (1); round/20; game_ending; deck/68; rank being called one-hot (8) |
-| 25  | B self (109)    | gold/10; hand counts/5 (30); drawn-pending counts (30); Magician-marked counts (30); my characters (8); turn flags gathered, ability_used, income_done, destroy_used, smithy_used, lab_used (6); builds left one-hot 0..3 (4) |
-| 134 | C seats (7x47)  | present; gold/10; hand size/10; city 0/1 (30); city size/8; complete; first completer; crown; ranks revealed this round (8); has played; Bishop-protected |
-| 463 | D ranks (8x16)  | face-up discarded; offered at my 1st pick; at my 2nd pick; held by me; known face-down by me; revealed; revealer offset one-hot (7); named by Assassin; named by Thief; already called |
-| 591 | E (30)          | pending Graveyard card one-hot |
+| 0   | A context (25) | pending decision one-hot, 6 kinds + "not mine / over" (7); n one-hot 2..7 (6);
+|     |                | C = 8; round/20; game_ending; deck/68; rank being called one-hot (8) |
+| 25  | B self (109)   | gold/10; hand counts/5 (30); drawn-pending counts (30); Magician-marked counts (30);
+|     |                | my characters (8); turn flags gathered, ability_used, income_done, destroy_used,
+|     |                | smithy_used, lab_used (6); builds left one-hot 0..3 (4) |
+| 134 | C seats (7x47) | present; gold/10; hand size/10; city size/8; complete; has played; first completer;
+|     |                | crown; Bishop-protected; city 0/1 (30); ranks revealed this round (8) |
+| 463 | D ranks (8x16) | face-up discarded; offered at my 1st pick; at my 2nd pick; known face-down by me;
+|     |                | held by me; revealed; revealer offset one-hot (7); named by Assassin; named by Thief;
+|     |                | already called |
+| 591 | E (30)         | pending Graveyard card one-hot |
 
 Block B's drawn/marked counts, turn flags and builds left are filled only while p owns the turn.
 """
@@ -25,32 +32,36 @@ from city_envs.citadels.rules import State, bit, ranks_of
 OBS_SIZE = 621
 A, B, C, D, E = 0, 25, 134, 463, 591
 SEAT_BLOCK, RANK_BLOCK = 47, 16
-_RANK_INDEX = np.arange(cp.NUM_CHARACTERS)
+SEAT_CITY, SEAT_REVEALED = 9, 39  # offsets inside a seat block
 _ALL_RANKS = (1 << cp.NUM_CHARACTERS) - 1
+_SELECTION = (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+# BITS[mask] = the 8 ranks of a character mask as 0/1 floats
+BITS = ((np.arange(256)[:, None] >> np.arange(cp.NUM_CHARACTERS)) & 1).astype(np.float32)
 
 
 # ===== tensor ==================================================================================
 def observation(s: State, p: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = s.n
-    my_turn = s.turn_seat == p
     # A: context
     obs[s.decision if s.decision >= 0 and s.actor == p else 6] = 1.0
     obs[7 + n - 2] = 1.0
-    obs[13] = s.completion == cp.LONG_COMPLETION_SIZE
-    obs[14] = s.round / 20.0
-    obs[15] = s.game_ending
-    obs[16] = len(s.deck) / cp.DECK_SIZE
+    obs[13:17] = (s.completion == cp.LONG_COMPLETION_SIZE, s.round / 20.0, s.game_ending,
+                  len(s.deck) / cp.DECK_SIZE)
     if s.called:
         obs[16 + s.called] = 1.0
     # B: self
+    hands = s.hands
     obs[B] = s.gold[p] / 10.0
-    obs[B + 1 : B + 31] = s.hands[p] / 5.0
+    obs[B + 1 : B + 31] = hands[p]
+    obs[B + 1 : B + 31] *= 0.2
     holder = s.holder
+    mine = 0
     for rank in cp.RANKS:
         if holder[rank] == p:
-            obs[B + 90 + rank] = 1.0
-    if my_turn:
+            mine |= 1 << (rank - 1)
+    obs[B + 91 : B + 99] = BITS[mine]
+    if s.turn_seat == p:
         for kind in s.drawn:
             obs[B + 31 + kind] += 1.0
         for kind in s.marked:
@@ -60,48 +71,31 @@ def observation(s: State, p: int) -> np.ndarray:
         obs[B + 105 + s.build_limit - s.builds_done] = 1.0
     # C: every seat's public state, relative order
     order = [(p + o) % n for o in range(n)]
-    seats = obs[C : C + 7 * SEAT_BLOCK].reshape(7, SEAT_BLOCK)[:n]
-    seats[:, 0] = 1.0
-    seats[:, 1] = [s.gold[i] / 10.0 for i in order]
-    seats[:, 2] = s.hands.sum(axis=1)[order] / 10.0
-    seats[:, 3:33] = s.cities[order]
-    size = [s.city_size[i] for i in order]
-    seats[:, 33] = [x / 8.0 for x in size]
-    seats[:, 34] = [x >= s.completion for x in size]
+    gold, size, played, done = s.gold, s.city_size, s.played, s.completion
+    hand_sizes = hands.sum(axis=1).tolist()
+    seats = obs[C : C + 7 * SEAT_BLOCK].reshape(7, SEAT_BLOCK)
+    seats[:n, :6] = [(1.0, gold[i] / 10.0, hand_sizes[i] / 10.0, size[i] / 8.0, size[i] >= done, played[i])
+                     for i in order]
+    seats[:n, SEAT_CITY : SEAT_CITY + cp.NUM_KINDS] = s.cities[order]
     if s.first_completer >= 0:
-        seats[(s.first_completer - p) % n, 35] = 1.0
-    seats[(s.crown - p) % n, 36] = 1.0
-    revealed = s.revealed
-    for i in range(n):
-        if s.played[order[i]]:
-            seats[i, 45] = 1.0
-    # D: per character, with C's revealed ranks and Bishop protection filled on the way
+        seats[(s.first_completer - p) % n, 6] = 1.0
+    seats[(s.crown - p) % n, 7] = 1.0
+    # D: per character; revealed ranks also fill C's revealed columns and Bishop protection
     ranks = obs[D : D + 8 * RANK_BLOCK].reshape(8, RANK_BLOCK)
     offered = s.offered[p]
     first = offered[0] if offered else 0
     second = offered[1] if len(offered) > 1 else 0
-    known_down = s.known_facedown[p]
+    ranks[:, :5] = BITS[[s.face_up, first, second, s.known_facedown[p], mine]].T
+    revealed = s.revealed
     for rank in cp.RANKS:
-        row = ranks[rank - 1]
-        b = 1 << (rank - 1)
-        if s.face_up & b:
-            row[0] = 1.0
-        if first & b:
-            row[1] = 1.0
-        if second & b:
-            row[2] = 1.0
-        if holder[rank] == p:
-            row[3] = 1.0
-        if known_down & b:
-            row[4] = 1.0
         seat = revealed[rank]
         if seat >= 0:
             offset = (seat - p) % n
-            row[5] = 1.0
-            row[6 + offset] = 1.0
-            seats[offset, 36 + rank] = 1.0
+            ranks[rank - 1, 5] = 1.0
+            ranks[rank - 1, 6 + offset] = 1.0
+            seats[offset, SEAT_REVEALED + rank - 1] = 1.0
             if rank == cp.BISHOP:
-                seats[offset, 46] = 1.0
+                seats[offset, 8] = 1.0
     if s.killed:
         ranks[s.killed - 1, 13] = 1.0
     if s.robbed:
@@ -151,7 +145,7 @@ def view(s: State, p: int) -> dict:
         "hand": s.hands[p].tolist(),
         "my_characters": [rank for rank in cp.RANKS if s.holder[rank] == p],
         "offered": [ranks_of(m) for m in s.offered[p]],
-        "pile": ranks_of(s.pile) if s.actor == p and s.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD) else [],
+        "pile": ranks_of(s.pile) if s.actor == p and s.decision in _SELECTION else [],
         "known_facedown": ranks_of(s.known_facedown[p]),
         "drawn": list(s.drawn) if my_turn else [],
         "drawn_count": len(s.drawn),
@@ -314,7 +308,7 @@ def _replay_selection(t: State, p: int, ranks: list[int]) -> bool:
     holder = [-1] * 9
     offered: list[list[int]] = [[] for _ in range(n)]
     known_down = [0] * n
-    log = [(event, seat, rank) for (event, seat, _), rank in zip(t.sel_log, ranks)]
+    log = [(event, seat, rank) for (event, seat, _), rank in zip(t.sel_log, ranks, strict=True)]
     facedown = log[0][2]
     pile = _ALL_RANKS & ~t.face_up & ~bit(facedown)
     step = 0
