@@ -95,6 +95,12 @@ class Citadels(Game):
     def describe_action(self, action: int) -> str:
         return render.describe_action(self.state, action)
 
+    def describe_public_action(self, action: int) -> str:
+        return render.describe_public_action(self.state, action)
+
+    def render_private(self, player: int) -> str:
+        return render.render_private(self.state, player)
+
     def render_text(self) -> str:
         return render.render_text(self.state)
 

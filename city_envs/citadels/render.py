@@ -62,6 +62,21 @@ def describe_action(s: State, action: int) -> str:
     return f"Graveyard: let {card} go"
 
 
+def describe_public_action(s: State, action: int) -> str:
+    """What the table sees of `action`: secret choices (characters, kept cards) stay hidden."""
+    if action < r.DISCARD_CHARACTER:
+        return "chooses a character"
+    if action < r.GATHER_GOLD:
+        return "discards a character face down"
+    if r.KEEP_DRAWN <= action < r.ASSASSINATE:
+        return f"keeps one of the {len(s.drawn)} drawn card(s)"
+    if r.MAGICIAN_MARK <= action < r.MAGICIAN_DONE:
+        return "sets a card aside to redraw"
+    if r.LAB_DISCARD <= action < r.END_TURN:
+        return f"uses the Laboratory: discards a card for {cp.LABORATORY_GOLD} gold"
+    return describe_action(s, action)
+
+
 def render_text(s: State) -> str:
     """The public table: what every seat at a real game could see."""
     scores = [r.score(s, seat) for seat in range(s.n)]
@@ -84,7 +99,9 @@ def render_text(s: State) -> str:
     for seat in range(s.n):
         played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
         marks = ("*" if seat == s.actor else " ") + ("C" if seat == s.crown else " ")
-        flags = " complete" + (" (first)" if seat == s.first_completer else "") if s.city_size[seat] >= s.completion else ""
+        flags = ""
+        if s.city_size[seat] >= s.completion:
+            flags = " complete" + (" (first)" if seat == s.first_completer else "")
         lines.append(
             f"{marks} seat {seat}: {s.gold[seat]:>2} gold, {int(s.hands[seat].sum()):>2} cards, "
             f"score {scores[seat]:>2}{flags}" + (f"; played {', '.join(played)}" if played else "")
@@ -93,6 +110,26 @@ def render_text(s: State) -> str:
         lines.append("      city: " + (", ".join(city) if city else "(empty)"))
     if s.graveyard_card >= 0:
         lines.append(f"destroyed, awaiting the Graveyard: {cp.DISTRICTS[s.graveyard_card].name}")
+    return "\n".join(lines)
+
+
+def render_private(s: State, p: int) -> str:
+    """Seat p's own information: hand, characters, what it was offered, cards in hand this turn."""
+    hand = [f"{count}x {district_label(kind)}" if count > 1 else district_label(kind)
+            for kind, count in enumerate(s.hands[p].tolist()) if count]
+    lines = [f"you are seat {p}; hand: " + (", ".join(hand) if hand else "(empty)")]
+    mine = [character_name(x) for x in cp.RANKS if s.holder[x] == p]
+    if mine:
+        lines.append("your characters: " + ", ".join(mine))
+    if s.actor == p and s.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD):
+        lines.append("offered: " + ", ".join(character_name(x) for x in ranks_of(s.pile)))
+    known = ranks_of(s.known_facedown[p])
+    if known:
+        lines.append("you saw go face down: " + ", ".join(character_name(x) for x in known))
+    if s.turn_seat == p and s.drawn:
+        lines.append("drawn: " + ", ".join(district_label(k) for k in s.drawn))
+    if s.turn_seat == p and s.marked:
+        lines.append("marked for discard: " + ", ".join(district_label(k) for k in s.marked))
     return "\n".join(lines)
 
 

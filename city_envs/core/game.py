@@ -211,6 +211,16 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def render_image(self) -> np.ndarray: ...
 
+    def describe_public_action(self, action: int) -> str:
+        """`describe_action` as the other seats see it (games hide secret choices here)."""
+        return self.describe_action(action)
+
+    def render_private(self, player: int) -> str:
+        """What only `player` knows, as text for a person playing that seat (games may refine it)."""
+        public = self.view((player + 1) % self.num_players)
+        mine = self.view(player)
+        return "\n".join(f"{k}: {v}" for k, v in mine.items() if k != "player" and public.get(k) != v)
+
     def legal_actions(self) -> np.ndarray:
         """Read-only bool mask of the pending decision (cached until the next `apply`)."""
         if self._mask is None:

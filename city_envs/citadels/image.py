@@ -1,0 +1,99 @@
+"""The public Citadels table as an RGB image (matplotlib, no window, no global pyplot state)."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from city_envs.citadels import components as cp
+from city_envs.citadels import rules as r
+from city_envs.citadels.rules import State
+
+TYPE_COLOURS = ("#f2c230", "#3b7dd8", "#3aa655", "#d64541", "#8e44ad")  # noble .. unique
+WIDTH_IN, DPI = 13.0, 96
+ROW_H = 1.0  # one seat row, in data units
+CARD_W = 1.0
+
+
+def _winner_text(s: State) -> str:
+    won = r.winners(s)
+    who = ", ".join(f"seat {w}" for w in won)
+    return f"game over - winner: {who}" + (" (max_rounds reached)" if s.truncated else "")
+
+
+def draw_table(s: State) -> np.ndarray:
+    n = s.n
+    height_units = 2.2 + n * ROW_H
+    fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.62 * height_units), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.005, 0.005, 0.99, 0.99))
+    ax.set_xlim(0, 13)
+    ax.set_ylim(height_units, 0)
+    ax.axis("off")
+
+    if s.decision == r.GAME_OVER:
+        status = _winner_text(s)
+    else:
+        status = f"seat {s.actor} to act: {r.DECISION_NAMES[s.decision]}"
+    ax.text(0.1, 0.35, f"Citadels - round {s.round} - {n} players - cities complete at {s.completion} - "
+            f"deck {len(s.deck)} - {status}", fontsize=12, weight="bold", va="center")
+
+    # Character row: face-up discards greyed, called ranks marked, revealers named.
+    for rank in cp.RANKS:
+        x = 0.1 + (rank - 1) * 1.6
+        face_up = s.face_up & r.bit(rank)
+        colour = "#bbbbbb" if face_up else ("#fff3c4" if rank == s.called else "#f4f4f4")
+        ax.add_patch(FancyBboxPatch((x, 0.75), 1.45, 1.05, boxstyle="round,pad=0.02", fc=colour, ec="#555555"))
+        ax.text(x + 0.72, 0.98, f"{rank} {cp.CHARACTERS[rank].name}", ha="center", fontsize=9, weight="bold")
+        notes = []
+        if face_up:
+            notes.append("face up")
+        if s.revealed[rank] >= 0:
+            notes.append(f"seat {s.revealed[rank]}")
+        elif s.called and rank < s.called and not face_up:
+            notes.append("skipped")
+        if rank == s.killed:
+            notes.append("killed")
+        if rank == s.robbed:
+            notes.append("robbed")
+        ax.text(x + 0.72, 1.4, "\n".join(notes), ha="center", va="center", fontsize=8)
+
+    scores = [r.score(s, seat) for seat in range(n)]
+    for seat in range(n):
+        top = 2.0 + seat * ROW_H
+        active = seat == s.actor
+        ax.add_patch(FancyBboxPatch((0.05, top + 0.05), 12.9, ROW_H - 0.1, boxstyle="round,pad=0.01",
+                                    fc="#fff7d6" if active else "white", ec="#d4a017" if active else "#cccccc",
+                                    lw=2 if active else 1))
+        marks = []
+        if seat == s.crown:
+            marks.append("crown")
+        if s.revealed[cp.BISHOP] == seat:
+            marks.append("protected")
+        if s.city_size[seat] >= s.completion:
+            marks.append("complete, first" if seat == s.first_completer else "complete")
+        played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
+        ax.text(0.15, top + 0.3, f"seat {seat}" + (" *" if active else ""), fontsize=11, weight="bold")
+        ax.text(0.15, top + 0.55, f"{s.gold[seat]} gold  {int(s.hands[seat].sum())} cards  score {scores[seat]}",
+                fontsize=8.5)
+        ax.text(0.15, top + 0.78, " ".join([", ".join(marks)] + ([f"[{', '.join(played)}]"] if played else [])),
+                fontsize=7.5, color="#444444")
+        city = np.flatnonzero(s.cities[seat]).tolist()
+        card_w = min(CARD_W, 10.3 / max(1, len(city)) - 0.05)  # cities may grow past completion
+        for slot, kind in enumerate(city):
+            district = cp.DISTRICTS[kind]
+            x = 2.6 + slot * (card_w + 0.05)
+            ax.add_patch(FancyBboxPatch((x, top + 0.15), card_w, ROW_H - 0.3, boxstyle="round,pad=0.01",
+                                        fc=TYPE_COLOURS[district.type], ec="#333333", alpha=0.85))
+            ax.text(x + card_w / 2, top + 0.42, district.name.replace(" ", "\n", 1), ha="center", va="center",
+                    fontsize=6.5, color="white" if district.type != cp.NOBLE else "black", weight="bold")
+            ax.text(x + card_w / 2, top + 0.74, str(district.cost), ha="center", va="center", fontsize=8,
+                    color="white" if district.type != cp.NOBLE else "black")
+
+    if s.graveyard_card >= 0:
+        ax.text(12.9, 0.35, f"awaiting the Graveyard: {cp.DISTRICTS[s.graveyard_card].name}", ha="right",
+                fontsize=9, color="#8e44ad")
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
