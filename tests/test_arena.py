@@ -1,0 +1,119 @@
+"""training.arena: seat rotation, reproducibility, shared wins and the Wilson interval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from training import arena
+from training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
+
+
+@pytest.mark.parametrize(
+    "wins, n, low, high",
+    [
+        (5, 10, 0.236593, 0.763407),
+        (0, 10, 0.0, 0.277530),
+        (10, 10, 0.722470, 1.0),
+        (81, 100, 0.722212, 0.874852),
+        (1, 4, 0.045586, 0.699358),
+    ],
+)
+def test_wilson_interval_known_values(wins, n, low, high):
+    lo, hi = wilson_interval(wins, n)
+    assert lo == pytest.approx(low, abs=1e-5) and hi == pytest.approx(high, abs=1e-5)
+
+
+def test_wilson_interval_edges():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    lo, hi = wilson_interval(2.5, 5)  # fractional wins from shared victories
+    assert lo < 0.5 < hi and hi - 0.5 == pytest.approx(0.5 - lo)
+
+
+def test_rotation_puts_every_agent_in_every_seat():
+    kinds = ["heuristic", "random", "random", "random"]
+    lineups = [seat_lineup(kinds, i) for i in range(8)]
+    for seat in range(4):
+        assert [lineup[seat] for lineup in lineups].count("heuristic") == 2
+    assert seat_lineup(["a", "b"], 0) == ["a", "b"] and seat_lineup(["a", "b"], 1) == ["b", "a"]
+
+
+def test_evaluate_balances_seats_and_aggregates_by_kind():
+    results = evaluate("citadels", 4, ["heuristic", "random", "random", "random"], games=8, seed=5)
+    assert results["seat_counts"] == {"heuristic": [2, 2, 2, 2], "random": [6, 6, 6, 6]}
+    h, r = results["agents"]["heuristic"], results["agents"]["random"]
+    assert h["appearances"] == 8 and r["appearances"] == 24
+    assert h["wins"] + r["wins"] == pytest.approx(8)
+    for a in (h, r):
+        assert 0 <= a["ci_low"] <= a["win_rate"] <= a["ci_high"] <= 1
+        assert a["mean_decisions"] > 0 and a["mean_score"] >= 0
+    assert results["truncations"] == 0
+
+
+def test_two_agents_alternate_seats():
+    results = evaluate("citadels", 2, ["random", "heuristic"], games=6, seed=0)
+    assert results["seat_counts"] == {"random": [3, 3], "heuristic": [3, 3]}
+
+
+def test_same_seed_same_results_and_seeds_depend_on_match():
+    a = evaluate("citadels", 3, ["heuristic", "random", "random"], games=6, seed=42)
+    b = evaluate("citadels", 3, ["heuristic", "random", "random"], games=6, seed=42)
+    c = evaluate("citadels", 3, ["heuristic", "random", "random"], games=6, seed=43)
+    assert a == b
+    assert a["agents"] != c["agents"]
+    assert match_seeds(42, 0, 3) == match_seeds(42, 0, 3) != match_seeds(42, 1, 3)
+
+
+def test_match_is_reproducible_alone():
+    """Match i depends only on (seed, i): replaying it alone gives the same outcome."""
+    lineup = seat_lineup(["heuristic", "random"], 3)
+    one = arena.play_match("citadels", 2, lineup, seed=9, match=3)
+    two = arena.play_match("citadels", 2, lineup, seed=9, match=3)
+    assert one == two
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        evaluate("citadels", 3, ["heuristic", "random"], games=2, seed=0)
+    with pytest.raises(ValueError):
+        evaluate("citadels", 2, ["heuristic", "random"], games=0, seed=0)
+
+
+class _TieGame:
+    """Just enough of the Game API for the arena: one move each, then everybody ties."""
+
+    num_actions = 1
+
+    def __init__(self, num_players: int) -> None:
+        self.num_players = num_players
+        self.moves = 0
+
+    def is_over(self) -> bool:
+        return self.moves >= self.num_players
+
+    def current_player(self) -> int:
+        return -1 if self.is_over() else self.moves
+
+    def legal_actions(self) -> np.ndarray:
+        return np.ones(1, dtype=bool)
+
+    def apply(self, action: int) -> None:
+        self.moves += 1
+
+    def winners(self) -> list[int]:
+        return [0, 1] if self.num_players == 3 else list(range(self.num_players))
+
+    def scores(self) -> list[float]:
+        return [1.0] * self.num_players
+
+    def is_truncated(self) -> bool:
+        return False
+
+
+def test_shared_wins(monkeypatch):
+    monkeypatch.setattr(arena, "make_game", lambda name, n, seed=None, **options: _TieGame(n))
+    results = evaluate("tie", 3, ["random", "random", "random"], games=3, seed=0)
+    rand = results["agents"]["random"]
+    assert rand["wins"] == pytest.approx(3.0)  # two seats share each match: 1/2 + 1/2
+    assert rand["win_rate"] == pytest.approx(1 / 3)
+    assert rand["mean_decisions"] == 1
