@@ -10,6 +10,7 @@ from city_envs.core.game import Game
 # name -> "module:Class"; a game joins the project by adding one line here and an entry module.
 _GAME_CLASSES: dict[str, str] = {
     "citadels": "city_envs.citadels.game:Citadels",
+    "metropolys": "city_envs.metropolys.game:Metropolys",
 }
 GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
 ENV_VERSION = 0

@@ -1,0 +1,148 @@
+"""`Metropolys`: the Game API over rules.py (transitions), view.py (information) and render.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from city_envs.core.game import Game, Option
+from city_envs.metropolys import components as cp
+from city_envs.metropolys import render, rules, view
+from city_envs.metropolys.rules import State
+
+_PERIPHERAL_NAMES = tuple(cp.DISTRICT_NAMES[d] for d in cp.PERIPHERAL)
+
+
+def _district_names(value: Any) -> list[str] | None:
+    """`removed_districts` as a list of names: "south,west", ["south", "west"] or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, (list, tuple)) and all(isinstance(part, str) for part in value):
+        return list(value)
+    return ["<invalid>"]
+
+
+def _valid_district_names(value: Any) -> bool:
+    names = _district_names(value)
+    return names is None or (len(set(names)) == len(names) and all(name in _PERIPHERAL_NAMES for name in names))
+
+
+def _non_negative_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
+
+
+def allowed_removals(num_players: int) -> list[tuple[str, ...]]:
+    """The district removals a player count allows (2.5): none, one peripheral, or an adjacent pair."""
+    if num_players == 3:
+        return [(name,) for name in _PERIPHERAL_NAMES]
+    if num_players == 2:
+        return [tuple(cp.DISTRICT_NAMES[d] for d in pair) for pair in cp.ADJACENT_PAIRS]
+    return [()]
+
+
+class Metropolys(Game):
+    """Metropolys, family and expert versions, 2-4 players (shared/rules/metropolys.md)."""
+
+    name = "metropolys"
+    min_players = 2
+    max_players = 4
+    options_spec = {
+        "version": Option("family", "family (one Area card) or expert (Neighbourhood + expert Area cards, "
+                          "highest-building tokens)", choices=("family", "expert")),
+        "layout": Option("random", "token layout: random, or the first-game layout (RECONSTRUCTED)",
+                         choices=("random", "first_game")),
+        "removed_districts": Option(None, "2-3 players: the peripheral districts out of play, e.g. 'south,west' "
+                                    "(2 players: an adjacent pair); default drawn by the seed",
+                                    check=_valid_district_names,
+                                    allowed="None or comma-separated names among north, east, south, west"),
+        "start_player": Option(0, "seat that opens the first call", check=_non_negative_int,
+                               allowed="a seat index 0..num_players-1"),
+    }
+    num_actions = rules.NUM_ACTIONS
+    observation_shape = (view.OBS_SIZE,)
+
+    def _setup(self) -> None:
+        n = self.num_players
+        removed = self._removed_districts()
+        if self.options["start_player"] >= n:
+            raise ValueError(f"invalid start_player {self.options['start_player']!r}; allowed: 0..{n - 1}")
+        self.state = rules.new_state(n, self.options["version"], self.options["layout"], removed,
+                                     self.options["start_player"], self.rng)
+
+    def _removed_districts(self) -> list[int] | None:
+        names = _district_names(self.options["removed_districts"])
+        if names is None:
+            return None
+        allowed = allowed_removals(self.num_players)
+        if tuple(sorted(names, key=_PERIPHERAL_NAMES.index)) not in allowed:
+            listed = "; ".join(",".join(pair) or "(none)" for pair in allowed)
+            raise ValueError(
+                f"invalid removed_districts {self.options['removed_districts']!r} for {self.num_players} "
+                f"players; allowed: None (drawn) or {listed}"
+            )
+        return sorted(cp.DISTRICT_NAMES.index(name) for name in names)
+
+    # ----- play ---------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.state.actor
+
+    def decision_name(self) -> str:
+        decision = self.state.decision
+        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
+
+    def _legal_actions(self) -> np.ndarray:
+        return rules.legal_actions(self.state)
+
+    def _apply(self, action: int) -> None:
+        rules.apply_action(self.state, action)
+
+    def is_over(self) -> bool:
+        return self.state.decision == rules.GAME_OVER
+
+    def scores(self) -> list[float]:
+        return [float(rules.score(self.state, seat)) for seat in range(self.num_players)]
+
+    def winners(self) -> list[int]:
+        return rules.winners(self.state)
+
+    # ----- information --------------------------------------------------------------------------
+    def view(self, player: int) -> dict:
+        return view.view(self.state, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        return view.observation(self.state, player)
+
+    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
+        self.state = view.determinize(self.state, player, rng)
+
+    def _copy_state_from(self, other: Metropolys) -> None:
+        self.state = view.copy_state(other.state)
+
+    # ----- serialization ------------------------------------------------------------------------
+    def _state_to_dict(self) -> dict:
+        data = dict(vars(self.state))
+        data["bids"] = [list(bid) for bid in self.state.bids]
+        return data
+
+    def _state_from_dict(self, data: dict) -> None:
+        fields = dict(data)
+        fields["bids"] = [tuple(bid) for bid in fields["bids"]]
+        self.state = State(**fields)
+
+    # ----- people -------------------------------------------------------------------------------
+    def describe_action(self, action: int) -> str:
+        return render.describe_action(self.state, action)
+
+    def render_private(self, player: int) -> str:
+        return render.render_private(self.state, player)
+
+    def render_text(self) -> str:
+        return render.render_text(self.state)
+
+    def render_image(self) -> np.ndarray:
+        from city_envs.metropolys.image import render_image
+
+        return render_image(self.state)

@@ -1,0 +1,72 @@
+"""Metropolys as text: action descriptions and the public board (render_mode="ansi")."""
+
+from __future__ import annotations
+
+from city_envs.metropolys import components as cp
+from city_envs.metropolys import rules as r
+from city_envs.metropolys.rules import State
+from city_envs.metropolys.view import secret_cards
+
+_TOKEN_MARK = {cp.NO_TOKEN: "", cp.TRENDY: "T", cp.SUBWAY: "S", cp.ARCH: "A"}
+
+
+def nbhd_label(nb: int) -> str:
+    return f"{nb} ({cp.DISTRICT_NAMES[cp.DISTRICT[nb]]}, {cp.COLOUR_NAMES[cp.COLOUR[nb]]})"
+
+
+def describe_action(s: State, action: int) -> str:
+    if action == r.PASS:
+        return "pass (out of this call)"
+    if action < r.VALUE_ACTION:
+        extra = f", {cp.TOKEN_NAMES[s.token[action]]} token" if s.token[action] != cp.NO_TOKEN else ""
+        return f"bid on neighbourhood {nbhd_label(action)}{extra}"
+    value = action - r.VALUE_ACTION + 1
+    where = f" on {s.chosen}" if s.chosen >= 0 else ""
+    return f"bid value {value}{where}"
+
+
+def render_private(s: State, p: int) -> str:
+    cards = ", ".join(f"{kind}: {name}" for kind, name in secret_cards(s, p).items())
+    return f"your secret cards: {cards}; your supply: {r.values_of(s.supply[p])}"
+
+
+def render_text(s: State) -> str:
+    """The public board: what every seat can see (secret cards only once the game is over)."""
+    lines = [f"Metropolys ({s.version}), {s.n} players, call {s.calls + 1}"
+             + (f", removed: {', '.join(cp.DISTRICT_NAMES[d] for d in s.removed)}" if s.removed else "")]
+    for district in range(5):
+        if district in s.removed:
+            continue
+        cells = []
+        for nb in range(cp.NUM_NBHDS):
+            if cp.DISTRICT[nb] != district:
+                continue
+            if s.owner[nb] >= 0:
+                cell = f"{nb}=P{s.owner[nb]}:{s.built_value[nb]}"
+            elif s.bid_owner[nb] >= 0:
+                cell = f"{nb}?P{s.bid_owner[nb]}:{s.bid_value[nb]}"
+            else:
+                cell = f"{nb}"
+            cells.append(cell + _TOKEN_MARK[s.token[nb]])
+        lines.append(f"  {cp.DISTRICT_NAMES[district]:>6}: " + " ".join(cells))
+    lines.append("  (n=Pk:v built, n?Pk:v bid; T trendy, S subway, A archaeological token on the board)")
+    for seat in range(s.n):
+        trendy, subway, arch = s.tokens[seat]
+        cards = ("Subway card " if s.subway_card == seat else "") + ("Arch card " if s.arch_card == seat else "")
+        status = " passed" if s.passed >> seat & 1 else ""
+        mark = ">" if seat == s.actor else " "
+        line = (f"{mark} P{seat}: built {s.built[seat]}/13, supply {r.values_of(s.supply[seat])}, "
+                f"tokens T{trendy} S{subway} A{arch} {cards}public score {r.token_points(s, seat)}{status}")
+        if s.decision == r.GAME_OVER:
+            secret = ", ".join(f"{k} {v}" for k, v in secret_cards(s, seat).items())
+            line += f", cards: {secret}, final {r.score(s, seat)}"
+        lines.append(line)
+    if s.decision == r.GAME_OVER:
+        lines.append(f"game over; winners: {', '.join(f'P{w}' for w in r.winners(s))}")
+    elif s.bids:
+        seat, nb, value = s.bids[-1]
+        lines.append(f"top bid: P{seat} {value} on {nb}; P{s.actor} to "
+                     + ("choose a value" if s.decision == r.VALUE else "outbid or pass"))
+    else:
+        lines.append(f"P{s.actor} opens the call")
+    return "\n".join(lines)
