@@ -7,12 +7,13 @@ import json
 
 import numpy as np
 import pytest
-from citadels_testlib import harvest, harvest_kind, play_out, random_action
 
 import city_envs
 from city_envs import citadels_v0
 from city_envs.citadels.game import Citadels
 from city_envs.core.game import IllegalActionError
+
+from .citadels_testlib import harvest, harvest_kind, play_out, random_action
 
 OUT_OF_RANGE = [-1, 376, 3.5, "x", None, 10**9, np.int64(376), [1]]
 

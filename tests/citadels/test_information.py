@@ -18,17 +18,18 @@ import json
 
 import numpy as np
 import pytest
-from citadels_testlib import (
+
+from city_envs.citadels import rules
+from city_envs.citadels.game import Citadels
+from city_envs.core.game import IllegalActionError
+
+from .citadels_testlib import (
     check_state,
     harvest,
     harvest_kind,
     play_out,
     random_action,
 )
-
-from city_envs.citadels import rules
-from city_envs.citadels.game import Citadels
-from city_envs.core.game import IllegalActionError
 
 COUNTS = range(2, 8)
 SELECTION = ("SELECT_CHARACTER", "SELECT_DISCARD")

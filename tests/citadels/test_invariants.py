@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from citadels_testlib import (
+
+from city_envs.citadels import components as cp
+from city_envs.citadels.game import Citadels
+
+from .citadels_testlib import (
     SPEC_COPIES,
     SPEC_COST,
     SPEC_DISTRICTS,
@@ -21,9 +25,6 @@ from citadels_testlib import (
     spec_score,
     spec_winners,
 )
-
-from city_envs.citadels import components as cp
-from city_envs.citadels.game import Citadels
 
 GAMES_PER_COUNT = 300
 CLASSIC_GAMES_PER_COUNT = 50

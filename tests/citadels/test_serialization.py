@@ -6,10 +6,11 @@ import json
 
 import numpy as np
 import pytest
-from citadels_testlib import check_state, harvest, harvest_kind, play_out, random_action
 
 from city_envs.citadels.game import Citadels
 from city_envs.core.game import Game
+
+from .citadels_testlib import check_state, harvest, harvest_kind, play_out, random_action
 
 COUNTS = range(2, 8)
 

@@ -12,13 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gymnasium import spaces
-from nim_toy import Nim
 from pettingzoo.test import api_test, seed_test
 
 import city_envs
 from city_envs import citadels_v0
 from city_envs.core.aec import CityAECEnv, wrapped_env
 from city_envs.core.game import IllegalActionError
+
+from .nim_toy import Nim
 
 # PettingZoo's api_test warns that Dict observation spaces are unusual; they are the contract.
 pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",

@@ -6,9 +6,10 @@ import json
 
 import numpy as np
 import pytest
-from nim_toy import Nim
 
 from city_envs.core.game import Game, IllegalActionError
+
+from .nim_toy import Nim
 
 
 def random_play(game: Game, rng: np.random.Generator, steps: int | None = None) -> Game:
