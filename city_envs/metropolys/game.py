@@ -39,7 +39,7 @@ def allowed_removals(num_players: int) -> list[tuple[str, ...]]:
     if num_players == 3:
         return [(name,) for name in _PERIPHERAL_NAMES]
     if num_players == 2:
-        return [tuple(cp.DISTRICT_NAMES[d] for d in pair) for pair in cp.ADJACENT_PAIRS]
+        return [tuple(cp.DISTRICT_NAMES[d] for d in sorted(pair)) for pair in cp.ADJACENT_PAIRS]
     return [()]
 
 

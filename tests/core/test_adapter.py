@@ -19,6 +19,7 @@ from city_envs import citadels_v0
 from city_envs.core.aec import CityAECEnv, wrapped_env
 from city_envs.core.game import IllegalActionError
 
+from ..aec_helpers import run_episode
 from .nim_toy import Nim
 
 # PettingZoo's api_test warns that Dict observation spaces are unusual; they are the contract.
@@ -27,20 +28,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent
 
 CITADELS_CONFIGS = [(n, False) for n in range(2, 8)] + [(n, True) for n in range(4, 8)]
 IMAGE_MODULE = Path(city_envs.__file__).parent / "citadels" / "image.py"
-
-
-def run_episode(env, rng: np.random.Generator, seed: int | None = None) -> dict[str, float]:
-    """Random legal play through the AEC loop; total reward per agent."""
-    env.reset(seed=seed)
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        observation, reward, termination, truncation, _ = env.last()
-        totals[agent] += reward
-        if termination or truncation:
-            env.step(None)
-        else:
-            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    return totals
 
 
 def nim_env(n: int = 2, wrapped: bool = True, **kwargs):
