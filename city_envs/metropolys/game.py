@@ -124,6 +124,7 @@ class Metropolys(Game):
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
         data = dict(vars(self.state))
+        del data["board_memo"]
         data["bids"] = [list(bid) for bid in self.state.bids]
         return data
 

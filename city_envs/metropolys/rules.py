@@ -80,6 +80,9 @@ class State:
     actor: int = 0  # seat to decide, -1 at the end
     chosen: int = -1  # neighbourhood picked in the pending bid (VALUE decision)
     calls: int = 0  # calls completed
+    # memo of view.board_block (tokens and buildings, which change only when a call ends); not
+    # serialized, shared by copies (never mutated, only dropped), recomputed when None
+    board_memo: object = field(default=None, compare=False, repr=False)
 
 
 # ===== setup (section 3) =======================================================================
@@ -165,8 +168,9 @@ def legal_values(s: State, seat: int) -> int:
 
 
 def legal_nbhds(s: State) -> list[int]:
-    if not s.bids:
-        return [nb for nb in range(cp.NUM_NBHDS) if is_free(s, nb)]
+    if not s.bids:  # the opening bid: any free neighbourhood (inlined: the observation calls this often)
+        in_play, owner, bid_owner = s.in_play, s.owner, s.bid_owner
+        return [nb for nb in range(cp.NUM_NBHDS) if in_play[nb] and owner[nb] < 0 and bid_owner[nb] < 0]
     return free_neighbours(s, s.bids[-1][1])
 
 
@@ -243,6 +247,7 @@ def _resolve(s: State) -> None:
     s.bids = []
     s.passed = 0
     s.calls += 1
+    s.board_memo = None
     if s.built[seat] == cp.NUM_BUILDINGS:
         s.decision = GAME_OVER
         s.actor = -1

@@ -24,7 +24,7 @@ rows are seat-relative: 0 = p, then clockwise; rows of absent seats are zero.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -40,7 +40,6 @@ MAX_CALLS = 49
 _ROWS = np.arange(N)
 # VALUE_BITS[mask] = the 13 values of a supply mask as 0/1 floats
 VALUE_BITS = ((np.arange(1 << cp.NUM_BUILDINGS)[:, None] >> np.arange(cp.NUM_BUILDINGS)) & 1).astype(np.float32)
-_HEIGHT = np.array([0] + [cp.HEIGHT_CLASS[v] for v in cp.VALUES])
 
 
 @lru_cache(maxsize=16)
@@ -56,18 +55,39 @@ def static_block(removed: tuple[int, ...]) -> np.ndarray:
     return block.ravel()
 
 
+def board_block(s: State) -> np.ndarray:
+    """Tokens and buildings with absolute owners, (55, 13): token one-hot (4), owner seat 0..3
+    one-hot (4), value/13, height class one-hot (3), a zero column used for padding.
+
+    It changes only when a call ends, so it is memoized on the state (`board_memo`).
+    """
+    if s.board_memo is None:
+        block = np.zeros((N, 13), dtype=np.float32)
+        block[_ROWS, s.token] = 1.0
+        for nb, seat in enumerate(s.owner):
+            if seat >= 0:
+                value = s.built_value[nb]
+                block[nb, 4 + seat] = 1.0
+                block[nb, 8] = value / 13.0
+                block[nb, 9 + cp.HEIGHT_CLASS[value]] = 1.0
+        block.flags.writeable = False
+        s.board_memo = block
+    return s.board_memo
+
+
+@cache
+def _board_columns(n: int, p: int) -> np.ndarray:
+    """Columns of `board_block` giving seat-relative owners for seat p (absent seats: zero column)."""
+    owners = [4 + (p + o) % n if o < n else 12 for o in range(4)]
+    return np.array([0, 1, 2, 3, *owners, 8, 9, 10, 11])
+
+
 def observation(s: State, p: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = s.n
     obs[STATIC:DYNAMIC] = static_block(tuple(s.removed))
     dyn = obs[DYNAMIC:PLAYERS].reshape(N, DYNAMIC_WIDTH)
-    dyn[_ROWS, s.token] = 1.0
-    owner = np.array(s.owner)
-    built = np.flatnonzero(owner >= 0)
-    values = np.array(s.built_value)[built]
-    dyn[built, 4 + (owner[built] - p) % n] = 1.0
-    dyn[built, 8] = values / 13.0
-    dyn[built, 9 + _HEIGHT[values]] = 1.0
+    dyn[:, :12] = board_block(s)[:, _board_columns(n, p)]
     for seat, nb, value in s.bids:
         dyn[nb, 12 + (seat - p) % n] = 1.0
         dyn[nb, 16] = value / 13.0
@@ -82,12 +102,14 @@ def observation(s: State, p: int) -> np.ndarray:
     order = [(p + o) % n for o in range(n)]
     players[:n, :13] = VALUE_BITS[[s.supply[i] for i in order]]
     top_seat = s.bids[-1][0] if s.bids else -1
-    players[:n, 13:] = [
-        (s.built[i] / 13.0, s.tokens[i][0] / 9.0, s.tokens[i][1] / 9.0, s.tokens[i][2] / 9.0,
-         s.subway_card == i, s.arch_card == i, s.passed >> i & 1, top_seat == i, s.opener == i and s.actor >= 0,
-         s.actor == i, r.token_points(s, i) / 50.0, 1.0)
-        for i in order
-    ]
+    opener = s.opener if s.actor >= 0 else -1
+    rows = []
+    for i in order:
+        trendy, subway, arch = s.tokens[i]
+        rows += (s.built[i] / 13.0, trendy / 9.0, subway / 9.0, arch / 9.0, float(s.subway_card == i),
+                 float(s.arch_card == i), float(s.passed >> i & 1), float(top_seat == i), float(opener == i),
+                 float(s.actor == i), r.token_points(s, i) / 50.0, 1.0)
+    players[:n, 13:] = np.array(rows, dtype=np.float32).reshape(n, 12)
     if s.family_card[p] >= 0:
         obs[PRIVATE + s.family_card[p]] = 1.0
     if s.colour_card[p] >= 0:
@@ -155,7 +177,7 @@ def copy_state(s: State) -> State:
         tokens=[list(t) for t in s.tokens], subway_card=s.subway_card, arch_card=s.arch_card,
         family_card=list(s.family_card), colour_card=list(s.colour_card), area_card=list(s.area_card),
         opener=s.opener, bids=list(s.bids), passed=s.passed, decision=s.decision, actor=s.actor,
-        chosen=s.chosen, calls=s.calls,
+        chosen=s.chosen, calls=s.calls, board_memo=s.board_memo,
     )
 
 
