@@ -12,6 +12,7 @@ from agents.random_agent import RandomAgent
 # game name -> "module:Class" of its HeuristicAgent
 HEURISTICS: dict[str, str] = {
     "citadels": "agents.citadels_heuristic:CitadelsHeuristicAgent",
+    "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic")
 

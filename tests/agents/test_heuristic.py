@@ -15,29 +15,10 @@ from city_envs import make_game
 from city_envs.core.infoset import InfoSet
 from training.arena import evaluate
 
+from .handles import SeatOnly
+
 COUNTS = range(2, 8)
 DECISIONS = {"SELECT_CHARACTER", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"}
-
-
-class SeatOnly:
-    """Exposes nothing but what the brief allows an agent to use: the view and the legal ids."""
-
-    __slots__ = ("_view", "_legal", "player", "num_players")
-
-    def __init__(self, info_set: InfoSet) -> None:
-        self._view = info_set.view()
-        self._legal = info_set.legal_actions().copy()
-        self.player = info_set.player
-        self.num_players = info_set.num_players
-
-    def view(self) -> dict:
-        return self._view
-
-    def legal_actions(self) -> np.ndarray:
-        return self._legal
-
-    def legal_action_ids(self) -> list[int]:
-        return np.flatnonzero(self._legal).tolist()
 
 
 def mixed_games(n: int, seeds):
