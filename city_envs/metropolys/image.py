@@ -22,6 +22,7 @@ NBHD_COLOURS = ("#9a9a9a", "#f29b38", "#5cb85c", "#d9534f", "#4a7fd1")  # gray, 
 SEAT_COLOURS = ("#1f5fbf", "#c0392b", "#ffffff", "#6d6d6d")  # blue, red, white, grey pieces
 TOKEN_STYLE = {cp.TRENDY: ("T", "#8e44ad"), cp.SUBWAY: ("S", "#2e86de"), cp.ARCH: ("A", "#e84393")}
 WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
+_EDGES = tuple((a, b) for a in range(cp.NUM_NBHDS) for b in cp.ADJ[a] if a < b)
 
 
 def _xy(nb: int) -> tuple[float, float]:
@@ -30,7 +31,7 @@ def _xy(nb: int) -> tuple[float, float]:
 
 
 def _draw_board(ax, s: State) -> None:
-    for a, b in ((a, b) for a in range(cp.NUM_NBHDS) for b in cp.ADJ[a] if a < b):  # noqa: B020
+    for a, b in _EDGES:
         bridge = cp.DISTRICT[a] != cp.DISTRICT[b]
         faded = not (s.in_play[a] and s.in_play[b])
         (xa, ya), (xb, yb) = _xy(a), _xy(b)
