@@ -21,6 +21,23 @@ SPEC_DISTRICT_SIZES = (15, 10, 10, 10, 10)
 ALL_VALUES = (1 << 13) - 1
 
 
+def legal(game: Metropolys) -> set[int]:
+    return set(np.flatnonzero(game.legal_actions()).tolist())
+
+
+def build(game: Metropolys, seat: int, placements: dict[int, int]) -> None:
+    """Put `seat`'s buildings {neighbourhood: value} on the board as built."""
+    s = game.state
+    for nb, value in placements.items():
+        s.owner[nb] = seat
+        s.built_value[nb] = value
+        s.supply[seat] &= ~(1 << (value - 1))
+        s.built[seat] += 1
+        s.token[nb] = cp.NO_TOKEN
+    s.board_memo = None
+    game._mask = None
+
+
 def random_action(game: Metropolys, rng: np.random.Generator) -> int:
     return int(rng.choice(np.flatnonzero(game.legal_actions())))
 

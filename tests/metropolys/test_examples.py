@@ -6,35 +6,11 @@ every action then goes through `Game.apply`, and every number the example states
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import check_state
-
-
-def legal(game: Metropolys) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
-
-
-def build(game: Metropolys, seat: int, placements: dict[int, int]) -> None:
-    """Put `seat`'s buildings {neighbourhood: value} on the board as built."""
-    s = game.state
-    for nb, value in placements.items():
-        s.owner[nb] = seat
-        s.built_value[nb] = value
-        s.supply[seat] &= ~(1 << (value - 1))
-        s.built[seat] += 1
-        s.token[nb] = cp.NO_TOKEN
-    s.board_memo = None
-    game._mask = None
-
-
-def set_supply(game: Metropolys, seat: int, values: list[int]) -> None:
-    game.state.supply[seat] = sum(1 << (v - 1) for v in values)
-    game._mask = None
+from .metropolys_testlib import build, check_state, legal
 
 
 def nbhd_ids(game: Metropolys) -> set[int]:
