@@ -11,6 +11,7 @@ from city_envs.core.game import Game
 _GAME_CLASSES: dict[str, str] = {
     "citadels": "city_envs.citadels.game:Citadels",
     "metropolys": "city_envs.metropolys.game:Metropolys",
+    "blue_moon_city": "city_envs.blue_moon_city.game:BlueMoonCity",
 }
 GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
 ENV_VERSION = 0

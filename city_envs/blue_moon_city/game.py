@@ -1,0 +1,96 @@
+"""`BlueMoonCity`: the Game API over rules.py (transitions), view.py (information) and render.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from city_envs.blue_moon_city import render, rules, view
+from city_envs.blue_moon_city.rules import Payment, State
+from city_envs.core.game import Game, Option, positive_int
+
+
+class BlueMoonCity(Game):
+    """Blue Moon City, 2-4 players (shared/rules/blue_moon_city.md)."""
+
+    name = "blue_moon_city"
+    min_players = 2
+    max_players = 4
+    options_spec = {
+        "center": Option("fixed", "fixed: temples and palace round the Courtyard; random: only the Courtyard "
+                         "is fixed", choices=("fixed", "random")),
+        "max_rounds": Option(100, "safety valve: stop (as truncation) after this many full rounds",
+                             check=positive_int, allowed="an integer >= 1"),
+    }
+    num_actions = rules.NUM_ACTIONS
+    observation_shape = (view.OBS_SIZE,)
+
+    def _setup(self) -> None:
+        self.state = rules.new_state(self.num_players, self.options["center"], self.rng)
+
+    # ----- play ---------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.state.active
+
+    def decision_name(self) -> str:
+        decision = self.state.decision
+        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
+
+    def _legal_actions(self) -> np.ndarray:
+        return rules.legal_actions(self.state)
+
+    def _apply(self, action: int) -> None:
+        rules.apply_action(self.state, action, self.chance, self.options["max_rounds"])
+
+    def is_over(self) -> bool:
+        return self.state.decision == rules.GAME_OVER
+
+    def is_truncated(self) -> bool:
+        return self.state.truncated
+
+    def scores(self) -> list[float]:
+        """Offerings made (the game's own measure of progress)."""
+        return [float(x) for x in self.state.offerings]
+
+    def winners(self) -> list[int]:
+        return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)
+
+    # ----- information --------------------------------------------------------------------------
+    def view(self, player: int) -> dict:
+        return view.view(self.state, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        return view.observation(self.state, player)
+
+    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
+        self.state = view.determinize(self.state, player, rng)
+
+    def _copy_state_from(self, other: BlueMoonCity) -> None:
+        self.state = view.copy_state(other.state)
+
+    # ----- serialization ------------------------------------------------------------------------
+    def _state_to_dict(self) -> dict:
+        data = dict(vars(self.state))
+        del data["city_memo"]
+        data["payment"] = None if self.state.payment is None else dict(vars(self.state.payment))
+        return data
+
+    def _state_from_dict(self, data: dict) -> None:
+        fields = dict(data)
+        if fields["payment"] is not None:
+            fields["payment"] = Payment(**fields["payment"])
+        self.state = State(**fields)
+
+    # ----- people -------------------------------------------------------------------------------
+    def describe_action(self, action: int) -> str:
+        return render.describe_action(self.state, action)
+
+    def render_private(self, player: int) -> str:
+        return render.render_private(self.state, player)
+
+    def render_text(self) -> str:
+        return render.render_text(self.state)
+
+    def render_image(self) -> np.ndarray:
+        from city_envs.blue_moon_city.image import render_image
+
+        return render_image(self.state)
