@@ -198,18 +198,30 @@ def copy_state(s: State) -> State:
     )
 
 
+MAX_REDEALS = 2000
+
+
 def determinize(s: State, p: int, rng: np.random.Generator) -> State:
     """Redeal what p cannot see: the other hands, the pending reward cards and the deck order.
 
-    The pool is every card that is neither in p's hand, nor face up (discard pile, open payment);
-    the others' hand sizes, the pending count and the deck size are kept.
+    The pool is every card that is neither in p's hand nor face up (discard pile, open payment);
+    the others' hand sizes, the pending count and the deck size are kept. When another seat is
+    building, its public choices say its hand can pay (a section was opened, or the BUILD decision
+    was not skipped), so deals that could not are rejected.
     """
-    twin = copy_state(s)
     pool = list(s.deck) + list(s.pending)
     for seat in range(s.n):
         if seat != p:
             pool += [x for x in range(cp.NUM_TYPES) for _ in range(s.hands[seat][x])]
-    pool = [pool[i] for i in rng.permutation(len(pool))]
+    for _ in range(MAX_REDEALS):
+        twin = _redeal(s, p, [pool[i] for i in rng.permutation(len(pool))])
+        if _consistent(twin, p):
+            return twin
+    raise RuntimeError(f"no deal consistent with seat {p}'s view in {MAX_REDEALS} tries")
+
+
+def _redeal(s: State, p: int, pool: list[int]) -> State:
+    twin = copy_state(s)
     for seat in range(s.n):
         if seat != p:
             size = sum(s.hands[seat])
@@ -220,3 +232,12 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
     twin.pending = pool[: len(s.pending)]
     twin.deck = pool[len(s.pending):]
     return twin
+
+
+def _consistent(twin: State, p: int) -> bool:
+    """The active seat's pending building decision is still one its hand could have reached."""
+    if twin.active == p or twin.decision not in (r.BUILD, r.PAY):
+        return True
+    if twin.decision == r.BUILD:
+        return bool(r.selectable_sections(twin))
+    return bool(r.legal_actions(twin).any())

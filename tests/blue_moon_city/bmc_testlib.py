@@ -1,0 +1,99 @@
+"""Shared helpers for the Blue Moon City tests: random play, invariant checks, positions.
+
+Counts are copied from the spec (shared/rules/blue_moon_city.md 2.2-2.4, 3), not imported from the
+engine, so the checks are an independent recount.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from city_envs.blue_moon_city import rules
+from city_envs.blue_moon_city.game import BlueMoonCity
+
+COUNTS = (2, 3, 4)
+SPEC_COPIES = [4, 3, 3] * 7 + [10]
+SPEC_SCALES = {2: 9, 3: 12, 4: 15}
+SPEC_TARGET = {2: 6, 3: 5, 4: 4}
+SPEC_OBELISK = {2: 11, 3: 13, 4: 13}
+
+
+def legal(game: BlueMoonCity) -> set[int]:
+    return set(np.flatnonzero(game.legal_actions()).tolist())
+
+
+def random_action(game: BlueMoonCity, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(game.legal_actions())))
+
+
+def play_out(game: BlueMoonCity, rng: np.random.Generator, check=None) -> BlueMoonCity:
+    while not game.is_over():
+        game.apply(random_action(game, rng))
+        if check is not None:
+            check(game)
+    return game
+
+
+def mid_game_states(n: int, seeds, per_game: int = 3, **options) -> list[BlueMoonCity]:
+    """Clones at random points of random games; PAY and DISCARD decisions included."""
+    found = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        game = BlueMoonCity(n, seed=seed, **options)
+        stops = set(rng.integers(1, 400, size=per_game).tolist())
+        step = 0
+        while not game.is_over() and step <= max(stops):
+            if step in stops:
+                found.append(game.clone())
+            game.apply(random_action(game, rng))
+            step += 1
+    return found
+
+
+def card_counts(game: BlueMoonCity) -> list[int]:
+    s = game.state
+    counts = list(s.discard)
+    for card in s.deck + s.pending:
+        counts[card] += 1
+    for hand in s.hands:
+        counts = [a + b for a, b in zip(counts, hand, strict=True)]
+    if s.payment is not None:
+        counts = [a + b for a, b in zip(counts, s.payment.committed, strict=True)]
+    return counts
+
+
+def check_state(game: BlueMoonCity) -> None:
+    """Every invariant a reachable state satisfies."""
+    s = game.state
+    n = s.n
+    assert card_counts(game) == SPEC_COPIES
+    assert all(min(h) >= 0 for h in s.hands) and min(s.discard) >= 0
+    assert min(s.crystals) >= 0 and min(s.markers) >= 0
+    on_board = [sum(row.count(seat) for row in s.markers_on) for seat in range(n)]
+    for seat in range(n):
+        assert s.markers[seat] + on_board[seat] + s.obelisk.count(seat) == 10
+        assert s.obelisk.count(seat) == s.offerings[seat]
+    assert len(s.obelisk) <= SPEC_OBELISK[n]
+    assert 0 < s.scale_supply and s.scale_supply + sum(s.scales) == SPEC_SCALES[n]
+    for position in range(21):
+        tile = s.tile_at[position]
+        sections = len(rules.cp.SECTIONS[tile])
+        assert all(seat == -1 for seat in s.markers_on[position][sections:])
+        if s.complete[position]:
+            assert all(seat == -1 for seat in s.markers_on[position])
+    assert sorted(s.tile_at) == list(range(21)) and s.tile_at[10] == 0
+    assert all(0 <= d <= 21 for d in s.dragons) and all(0 <= f <= 20 for f in s.figures)
+    assert (s.payment is not None) == (s.decision == rules.PAY)
+    if s.payment is not None:
+        assert s.payment.total < s.payment.value
+    if s.pending:
+        assert s.decision in (rules.BUILD, rules.PAY, rules.DISCARDING, rules.GAME_OVER)
+    if game.is_over():
+        assert game.current_player() == -1 and s.winners
+        assert abs(sum(game.returns())) < 1e-9
+        if max(s.offerings) >= SPEC_TARGET[n]:
+            assert s.winners == [s.offerings.index(max(s.offerings))]
+    else:
+        assert max(s.offerings) < SPEC_TARGET[n]
+        assert game.legal_actions().any()
+        assert s.decision != rules.DISCARDING or any(s.hands[s.active])
