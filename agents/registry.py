@@ -13,6 +13,7 @@ from agents.random_agent import RandomAgent
 HEURISTICS: dict[str, str] = {
     "citadels": "agents.citadels_heuristic:CitadelsHeuristicAgent",
     "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
+    "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic")
 

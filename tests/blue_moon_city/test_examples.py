@@ -84,7 +84,7 @@ def test_e2_dragon_moves():
 
 
 def test_e3_colour_payment_with_khind():
-    """E3: on the Water Temple, sections 1 and 2 can be paid... the 4 with blue 3 + green 1."""
+    """E3: on the Water Temple sections 1 and 2 are payable, not the 5; the 4 is paid with blue 3 + green 1."""
     game = position(A=hand(card(cp.BLUE, 3), cp.GREEN_CARD, card(cp.YELLOW, 2), card(cp.RED, 1)))
     stand_on(game, 9)
     assert game.decision_name() == "BUILD" and legal(game) == {150, 151, 153}
