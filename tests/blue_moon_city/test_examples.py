@@ -10,52 +10,8 @@ from __future__ import annotations
 
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules
-from city_envs.blue_moon_city.game import BlueMoonCity
 
-from .bmc_testlib import legal
-
-A, B, C, D = range(4)
-
-
-def card(colour: int, value: int) -> int:
-    return cp.card_type(colour, value)
-
-
-def hand(*cards: int) -> list[int]:
-    counts = [0] * cp.NUM_TYPES
-    for x in cards:
-        counts[x] += 1
-    return counts
-
-
-def position(n: int = 4, **hands: list[int]) -> BlueMoonCity:
-    """A fresh game, seat A to move, with the given hands (others empty)."""
-    game = BlueMoonCity(n, seed=0)
-    s = game.state
-    s.hands = [hands.get(name, [0] * cp.NUM_TYPES) for name in "ABCD"[:n]]
-    game._mask = None
-    return game
-
-
-def stand_on(game: BlueMoonCity, where: int) -> None:
-    """Put the active figure on `where` after its movement (phase B begins)."""
-    s = game.state
-    s.figures[s.active] = where
-    rules._enter_phase_b(s)
-    rules._settle(s, game.chance)
-    game._mask = None
-
-
-def place_tile(game: BlueMoonCity, tile: int, where: int) -> None:
-    """Swap tiles so that `tile` stands on `where`."""
-    s = game.state
-    other = s.tile_at.index(tile)
-    s.tile_at[other], s.tile_at[where] = s.tile_at[where], s.tile_at[other]
-    s.city_memo = None
-
-
-def tile_id(name: str) -> int:
-    return cp.TILE_NAMES.index(name)
+from .bmc_testlib import A, B, C, card, hand, legal, place_tile, position, stand_on, tile_id
 
 
 def test_e1_movement_reach():
