@@ -132,7 +132,7 @@ class BlueMoonCityHeuristicAgent:
         elif decision == "PAY":
             action = self._pay(table, legal)
         elif decision == "OFFER":
-            action = min(a for a in legal if a != r.END_CONTRIBUTION) if len(legal) > 1 else legal[0]
+            action = min(a for a in legal if a != r.END_CONTRIBUTION)  # the normal offering first
         else:
             action = self._discard(table, legal)
         return action if action in legal else legal[-1]
@@ -158,9 +158,10 @@ class BlueMoonCityHeuristicAgent:
                 return r.FLIT_TELEPORT
         target = best_here
         if worth[target] > 0 and target != cp.COURTYARD_POSITION:
+            # a dragon on the building I pay at brings a scale (worth more than the flight card)
             for d in range(3):
                 fly = r.DRAGON_MOVE + 42 * d + target
-                if fly in legal and table.v["dragons"][d] != target and SCALE_WORTH > POWER_COST:
+                if fly in legal:
                     return fly
         if worth[target] <= 0:  # nothing to do anywhere in reach: head for the richest tile
             target = min(reachable, key=lambda p: (cp.DISTANCE[p][best_anywhere], p))
