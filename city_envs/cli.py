@@ -151,11 +151,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from training.arena import evaluate, format_results
+    from rich.progress import Progress
+
+    from training.arena import evaluate, format_results, write_reports
 
     kinds = [k.strip() for k in args.agents.split(",")]
-    result = evaluate(args.game, args.players, kinds, args.games, args.seed, **parse_options(args.option))
+    options = parse_options(args.option)
+    with Progress(transient=True) as bar:
+        task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
+        result = evaluate(args.game, args.players, kinds, args.games, args.seed, jobs=args.jobs,
+                          progress=lambda: bar.advance(task), **options)
     print(format_results(result))
+    if args.out:
+        for path in write_reports(result, args.out):
+            print(f"wrote {path}")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
@@ -209,6 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = game_command("evaluate", "seat-rotated matches between bots, with win rates", 2)
     evaluate.add_argument("--agents", default="heuristic,random", help="comma-separated agents")
     evaluate.add_argument("--games", type=int, default=100)
+    evaluate.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
+    evaluate.add_argument("--out", help="directory for results.json, matches.csv, report.md and plots")
     evaluate.add_argument("--json", help="also write the results to this file")
     evaluate.set_defaults(func=cmd_evaluate)
 

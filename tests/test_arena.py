@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -47,7 +49,7 @@ def test_evaluate_balances_seats_and_aggregates_by_kind():
     for a in (h, r):
         assert 0 <= a["ci_low"] <= a["win_rate"] <= a["ci_high"] <= 1
         assert a["mean_decisions"] > 0 and a["mean_score"] >= 0
-    assert results["truncations"] == 0
+    assert results["truncated"] == 0
 
 
 def test_two_agents_alternate_seats():
@@ -117,3 +119,57 @@ def test_shared_wins(monkeypatch):
     assert rand["wins"] == pytest.approx(3.0)  # two seats share each match: 1/2 + 1/2
     assert rand["win_rate"] == pytest.approx(1 / 3)
     assert rand["mean_decisions"] == 1
+
+
+# ----- scheduling, processes, failures, ratings and reports -------------------------------------
+def test_more_agents_than_seats_plays_every_combination_in_every_seat():
+    agents = ["a", "b", "c"]
+    lineups = [arena.schedule(agents, 2, match) for match in range(12)]
+    pairs = [frozenset(lineup) for lineup in lineups]
+    assert {p: pairs.count(p) for p in set(pairs)} == {frozenset("ab"): 4, frozenset("ac"): 4, frozenset("bc"): 4}
+    for agent in agents:
+        assert [lineup[0] for lineup in lineups].count(agent) == [lineup[1] for lineup in lineups].count(agent) == 4
+
+
+def test_results_do_not_depend_on_the_number_of_processes():
+    one = evaluate("metropolys", 3, ["heuristic", "random", "random"], games=6, seed=3)
+    two = evaluate("metropolys", 3, ["heuristic", "random", "random"], games=6, seed=3, jobs=2)
+    assert one == two
+
+
+class _Crasher:
+    def __init__(self, seed=None) -> None:
+        self.moves = 0
+
+    def act(self, info_set) -> int:
+        self.moves += 1
+        if self.moves > 3:
+            raise RuntimeError("boom")
+        return info_set.legal_action_ids()[0]
+
+
+def test_failed_matches_are_recorded_and_the_run_goes_on(monkeypatch):
+    real = arena.make_agent
+    monkeypatch.setattr(arena, "make_agent", lambda kind, game, seed: _Crasher() if kind == "crash" else real(
+        kind, game, seed))
+    results = evaluate("citadels", 2, ["crash", "random"], games=4, seed=0)
+    assert len(results["failures"]) == 4
+    assert all("RuntimeError: boom" in f["reason"] and f["seed"] for f in results["failures"])
+    assert results["agents"]["random"]["appearances"] == 0
+
+
+def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path):
+    results = evaluate("citadels", 2, ["heuristic", "random"], games=20, seed=4)
+    ratings = results["ratings"]
+    heuristic = ratings["heuristic"]
+    assert heuristic["mu"] > ratings["random"]["mu"]
+    assert heuristic["ordinal"] == pytest.approx(heuristic["mu"] - 3 * heuristic["sigma"])
+    assert results["pairwise"]["heuristic"]["random"] + results["pairwise"]["random"]["heuristic"] == pytest.approx(1)
+    paths = arena.write_reports(results, tmp_path / "run")
+    names = {p.name for p in paths}
+    assert names == {"results.json", "matches.csv", "report.md", "ratings.png", "pairwise.png"}
+    saved = json.loads((tmp_path / "run" / "results.json").read_text())
+    for key in ("game", "num_players", "games", "seed", "agents", "ratings", "win_rate", "win_rate_ci95",
+                "mean_score", "mean_length", "truncated"):
+        assert key in saved
+    assert len((tmp_path / "run" / "matches.csv").read_text().splitlines()) == 21

@@ -72,6 +72,14 @@ def test_evaluate_prints_win_rates(capsys):
     assert "heuristic" in out and "random" in out
 
 
+def test_evaluate_writes_reports_with_worker_processes(capsys, tmp_path):
+    code, out, _ = run(capsys, "evaluate", "blue_moon_city", "--players", "2", "--agents", "heuristic,random",
+                       "--games", "4", "--jobs", "2", "--out", str(tmp_path / "run"))
+    assert code == 0 and "rating" in out
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
+        "matches.csv", "pairwise.png", "ratings.png", "report.md", "results.json"]
+
+
 def test_demo_runs_the_main_job(capsys, tmp_path):
     image = tmp_path / "demo.png"
     code, out, _ = run(capsys, "demo", "citadels", "--players", "3", "--games", "4", "--image", str(image))

@@ -1,9 +1,13 @@
-"""Seat-rotated matches between agents, with win rates and confidence intervals.
+"""Seat-rotated matches between agents: win rates with confidence intervals, OpenSkill ratings, reports.
 
 Generic over every game (`city_envs.make_game`) and every agent kind (`agents.registry.make_agent`).
-Match i is seeded from (seed, i) alone, so any match can be replayed on its own and a whole run is
-reproducible. Seats rotate so that each entry of the line-up sits in every seat equally often
-(exactly so when the number of games is a multiple of the number of seats).
+Match i is seeded from (seed, i) alone and its line-up is fixed by i, so any match can be replayed
+on its own and a run's results do not depend on how many worker processes played it.
+
+Scheduling: with one agent per seat, the line-up rotates one seat per match, so each entry sits in
+every seat equally often (exactly when the number of games is a multiple of the number of seats).
+With more agents than seats, every combination of seats' worth of agents is played in turn, each
+rotated through the seats the same way.
 
     >>> from training.arena import evaluate
     >>> evaluate("citadels", 4, ["heuristic", "random", "random", "random"], games=8, seed=0)
@@ -11,8 +15,13 @@ reproducible. Seats rotate so that each entry of the line-up sits in every seat 
 
 from __future__ import annotations
 
+import csv
+import json
 import math
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,6 +56,15 @@ def seat_lineup(agent_kinds: Sequence[str], match: int) -> list[str]:
     return [agent_kinds[(seat - shift) % n] for seat in range(n)]
 
 
+def schedule(agents: Sequence[str], num_players: int, match: int) -> list[str]:
+    """The line-up of match `match`: rotations of each combination of `num_players` agents in turn."""
+    if len(agents) < num_players:
+        raise ValueError(f"{len(agents)} agents for a {num_players}-player game: list one per seat, or more")
+    groups = list(combinations(agents, num_players))
+    group = groups[(match // num_players) % len(groups)]
+    return seat_lineup(group, match)
+
+
 def match_seeds(seed: int, match: int, num_players: int) -> tuple[int, list[int]]:
     """(game seed, one seed per seat) derived from (seed, match index) only."""
     ss = np.random.SeedSequence([seed, match])
@@ -58,55 +76,131 @@ def match_seeds(seed: int, match: int, num_players: int) -> tuple[int, list[int]
 def play_match(
     game_name: str, num_players: int, kinds: Sequence[str], seed: int, match: int, **options: Any
 ) -> dict:
-    """One match; returns per-seat kinds, scores, win shares, decisions and the truncation flag."""
+    """One match; a failure (an agent raising, an illegal action) is recorded, not raised."""
     game_seed, agent_seeds = match_seeds(seed, match, num_players)
-    game = make_game(game_name, num_players, seed=game_seed, **options)
-    agents = [make_agent(kind, game_name, s) for kind, s in zip(kinds, agent_seeds, strict=True)]
-    handles = [InfoSet(game, seat) for seat in range(num_players)]
+    record = {"match": match, "seed": game_seed, "kinds": list(kinds), "failed": False, "reason": ""}
     decisions = [0] * num_players
-    while not game.is_over():
-        seat = game.current_player()
-        game.apply(agents[seat].act(handles[seat]))
-        decisions[seat] += 1
+    try:
+        game = make_game(game_name, num_players, seed=game_seed, **options)
+        agents = [make_agent(kind, game_name, s) for kind, s in zip(kinds, agent_seeds, strict=True)]
+        handles = [InfoSet(game, seat) for seat in range(num_players)]
+        while not game.is_over():
+            seat = game.current_player()
+            game.apply(agents[seat].act(handles[seat]))
+            decisions[seat] += 1
+    except Exception as error:  # noqa: BLE001 - the run goes on and the report counts it
+        record.update(failed=True, reason=f"{type(error).__name__}: {error}", decisions=decisions,
+                      scores=[0.0] * num_players, win_share=[0.0] * num_players, winners=[], truncated=False)
+        return record
     won = game.winners()
-    share = [1.0 / len(won) if seat in won else 0.0 for seat in range(num_players)]
-    return {
-        "kinds": list(kinds),
-        "scores": [float(x) for x in game.scores()],
-        "win_share": share,
-        "decisions": decisions,
-        "truncated": bool(game.is_truncated()),
-    }
+    record.update(
+        scores=[float(x) for x in game.scores()],
+        win_share=[1.0 / len(won) if seat in won else 0.0 for seat in range(num_players)],
+        winners=list(won),
+        decisions=decisions,
+        truncated=bool(game.is_truncated()),
+    )
+    return record
+
+
+def _play_indexed(job: tuple) -> dict:
+    game_name, num_players, agents, seed, match, options = job
+    return play_match(game_name, num_players, schedule(agents, num_players, match), seed, match, **options)
+
+
+def run_matches(
+    game_name: str, num_players: int, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
+    progress: Any = None, **options: Any,
+) -> list[dict]:
+    """Every match record, in match order, played in `jobs` processes (the results are the same)."""
+    work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games)]
+    if jobs <= 1:
+        records = []
+        for job in work:
+            records.append(_play_indexed(job))
+            if progress is not None:
+                progress()
+        return records
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        records = []
+        for record in pool.map(_play_indexed, work, chunksize=max(1, games // (8 * jobs))):
+            records.append(record)
+            if progress is not None:
+                progress()
+        return records
+
+
+def rate(records: list[dict], agents: Sequence[str]) -> dict[str, dict]:
+    """OpenSkill Plackett-Luce ratings from the matches in order (failed matches are skipped).
+
+    Each seat is a one-player team ranked by win share then score. An agent holding several seats
+    of one match is rated in each and takes the mean of the posteriors.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in dict.fromkeys(agents)}
+    for record in records:
+        if record["failed"]:
+            continue
+        kinds = record["kinds"]
+        keys = [(-share, -score) for share, score in zip(record["win_share"], record["scores"], strict=True)]
+        order = sorted(set(keys))
+        ranks = [order.index(key) for key in keys]
+        teams = [[model.rating(mu=ratings[k].mu, sigma=ratings[k].sigma, name=k)] for k in kinds]
+        updated = model.rate(teams, ranks=ranks)
+        for name in set(kinds):
+            seats = [team[0] for team, k in zip(updated, kinds, strict=True) if k == name]
+            ratings[name] = model.rating(mu=sum(r.mu for r in seats) / len(seats),
+                                         sigma=sum(r.sigma for r in seats) / len(seats), name=name)
+    return {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for name, r in ratings.items()}
+
+
+def pairwise(records: list[dict], agents: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """Share of the shared matches in which the row agent finished ahead of the column agent."""
+    names = list(dict.fromkeys(agents))
+    ahead = {a: dict.fromkeys(names, 0.0) for a in names}
+    met = {a: dict.fromkeys(names, 0) for a in names}
+    for record in records:
+        if record["failed"]:
+            continue
+        keys = list(zip(record["win_share"], record["scores"], strict=True))
+        for i, a in enumerate(record["kinds"]):
+            for j, b in enumerate(record["kinds"]):
+                if i != j and a != b:
+                    met[a][b] += 1
+                    ahead[a][b] += 1.0 if keys[i] > keys[j] else 0.5 if keys[i] == keys[j] else 0.0
+    return {a: {b: (ahead[a][b] / met[a][b] if met[a][b] else None) for b in names} for a in names}
 
 
 def evaluate(
-    game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, **options: Any
+    game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, jobs: int = 1,
+    progress: Any = None, **options: Any,
 ) -> dict:
-    """Play `games` seat-rotated matches of the line-up `agent_kinds` (one kind per seat).
+    """Play `games` scheduled matches of the agents and aggregate them by agent.
 
-    Results are aggregated by agent kind; with k seats of one kind, each match counts k
-    appearances of it, so its `win_rate` is per seat and comparable with 1/num_players.
-    A match won jointly by several seats gives each of them 1/k of a win.
+    With k seats of one agent in a match, the match counts k appearances of it, so `win_rate` is per
+    seat and comparable with 1/num_players. A match won jointly by several seats gives each 1/k of a
+    win. Failed matches count in `failures` and nowhere else.
     """
-    if len(agent_kinds) != num_players:
-        raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
     if games < 1:
         raise ValueError("games must be >= 1")
-    kinds = list(dict.fromkeys(agent_kinds))
-    acc = {k: {"appearances": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0} for k in kinds}
-    seat_counts = {k: [0] * num_players for k in kinds}
-    truncations = 0
-    for match in range(games):
-        lineup = seat_lineup(agent_kinds, match)
-        result = play_match(game_name, num_players, lineup, seed, match, **options)
-        truncations += result["truncated"]
-        for seat, kind in enumerate(lineup):
+    if len(agent_kinds) < num_players:
+        raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
+    records = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=progress,
+                          **options)
+    names = list(dict.fromkeys(agent_kinds))
+    acc = {k: {"appearances": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0} for k in names}
+    seat_counts = {k: [0] * num_players for k in names}
+    played = [r for r in records if not r["failed"]]
+    for record in played:
+        for seat, kind in enumerate(record["kinds"]):
             a = acc[kind]
             a["appearances"] += 1
-            a["wins"] += result["win_share"][seat]
-            a["score"] += result["scores"][seat]
-            a["decisions"] += result["decisions"][seat]
-            a["truncations"] += result["truncated"]
+            a["wins"] += record["win_share"][seat]
+            a["score"] += record["scores"][seat]
+            a["decisions"] += record["decisions"][seat]
+            a["truncations"] += record["truncated"]
             seat_counts[kind][seat] += 1
     per_kind = {}
     for kind, a in acc.items():
@@ -115,13 +209,14 @@ def evaluate(
         per_kind[kind] = {
             "appearances": n,
             "wins": a["wins"],
-            "win_rate": a["wins"] / n,
+            "win_rate": a["wins"] / n if n else 0.0,
             "ci_low": low,
             "ci_high": high,
-            "mean_score": a["score"] / n,
-            "mean_decisions": a["decisions"] / n,
+            "mean_score": a["score"] / n if n else 0.0,
+            "mean_decisions": a["decisions"] / n if n else 0.0,
             "truncations": a["truncations"],
         }
+    ratings = rate(records, agent_kinds)
     return {
         "game": game_name,
         "num_players": num_players,
@@ -130,8 +225,17 @@ def evaluate(
         "seed": seed,
         "options": dict(options),
         "agents": per_kind,
+        "ratings": ratings,
+        "win_rate": {k: v["win_rate"] for k, v in per_kind.items()},
+        "win_rate_ci95": {k: [v["ci_low"], v["ci_high"]] for k, v in per_kind.items()},
+        "mean_score": {k: v["mean_score"] for k, v in per_kind.items()},
+        "mean_length": float(np.mean([sum(r["decisions"]) for r in played])) if played else 0.0,
+        "truncated": sum(r["truncated"] for r in played),
+        "failures": [{"match": r["match"], "seed": r["seed"], "kinds": r["kinds"], "reason": r["reason"]}
+                     for r in records if r["failed"]],
+        "pairwise": pairwise(records, agent_kinds),
         "seat_counts": seat_counts,
-        "truncations": truncations,
+        "matches": records,
     }
 
 
@@ -140,13 +244,74 @@ def format_results(results: dict) -> str:
     lines = [
         f"{results['game']} {results['num_players']}p, {results['games']} games, seed {results['seed']}",
         "",
-        "| agent | win rate | 95% CI | mean score | mean decisions |",
-        "|---|---|---|---|---|",
+        "| agent | rating (mu ± sigma) | win rate | 95% CI | mean score | mean decisions |",
+        "|---|---|---|---|---|---|",
     ]
     for kind, a in results["agents"].items():
+        rating = results["ratings"][kind]
         lines.append(
-            f"| {kind} | {a['win_rate']:.3f} | {a['ci_low']:.3f}-{a['ci_high']:.3f} "
-            f"| {a['mean_score']:.1f} | {a['mean_decisions']:.1f} |"
+            f"| {kind} | {rating['mu']:.1f} ± {rating['sigma']:.1f} | {a['win_rate']:.3f} "
+            f"| {a['ci_low']:.3f}-{a['ci_high']:.3f} | {a['mean_score']:.1f} | {a['mean_decisions']:.1f} |"
         )
-    lines.append(f"\ntruncated matches: {results['truncations']}")
+    lines.append(f"\ntruncated matches: {results['truncated']}; failed matches: {len(results['failures'])}")
     return "\n".join(lines)
+
+
+def write_reports(results: dict, out_dir: str | Path) -> list[Path]:
+    """results.json, matches.csv, report.md and two PNG plots (ratings, pairwise win rates)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {k: v for k, v in results.items() if k != "matches"}
+    (out / "results.json").write_text(json.dumps(summary, indent=2))
+    with open(out / "matches.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason"])
+        for r in results["matches"]:
+            writer.writerow([r["match"], r["seed"], " ".join(r["kinds"]), " ".join(f"{x:g}" for x in r["scores"]),
+                             " ".join(map(str, r["winners"])), sum(r["decisions"]), r["truncated"], r["failed"],
+                             r["reason"]])
+    report = [f"# {results['game']}, {results['num_players']} players", "", format_results(results), ""]
+    if results["failures"]:
+        report += ["## Failed matches", "", "| match | seed | seats | reason |", "|---|---|---|---|"]
+        report += [f"| {f['match']} | {f['seed']} | {', '.join(f['kinds'])} | {f['reason']} |"
+                   for f in results["failures"]]
+    (out / "report.md").write_text("\n".join(report) + "\n")
+    paths = [out / "results.json", out / "matches.csv", out / "report.md"]
+    paths += _plots(results, out)
+    return paths
+
+
+def _plots(results: dict, out: Path) -> list[Path]:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = list(results["ratings"])
+    fig = Figure(figsize=(6, 3.5), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    mus = [results["ratings"][k]["mu"] for k in names]
+    sigmas = [results["ratings"][k]["sigma"] for k in names]
+    ax.errorbar(range(len(names)), mus, yerr=sigmas, fmt="o", capsize=6)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylabel("OpenSkill mu ± sigma")
+    ax.set_title(f"{results['game']} {results['num_players']}p, {results['games']} games")
+    fig.tight_layout()
+    fig.savefig(out / "ratings.png")
+
+    fig = Figure(figsize=(5, 4), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    grid = np.array([[np.nan if results["pairwise"][a][b] is None else results["pairwise"][a][b] for b in names]
+                     for a in names], dtype=float)
+    image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn")
+    ax.set_xticks(range(len(names)), names)
+    ax.set_yticks(range(len(names)), names)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
+    ax.set_title("row finishes ahead of column")
+    fig.colorbar(image, ax=ax)
+    fig.tight_layout()
+    fig.savefig(out / "pairwise.png")
+    return [out / "ratings.png", out / "pairwise.png"]

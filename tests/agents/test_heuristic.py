@@ -123,7 +123,7 @@ def test_beats_random_in_two_player_games():
     results = evaluate("citadels", 2, ["heuristic", "random"], games=100, seed=2024)
     assert results["seat_counts"]["heuristic"] == [50, 50]
     assert results["agents"]["heuristic"]["win_rate"] >= 0.70
-    assert results["truncations"] == 0
+    assert results["truncated"] == 0
 
 
 # ----- full measurement (pytest -m slow) ---------------------------------------------------------
@@ -131,7 +131,7 @@ def test_beats_random_in_two_player_games():
 def test_beats_random_in_400_two_player_games():
     results = evaluate("citadels", 2, ["heuristic", "random"], games=400, seed=1)
     assert results["agents"]["heuristic"]["win_rate"] >= 0.75
-    assert results["truncations"] == 0
+    assert results["truncated"] == 0
 
 
 @pytest.mark.slow
@@ -141,4 +141,4 @@ def test_beats_randoms_at_a_full_table(n):
     heuristic = results["agents"]["heuristic"]
     assert heuristic["win_rate"] >= 0.6  # chance is 1/n
     assert heuristic["ci_low"] > 2.0 / n
-    assert results["truncations"] == 0
+    assert results["truncated"] == 0
