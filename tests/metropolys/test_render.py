@@ -1,56 +1,114 @@
-"""Metropolys for people: text (ansi), the board image (rgb_array), action descriptions."""
+"""Metropolys for people: the board image (rgb_array), the public text (ansi), action descriptions."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 import city_envs
 from city_envs.metropolys import components as cp
+from city_envs.metropolys import image
+from city_envs.metropolys import rules as r
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import play_out, random_action
+from .metropolys_testlib import COUNTS, VERSIONS, play_out, random_action
+
+SIZE = (640, 1000, 3)
+CARD_NAMES = set(cp.FAMILY_CARD_NAMES + cp.COLOUR_NAMES + cp.EXPERT_AREA_NAMES)
 
 
 def advance(game: Metropolys, steps: int, seed: int = 0) -> Metropolys:
     rng = np.random.default_rng(seed)
     for _ in range(steps):
+        if game.is_over():
+            break
         game.apply(random_action(game, rng))
     return game
 
 
-@pytest.mark.parametrize(("n", "version"), [(2, "family"), (3, "expert"), (4, "family")])
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def other_secret_cards(game: Metropolys) -> Metropolys:
+    """A clone whose secret cards differ from the game's (and nothing else does)."""
+    other = game.clone()
+    s = other.state
+    if s.version == r.FAMILY:
+        s.family_card = [(card + 1) % 4 if card >= 0 else card for card in s.family_card]
+    else:
+        s.colour_card = [(card + 1) % 5 for card in s.colour_card]
+        s.area_card = [(card + 1) % 5 for card in s.area_card]
+    return other
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("n", COUNTS)
 def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(n, version):
     game = Metropolys(n, seed=n, version=version)
-    first = game.render_image()
-    assert first.dtype == np.uint8 and first.shape == (640, 1000, 3)
-    game.apply(int(np.flatnonzero(game.legal_actions())[0]))
-    game.apply(int(np.flatnonzero(game.legal_actions())[0]))  # a bid is on the board now
-    second = game.render_image()
-    assert second.shape == first.shape and not np.array_equal(first, second)
-    assert play_out(game, np.random.default_rng(0)).render_image().shape == first.shape
+    start = game.render_image()
+    assert start.dtype == np.uint8 and start.shape == SIZE and start.std() > 10
+    game.apply(int(np.flatnonzero(game.legal_actions())[0]))  # the neighbourhood ...
+    chosen = game.render_image()
+    game.apply(int(np.flatnonzero(game.legal_actions())[0]))  # ... and the value: a bid is on the board
+    assert game.state.bids
+    bid = game.render_image()
+    assert bid.shape == SIZE and not np.array_equal(chosen, bid)
+    advance(game, 25, seed=n)
+    assert game.render_image().shape == SIZE
+    end = play_out(game, np.random.default_rng(n)).render_image()
+    assert end.dtype == np.uint8 and end.shape == SIZE
 
 
-def test_env_render_modes():
+@pytest.mark.parametrize("version", VERSIONS)
+def test_image_hides_secret_cards_until_the_end(version):
+    game = advance(Metropolys(4, seed=5, version=version), 40, seed=5)
+    assert not game.is_over()
+    assert np.array_equal(game.render_image(), other_secret_cards(game).render_image())
+    play_out(game, np.random.default_rng(5))
+    assert not np.array_equal(game.render_image(), other_secret_cards(game).render_image())
+
+
+def test_board_positions_cover_every_neighbourhood_inside_the_board():
+    assert len(cp.POSITION) == cp.NUM_NBHDS
+    assert all(0 <= x <= 100 and 0 <= y <= 100 for x, y in cp.POSITION)
+    assert image.XY.shape == (cp.NUM_NBHDS, 2) and image.TOKEN_XY.shape == (cp.NUM_NBHDS, 2)
+
+
+def test_env_rgb_array_returns_the_image():
     env = city_envs.make_env("metropolys", 3, render_mode="rgb_array")
     env.reset(seed=0)
-    assert env.render().shape == (640, 1000, 3)
-    env = city_envs.make_env("metropolys", 3, render_mode="ansi")
-    env.reset(seed=0)
-    text = env.render()
-    assert all(f"P{seat}:" in text for seat in range(3)) and "opens the call" in text
+    frame = env.render()
+    assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.shape == SIZE
 
 
-@pytest.mark.parametrize("version", ["family", "expert"])
-def test_public_text_hides_secret_cards_until_the_end(version):
-    game = advance(Metropolys(4, seed=2, version=version), 30)
-    names = cp.FAMILY_CARD_NAMES + cp.COLOUR_NAMES + cp.EXPERT_AREA_NAMES
-    text = game.render_text()
-    assert "cards:" not in text
-    assert not any(f"{kind} {name}" in text for kind in ("area", "neighbourhood") for name in names)
-    play_out(game, np.random.default_rng(1))
-    final = game.render_text()
-    assert final.count("cards:") == 4 and "winners" in final
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("n", COUNTS)
+def test_env_ansi_shows_every_seat_and_no_secret_card_before_the_end(n, version):
+    env = city_envs.make_env("metropolys", n, render_mode="ansi", version=version)
+    env.reset(seed=n)
+    game = env.unwrapped.game
+    rng = np.random.default_rng(n)
+    for step in range(60):
+        text = env.render()
+        assert isinstance(text, str) and all(f"P{seat}:" in text for seat in range(n))
+        assert "cards:" not in text and not words(text) & CARD_NAMES, text
+        for seat in range(n):
+            mine = {name for name in game.view(seat)["my_cards"].values() if name is not None}
+            assert mine and not words(text) & mine
+        if step % 20 == 0:
+            assert text == other_secret_cards(game).render_text()
+        action = random_action(game, rng)
+        env.step(action)
+        if game.is_over():
+            break
+    play_out(game, rng)
+    final = env.render()
+    assert final.count("cards:") == n and "winners" in final
+    for seat in range(n):
+        assert all(name in final for name in game.view(seat)["my_cards"].values() if name is not None)
 
 
 def test_private_text_shows_only_my_cards():
@@ -61,12 +119,13 @@ def test_private_text_shows_only_my_cards():
         assert mine["neighbourhood"] in text and mine["area"] in text
 
 
-def test_every_legal_action_has_a_distinct_description():
-    game = advance(Metropolys(4, seed=1), 9)
-    for _ in range(40):
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("n", COUNTS)
+def test_every_legal_action_has_a_distinct_description(n, version):
+    game = Metropolys(n, seed=n + 10, version=version)
+    rng = np.random.default_rng(n)
+    while not game.is_over():
         ids = np.flatnonzero(game.legal_actions()).tolist()
         texts = [game.describe_action(a) for a in ids]
-        assert len(set(texts)) == len(texts) and all(texts)
-        game.apply(ids[0])
-        if game.is_over():
-            break
+        assert all(texts) and len(set(texts)) == len(texts), texts
+        game.apply(random_action(game, rng))
