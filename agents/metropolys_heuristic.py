@@ -4,19 +4,30 @@ It reads only its seat's information set: `view()` and the legal action ids. Eve
 score over the legal options; the agent's generator only breaks exact ties, so a seeded agent is
 deterministic.
 
-- Worth of a neighbourhood: its token (trendy 3, subway 1 plus the Subway card if it would move,
-  archaeological -1 plus the Arch card's -2 if it would come to me) plus my secret objective (family
-  Area card +3; expert: Neighbourhood colour +2, the marginal points of my expert Area card and a
-  little for progress towards a set, 5 for taking the lead in a district's height comparison).
-- Price of a bid: the building it uses, value/13 x 4 points, less as the game nears its end.
-- A bid is safe when nobody still in the call holds a higher value, or when the spot has no free
-  neighbour left (nobody can follow): then the smallest such value is enough.
-- Opening: the best spot minus a risk of 0.5 per free neighbour; the smallest value on a spot
-  nobody can follow, else the smallest safe value if affordable, else a middling one.
-- Outbidding: the best legal spot if its worth beats the price of my smallest legal value, else pass.
+Outline of the strategy:
+
+- Worth of a spot, `val(n)`: its token (trendy 3; subway 1, plus the Subway card it would bring,
+  take from a rival or guard; archaeological -1, plus the Arch card's -2 growing as the game ages),
+  my secret objective (family Area card +3; expert: Neighbourhood colour +2, the marginal points of
+  my expert Area card, a little for progress towards a set, and a district's highest-building token
+  the value would win me) and denial (what the spot is worth to the rivals' secret cards, inferred
+  from where they built).
+- Price of a bid: the building it uses, growing with its value and falling as the game nears its
+  end; a few tall values are kept back for the last third (rule of thumb 1).
+- A bid wins outright when no seat still in the call holds a higher value, or when nobody can follow
+  it (no free neighbour); then the smallest such value is enough (rule 2), if the sure win is worth
+  more than a cheap bid that may hold.
+- Opening: every free spot scores its worth minus 0.5 per free neighbour; the smallest value on a
+  spot nobody can follow, a sure winner if affordable, else a middling value (rule 3).
+- Outbidding: the best legal spot if its worth beats the price of its value, else pass; passing
+  costs what the top bidder gains, so a spot that matters to a rival is contested.
+- The clock (rule 6): when a win ends the game (the 13th building), the estimated final scores
+  decide; a rival about to finish as the leader must be outbid at any price.
 """
 
 from __future__ import annotations
+
+import math
 
 from agents.base import make_rng
 from city_envs.core.infoset import InfoSet
@@ -24,42 +35,83 @@ from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 
 TOKEN_WORTH = {"trendy": 3.0, "subway": 1.0, "archaeological": -1.0}
-BUILDING_PRICE = 4.0  # points a building of value 13 is worth keeping, early in the game
+SUBWAY_GUARD = 1.5  # one more subway token when a rival could otherwise catch up with my count
+SUBWAY_BLOCK = 1.5  # taking a subway token that would bring a rival the Subway card
+ARCH_STICK_EARLY = 0.5  # share of the Arch card's -2 that sticks when taken at the start...
+# points a value-13 building is worth keeping early in the game, by version (expert spots score more)
+BUILDING_PRICE = {r.FAMILY: 4.0, r.EXPERT: 4.0}
 LATE_DISCOUNT = 0.6  # share of the price that disappears as the leader nears 13 buildings
+TALL, KEEP_TALL, TALL_RESERVE, LAST_THIRD = 10, 2, 1.5, 2 / 3
 RISK_PER_FREE_NEIGHBOUR = 0.5
+HOLD_CHANCE = 0.5  # chance that a bid some rival could beat still wins its call
+MID_VALUES = range(5, 9)
 PROGRESS_BONUS = 1.0  # expert Area card: per own building that a spot joins towards a set
-MID_VALUE = 5
+DENIAL = 0.5  # share of a spot's worth to the rivals that taking it is worth to me
+BELIEF_SHARPNESS = 1.0  # how strongly a rival's buildings reveal its secret cards
+WEIGHT_LEADER, WEIGHT_OTHER = 0.6, 0.3  # with 3-4 players: the best rival's points, the others'
+WIN = 30.0  # ending the game as the winner (or preventing a rival from doing so)
 EPS = 1e-9
 
 
-class Board:
-    """What one `view()` says about the board, in the shape the decisions need."""
+class Situation:
+    """Everything the agent derives from one `view()`; built once per decision."""
 
     def __init__(self, v: dict) -> None:
         self.v = v
         self.me = v["player"]
         self.n = v["num_players"]
+        self.version = v["version"]
+        self.cards = v["my_cards"]
         removed = {cp.DISTRICT_NAMES.index(name) for name in v["removed_districts"]}
+        self.districts = [d for d in range(5) if d not in removed]
         self.in_play = [cp.DISTRICT[nb] not in removed for nb in range(cp.NUM_NBHDS)]
         self.owner = [-1] * cp.NUM_NBHDS
-        self.value = [0] * cp.NUM_NBHDS
+        self.height = [0] * cp.NUM_NBHDS
         for nb, (seat, value) in v["buildings"].items():
-            self.owner[int(nb)] = seat
-            self.value[int(nb)] = value
+            self.owner[nb] = seat
+            self.height[nb] = cp.HEIGHT_CLASS[value]
         self.bid_at = {nb for _, nb, _ in v["bids"]}
-        self.token = {int(nb): name for nb, name in v["tokens_on_board"].items()}
+        self.token = v["tokens_on_board"]
         self.supply = v["supply"]
-        self.mine = [nb for nb in range(cp.NUM_NBHDS) if self.owner[nb] == self.me]
-        self.cards = v["my_cards"]
-        self.version = v["version"]
+        self.built = v["built"]
+        self.counts = v["tokens"]
         self.top = v["bids"][-1] if v["bids"] else None
-        self.clock = max(v["built"]) / cp.NUM_BUILDINGS
+        self.passed = set(v["passed"])
+        self.others = [seat for seat in range(self.n) if seat != self.me]
+        self.buildings = [[nb for nb in range(cp.NUM_NBHDS) if self.owner[nb] == seat] for seat in range(self.n)]
+        self.mine = self.buildings[self.me]
+        self.clock = max(self.built) / cp.NUM_BUILDINGS
+        self.rival_max = {seat: max(self.supply[seat], default=0) for seat in self.others}
+        self._beliefs: dict[int, list[tuple[dict, float]]] | None = None
+        self._area_now: int | None = None
+        self._estimates: list[float] | None = None
 
+    # ----- the board -----------------------------------------------------------------------------
     def is_free(self, nb: int) -> bool:
         return self.in_play[nb] and self.owner[nb] < 0 and nb not in self.bid_at
 
     def free_neighbours(self, nb: int) -> list[int]:
         return [other for other in cp.ADJ[nb] if self.is_free(other)]
+
+    def rivals_in_call(self) -> list[int]:
+        """Seats that could answer a bid of mine: still in the call (the top bidder included)."""
+        return [seat for seat in self.others if seat not in self.passed]
+
+    def my_values(self, above: int) -> list[int]:
+        return [value for value in self.supply[self.me] if value > above]
+
+    def sure_above(self, nb: int) -> int:
+        """The value a bid on `nb` must exceed to win outright (0: nobody can follow it at all)."""
+        if not self.free_neighbours(nb):
+            return 0
+        return max((self.rival_max[seat] for seat in self.rivals_in_call()), default=0)
+
+    def weight(self, seat: int) -> float:
+        """How much a rival's points count against mine (all of them with two players; the leader most)."""
+        if self.n == 2:
+            return 1.0
+        best = max(self.estimates()[o] for o in self.others)
+        return WEIGHT_LEADER if self.estimates()[seat] >= best else WEIGHT_OTHER
 
     # ----- worth of a spot -----------------------------------------------------------------------
     def token_worth(self, nb: int) -> float:
@@ -67,15 +119,28 @@ class Board:
         if name is None:
             return 0.0
         worth = TOKEN_WORTH[name]
-        tokens = self.v["tokens"]
         if name == "subway":
-            holder = self.v["subway_card"]
-            mine = tokens[self.me]["subway"] + 1
-            if holder < 0 or (holder != self.me and mine > tokens[holder]["subway"]):
-                worth += cp.SUBWAY_CARD_POINTS if holder < 0 else 2 * cp.SUBWAY_CARD_POINTS  # I gain, they lose
+            worth += self._subway_card_worth()
         elif name == "archaeological" and self.v["arch_card"] != self.me:
-            worth += cp.ARCH_CARD_POINTS
+            stick = ARCH_STICK_EARLY + (1.0 - ARCH_STICK_EARLY) * self.clock
+            holder = self.v["arch_card"]
+            relief = self.weight(holder) if holder >= 0 else 0.0
+            worth += cp.ARCH_CARD_POINTS * stick * (1.0 + relief)
         return worth
+
+    def _subway_card_worth(self) -> float:
+        holder = self.v["subway_card"]
+        subway = [counts["subway"] for counts in self.counts]
+        mine = subway[self.me] + 1
+        if holder == self.me:
+            return SUBWAY_GUARD if max(subway[o] for o in self.others) >= mine - 1 else 0.0
+        if holder < 0:
+            return float(cp.SUBWAY_CARD_POINTS)
+        if mine > subway[holder]:
+            return cp.SUBWAY_CARD_POINTS * (1.0 + self.weight(holder))
+        # a rival one token short of taking the card from its holder
+        chasing = [o for o in self.others if o != holder and subway[o] + 1 > subway[holder]]
+        return SUBWAY_BLOCK * max((self.weight(o) for o in chasing), default=0.0)
 
     def objective_worth(self, nb: int, value: int) -> float:
         if self.version == r.FAMILY:
@@ -87,61 +152,121 @@ class Board:
         colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
         area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
         worth = float(cp.NEIGHBOURHOOD_POINTS_PER_BUILDING) if cp.COLOUR[nb] == colour else 0.0
-        worth += r.area_points(area, [*self.mine, nb]) - r.area_points(area, self.mine)
-        worth += PROGRESS_BONUS * self.progress(area, nb)
-        worth += self.height_gain(nb, value)
+        if self._area_now is None:
+            self._area_now = r.area_points(area, self.mine)
+        worth += r.area_points(area, [*self.mine, nb]) - self._area_now
+        worth += PROGRESS_BONUS * self._progress(area, nb)
+        worth += self._height_gain(nb, cp.HEIGHT_CLASS[value])
         return worth
 
-    def progress(self, area: int, nb: int) -> float:
+    def _progress(self, area: int, nb: int) -> float:
         """Own buildings this spot would group with, for an expert Area card (capped)."""
         mine = set(self.mine)
         if area == cp.EXPERT_BRIDGES:
-            return float(any((nb, o) in cp.BRIDGES or (o, nb) in cp.BRIDGES for o in mine))
+            return float(any(other in mine and cp.DISTRICT[other] != cp.DISTRICT[nb] for other in cp.ADJ[nb]))
         if area == cp.EXPERT_CHAINS:
-            return min(2.0, float(sum(o in mine for o in cp.ADJ[nb])))
-        if area == cp.EXPERT_LAKES:
-            return min(2.0, max((sum(o in mine for o in lake) for lake in cp.LAKES if nb in lake), default=0))
-        if area == cp.EXPERT_STATUES:
-            return min(2.0, max((sum(o in mine for o in statue) for statue in cp.STATUES if nb in statue), default=0))
+            return min(2.0, float(sum(other in mine for other in cp.ADJ[nb])))
+        groups = cp.LAKES if area == cp.EXPERT_LAKES else cp.STATUES if area == cp.EXPERT_STATUES else None
+        if groups is not None:
+            return min(2.0, float(max((sum(o in mine for o in g) for g in groups if nb in g), default=0)))
         district = cp.DISTRICT[nb]
         return float(0 < sum(cp.DISTRICT[o] == district for o in mine) < cp.DISTRICT_SET_SIZE)
 
-    def height_gain(self, nb: int, value: int) -> float:
-        """5 if building `value` here makes me (co-)best in the district's height comparison."""
-        district = cp.DISTRICT[nb]
+    def _height_lists(self, district: int) -> dict[int, list[int]]:
         lists: dict[int, list[int]] = {}
-        for other in range(cp.NUM_NBHDS):
-            if self.owner[other] >= 0 and cp.DISTRICT[other] == district:
-                lists.setdefault(self.owner[other], []).append(cp.HEIGHT_CLASS[self.value[other]])
+        for nb in range(cp.NUM_NBHDS):
+            if self.owner[nb] >= 0 and cp.DISTRICT[nb] == district:
+                lists.setdefault(self.owner[nb], []).append(self.height[nb])
+        return {seat: sorted(h, reverse=True) for seat, h in lists.items()}
 
-        def leads(heights: dict[int, list[int]]) -> bool:
-            ranked = {seat: sorted(h, reverse=True) for seat, h in heights.items()}
-            return self.me in ranked and ranked[self.me] == max(ranked.values())
+    def _height_gain(self, nb: int, height: int) -> float:
+        """5 if building this height class on `nb` makes me (co-)best in its district's comparison."""
+        lists = self._height_lists(cp.DISTRICT[nb])
+        before = self.me in lists and lists[self.me] == max(lists.values())
+        lists[self.me] = sorted([*lists.get(self.me, []), height], reverse=True)
+        return cp.HIGHEST_BUILDING_POINTS * ((lists[self.me] == max(lists.values())) - before)
 
-        before = leads(lists)
-        lists.setdefault(self.me, []).append(cp.HEIGHT_CLASS[value])
-        return cp.HIGHEST_BUILDING_POINTS * (leads(lists) - before)
+    def denial_worth(self, nb: int) -> float:
+        """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
+        total = 0.0
+        for seat in self.others:
+            gain = sum(p * _card_points(self.version, cards, nb) for cards, p in self.beliefs()[seat])
+            total += self.weight(seat) * gain
+        return DENIAL * total
 
     def worth(self, nb: int, value: int) -> float:
-        return self.token_worth(nb) + self.objective_worth(nb, value)
+        return self.token_worth(nb) + self.objective_worth(nb, value) + self.denial_worth(nb)
 
-    # ----- prices and safety ---------------------------------------------------------------------
+    def rival_worth(self, seat: int, nb: int) -> float:
+        """What building on `nb` is worth to a rival: the token's face value and its expected objective."""
+        gain = TOKEN_WORTH.get(self.token.get(nb), 0.0)
+        return gain + sum(p * _card_points(self.version, cards, nb) for cards, p in self.beliefs()[seat])
+
+    # ----- prices --------------------------------------------------------------------------------
     def price(self, value: int) -> float:
-        return value / cp.NUM_BUILDINGS * BUILDING_PRICE * (1.0 - LATE_DISCOUNT * self.clock)
+        price = value / cp.NUM_BUILDINGS * BUILDING_PRICE[self.version] * (1.0 - LATE_DISCOUNT * self.clock)
+        tall = sum(v >= TALL for v in self.supply[self.me])
+        if value >= TALL and self.clock < LAST_THIRD and tall <= KEEP_TALL:
+            price += TALL_RESERVE
+        return price
 
-    def safe_above(self, nb: int) -> int:
-        """Lowest value nobody still in the call can beat on `nb` (0: nobody can follow at all)."""
-        if not any(other for other in cp.ADJ[nb] if self.is_free(other) and other != nb):
-            return 0
-        return max((max(self.supply[seat], default=0) for seat in self.rivals_after_me()), default=0)
+    # ----- what the rivals hold ------------------------------------------------------------------
+    def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
+        """Per rival: (possible secret cards, probability), from where it built (rule of thumb 7)."""
+        if self._beliefs is None:
+            self._beliefs = {seat: self._belief(seat) for seat in self.others}
+        return self._beliefs
 
-    def rivals_after_me(self) -> list[int]:
-        """Seats that could answer my bid: still in the call, not me (the current top bidder too)."""
-        passed = set(self.v["passed"])
-        return [seat for seat in range(self.n) if seat != self.me and seat not in passed]
+    def _belief(self, seat: int) -> list[tuple[dict, float]]:
+        built = self.buildings[seat]
+        if self.version == r.FAMILY:
+            deck = [c for c in range(4) if not (self.n == 2 and c == cp.FAMILY_BORDERS)]
+            mine = cp.FAMILY_CARD_NAMES.index(self.cards["area"])
+            options = [{"area": c} for c in deck if c != mine]
+            hits = [sum(nb in cp.FAMILY_QUALIFYING[o["area"]] for nb in built) for o in options]
+        else:
+            mine = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
+            options = [{"colour": c} for c in range(5) if c != mine]
+            hits = [sum(cp.COLOUR[nb] == o["colour"] for nb in built) for o in options]
+        weights = [math.exp(BELIEF_SHARPNESS * (h - max(hits))) for h in hits]
+        total = sum(weights)
+        return [(o, w / total) for o, w in zip(options, weights, strict=True)]
 
-    def my_values(self, above: int) -> list[int]:
-        return [v for v in self.supply[self.me] if v > above]
+    def estimates(self) -> list[float]:
+        """Final scores if the game ended now: mine exact, the rivals' objective in expectation."""
+        if self._estimates is None:
+            self._estimates = [float(x) for x in self.v["public_scores"]]
+            for seat in range(self.n):
+                self._estimates[seat] += self._objective_now(seat)
+        return self._estimates
+
+    def _objective_now(self, seat: int) -> float:
+        built = self.buildings[seat]
+        points = 0.0
+        if self.version == r.EXPERT:
+            for district in self.districts:
+                lists = self._height_lists(district)
+                if seat in lists and lists[seat] == max(lists.values()):
+                    points += cp.HIGHEST_BUILDING_POINTS
+        if seat == self.me:
+            if self.version == r.FAMILY:
+                card = self.cards["area"]
+                return points + r.family_points(cp.FAMILY_CARD_NAMES.index(card), built)
+            colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
+            area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
+            return points + r.colour_points(colour, built) + r.area_points(area, built)
+        for cards, p in self.beliefs()[seat]:
+            points += p * sum(_card_points(self.version, cards, nb) for nb in built)
+        if self.version == r.EXPERT:
+            points += 2.0 * len(built) / 3  # a rough share of an unknown expert Area card
+        return points
+
+
+def _card_points(version: str, cards: dict, nb: int) -> float:
+    """Points a building on `nb` earns under a guessed secret card (family Area, expert colour)."""
+    if version == r.FAMILY:
+        return float(cp.FAMILY_POINTS_PER_BUILDING) if nb in cp.FAMILY_QUALIFYING[cards["area"]] else 0.0
+    return float(cp.NEIGHBOURHOOD_POINTS_PER_BUILDING) if cp.COLOUR[nb] == cards["colour"] else 0.0
 
 
 class MetropolysHeuristicAgent:
@@ -156,13 +281,14 @@ class MetropolysHeuristicAgent:
             raise ValueError(f"seat {info_set.player} has no decision to make now")
         if len(legal) == 1:
             return legal[0]
-        board = Board(info_set.view())
-        if board.v["decision"] == "VALUE":
-            return self._value(board, legal)
+        sit = Situation(info_set.view())
+        if sit.v["decision"] == "VALUE":
+            value = self._bid_value(sit, sit.v["chosen"], sit.top[2] if sit.top else 0)
+            return r.VALUE_ACTION + value - 1
         spots = [a for a in legal if a < r.VALUE_ACTION]
         if r.PASS not in legal:
-            return self._open(board, spots)
-        return self._outbid(board, spots)
+            return self._open(sit, spots)
+        return self._outbid(sit, spots)
 
     def _best(self, options: list, score) -> int:
         values = [score(o) for o in options]
@@ -170,39 +296,54 @@ class MetropolysHeuristicAgent:
         tied = [o for o, x in zip(options, values, strict=True) if x >= top - EPS]
         return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
-    def _bid_value(self, board: Board, nb: int, floor: int) -> int:
-        """The value I would bid on `nb` above `floor`: the smallest safe one if affordable, else the smallest."""
-        values = board.my_values(floor)
-        safe = board.safe_above(nb)
-        winning = [v for v in values if v > safe]
-        if winning and board.price(winning[0]) <= board.worth(nb, winning[0]) + board.price(values[0]):
-            return winning[0]
-        if floor == 0 and safe > 0:  # an open spot: a middling value to discourage cheap outbids
-            middling = [v for v in values if v >= MID_VALUE]
-            return middling[0] if middling else values[0]
-        return values[0]
+    def _gain(self, sit: Situation, nb: int, value: int) -> float:
+        """Worth minus price of building `value` on `nb`, with the endgame (rule of thumb 6)."""
+        gain = sit.worth(nb, value) - sit.price(value)
+        if sit.built[sit.me] == cp.NUM_BUILDINGS - 1:  # this win ends the game
+            mine = sit.estimates()[sit.me] + sit.token_worth(nb) + sit.objective_worth(nb, value)
+            gain += WIN if mine > max(sit.estimates()[o] for o in sit.others) else -WIN
+        return gain
 
-    def _open(self, board: Board, spots: list[int]) -> int:
+    def _bid_value(self, sit: Situation, nb: int, floor: int) -> int:
+        """The value to bid on `nb` above `floor`: a sure winner if worth it, else a cheap or middling one."""
+        values = sit.my_values(floor)
+        sure = [v for v in values if v > sit.sure_above(nb)]
+        if floor == 0 and not sure:
+            middling = [v for v in values if v in MID_VALUES] or [v for v in values if v > MID_VALUES[-1]]
+            cheap = middling[0] if middling else values[0]
+        else:
+            cheap = values[0]
+        if sure and (sure[0] == cheap or self._gain(sit, nb, sure[0]) >= HOLD_CHANCE * self._gain(sit, nb, cheap)):
+            return sure[0]
+        return cheap
+
+    def _open(self, sit: Situation, spots: list[int]) -> int:
         def score(nb: int) -> float:
-            value = self._bid_value(board, nb, 0)
-            risk = RISK_PER_FREE_NEIGHBOUR * len(board.free_neighbours(nb)) if board.safe_above(nb) >= value else 0.0
-            return board.worth(nb, value) - risk - board.price(value)
+            value = self._bid_value(sit, nb, 0)
+            gain = self._gain(sit, nb, value)
+            if value <= sit.sure_above(nb):
+                gain -= RISK_PER_FREE_NEIGHBOUR * len(sit.free_neighbours(nb))
+            return gain
 
         return self._best(spots, score)
 
-    def _outbid(self, board: Board, spots: list[int]) -> int:
-        floor = board.top[2]
+    def _outbid(self, sit: Situation, spots: list[int]) -> int:
+        floor = sit.top[2]
+        stake = self._pass_cost(sit)
 
         def gain(nb: int) -> float:
-            value = self._bid_value(board, nb, floor)
-            return board.worth(nb, value) - board.price(value)
+            return self._gain(sit, nb, self._bid_value(sit, nb, floor))
 
         best = self._best(spots, gain)
-        return best if gain(best) > 0 else r.PASS
+        return best if gain(best) + stake > 0 else r.PASS
 
-    def _value(self, board: Board, legal: list[int]) -> int:
-        nb = board.v["chosen"]
-        floor = board.top[2] if board.top else 0
-        value = self._bid_value(board, nb, floor)
-        action = r.VALUE_ACTION + value - 1
-        return action if action in legal else min(legal)
+    def _pass_cost(self, sit: Situation) -> float:
+        """What passing gives away: with one rival left, its top bid builds (a finishing leader: the game)."""
+        seat, nb, value = sit.top
+        if len(sit.rivals_in_call()) > 1:
+            return 0.0
+        if sit.built[seat] == cp.NUM_BUILDINGS - 1:
+            theirs = sit.estimates()[seat] + sit.rival_worth(seat, nb)
+            rest = [sit.estimates()[o] for o in range(sit.n) if o != seat]
+            return WIN if theirs >= max(rest) else 0.0
+        return DENIAL * sit.weight(seat) * sit.rival_worth(seat, nb)
