@@ -15,7 +15,9 @@ HEURISTICS: dict[str, str] = {
     "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
     "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
 }
-AGENT_KINDS = ("random", "heuristic")
+AGENT_KINDS = ("random", "heuristic", "ismcts")
+# `ismcts:key=value:...` parameters and their types
+ISMCTS_PARAMS = {"iters": int, "seconds": float, "c": float, "max_rollout": int, "rollout": str}
 
 
 def heuristic_class(game_name: str) -> type:
@@ -25,10 +27,37 @@ def heuristic_class(game_name: str) -> type:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+def parse_params(spec: str, allowed: dict[str, type]) -> dict:
+    """`key=value:key=value` to typed keyword arguments; unknown keys or bad values raise ValueError."""
+    params = {}
+    for part in filter(None, spec.split(":")):
+        key, _, text = part.partition("=")
+        if key not in allowed or not text:
+            raise ValueError(f"bad agent parameter {part!r}; allowed: {', '.join(f'{k}=...' for k in allowed)}")
+        try:
+            params[key] = allowed[key](text)
+        except ValueError:
+            raise ValueError(f"bad value in agent parameter {part!r}: expected {allowed[key].__name__}") from None
+    return params
+
+
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
-    """A fresh agent of `kind` for `game_name`."""
-    if kind == "random":
+    """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
+    [:max_rollout=N][:rollout=random|heuristic]."""
+    name, _, spec = kind.partition(":")
+    if name == "random" and not spec:
         return RandomAgent(seed)
-    if kind == "heuristic":
+    if name == "heuristic" and not spec:
         return heuristic_class(game_name)(seed)
+    if name == "ismcts":
+        from agents.ismcts import ISMCTSAgent
+
+        params = parse_params(spec, ISMCTS_PARAMS)
+        if "c" in params:
+            params["exploration"] = params.pop("c")
+        if "seconds" in params:
+            params.setdefault("iters", None)
+        if params.get("rollout") == "heuristic":
+            heuristic_class(game_name)  # fail early for games without one
+        return ISMCTSAgent(seed, game_name=game_name, **params)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")
