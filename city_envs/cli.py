@@ -160,7 +160,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     with Progress(transient=True) as bar:
         task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
         result = evaluate(args.game, args.players, kinds, args.games, args.seed, jobs=args.jobs,
-                          progress=lambda: bar.advance(task), **options)
+                          progress=lambda: bar.advance(task), backend=args.backend, address=args.address,
+                          **options)
     print(format_results(result))
     if args.out:
         for path in write_reports(result, args.out):
@@ -219,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--agents", default="heuristic,random", help="comma-separated agents")
     evaluate.add_argument("--games", type=int, default=100)
     evaluate.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
+    evaluate.add_argument("--backend", choices=("process", "ray"), default="process",
+                          help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')")
+    evaluate.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
     evaluate.add_argument("--out", help="directory for results.json, matches.csv, report.md and plots")
     evaluate.add_argument("--json", help="also write the results to this file")
     evaluate.set_defaults(func=cmd_evaluate)

@@ -173,3 +173,21 @@ def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path
                 "mean_score", "mean_length", "truncated"):
         assert key in saved
     assert len((tmp_path / "run" / "matches.csv").read_text().splitlines()) == 21
+
+
+def test_unknown_backend_and_stray_address_are_refused():
+    with pytest.raises(ValueError, match="allowed: process, ray"):
+        evaluate("citadels", 2, ["random", "random"], games=1, seed=0, backend="dask")
+    with pytest.raises(ValueError, match="ray backend"):
+        evaluate("citadels", 2, ["random", "random"], games=1, seed=0, address="10.0.0.1:6379")
+
+
+def test_ray_backend_gives_the_process_backend_results():
+    ray = pytest.importorskip("ray")
+    lineup = ["heuristic", "random", "random"]
+    local = evaluate("blue_moon_city", 3, lineup, games=6, seed=11, jobs=2)
+    try:
+        on_ray = evaluate("blue_moon_city", 3, lineup, games=6, seed=11, jobs=2, backend="ray")
+    finally:
+        ray.shutdown()
+    assert on_ray == local

@@ -108,26 +108,61 @@ def _play_indexed(job: tuple) -> dict:
     return play_match(game_name, num_players, schedule(agents, num_players, match), seed, match, **options)
 
 
+BACKENDS = ("process", "ray")
+
+
 def run_matches(
     game_name: str, num_players: int, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
-    progress: Any = None, **options: Any,
+    progress: Any = None, backend: str = "process", address: str | None = None, **options: Any,
 ) -> list[dict]:
-    """Every match record, in match order, played in `jobs` processes (the results are the same)."""
+    """Every match record, in match order. The records are the same whatever runs them: this
+    process (`jobs` 1), `jobs` worker processes, or Ray tasks (`backend="ray"`, on the cluster at
+    `address`, or on a local Ray instance of `jobs` CPUs when no address is given)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError("an address is for the ray backend (--backend ray)")
     work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games)]
+    if backend == "ray":
+        return _run_on_ray(work, jobs, address, progress)
     if jobs <= 1:
-        records = []
-        for job in work:
-            records.append(_play_indexed(job))
-            if progress is not None:
-                progress()
-        return records
+        results = map(_play_indexed, work)
+        return _collect(results, progress)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        records = []
-        for record in pool.map(_play_indexed, work, chunksize=max(1, games // (8 * jobs))):
-            records.append(record)
+        return _collect(pool.map(_play_indexed, work, chunksize=max(1, games // (8 * jobs))), progress)
+
+
+def _collect(results: Any, progress: Any) -> list[dict]:
+    records = []
+    for record in results:
+        records.append(record)
+        if progress is not None:
+            progress()
+    return records
+
+
+def _run_on_ray(work: list[tuple], jobs: int, address: str | None, progress: Any) -> list[dict]:
+    """Each match a Ray task; results gathered in match order. Every node needs city-envs installed."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("the ray backend needs Ray: pip install 'city-envs[cluster]'") from None
+    if not ray.is_initialized():
+        if address is None:
+            ray.init(num_cpus=max(1, jobs), include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    play = ray.remote(_play_indexed)
+    pending = [play.remote(job) for job in work]
+    index = {ref: i for i, ref in enumerate(pending)}
+    records: list[dict | None] = [None] * len(work)
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        for ref in done:
+            records[index[ref]] = ray.get(ref)
             if progress is not None:
                 progress()
-        return records
+    return records  # type: ignore[return-value]
 
 
 def rate(records: list[dict], agents: Sequence[str]) -> dict[str, dict]:
@@ -175,7 +210,7 @@ def pairwise(records: list[dict], agents: Sequence[str]) -> dict[str, dict[str, 
 
 def evaluate(
     game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, jobs: int = 1,
-    progress: Any = None, **options: Any,
+    progress: Any = None, backend: str = "process", address: str | None = None, **options: Any,
 ) -> dict:
     """Play `games` scheduled matches of the agents and aggregate them by agent.
 
@@ -188,7 +223,7 @@ def evaluate(
     if len(agent_kinds) < num_players:
         raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
     records = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=progress,
-                          **options)
+                          backend=backend, address=address, **options)
     names = list(dict.fromkeys(agent_kinds))
     acc = {k: {"appearances": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0} for k in names}
     seat_counts = {k: [0] * num_players for k in names}
