@@ -1,15 +1,22 @@
-"""Information-set Monte Carlo tree search (single observer), generic over every game.
+"""Information-set Monte Carlo tree search, generic over every game.
 
-Built only on the seat's information set and the `Game` API: each iteration draws a fresh
-determinization (`info_set.determinize`), walks a tree of the seat's *own* decisions with UCT (the
-other seats' moves, and chance, are played by the rollout policy inside the determinized match),
-expands one node, plays the match out and backs up the seat's return. Actions that are legal in only
-some determinizations are scored with availability counts (Cowling, Powley and Whitehouse, 2012).
+Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), built only on the seat's information
+set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `returns`, `scores`):
+
+- every iteration draws a fresh determinization of the match from the seat's information set;
+- the tree is keyed by the moves played from the root (every seat's, so a node knows what the
+  searching seat will have seen by then); each edge keeps the statistics of the seat that chose it,
+  and selection at a node maximizes that seat's UCB value (multi-player, max-n style);
+- an action legal in only some determinizations is scored with its availability count in place of
+  the parent's visit count;
+- after one expansion the match is played out by the rollout policy (uniform random, or the game's
+  heuristic agent for every seat) for at most `max_rollout` decisions; the values backed up are
+  `returns()` at the end, or, when the rollout was cut short, each seat's rank by current
+  `scores()`, mapped to [-1, 1].
+
 The budget is a number of iterations or a number of seconds; the agent's generator makes every
-choice, so a seeded agent with an iteration budget is deterministic.
-
-Returns are the game's `returns()` at the end; a rollout stopped by `max_rollout` is scored from
-the current `scores()` by rank, in [-1, 1].
+random choice, so a seeded agent with an iteration budget is deterministic. The move played is the
+root edge with the most visits.
 """
 
 from __future__ import annotations
@@ -23,35 +30,49 @@ from agents.base import make_rng
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 
+ROLLOUTS = ("random", "heuristic")
+
 
 class Node:
-    """Statistics of one own-decision point: per action visits, summed reward and availability."""
+    """A point in the tree; `edges` maps (seat, action) to the edge statistics of that move."""
 
-    __slots__ = ("children", "visits", "total", "available")
+    __slots__ = ("edges", "available")
 
     def __init__(self) -> None:
-        self.children: dict[int, Node] = {}
+        self.edges: dict[tuple[int, int], Edge] = {}
+        self.available: dict[tuple[int, int], int] = {}
+
+
+class Edge:
+    """One move from a node: visits and summed value for the seat that made it, and the next node."""
+
+    __slots__ = ("visits", "total", "child")
+
+    def __init__(self) -> None:
         self.visits = 0
         self.total = 0.0
-        self.available: dict[int, int] = {}
+        self.child = Node()
 
 
 class ISMCTSAgent:
-    """`ismcts` in the agent registry: `ismcts:iters=500` or `ismcts:seconds=1.0`."""
+    """`ismcts` in the agent registry, e.g. `ismcts:iters=200` or `ismcts:seconds=1.0:rollout=random`."""
 
     def __init__(self, seed=None, iters: int | None = 200, seconds: float | None = None,
-                 exploration: float = 0.7, max_rollout: int | None = 200, game_name: str = "",
-                 rollout: str = "random") -> None:
+                 exploration: float = 0.7, max_rollout: int | None = 40, rollout: str = "heuristic") -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
-        if rollout not in ("random", "heuristic"):
-            raise ValueError(f"unknown rollout {rollout!r}; allowed: random, heuristic")
+        if (iters is not None and iters < 1) or (seconds is not None and seconds <= 0):
+            raise ValueError("the budget must be positive")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"unknown rollout {rollout!r}; allowed: {', '.join(ROLLOUTS)}")
+        if max_rollout is not None and max_rollout < 0:
+            raise ValueError("max_rollout must be >= 0")
         self.rng = make_rng(seed)
         self.iters, self.seconds = iters, seconds
         self.exploration = exploration
         self.max_rollout = max_rollout
-        self.game_name = game_name
         self.rollout = rollout
+        self.last_iterations = 0
 
     def act(self, info_set: InfoSet) -> int:
         legal = info_set.legal_action_ids()
@@ -60,69 +81,71 @@ class ISMCTSAgent:
         if len(legal) == 1:
             return legal[0]
         me = info_set.player
-        policies = self._policies(info_set.num_players)
+        policies = self._policies(info_set.game_name, info_set.num_players)
         root = Node()
-        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
-        while (done < self.iters) if deadline is None else (time.perf_counter() < deadline or done == 0):
-            self._iterate(info_set.determinize(self.rng), me, root, policies)
+        while (done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline):
+            self._iterate(info_set.determinize(self.rng), root, policies)
             done += 1
-        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))
+        self.last_iterations = done
+        visits = {a: root.edges[(me, a)].visits if (me, a) in root.edges else -1 for a in legal}
+        return max(legal, key=lambda a: (visits[a], -a))
 
     # ----- one iteration ------------------------------------------------------------------------
-    def _iterate(self, game: Game, me: int, root: Node, policies: list) -> None:
-        node, path = root, [root]
-        expanded = False
-        while not game.is_over() and not expanded:
+    def _iterate(self, game: Game, root: Node, policies: list) -> None:
+        node, path = root, []
+        while not game.is_over():
             seat = game.current_player()
-            if seat != me:
-                game.apply(self._policy_move(game, seat, policies))
-                continue
-            actions = game.legal_action_ids()
-            for a in actions:
-                node.available[a] = node.available.get(a, 0) + 1
-            untried = [a for a in actions if a not in node.children]
+            moves = [(seat, a) for a in game.legal_action_ids()]
+            for move in moves:
+                node.available[move] = node.available.get(move, 0) + 1
+            untried = [move for move in moves if move not in node.edges]
             if untried:
-                action = untried[int(self.rng.integers(len(untried)))]
-                node.children[action] = Node()
-                expanded = True
-            else:
-                action = max(actions, key=lambda a: self._ucb(node, a))
-            game.apply(action)
-            node = node.children[action]
-            path.append(node)
+                move = untried[int(self.rng.integers(len(untried)))]
+                edge = node.edges[move] = Edge()
+                game.apply(move[1])
+                path.append((edge, seat))
+                break
+            move = max(moves, key=lambda m: self._ucb(node, m))
+            edge = node.edges[move]
+            game.apply(move[1])
+            path.append((edge, seat))
+            node = edge.child
         steps = 0
         while not game.is_over() and (self.max_rollout is None or steps < self.max_rollout):
-            game.apply(self._policy_move(game, game.current_player(), policies))
+            seat = game.current_player()
+            game.apply(self._policy_move(game, seat, policies[seat]))
             steps += 1
-        reward = self._value(game, me)
-        for visited in path:
-            visited.visits += 1
-            visited.total += reward
+        values = self._values(game)
+        for edge, seat in path:
+            edge.visits += 1
+            edge.total += values[seat]
 
-    def _ucb(self, node: Node, action: int) -> float:
-        child = node.children[action]
-        return child.total / child.visits + self.exploration * math.sqrt(
-            math.log(node.available[action]) / child.visits)
+    def _ucb(self, node: Node, move: tuple[int, int]) -> float:
+        edge = node.edges[move]
+        return edge.total / edge.visits + self.exploration * math.sqrt(math.log(node.available[move]) / edge.visits)
 
-    def _policies(self, num_players: int) -> list:
+    def _policies(self, game_name: str, num_players: int) -> list:
+        """The rollout policy of each seat: None for uniform random, else a heuristic agent."""
         if self.rollout == "random":
             return [None] * num_players
         from agents.registry import make_agent
 
-        return [make_agent("heuristic", self.game_name, self.rng) for _ in range(num_players)]
+        return [make_agent("heuristic", game_name, self.rng) for _ in range(num_players)]
 
-    def _policy_move(self, game: Game, seat: int, policies: list) -> int:
-        policy = policies[seat]
+    def _policy_move(self, game: Game, seat: int, policy) -> int:
         if policy is None:
-            return int(self.rng.choice(np.flatnonzero(game.legal_actions())))
+            legal = np.flatnonzero(game.legal_actions())
+            return int(legal[self.rng.integers(len(legal))])
         return policy.act(InfoSet(game, seat))
 
     @staticmethod
-    def _value(game: Game, me: int) -> float:
+    def _values(game: Game) -> list[float]:
+        """Each seat's value: `returns()` at the end, else its rank by current scores in [-1, 1]."""
         if game.is_over():
-            return float(game.returns()[me])
+            return [float(x) for x in game.returns()]
         scores = game.scores()
-        others = [s for seat, s in enumerate(scores) if seat != me]
-        ahead = sum(scores[me] > s for s in others) + 0.5 * sum(scores[me] == s for s in others)
-        return 2.0 * ahead / len(others) - 1.0
+        n = len(scores)
+        ahead = [sum(mine > s for s in scores) + 0.5 * (sum(mine == s for s in scores) - 1) for mine in scores]
+        return [2.0 * a / (n - 1) - 1.0 for a in ahead]

@@ -307,7 +307,8 @@ class MetropolysHeuristicAgent:
     def _bid_value(self, sit: Situation, nb: int, floor: int) -> int:
         """The value to bid on `nb` above `floor`: a sure winner if worth it, else a cheap or middling one."""
         values = sit.my_values(floor)
-        sure = [v for v in values if v > sit.sure_above(nb)]
+        needed = sit.sure_above(nb)
+        sure = [v for v in values if v > needed]
         if floor == 0 and not sure:
             middling = [v for v in values if v in MID_VALUES] or [v for v in values if v > MID_VALUES[-1]]
             cheap = middling[0] if middling else values[0]

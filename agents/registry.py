@@ -57,7 +57,7 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
             params["exploration"] = params.pop("c")
         if "seconds" in params:
             params.setdefault("iters", None)
-        if params.get("rollout") == "heuristic":
+        if params.get("rollout", "heuristic") == "heuristic":
             heuristic_class(game_name)  # fail early for games without one
-        return ISMCTSAgent(seed, game_name=game_name, **params)
+        return ISMCTSAgent(seed, **params)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")

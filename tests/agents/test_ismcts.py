@@ -1,0 +1,97 @@
+"""ISMCTSAgent: a correct search on a toy game, determinism, budgets, hidden information, specs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.ismcts import ISMCTSAgent
+from agents.registry import make_agent
+from city_envs import GAMES, make_game
+from city_envs.core.infoset import InfoSet
+from tests.core.nim_toy import Nim
+
+
+def test_finds_the_winning_move_in_nim():
+    """From a heap of 6 the only winning move takes 2 (leaving a multiple of 4)."""
+    agent = ISMCTSAgent(seed=0, iters=400, rollout="random", max_rollout=None)
+    game = Nim(2, seed=0, heap=6)
+    assert agent.act(InfoSet(game, 0)) == 1
+
+
+def test_answers_every_reply_in_nim():
+    """After 9 -> 8 and any reply, the search takes what leaves 4."""
+    for reply in range(3):
+        game = Nim(2, seed=0, heap=9)
+        game.apply(0)
+        game.apply(reply)
+        agent = ISMCTSAgent(seed=1, iters=300, rollout="random", max_rollout=None)
+        assert agent.act(InfoSet(game, 0)) == 2 - reply
+
+
+def test_plays_the_forced_move_without_searching():
+    game = Nim(2, seed=0, heap=1)
+    agent = ISMCTSAgent(seed=0, iters=50, rollout="random")
+    assert agent.act(InfoSet(game, 0)) == 0 and agent.last_iterations == 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_same_seed_same_choice_and_a_legal_one(name):
+    game = make_game(name, 2, seed=3)
+    rng = np.random.default_rng(0)
+    while len(game.legal_action_ids()) < 2:
+        game.apply(int(rng.choice(game.legal_action_ids())))
+    seat = game.current_player()
+    choices = [make_agent("ismcts:iters=12:max_rollout=10", name, 7).act(InfoSet(game, seat)) for _ in range(2)]
+    assert choices[0] == choices[1] and choices[0] in game.legal_action_ids()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_search_never_touches_the_real_match(name):
+    game = make_game(name, 3, seed=5)
+    before = game.to_dict()
+    seat = game.current_player()
+    make_agent("ismcts:iters=8:max_rollout=20", name, 0).act(InfoSet(game, seat))
+    assert game.to_dict() == before
+
+
+def test_uses_only_what_the_seat_may_know():
+    """Two matches that differ only in what the searching seat cannot see give the same choice."""
+    game = make_game("citadels", 3, seed=11)
+    seat = game.current_player()
+    twin = game.determinize(seat, np.random.default_rng(99))
+    assert np.array_equal(game.observation(seat), twin.observation(seat))
+    choose = lambda g: make_agent("ismcts:iters=30:max_rollout=15", "citadels", 4).act(InfoSet(g, seat))  # noqa: E731
+    assert choose(game) == choose(twin)
+
+
+def test_time_budget_runs_at_least_one_iteration():
+    game = Nim(2, seed=0, heap=10)
+    agent = ISMCTSAgent(seed=0, iters=None, seconds=0.05, rollout="random")
+    assert agent.act(InfoSet(game, 0)) in (0, 1, 2) and agent.last_iterations >= 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"iters": None}, "exactly one budget"),
+        ({"iters": 10, "seconds": 1.0}, "exactly one budget"),
+        ({"iters": 0}, "positive"),
+        ({"rollout": "greedy"}, "allowed: random, heuristic"),
+        ({"max_rollout": -1}, "max_rollout"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ISMCTSAgent(seed=0, **kwargs)
+
+
+def test_agent_specs():
+    agent = make_agent("ismcts:seconds=0.5:c=1.2:rollout=random:max_rollout=15", "metropolys", 0)
+    assert (agent.iters, agent.seconds, agent.exploration, agent.rollout, agent.max_rollout) == (
+        None, 0.5, 1.2, "random", 15)
+    assert make_agent("ismcts", "citadels", 0).iters == 200
+    with pytest.raises(ValueError, match="allowed: iters="):
+        make_agent("ismcts:depth=3", "citadels", 0)
+    with pytest.raises(ValueError, match="expected int"):
+        make_agent("ismcts:iters=many", "citadels", 0)
