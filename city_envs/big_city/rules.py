@@ -136,8 +136,10 @@ class State:
     exterior: frozenset = field(default=None, compare=False, repr=False)
     covered: set = field(default=None, compare=False, repr=False)  # internal edges of multi-plot pieces
     tram_set: set = field(default=None, compare=False, repr=False)
-    tile_memo: dict = field(default=None, compare=False, repr=False)
-    board_memo: object = field(default=None, compare=False, repr=False)  # view.board_block
+    # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
+    # the board changes, so copies can share it: "tiles" (n, r) -> tile_options, "touch", "facility"
+    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block
+    memo: dict = field(default=None, compare=False, repr=False)
 
 
 # ===== setup (section 3) =======================================================================
@@ -179,7 +181,7 @@ def rebuild_derived(s: State) -> None:
     for _kind, _owner, plots, _points in s.pieces:
         _cover(s, plots)
     s.tram_set = set(s.trams)
-    s.board_memo = None
+    s.memo = {}
 
 
 def _rebuild_grid(s: State) -> None:
@@ -188,7 +190,6 @@ def _rebuild_grid(s: State) -> None:
         if s.px[p] >= 0:
             grid[cell_index(s.px[p], s.py[p])] = p
     s.grid = grid
-    s.tile_memo = {}
     _recompute_outskirts(s)
 
 
@@ -371,15 +372,24 @@ def building_points(s: State, kind: int, plots: tuple[int, ...]) -> int:
     return (base + (not outskirts)) * (1 + next_to_city_hall(s, plots) + tram)
 
 
-def kind_placements(s: State, kind: int, plots: set[int]) -> list[tuple[int, ...]]:
-    """Legal placements of building `kind` on plots drawn from `plots` (free, placed plots)."""
+def kind_placements(s: State, kind: int, plots: set[int], by_size: dict | None = None) -> list[tuple[int, ...]]:
+    """Legal placements of building `kind` on plots drawn from `plots` (free, placed plots).
+
+    `by_size` caches the shape placements of one call site across kinds.
+    """
     if s.supply[kind] <= 0:
         return []
     if kind == cp.CITY_HALL:
         return [(cp.CITY_HALL_PLOT,)] if cp.CITY_HALL_PLOT in plots else []
     if kind in cp.SPECIAL_BUILDINGS and not city_hall_built(s):
         return []
-    found = shape_placements(s, plots - {cp.CITY_HALL_PLOT}, cp.KIND_SIZE[kind])
+    size = cp.KIND_SIZE[kind]
+    if by_size is not None and size in by_size:
+        found = by_size[size]
+    else:
+        found = shape_placements(s, plots - {cp.CITY_HALL_PLOT}, size)
+        if by_size is not None:
+            by_size[size] = found
     if kind in cp.SPECIAL_BUILDINGS:
         found = [pl for pl in found if special_allowed(s, kind, pl)]
     return found
@@ -396,6 +406,13 @@ def free_plots(s: State) -> set[int]:
 
 # ===== parks and factories =====================================================================
 def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
+    key = ("facility", kind)
+    if key not in s.memo:
+        s.memo[key] = _facility_placements(s, kind)
+    return s.memo[key]
+
+
+def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
     low, high = cp.FACILITY_OUTSKIRTS[kind]
     found = set()
     grid, trams = s.grid, s.tram_set
@@ -423,22 +440,41 @@ def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
 # ===== trams ===================================================================================
 def tram_edges(s: State) -> dict[int, int]:
     """Legal tram edges: canonical id -> geometric key (section 4, TRAM)."""
+    if "trams" not in s.memo:
+        s.memo["trams"] = _tram_edges(s)
+    return s.memo["trams"]
+
+
+def _tram_edges(s: State) -> dict[int, int]:
+    out = {}
+    if not s.trams:  # the first segment: any street
+        for p in range(cp.NUM_PLOTS):
+            if s.px[p] >= 0:
+                for side in range(4):
+                    key = plot_key(s, p, side)
+                    if key not in s.covered:
+                        out[canonical_edge(s, p, side)] = key
+        return out
     vertices = set()
     for key in s.trams:
         vertices.update(key_vertices(key))
-    out = {}
-    for p in range(cp.NUM_PLOTS):
-        if s.px[p] < 0:
-            continue
-        for side in range(4):
-            key = plot_key(s, p, side)
+    grid = s.grid
+    for v in vertices:
+        x, y = v % VERTEX_ROW, v // VERTEX_ROW
+        # the four edges at lattice point (x, y), each with the cell on its far side from the point
+        for cx, cy, side in ((x, y, cp.N), (x - 1, y, cp.N), (x, y, cp.W), (x, y - 1, cp.W)):
+            key = side_key(cx, cy, side)
             if key in s.tram_set or key in s.covered:
                 continue
-            if vertices:
-                a, b = key_vertices(key)
-                if a not in vertices and b not in vertices:
-                    continue
-            out[canonical_edge(s, p, side)] = key
+            dx, dy = cp.DIRS[side]
+            p = grid[cell_index(cx, cy)] if 0 <= cx < cp.GRID and 0 <= cy < cp.GRID else -1
+            if p >= 0:
+                out[canonical_edge(s, p, side)] = key
+                continue
+            ox, oy = cx + dx, cy + dy  # the cell across the edge
+            q = grid[cell_index(ox, oy)] if 0 <= ox < cp.GRID and 0 <= oy < cp.GRID else -1
+            if q >= 0:
+                out[canonical_edge(s, q, cp.OPPOSITE[side])] = key
     return out
 
 
@@ -447,40 +483,52 @@ def _tile_cells(n: int, r: int, ax: int, ay: int) -> list[tuple[int, int]]:
     return [(ax + c, ay + w) for c, w in cp.LAYOUTS[n][r][2]]
 
 
+def _touch_map(s: State) -> dict[int, int]:
+    """Empty cell index -> the minimum contact edge (4 * idx(q) + side of q) of the plots around it."""
+    if "touch" not in s.memo:
+        touch = {}
+        grid = s.grid
+        for q in range(cp.NUM_PLOTS):
+            if s.px[q] < 0:
+                continue
+            for side, (dx, dy) in enumerate(cp.DIRS):
+                i = cell_index(s.px[q] + dx, s.py[q] + dy)
+                if grid[i] < 0:
+                    e = 4 * q + side
+                    if e < touch.get(i, 1 << 20):
+                        touch[i] = e
+        s.memo["touch"] = touch
+    return s.memo["touch"]
+
+
 def _placement_min_edge(s: State, n: int, r: int, ax: int, ay: int) -> int:
     """The minimum contact edge of a legal placement, or -1 if the placement is illegal."""
     grid = s.grid
+    touch = _touch_map(s)
     touching = 0
     best = 1 << 20
-    for x, y in _tile_cells(n, r, ax, ay):
-        if not (0 <= x < cp.GRID and 0 <= y < cp.GRID) or grid[cell_index(x, y)] >= 0:
+    for c, w in cp.LAYOUTS[n][r][2]:
+        x, y = ax + c, ay + w
+        if not (0 <= x < cp.GRID and 0 <= y < cp.GRID):
             return -1
-        touched = False
-        for side, (dx, dy) in enumerate(cp.DIRS):
-            q = grid[cell_index(x + dx, y + dy)]
-            if q >= 0:
-                touched = True
-                e = 4 * q + cp.OPPOSITE[side]
-                if e < best:
-                    best = e
-        touching += touched
+        i = cell_index(x, y)
+        if grid[i] >= 0:
+            return -1
+        e = touch.get(i)
+        if e is not None:
+            touching += 1
+            if e < best:
+                best = e
     return best if touching >= 2 else -1
 
 
 def tile_options(s: State, n: int, r: int) -> dict[tuple[int, int], int]:
     """Legal anchors of tile n at rotation r -> their minimum contact edge (memoized per city)."""
-    key = (n, r)
-    memo = s.tile_memo
+    key = ("tiles", n, r)
+    memo = s.memo
     if key in memo:
         return memo[key]
-    frontier = set()
-    for p in range(cp.NUM_PLOTS):
-        if s.px[p] < 0:
-            continue
-        for dx, dy in cp.DIRS:
-            x, y = s.px[p] + dx, s.py[p] + dy
-            if s.grid[cell_index(x, y)] < 0:
-                frontier.add((x, y))
+    frontier = [(i % PAD - 1, i // PAD - 1) for i in _touch_map(s)]
     cells = cp.LAYOUTS[n][r][2]
     anchors = {(x - c, y - w) for x, y in frontier for c, w in cells}
     options = {}
@@ -548,8 +596,9 @@ def main_options(s: State) -> list[int]:
     if hall:
         options += [c for c in cp.SPECIAL_CARDS if c in s.hands[p] and facility_placements(s, cp.FACILITY_OF_CARD[c])]
     plots = hand_plots(s, p)
+    by_size: dict[int, list] = {}
     for kind in range(cp.NUM_KINDS):
-        if kind_placements(s, kind, plots):
+        if kind_placements(s, kind, plots, by_size):
             options.append(BUILD + kind)
     if hall and trams_left(s) > 0 and tram_edges(s):
         options.append(TRAM)
@@ -643,8 +692,7 @@ def _apply_tile_cell(s: State, action: int) -> None:
     for p in cp.TILE_PLOTS[n]:
         grid[cell_index(s.px[p], s.py[p])] = p
     s.grid = grid
-    s.tile_memo = {}
-    s.board_memo = None
+    s.memo = {}
     _recompute_outskirts(s)
     s.tile, s.rotation, s.edge = 0, -1, -1
     if s.setup_order:
@@ -716,7 +764,7 @@ def _apply_select(s: State, action: int) -> None:
     for q in plots:
         s.occupant[q] = piece
     _cover(s, list(plots))
-    s.board_memo = None
+    s.memo = {}
     s.selected = []
     s.kind = s.card = -1
     _end_action(s)
@@ -729,7 +777,7 @@ def _apply_tram(s: State, action: int) -> None:
     key = tram_edges(s)[action - EDGE]
     s.trams.append(key)
     s.tram_set.add(key)
-    s.board_memo = None
+    s.memo = {}
     s.trams_this_action += 1
     if s.first_tram or s.trams_this_action >= 2 or trams_left(s) <= 0 or not tram_edges(s):
         _end_action(s)

@@ -65,7 +65,7 @@ def _static_plots() -> np.ndarray:
 
 def board_block(s: State) -> np.ndarray:
     """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid."""
-    if s.board_memo is None:
+    if "board" not in s.memo:
         rows = _static_plots().copy()
         hall = r.city_hall_built(s)
         for p in range(cp.NUM_PLOTS):
@@ -98,8 +98,8 @@ def board_block(s: State) -> np.ndarray:
                 row[base + 3] = r.plot_key(s, p, side) in s.tram_set
             row[DEAD] = r.is_dead(s, p)
         rows.flags.writeable = False
-        s.board_memo = rows
-    return s.board_memo
+        s.memo["board"] = rows
+    return s.memo["board"]
 
 
 @cache
@@ -246,7 +246,7 @@ def copy_state(s: State) -> State:
         selected=list(s.selected), exchange=list(s.exchange), trams_this_action=s.trams_this_action,
         first_tram=s.first_tram, last_pass=list(s.last_pass), winners=list(s.winners), truncated=s.truncated,
         grid=s.grid, outskirts=s.outskirts, holes=s.holes, exterior=s.exterior, covered=set(s.covered),
-        tram_set=set(s.tram_set), tile_memo=s.tile_memo, board_memo=s.board_memo,
+        tram_set=set(s.tram_set), memo=s.memo,
     )
 
 
