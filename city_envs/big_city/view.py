@@ -321,3 +321,26 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
         container[j] = pools[i].pop()
     return twin
 
+
+
+def seat_state(v: dict) -> State:
+    """A State holding exactly what view `v` says: the seat's own hand, the others' hands empty, the
+    piles anonymous. Agents evaluate moves on it with the pure rule functions (points, placements)."""
+    n = v["num_players"]
+    me = v["player"]
+    out = set(v["out"])
+    s = State(
+        n=n, hand_limit=v["hand_limit"], tiles=[None if t is None else list(t) for t in v["tiles"]],
+        px=[xy[0] for xy in v["plot_xy"]], py=[xy[1] for xy in v["plot_xy"]], occupant=[-1] * cp.NUM_PLOTS,
+        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
+        trams=list(v["trams"]), supply=list(v["supply"]), hands=[list(v["hand"]) if q == me else [] for q in range(n)],
+        piles=[[] for _ in range(8)], pile_known=[[] for _ in range(8)],
+        out=[c in out for c in range(cp.NUM_CARDS)], scores=list(v["scores"]),
+        setup_tiles=list(v["setup_tiles"]), setup_order=list(v["setup_order"]), active=v["active"],
+        last_pass=list(v["last_pass"]),
+    )
+    for index, piece in enumerate(s.pieces):
+        for p in piece[2]:
+            s.occupant[p] = index
+    r.rebuild_derived(s)
+    return s
