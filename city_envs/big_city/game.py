@@ -8,7 +8,7 @@ from city_envs.big_city import render, rules, view
 from city_envs.big_city.rules import State
 from city_envs.core.game import Game
 
-DERIVED_FIELDS = ("grid", "outskirts", "holes", "exterior", "covered", "tram_set", "memo")
+DERIVED_FIELDS = ("grid", "outskirts", "holes", "exterior", "covered", "tram_set", "memo", "geo")
 
 
 class BigCity(Game):

@@ -137,9 +137,11 @@ class State:
     covered: set = field(default=None, compare=False, repr=False)  # internal edges of multi-plot pieces
     tram_set: set = field(default=None, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
-    # the board changes, so copies can share it: "tiles" (n, r) -> tile_options, "touch", "facility"
+    # the board changes, so copies can share it: "facility"
     # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block
     memo: dict = field(default=None, compare=False, repr=False)
+    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "plots"
+    geo: dict = field(default=None, compare=False, repr=False)
 
 
 # ===== setup (section 3) =======================================================================
@@ -190,6 +192,7 @@ def _rebuild_grid(s: State) -> None:
         if s.px[p] >= 0:
             grid[cell_index(s.px[p], s.py[p])] = p
     s.grid = grid
+    s.geo = {}
     _recompute_outskirts(s)
 
 
@@ -485,7 +488,7 @@ def _tile_cells(n: int, r: int, ax: int, ay: int) -> list[tuple[int, int]]:
 
 def _touch_map(s: State) -> dict[int, int]:
     """Empty cell index -> the minimum contact edge (4 * idx(q) + side of q) of the plots around it."""
-    if "touch" not in s.memo:
+    if "touch" not in s.geo:
         touch = {}
         grid = s.grid
         for q in range(cp.NUM_PLOTS):
@@ -497,8 +500,8 @@ def _touch_map(s: State) -> dict[int, int]:
                     e = 4 * q + side
                     if e < touch.get(i, 1 << 20):
                         touch[i] = e
-        s.memo["touch"] = touch
-    return s.memo["touch"]
+        s.geo["touch"] = touch
+    return s.geo["touch"]
 
 
 def _placement_min_edge(s: State, n: int, r: int, ax: int, ay: int) -> int:
@@ -523,21 +526,42 @@ def _placement_min_edge(s: State, n: int, r: int, ax: int, ay: int) -> int:
 
 
 def tile_options(s: State, n: int, r: int) -> dict[tuple[int, int], int]:
-    """Legal anchors of tile n at rotation r -> their minimum contact edge (memoized per city)."""
-    key = ("tiles", n, r)
-    memo = s.memo
-    if key in memo:
-        return memo[key]
-    frontier = [(i % PAD - 1, i // PAD - 1) for i in _touch_map(s)]
-    cells = cp.LAYOUTS[n][r][2]
-    anchors = {(x - c, y - w) for x, y in frontier for c, w in cells}
-    options = {}
-    for ax, ay in sorted(anchors):
-        e = _placement_min_edge(s, n, r, ax, ay)
-        if e >= 0:
-            options[(ax, ay)] = e
-    memo[key] = options
-    return options
+    """Legal anchors of tile n at rotation r -> their minimum contact edge (memoized per city).
+
+    Legality and contacts depend only on the rotated rectangle (W' x H'), so all tiles and rotations
+    of one rectangle share the answer; it is computed for every anchor of the grid at once
+    (`_placement_min_edge` is the same rule for one anchor).
+    """
+    width, height = cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1]
+    key = ("tiles", width, height)
+    memo = s.geo
+    if key not in memo:
+        memo[key] = _rectangle_options(s, width, height)
+    return memo[key]
+
+
+NO_CONTACT = 1 << 20
+
+
+def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
+    occupied = np.array(s.grid, dtype=np.int32).reshape(PAD, PAD) >= 0
+    contact = np.full(PAD * PAD, NO_CONTACT, dtype=np.int32)
+    for i, e in _touch_map(s).items():
+        contact[i] = e
+    contact = contact.reshape(PAD, PAD)
+    rows, cols = cp.GRID - height + 1, cp.GRID - width + 1  # anchors keeping the tile on the grid
+    overlap = np.zeros((rows, cols), dtype=np.int32)
+    touching = np.zeros((rows, cols), dtype=np.int32)
+    best = np.full((rows, cols), NO_CONTACT, dtype=np.int32)
+    for w in range(height):
+        for c in range(width):
+            occ = occupied[1 + w:1 + w + rows, 1 + c:1 + c + cols]
+            con = contact[1 + w:1 + w + rows, 1 + c:1 + c + cols]
+            overlap += occ
+            touching += con < NO_CONTACT
+            np.minimum(best, con, out=best)
+    ys, xs = np.nonzero((overlap == 0) & (touching >= 2))
+    return dict(zip(zip(xs.tolist(), ys.tolist(), strict=True), best[ys, xs].tolist(), strict=True))
 
 
 def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
@@ -693,6 +717,7 @@ def _apply_tile_cell(s: State, action: int) -> None:
         grid[cell_index(s.px[p], s.py[p])] = p
     s.grid = grid
     s.memo = {}
+    s.geo = {}
     _recompute_outskirts(s)
     s.tile, s.rotation, s.edge = 0, -1, -1
     if s.setup_order:

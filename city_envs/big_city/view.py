@@ -63,11 +63,12 @@ def _static_plots() -> np.ndarray:
     return rows
 
 
-def board_block(s: State) -> np.ndarray:
-    """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid."""
-    if "board" not in s.memo:
+def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
+    """What depends on the tiles alone: the plot rows' geometry columns, the plots beside each street
+    (key -> [(plot, side)]) and the placed plots; memoized until a tile is placed."""
+    if "plots" not in s.geo:
         rows = _static_plots().copy()
-        hall = r.city_hall_built(s)
+        beside: dict[int, list[tuple[int, int]]] = {}
         for p in range(cp.NUM_PLOTS):
             if s.px[p] < 0:
                 continue
@@ -75,28 +76,45 @@ def board_block(s: State) -> np.ndarray:
             x, y = s.px[p], s.py[p]
             row[0] = 1.0
             row[1], row[2] = x / 53.0, y / 53.0
-            piece = s.occupant[p]
-            if piece >= 0:
-                kind, owner, plots, _ = s.pieces[piece]
-                row[OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
-                row[OWNER + owner] = 1.0
-                row[SIZE] = len(plots) / 4.0
-            else:
-                row[OCCUPANT + FREE_COLUMN] = 1.0
             row[OUTSKIRTS] = s.outskirts[p]
             for side, (dx, dy) in enumerate(cp.DIRS):
                 across = r.cell_index(x + dx, y + dy)
                 base = SIDES + 4 * side
                 if s.grid[across] >= 0:
                     row[base] = 1.0
-                    if hall and s.grid[across] == cp.CITY_HALL_PLOT:
-                        row[CHA] = 1.0
                 elif across in s.exterior:
                     row[base + 1] = 1.0
                 elif across in s.holes:
                     row[base + 2] = 1.0
-                row[base + 3] = r.plot_key(s, p, side) in s.tram_set
-            row[DEAD] = r.is_dead(s, p)
+                beside.setdefault(r.side_key(x, y, side), []).append((p, side))
+        placed = np.array([x >= 0 for x in s.px])
+        rows.flags.writeable = False
+        s.geo["plots"] = (rows, beside, placed)
+    return s.geo["plots"]
+
+
+def board_block(s: State) -> np.ndarray:
+    """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid."""
+    if "board" not in s.memo:
+        geometry, beside, placed = _geometry_block(s)
+        rows = geometry.copy()
+        rows[placed, OCCUPANT + FREE_COLUMN] = 1.0
+        for kind, owner, plots, _ in s.pieces:
+            for p in plots:
+                row = rows[p]
+                row[OCCUPANT + FREE_COLUMN] = 0.0
+                row[OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
+                row[OWNER + owner] = 1.0
+                row[SIZE] = len(plots) / 4.0
+                row[DEAD] = kind >= cp.PARK2
+        for key in s.trams:
+            for p, side in beside[key]:
+                rows[p, SIDES + 4 * side + 3] = 1.0
+        if r.city_hall_built(s):
+            for side in range(4):
+                q = r.neighbour(s, cp.CITY_HALL_PLOT, side)
+                if q >= 0:
+                    rows[q, CHA] = 1.0
         rows.flags.writeable = False
         s.memo["board"] = rows
     return s.memo["board"]
@@ -126,6 +144,8 @@ def observation(s: State, p: int) -> np.ndarray:
     plots[out[out < cp.NUM_PLOTS], OUT] = 1.0
     special[out[out >= cp.NUM_PLOTS] - cp.PARK2_CARD, 1] = 1.0
     for i in range(8):
+        if p not in s.pile_known[i]:
+            continue
         for c, seat in zip(s.piles[i], s.pile_known[i], strict=True):
             if seat == p:
                 if c < cp.NUM_PLOTS:
@@ -246,7 +266,7 @@ def copy_state(s: State) -> State:
         selected=list(s.selected), exchange=list(s.exchange), trams_this_action=s.trams_this_action,
         first_tram=s.first_tram, last_pass=list(s.last_pass), winners=list(s.winners), truncated=s.truncated,
         grid=s.grid, outskirts=s.outskirts, holes=s.holes, exterior=s.exterior, covered=set(s.covered),
-        tram_set=set(s.tram_set), memo=s.memo,
+        tram_set=set(s.tram_set), memo=s.memo, geo=s.geo,
     )
 
 
