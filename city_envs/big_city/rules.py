@@ -30,7 +30,6 @@ A tile's contact edge in TILE_EDGE is named from the plot already in the city (4
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -199,34 +198,27 @@ def _rebuild_grid(s: State) -> None:
 def _recompute_outskirts(s: State) -> None:
     """Flood-fill the empty cells from outside the bounding box (orthogonal steps only) (2.7)."""
     placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
-    xs = [s.px[p] for p in placed]
-    ys = [s.py[p] for p in placed]
-    x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
+    x0, x1 = min(s.px[p] for p in placed) - 1, max(s.px[p] for p in placed) + 1
+    y0, y1 = min(s.py[p] for p in placed) - 1, max(s.py[p] for p in placed) + 1
     grid = s.grid
+    box = {cell_index(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)}
     start = cell_index(x0, y0)
     exterior = {start}
-    queue = deque([(x0, y0)])
-    while queue:
-        x, y = queue.popleft()
-        for dx, dy in cp.DIRS:
-            nx, ny = x + dx, y + dy
-            if x0 <= nx <= x1 and y0 <= ny <= y1:
-                i = cell_index(nx, ny)
-                if i not in exterior and grid[i] < 0:
-                    exterior.add(i)
-                    queue.append((nx, ny))
-    holes = set()
-    for y in range(y0, y1 + 1):
-        for x in range(x0, x1 + 1):
-            i = cell_index(x, y)
-            if grid[i] < 0 and i not in exterior:
-                holes.add(i)
+    stack = [start]
+    steps = (1, -1, PAD, -PAD)
+    while stack:
+        i = stack.pop()
+        for step in steps:
+            j = i + step
+            if j in box and j not in exterior and grid[j] < 0:
+                exterior.add(j)
+                stack.append(j)
+    s.holes = frozenset(i for i in box if grid[i] < 0 and i not in exterior)
     outskirts = [False] * cp.NUM_PLOTS
     for p in placed:
-        x, y = s.px[p], s.py[p]
-        outskirts[p] = any(cell_index(x + dx, y + dy) in exterior for dx, dy in cp.DIRS)
+        i = cell_index(s.px[p], s.py[p])
+        outskirts[p] = any(i + step in exterior for step in steps)
     s.outskirts = outskirts
-    s.holes = frozenset(holes)
     s.exterior = frozenset(exterior)
 
 
@@ -240,12 +232,29 @@ def _cover(s: State, plots: list[int]) -> None:
 
 
 def neighbour(s: State, p: int, side: int) -> int:
-    dx, dy = cp.DIRS[side]
-    return s.grid[cell_index(s.px[p] + dx, s.py[p] + dy)]
+    return neighbour_table(s)[p][side]
+
+
+def neighbour_table(s: State) -> list[tuple[int, int, int, int]]:
+    """Per placed plot, the plot across its N, E, S and W sides (-1 for none); memoized per city."""
+    if "neighbours" not in s.geo:
+        grid = s.grid
+        s.geo["neighbours"] = [
+            tuple(grid[cell_index(s.px[p] + dx, s.py[p] + dy)] for dx, dy in cp.DIRS) if s.px[p] >= 0 else (-1,) * 4
+            for p in range(cp.NUM_PLOTS)]
+    return s.geo["neighbours"]
 
 
 def plot_key(s: State, p: int, side: int) -> int:
-    return side_key(s.px[p], s.py[p], side)
+    return key_table(s)[p][side]
+
+
+def key_table(s: State) -> list[tuple[int, int, int, int]]:
+    """Per placed plot, the geometric keys of its N, E, S and W sides; memoized per city."""
+    if "keys" not in s.geo:
+        s.geo["keys"] = [tuple(side_key(s.px[p], s.py[p], side) for side in range(4)) if s.px[p] >= 0 else ()
+                         for p in range(cp.NUM_PLOTS)]
+    return s.geo["keys"]
 
 
 def canonical_edge(s: State, p: int, side: int) -> int:
@@ -287,16 +296,17 @@ def shape_placements(s: State, plots: set[int], size: int) -> list[tuple[int, ..
         return [(p,) for p in sorted(plots)]
     out = []
     trams = s.tram_set
+    table, keys = neighbour_table(s), key_table(s)
     for p in plots:
         for side in (cp.E, cp.S):
-            q = neighbour(s, p, side)
-            if q not in plots or plot_key(s, p, side) in trams:
+            q = table[p][side]
+            if q not in plots or keys[p][side] in trams:
                 continue
             if size == 2:
                 out.append((p, q) if p < q else (q, p))
                 continue
-            r = neighbour(s, q, side)
-            if r in plots and plot_key(s, q, side) not in trams:
+            r = table[q][side]
+            if r in plots and keys[q][side] not in trams:
                 out.append(tuple(sorted((p, q, r))))
     out.sort()
     return out
@@ -304,11 +314,12 @@ def shape_placements(s: State, plots: set[int], size: int) -> list[tuple[int, ..
 
 def adjacent_pieces(s: State, plots: tuple[int, ...]) -> set[int]:
     found = set()
+    table = neighbour_table(s)
+    occupant = s.occupant
     for p in plots:
-        for side in range(4):
-            q = neighbour(s, p, side)
-            if q >= 0 and q not in plots and s.occupant[q] >= 0:
-                found.add(s.occupant[q])
+        for q in table[p]:
+            if q >= 0 and occupant[q] >= 0 and q not in plots:
+                found.add(occupant[q])
     return found
 
 
@@ -418,26 +429,33 @@ def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
 def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
     low, high = cp.FACILITY_OUTSKIRTS[kind]
     found = set()
-    grid, trams = s.grid, s.tram_set
+    grid, trams, occupant, outskirts = s.grid, s.tram_set, s.occupant, s.outskirts
+    table, keys = neighbour_table(s), key_table(s)
+    size = len(grid)
     for p in range(cp.NUM_PLOTS):
-        if not _free(s, p):
+        if s.px[p] < 0 or occupant[p] >= 0:
             continue
-        x, y = s.px[p], s.py[p]
-        for shape in cp.FACILITY_ORIENTATIONS[kind]:
+        origin = cell_index(s.px[p], s.py[p])
+        for shape in FLAT_FACILITY_SHAPES[kind]:
             plots = []
-            for dx, dy in shape:
-                q = grid[cell_index(x + dx, y + dy)] if 0 <= x + dx < cp.GRID and 0 <= y + dy < cp.GRID else -1
-                if q < 0 or s.occupant[q] >= 0:
+            for offset in shape:
+                i = origin + offset
+                q = grid[i] if i < size else -1
+                if q < 0 or occupant[q] >= 0:
                     break
                 plots.append(q)
             else:
-                if not low <= sum(s.outskirts[q] for q in plots) <= high:
+                if not low <= sum(outskirts[q] for q in plots) <= high:
                     continue
-                if any(plot_key(s, a, side) in trams for a in plots for side in (cp.E, cp.S)
-                       if neighbour(s, a, side) in plots):
+                if any(keys[a][side] in trams for a in plots for side in (cp.E, cp.S) if table[a][side] in plots):
                     continue
                 found.add(tuple(sorted(plots)))
     return sorted(found)
+
+
+# facility shapes as offsets in the padded cell list
+FLAT_FACILITY_SHAPES = {kind: [[dy * PAD + dx for dx, dy in shape] for shape in shapes]
+                        for kind, shapes in cp.FACILITY_ORIENTATIONS.items()}
 
 
 # ===== trams ===================================================================================
@@ -544,11 +562,13 @@ NO_CONTACT = 1 << 20
 
 
 def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
-    occupied = np.array(s.grid, dtype=np.int32).reshape(PAD, PAD) >= 0
-    contact = np.full(PAD * PAD, NO_CONTACT, dtype=np.int32)
-    for i, e in _touch_map(s).items():
-        contact[i] = e
-    contact = contact.reshape(PAD, PAD)
+    if "arrays" not in s.geo:
+        occupied = np.array(s.grid, dtype=np.int32).reshape(PAD, PAD) >= 0
+        contact = np.full(PAD * PAD, NO_CONTACT, dtype=np.int32)
+        touch = _touch_map(s)
+        contact[list(touch)] = list(touch.values())
+        s.geo["arrays"] = occupied, contact.reshape(PAD, PAD)
+    occupied, contact = s.geo["arrays"]
     rows, cols = cp.GRID - height + 1, cp.GRID - width + 1  # anchors keeping the tile on the grid
     overlap = np.zeros((rows, cols), dtype=np.int32)
     touching = np.zeros((rows, cols), dtype=np.int32)
@@ -622,7 +642,15 @@ def main_options(s: State) -> list[int]:
     plots = hand_plots(s, p)
     by_size: dict[int, list] = {}
     for kind in range(cp.NUM_KINDS):
-        if kind_placements(s, kind, plots, by_size):
+        if kind in cp.SPECIAL_BUILDINGS:
+            if hall and s.supply[kind] > 0:
+                found = by_size.get(cp.KIND_SIZE[kind])
+                if found is None:
+                    found = by_size[cp.KIND_SIZE[kind]] = shape_placements(s, plots - {cp.CITY_HALL_PLOT},
+                                                                           cp.KIND_SIZE[kind])
+                if any(special_allowed(s, kind, pl) for pl in found):
+                    options.append(BUILD + kind)
+        elif kind_placements(s, kind, plots, by_size):
             options.append(BUILD + kind)
     if hall and trams_left(s) > 0 and tram_edges(s):
         options.append(TRAM)
