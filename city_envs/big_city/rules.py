@@ -562,26 +562,32 @@ NO_CONTACT = 1 << 20
 
 
 def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
-    if "arrays" not in s.geo:
-        occupied = np.array(s.grid, dtype=np.int32).reshape(PAD, PAD) >= 0
-        contact = np.full(PAD * PAD, NO_CONTACT, dtype=np.int32)
-        touch = _touch_map(s)
-        contact[list(touch)] = list(touch.values())
-        s.geo["arrays"] = occupied, contact.reshape(PAD, PAD)
-    occupied, contact = s.geo["arrays"]
-    rows, cols = cp.GRID - height + 1, cp.GRID - width + 1  # anchors keeping the tile on the grid
+    """Every legal anchor of a W x H rectangle, over a window of the grid around the city."""
+    placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
+    min_x, max_x = min(s.px[p] for p in placed), max(s.px[p] for p in placed)
+    min_y, max_y = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
+    ax_lo, ax_hi = max(0, min_x - width), min(cp.GRID - width, max_x + 1)
+    ay_lo, ay_hi = max(0, min_y - height), min(cp.GRID - height, max_y + 1)
+    cols, rows = ax_hi - ax_lo + 1, ay_hi - ay_lo + 1
+    occupied = np.zeros((rows + height - 1, cols + width - 1), dtype=np.int32)
+    occupied[[s.py[p] - ay_lo for p in placed], [s.px[p] - ax_lo for p in placed]] = 1
+    contact = np.full(occupied.shape, NO_CONTACT, dtype=np.int32)
+    for i, e in _touch_map(s).items():
+        x, y = i % PAD - 1 - ax_lo, i // PAD - 1 - ay_lo
+        if 0 <= x < contact.shape[1] and 0 <= y < contact.shape[0]:
+            contact[y, x] = e
     overlap = np.zeros((rows, cols), dtype=np.int32)
     touching = np.zeros((rows, cols), dtype=np.int32)
     best = np.full((rows, cols), NO_CONTACT, dtype=np.int32)
     for w in range(height):
         for c in range(width):
-            occ = occupied[1 + w:1 + w + rows, 1 + c:1 + c + cols]
-            con = contact[1 + w:1 + w + rows, 1 + c:1 + c + cols]
-            overlap += occ
+            con = contact[w:w + rows, c:c + cols]
+            overlap += occupied[w:w + rows, c:c + cols]
             touching += con < NO_CONTACT
             np.minimum(best, con, out=best)
     ys, xs = np.nonzero((overlap == 0) & (touching >= 2))
-    return dict(zip(zip(xs.tolist(), ys.tolist(), strict=True), best[ys, xs].tolist(), strict=True))
+    anchors = zip((xs + ax_lo).tolist(), (ys + ay_lo).tolist(), strict=True)
+    return dict(zip(anchors, best[ys, xs].tolist(), strict=True))
 
 
 def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
