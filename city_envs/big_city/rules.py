@@ -198,28 +198,33 @@ def _rebuild_grid(s: State) -> None:
 def _recompute_outskirts(s: State) -> None:
     """Flood-fill the empty cells from outside the bounding box (orthogonal steps only) (2.7)."""
     placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
-    x0, x1 = min(s.px[p] for p in placed) - 1, max(s.px[p] for p in placed) + 1
-    y0, y1 = min(s.py[p] for p in placed) - 1, max(s.py[p] for p in placed) + 1
+    x0, x1 = min(s.px[p] for p in placed), max(s.px[p] for p in placed)
+    y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
     grid = s.grid
-    box = {cell_index(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)}
-    start = cell_index(x0, y0)
-    exterior = {start}
-    stack = [start]
+    # the ring one cell beyond the city's box is exterior; fill inwards through empty cells of the box
+    ring = [cell_index(x, y) for y in (y0 - 1, y1 + 1) for x in range(x0 - 1, x1 + 2)]
+    ring += [cell_index(x, y) for y in range(y0, y1 + 1) for x in (x0 - 1, x1 + 1)]
+    seen = bytearray(PAD * PAD)
+    for i in ring:
+        seen[i] = 1
+    stack = list(ring)
+    top, bottom, left, right = y0 + 1, y1 + 1, x0 + 1, x1 + 1  # the box in padded rows and columns
     steps = (1, -1, PAD, -PAD)
     while stack:
         i = stack.pop()
         for step in steps:
             j = i + step
-            if j in box and j not in exterior and grid[j] < 0:
-                exterior.add(j)
+            if not seen[j] and grid[j] < 0 and top <= j // PAD <= bottom and left <= j % PAD <= right:
+                seen[j] = 1
                 stack.append(j)
-    s.holes = frozenset(i for i in box if grid[i] < 0 and i not in exterior)
+    box = [cell_index(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
+    s.exterior = frozenset(ring + [i for i in box if seen[i]])
+    s.holes = frozenset(i for i in box if grid[i] < 0 and not seen[i])
     outskirts = [False] * cp.NUM_PLOTS
     for p in placed:
         i = cell_index(s.px[p], s.py[p])
-        outskirts[p] = any(i + step in exterior for step in steps)
+        outskirts[p] = bool(seen[i + 1] or seen[i - 1] or seen[i + PAD] or seen[i - PAD])
     s.outskirts = outskirts
-    s.exterior = frozenset(exterior)
 
 
 def _cover(s: State, plots: list[int]) -> None:
@@ -426,9 +431,20 @@ def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
     return s.memo[key]
 
 
+def facility_possible(s: State, kind: int) -> bool:
+    key = ("facility", kind)
+    if key in s.memo:
+        return bool(s.memo[key])
+    return next(_facility_candidates(s, kind), None) is not None
+
+
 def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
+    return sorted(set(_facility_candidates(s, kind)))
+
+
+def _facility_candidates(s: State, kind: int):
+    """Legal placements of a park or factory, possibly repeated."""
     low, high = cp.FACILITY_OUTSKIRTS[kind]
-    found = set()
     grid, trams, occupant, outskirts = s.grid, s.tram_set, s.occupant, s.outskirts
     table, keys = neighbour_table(s), key_table(s)
     size = len(grid)
@@ -449,8 +465,7 @@ def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
                     continue
                 if any(keys[a][side] in trams for a in plots for side in (cp.E, cp.S) if table[a][side] in plots):
                     continue
-                found.add(tuple(sorted(plots)))
-    return sorted(found)
+                yield tuple(sorted(plots))
 
 
 # facility shapes as offsets in the padded cell list
@@ -466,16 +481,26 @@ def tram_edges(s: State) -> dict[int, int]:
     return s.memo["trams"]
 
 
+def tram_possible(s: State) -> bool:
+    if "trams" in s.memo:
+        return bool(s.memo["trams"])
+    return next(_tram_edge_items(s), None) is not None
+
+
 def _tram_edges(s: State) -> dict[int, int]:
-    out = {}
+    return dict(_tram_edge_items(s))
+
+
+def _tram_edge_items(s: State):
+    """(canonical id, geometric key) of the legal tram edges, possibly repeated."""
     if not s.trams:  # the first segment: any street
         for p in range(cp.NUM_PLOTS):
             if s.px[p] >= 0:
                 for side in range(4):
                     key = plot_key(s, p, side)
                     if key not in s.covered:
-                        out[canonical_edge(s, p, side)] = key
-        return out
+                        yield canonical_edge(s, p, side), key
+        return
     vertices = set()
     for key in s.trams:
         vertices.update(key_vertices(key))
@@ -490,13 +515,12 @@ def _tram_edges(s: State) -> dict[int, int]:
             dx, dy = cp.DIRS[side]
             p = grid[cell_index(cx, cy)] if 0 <= cx < cp.GRID and 0 <= cy < cp.GRID else -1
             if p >= 0:
-                out[canonical_edge(s, p, side)] = key
+                yield canonical_edge(s, p, side), key
                 continue
             ox, oy = cx + dx, cy + dy  # the cell across the edge
             q = grid[cell_index(ox, oy)] if 0 <= ox < cp.GRID and 0 <= oy < cp.GRID else -1
             if q >= 0:
-                out[canonical_edge(s, q, cp.OPPOSITE[side])] = key
-    return out
+                yield canonical_edge(s, q, cp.OPPOSITE[side]), key
 
 
 # ===== neighbourhood tiles =====================================================================
@@ -619,7 +643,19 @@ def _legal_setup_tile(s: State, mask: np.ndarray) -> None:
 
 def _legal_rotation(s: State, mask: np.ndarray) -> None:
     for r in range(4):
-        mask[ROTATION + r] = bool(tile_options(s, s.tile, r))
+        mask[ROTATION + r] = has_anchor(s, s.tile, r)
+
+
+def has_anchor(s: State, n: int, r: int) -> bool:
+    """Does tile n have a legal placement at rotation r? (stops at the first one found)"""
+    width, height, cells = cp.LAYOUTS[n][r]
+    if ("tiles", width, height) in s.geo:
+        return bool(s.geo[("tiles", width, height)])
+    for i in _touch_map(s):
+        x, y = i % PAD - 1, i // PAD - 1
+        if any(_placement_min_edge(s, n, r, x - c, y - w) >= 0 for c, w in cells):
+            return True
+    return False
 
 
 def _legal_tile_edge(s: State, mask: np.ndarray) -> None:
@@ -644,7 +680,7 @@ def main_options(s: State) -> list[int]:
     options = []
     hall = city_hall_built(s)
     if hall:
-        options += [c for c in cp.SPECIAL_CARDS if c in s.hands[p] and facility_placements(s, cp.FACILITY_OF_CARD[c])]
+        options += [c for c in cp.SPECIAL_CARDS if c in s.hands[p] and facility_possible(s, cp.FACILITY_OF_CARD[c])]
     plots = hand_plots(s, p)
     by_size: dict[int, list] = {}
     for kind in range(cp.NUM_KINDS):
@@ -658,7 +694,7 @@ def main_options(s: State) -> list[int]:
                     options.append(BUILD + kind)
         elif kind_placements(s, kind, plots, by_size):
             options.append(BUILD + kind)
-    if hall and trams_left(s) > 0 and tram_edges(s):
+    if hall and trams_left(s) > 0 and tram_possible(s):
         options.append(TRAM)
     if hall:
         options += [TILE + n for n in range(2, 9) if s.tiles[n - 1] is None]
