@@ -651,10 +651,26 @@ def has_anchor(s: State, n: int, r: int) -> bool:
     width, height, cells = cp.LAYOUTS[n][r]
     if ("tiles", width, height) in s.geo:
         return bool(s.geo[("tiles", width, height)])
-    for i in _touch_map(s):
-        x, y = i % PAD - 1, i // PAD - 1
-        if any(_placement_min_edge(s, n, r, x - c, y - w) >= 0 for c, w in cells):
-            return True
+    touch, grid = _touch_map(s), s.grid
+    tried = set()
+    for i in touch:
+        for c, w in cells:
+            anchor = i - w * PAD - c  # padded index of the anchor cell
+            if anchor in tried:
+                continue
+            tried.add(anchor)
+            ax, ay = anchor % PAD - 1, anchor // PAD - 1
+            if not (0 <= ax <= cp.GRID - width and 0 <= ay <= cp.GRID - height):
+                continue
+            touching = 0
+            for c2, w2 in cells:
+                j = anchor + w2 * PAD + c2
+                if grid[j] >= 0:
+                    break
+                touching += j in touch
+            else:
+                if touching >= 2:
+                    return True
     return False
 
 

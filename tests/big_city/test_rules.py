@@ -369,3 +369,21 @@ def test_every_building_kind_reachable_in_random_games():
             game.apply(random_action(game, rng))
         built |= {piece[0] for piece in game.state.pieces}
     assert built >= {cp.RES1, cp.RES2, cp.BUS1, cp.BUS2, cp.CITY_HALL, cp.CINEMA, cp.BANK} and {12, 13, 14, 15} & built
+
+
+def test_rotation_mask_agrees_with_the_full_enumeration():
+    checked = 0
+    for seed in range(6):
+        game = BigCity(3, seed=seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over() and checked < 400:
+            s = game.state
+            for n in range(2, 9):
+                if s.tiles[n - 1] is None:
+                    for rot in range(4):
+                        fast = rules.has_anchor(s, n, rot)
+                        s.geo.pop(("tiles", *cp.LAYOUTS[n][rot][:2]), None)
+                        assert fast == bool(rules.tile_options(s, n, rot))
+                        checked += 1
+            game.apply(random_action(game, rng))
+    assert checked >= 100
