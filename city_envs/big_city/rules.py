@@ -358,14 +358,20 @@ def next_to_city_hall(s: State, plots: tuple[int, ...]) -> bool:
     return any(neighbour(s, p, side) == cp.CITY_HALL_PLOT for p in plots for side in range(4))
 
 
-def special_allowed(s: State, kind: int, plots: tuple[int, ...]) -> bool:
+def special_allowed(s: State, kind: int, plots: tuple[int, ...], counts: dict | None = None) -> bool:
+    """The prerequisites of a special building; `counts` caches neighbourhood counts across kinds."""
     rule = cp.BUILDING_RULES[kind]
     if rule.last_free_plot:
         tile = cp.PLOT_TILE[plots[0]]
         if any(s.occupant[q] < 0 for q in cp.TILE_PLOTS[tile] if q not in plots):
             return False
     if rule.min_res or rule.min_bus or rule.min_special:
-        res, bus, special, _, _ = neighbourhood_counts(s, plots)
+        if counts is None:
+            res, bus, special, _, _ = neighbourhood_counts(s, plots)
+        else:
+            if plots not in counts:
+                counts[plots] = neighbourhood_counts(s, plots)
+            res, bus, special, _, _ = counts[plots]
         return res >= rule.min_res and bus >= rule.min_bus and special >= rule.min_special
     return True
 
@@ -586,32 +592,44 @@ NO_CONTACT = 1 << 20
 
 
 def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
-    """Every legal anchor of a W x H rectangle, over a window of the grid around the city."""
+    """Every legal anchor of a W x H rectangle, over a window of the grid around the city: box sums of
+    occupied and touched cells (integral images), the minimum contact edge by a separable sliding min."""
     placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
-    min_x, max_x = min(s.px[p] for p in placed), max(s.px[p] for p in placed)
-    min_y, max_y = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
-    ax_lo, ax_hi = max(0, min_x - width), min(cp.GRID - width, max_x + 1)
-    ay_lo, ay_hi = max(0, min_y - height), min(cp.GRID - height, max_y + 1)
+    xs = [s.px[p] for p in placed]
+    ys = [s.py[p] for p in placed]
+    ax_lo, ax_hi = max(0, min(xs) - width), min(cp.GRID - width, max(xs) + 1)
+    ay_lo, ay_hi = max(0, min(ys) - height), min(cp.GRID - height, max(ys) + 1)
     cols, rows = ax_hi - ax_lo + 1, ay_hi - ay_lo + 1
-    occupied = np.zeros((rows + height - 1, cols + width - 1), dtype=np.int32)
-    occupied[[s.py[p] - ay_lo for p in placed], [s.px[p] - ax_lo for p in placed]] = 1
-    contact = np.full(occupied.shape, NO_CONTACT, dtype=np.int32)
+    cells_high, cells_wide = rows + height - 1, cols + width - 1
+    occupied = np.zeros((cells_high + 1, cells_wide + 1), dtype=np.int32)
+    occupied[[y - ay_lo + 1 for y in ys], [x - ax_lo + 1 for x in xs]] = 1
+    contact = np.full((cells_high, cells_wide), NO_CONTACT, dtype=np.int32)
+    touched = np.zeros((cells_high + 1, cells_wide + 1), dtype=np.int32)
+    cx, cy, edges = [], [], []
     for i, e in _touch_map(s).items():
         x, y = i % PAD - 1 - ax_lo, i // PAD - 1 - ay_lo
-        if 0 <= x < contact.shape[1] and 0 <= y < contact.shape[0]:
-            contact[y, x] = e
-    overlap = np.zeros((rows, cols), dtype=np.int32)
-    touching = np.zeros((rows, cols), dtype=np.int32)
-    best = np.full((rows, cols), NO_CONTACT, dtype=np.int32)
-    for w in range(height):
-        for c in range(width):
-            con = contact[w:w + rows, c:c + cols]
-            overlap += occupied[w:w + rows, c:c + cols]
-            touching += con < NO_CONTACT
-            np.minimum(best, con, out=best)
-    ys, xs = np.nonzero((overlap == 0) & (touching >= 2))
-    anchors = zip((xs + ax_lo).tolist(), (ys + ay_lo).tolist(), strict=True)
-    return dict(zip(anchors, best[ys, xs].tolist(), strict=True))
+        if 0 <= x < cells_wide and 0 <= y < cells_high:
+            cx.append(x)
+            cy.append(y)
+            edges.append(e)
+    contact[cy, cx] = edges
+    touched[[y + 1 for y in cy], [x + 1 for x in cx]] = 1
+    occupied = occupied.cumsum(0).cumsum(1)
+    touched = touched.cumsum(0).cumsum(1)
+
+    def box_sum(table: np.ndarray) -> np.ndarray:
+        return (table[height:height + rows, width:width + cols] - table[:rows, width:width + cols]
+                - table[height:height + rows, :cols] + table[:rows, :cols])
+
+    ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (box_sum(touched) >= 2))
+    across = contact[:, :cols].copy()
+    for c in range(1, width):
+        np.minimum(across, contact[:, c:c + cols], out=across)
+    best = across[:rows].copy()
+    for w in range(1, height):
+        np.minimum(best, across[w:w + rows], out=best)
+    anchors = zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True)
+    return dict(zip(anchors, best[ys_, xs_].tolist(), strict=True))
 
 
 def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
@@ -699,6 +717,7 @@ def main_options(s: State) -> list[int]:
         options += [c for c in cp.SPECIAL_CARDS if c in s.hands[p] and facility_possible(s, cp.FACILITY_OF_CARD[c])]
     plots = hand_plots(s, p)
     by_size: dict[int, list] = {}
+    counts: dict = {}
     for kind in range(cp.NUM_KINDS):
         if kind in cp.SPECIAL_BUILDINGS:
             if hall and s.supply[kind] > 0:
@@ -706,7 +725,7 @@ def main_options(s: State) -> list[int]:
                 if found is None:
                     found = by_size[cp.KIND_SIZE[kind]] = shape_placements(s, plots - {cp.CITY_HALL_PLOT},
                                                                            cp.KIND_SIZE[kind])
-                if any(special_allowed(s, kind, pl) for pl in found):
+                if any(special_allowed(s, kind, pl, counts) for pl in found):
                     options.append(BUILD + kind)
         elif kind_placements(s, kind, plots, by_size):
             options.append(BUILD + kind)
