@@ -660,8 +660,12 @@ def _legal_setup_tile(s: State, mask: np.ndarray) -> None:
 
 
 def _legal_rotation(s: State, mask: np.ndarray) -> None:
+    by_shape: dict[tuple[int, int], bool] = {}  # rotations of one rectangle share the answer
     for r in range(4):
-        mask[ROTATION + r] = has_anchor(s, s.tile, r)
+        shape = cp.LAYOUTS[s.tile][r][:2]
+        if shape not in by_shape:
+            by_shape[shape] = has_anchor(s, s.tile, r)
+        mask[ROTATION + r] = by_shape[shape]
 
 
 def has_anchor(s: State, n: int, r: int) -> bool:
