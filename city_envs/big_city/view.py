@@ -132,8 +132,14 @@ def observation(s: State, p: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = s.n
     plots = obs[PLOTS:SPECIAL].reshape(cp.NUM_PLOTS, PLOT_WIDTH)
-    targets, sources = _owner_columns(n, p)
-    plots[:, targets] = board_block(s)[:, sources]
+    key = ("board", p)
+    if key not in s.memo:  # the board as seat p sees it (owners relative to p), memoized with the board
+        targets, sources = _owner_columns(n, p)
+        mine = np.zeros((cp.NUM_PLOTS, PLOT_WIDTH), dtype=np.float32)
+        mine[:, targets] = board_block(s)[:, sources]
+        mine.flags.writeable = False
+        s.memo[key] = mine
+    plots[:] = s.memo[key]
     special = obs[SPECIAL:PLAYERS].reshape(4, 4)
     for c in s.hands[p]:
         if c < cp.NUM_PLOTS:
@@ -160,18 +166,16 @@ def observation(s: State, p: int) -> np.ndarray:
                 plots[c, EXCHANGING] = 1.0
             else:
                 special[c - cp.PARK2_CARD, 3] = 1.0
-    players = obs[PLAYERS:GLOBAL].reshape(5, PLAYER_WIDTH)
+    rows = []
     for o in range(n):
         seat = (p + o) % n
-        row = players[o]
-        row[0] = 1.0
-        row[1] = s.scores[seat] / 100.0
+        per_pile = [0.0] * 8
         for c in s.hands[seat]:
-            row[2 + cp.CARD_PILE[c] - 1] += 1.0 / 3.0
-        row[10] = len(s.hands[seat]) / 6.0
-        row[11] = s.last_pass[seat]
-        row[12] = seat == s.active
-        row[13] = (len(s.exchange) if seat == s.active else 0) / 6.0
+            per_pile[cp.CARD_PILE[c] - 1] += 1.0 / 3.0
+        active = seat == s.active
+        rows += (1.0, s.scores[seat] / 100.0, *per_pile, len(s.hands[seat]) / 6.0, s.last_pass[seat], active,
+                 (len(s.exchange) if active else 0) / 6.0)
+    obs[PLAYERS:PLAYERS + n * PLAYER_WIDTH] = rows
     g = obs[GLOBAL:]
     g[0:8] = [len(pile) / 9.0 for pile in s.piles]
     g[8:16] = s.drawn
