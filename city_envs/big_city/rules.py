@@ -202,7 +202,8 @@ def _recompute_outskirts(s: State) -> None:
     y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
     grid = s.grid
     # the ring one cell beyond the city's box is exterior; fill inwards through empty cells of the box
-    ring = [cell_index(x, y) for y in (y0 - 1, y1 + 1) for x in range(x0 - 1, x1 + 2)]
+    ring = [*range(cell_index(x0 - 1, y0 - 1), cell_index(x1 + 1, y0 - 1) + 1),
+            *range(cell_index(x0 - 1, y1 + 1), cell_index(x1 + 1, y1 + 1) + 1)]
     ring += [cell_index(x, y) for y in range(y0, y1 + 1) for x in (x0 - 1, x1 + 1)]
     seen = bytearray(PAD * PAD)
     for i in ring:
@@ -217,7 +218,7 @@ def _recompute_outskirts(s: State) -> None:
             if not seen[j] and grid[j] < 0 and top <= j // PAD <= bottom and left <= j % PAD <= right:
                 seen[j] = 1
                 stack.append(j)
-    box = [cell_index(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
+    box = [i for y in range(y0, y1 + 1) for i in range(cell_index(x0, y), cell_index(x1, y) + 1)]
     s.exterior = frozenset(ring + [i for i in box if seen[i]])
     s.holes = frozenset(i for i in box if grid[i] < 0 and not seen[i])
     outskirts = [False] * cp.NUM_PLOTS
@@ -244,9 +245,14 @@ def neighbour_table(s: State) -> list[tuple[int, int, int, int]]:
     """Per placed plot, the plot across its N, E, S and W sides (-1 for none); memoized per city."""
     if "neighbours" not in s.geo:
         grid = s.grid
-        s.geo["neighbours"] = [
-            tuple(grid[cell_index(s.px[p] + dx, s.py[p] + dy)] for dx, dy in cp.DIRS) if s.px[p] >= 0 else (-1,) * 4
-            for p in range(cp.NUM_PLOTS)]
+        table = []
+        for x, y in zip(s.px, s.py, strict=True):
+            if x < 0:
+                table.append((-1, -1, -1, -1))
+                continue
+            i = (y + 1) * PAD + x + 1
+            table.append((grid[i - PAD], grid[i + 1], grid[i + PAD], grid[i - 1]))
+        s.geo["neighbours"] = table
     return s.geo["neighbours"]
 
 
@@ -257,8 +263,11 @@ def plot_key(s: State, p: int, side: int) -> int:
 def key_table(s: State) -> list[tuple[int, int, int, int]]:
     """Per placed plot, the geometric keys of its N, E, S and W sides; memoized per city."""
     if "keys" not in s.geo:
-        s.geo["keys"] = [tuple(side_key(s.px[p], s.py[p], side) for side in range(4)) if s.px[p] >= 0 else ()
-                         for p in range(cp.NUM_PLOTS)]
+        table = []
+        for x, y in zip(s.px, s.py, strict=True):
+            north = 2 * (VERTEX_ROW * y + x)
+            table.append((north, north + 3, north + 2 * VERTEX_ROW, north + 1) if x >= 0 else ())
+        s.geo["keys"] = table
     return s.geo["keys"]
 
 
