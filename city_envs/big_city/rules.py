@@ -546,17 +546,17 @@ def _tile_cells(n: int, r: int, ax: int, ay: int) -> list[tuple[int, int]]:
 def _touch_map(s: State) -> dict[int, int]:
     """Empty cell index -> the minimum contact edge (4 * idx(q) + side of q) of the plots around it."""
     if "touch" not in s.geo:
-        touch = {}
+        touch: dict[int, int] = {}
         grid = s.grid
-        for q in range(cp.NUM_PLOTS):
-            if s.px[q] < 0:
+        steps = (-PAD, 1, PAD, -1)  # N, E, S, W
+        for q, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
+            if x < 0:
                 continue
-            for side, (dx, dy) in enumerate(cp.DIRS):
-                i = cell_index(s.px[q] + dx, s.py[q] + dy)
-                if grid[i] < 0:
-                    e = 4 * q + side
-                    if e < touch.get(i, 1 << 20):
-                        touch[i] = e
+            i = (y + 1) * PAD + x + 1
+            for side, step in enumerate(steps):
+                j = i + step
+                if grid[j] < 0 and j not in touch:  # q and side only grow: the first edge is the minimum
+                    touch[j] = 4 * q + side
         s.geo["touch"] = touch
     return s.geo["touch"]
 
