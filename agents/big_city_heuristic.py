@@ -1,0 +1,271 @@
+"""A rule-based Big City player (shared/rules/big_city.md section 11).
+
+It reads only its seat's information set: `view()` and the legal action ids. The view is turned into
+a seat-only State (`view.seat_state`: its own hand, the public board) on which the pure rule
+functions value moves. The generator only breaks exact ties.
+
+- Building: every legal build is scored exactly as the rules would score it now; the best is built
+  when it is worth at least `GOOD_BUILD`, or at least `FAIR_BUILD` when nothing better is in sight.
+- City Hall: built as soon as no good build is open (it unlocks trams, tiles, specials and the x2).
+- Trams: laid on a street next to held plots when the best build's value gains at least `TRAM_GAIN`.
+- Neighbourhoods: a tile is placed when the seat holds at least two of its cards, where its held
+  plots touch most held plots already in the city (pairs and lines), the most compact way.
+- Parks go next to held free plots; factories go where rivals hold most cards, away from held plots.
+- Draws: piles whose free plots touch held plots. Exchange: dead, isolated or unusable cards.
+- Passing: when leading and everyone else has just passed, or when nothing is useful.
+"""
+
+from __future__ import annotations
+
+from agents.base import make_rng
+from city_envs.big_city import components as cp
+from city_envs.big_city import rules as r
+from city_envs.big_city.rules import State
+from city_envs.big_city.view import seat_state
+from city_envs.core.infoset import InfoSet
+
+GOOD_BUILD = 5
+FAIR_BUILD = 3
+TRAM_GAIN = 3
+WEAK_CARD = 2.5  # cards less useful than this are exchanged
+EPS = 1e-9
+
+
+class Table:
+    """One view in the shape the decisions need."""
+
+    def __init__(self, v: dict) -> None:
+        self.v = v
+        self.me = v["player"]
+        self.s: State = seat_state(v)
+        self.held = set(r.hand_plots(self.s, self.me))
+
+    # ----- builds -------------------------------------------------------------------------------
+    def builds(self, kinds) -> list[tuple[int, int, tuple[int, ...]]]:
+        """(points, kind, placement) of every legal build of the given kinds."""
+        out = []
+        by_size: dict = {}
+        for kind in kinds:
+            if kind == cp.CITY_HALL:
+                continue
+            for placement in r.kind_placements(self.s, kind, self.held, by_size):
+                out.append((r.building_points(self.s, kind, placement), kind, placement))
+        return out
+
+    def best_points(self) -> int:
+        builds = self.builds(range(cp.NUM_KINDS))
+        return max((b[0] for b in builds), default=0)
+
+    # ----- trams --------------------------------------------------------------------------------
+    def tram_gains(self) -> dict[int, int]:
+        """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots)."""
+        s = self.s
+        base = self.best_points()
+        gains = {}
+        beside = {r.plot_key(s, p, side) for p in self.held for side in range(4)}
+        for e, key in r.tram_edges(s).items():
+            if key not in beside:
+                continue
+            s.tram_set.add(key)
+            s.memo = {}
+            gains[e] = self.best_points() - base
+            s.tram_set.discard(key)
+            s.memo = {}
+        return gains
+
+    # ----- cards --------------------------------------------------------------------------------
+    def usefulness(self, card: int) -> float:
+        s = self.s
+        if card >= cp.NUM_PLOTS:
+            return 4.0
+        if r.is_dead(s, card):
+            return -10.0
+        if card == cp.CITY_HALL_PLOT:
+            return 6.0
+        if s.px[card] < 0:
+            return 2.0 if sum(cp.CARD_PILE[c] == cp.PLOT_TILE[card] for c in self.v["hand"]) >= 2 else 1.0
+        partners = sum(1 for side in range(4) if r.neighbour(s, card, side) in self.held)
+        single = max(r.building_points(s, cp.RES1, (card,)), r.building_points(s, cp.BUS1, (card,)))
+        return single + 2.0 * partners
+
+    def pile_worth(self, pile: int) -> float:
+        s = self.s
+        if s.tiles[pile - 1] is None:
+            return 0.2
+        worth = 0.0
+        if pile == cp.PLOT_TILE[cp.CITY_HALL_PLOT] and not r.city_hall_built(s) \
+                and cp.CITY_HALL_PLOT not in self.v["hand"]:
+            worth += 3.0  # card 15 is still somewhere: City Hall unlocks the rest of the game
+        for p in cp.TILE_PLOTS[pile]:
+            if s.occupant[p] >= 0 or s.out[p] or p in self.held or p == cp.CITY_HALL_PLOT:
+                continue
+            worth += 0.1 + sum(1 for side in range(4) if r.neighbour(s, p, side) in self.held)
+        return worth
+
+    # ----- neighbourhoods -----------------------------------------------------------------------
+    def tile_placements(self, n: int, rotations) -> list[tuple[float, int, int, int]]:
+        """(worth, rotation, edge, local cell) of every legal placement of tile n."""
+        s = self.s
+        mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
+        old = {(s.px[p], s.py[p]) for p in self.held}
+        touch = r._touch_map(s)
+        out = []
+        for rot in rotations:
+            cells = cp.LAYOUTS[n][rot][2]
+            for (ax, ay), e in r.tile_options(s, n, rot).items():
+                pairs = sum(1 for k in mine_new for dx, dy in cp.DIRS
+                            if (ax + cells[k][0] + dx, ay + cells[k][1] + dy) in old)
+                contact = sum(1 for c, w in cells if r.cell_index(ax + c, ay + w) in touch)
+                j = next(j for j in range(len(cells)) if r.anchor_from(s, n, rot, e, j) == (ax, ay))
+                out.append((3.0 * pairs + 0.1 * contact, rot, e, j))
+        return out
+
+    def my_cards_of(self, n: int) -> int:
+        return sum(1 for c in self.v["hand"] if cp.CARD_PILE[c] == n and c < cp.NUM_PLOTS)
+
+    # ----- parks and factories ------------------------------------------------------------------
+    def facility_worth(self, kind: int, plots: tuple[int, ...]) -> float:
+        s = self.s
+        mine = set(self.v["hand"])
+        if any(p in mine for p in plots):
+            return -10.0
+        beside = {q for p in plots for side in range(4) if (q := r.neighbour(s, p, side)) in self.held}
+        if kind in cp.PARKS:
+            return float(len(beside))
+        counts = self.v["hand_counts"]
+        rivals = sum(counts[q][cp.PLOT_TILE[p] - 1] for p in plots for q in range(self.v["num_players"])
+                     if q != self.me)
+        return 0.3 * rivals - 2.0 * len(beside) + 0.1
+
+
+class BigCityHeuristicAgent:
+    """Section 11's heuristic; `act` always returns a legal id."""
+
+    def __init__(self, seed=None) -> None:
+        self.rng = make_rng(seed)
+
+    def act(self, info_set: InfoSet) -> int:
+        legal = info_set.legal_action_ids()
+        if not legal:
+            raise ValueError(f"seat {info_set.player} has no decision to make now")
+        if len(legal) == 1:
+            return legal[0]
+        table = Table(info_set.view())
+        decision = table.v["decision"]
+        handler = {
+            "SETUP_TILE": self._tile_choice, "TILE_ROTATION": self._tile_placement, "TILE_EDGE": self._tile_placement,
+            "TILE_CELL": self._tile_placement, "DEAD_DISCARD": self._dead_discard, "MAIN": self._main,
+            "BUILD_SELECT": self._select, "PIECE_SELECT": self._select, "TRAM_EDGE": self._tram,
+            "TRAM_EDGE_OPT": self._tram, "EXCHANGE_SELECT": self._exchange, "DRAW": self._draw,
+        }[decision]
+        action = handler(table, legal)
+        return action if action in legal else legal[-1]
+
+    def _best(self, options: list, score) -> object:
+        values = [score(o) for o in options]
+        top = max(values)
+        tied = [o for o, x in zip(options, values, strict=True) if x >= top - EPS]
+        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
+
+    # ----- the main choice ----------------------------------------------------------------------
+    def _main(self, table: Table, legal: list[int]) -> int:
+        v = table.v
+        kinds = [a - r.BUILD for a in legal if r.BUILD <= a < r.TRAM]
+        builds = table.builds(kinds)
+        best = max(b[0] for b in builds) if builds else -1
+        build_action = r.BUILD + self._best(builds, lambda b: b[0] - 0.01 * cp.KIND_SIZE[b[1]])[1] if builds else None
+        scores = v["scores"]
+        leading = scores[table.me] >= max(scores)
+        if leading and v["passes"] == v["num_players"] - 1 and best < GOOD_BUILD:
+            return r.PASS  # everyone else passed: end the game in the lead
+        if best >= GOOD_BUILD:
+            return build_action
+        if r.BUILD + cp.CITY_HALL in legal:
+            return r.BUILD + cp.CITY_HALL
+        if r.TRAM in legal:
+            gains = table.tram_gains()
+            if gains and max(gains.values()) >= TRAM_GAIN:
+                return r.TRAM
+        for card in cp.SPECIAL_CARDS:
+            if card in legal:
+                kind = cp.FACILITY_OF_CARD[card]
+                if max(table.facility_worth(kind, pl) for pl in r.facility_placements(table.s, kind)) > 0:
+                    return card
+        tiles = [a for a in legal if r.TILE < a < r.EXCHANGE and table.my_cards_of(a - r.TILE) >= 2]
+        if tiles:
+            return self._best(tiles, lambda a: table.my_cards_of(a - r.TILE))
+        if best >= FAIR_BUILD:
+            return build_action
+        # an exchange helps only if the piles hold cards this seat did not put there itself
+        fresh = sum(v["pile_sizes"]) > len(v["known_in_piles"])
+        if fresh and r.EXCHANGE in legal and any(table.usefulness(c) < WEAK_CARD for c in v["hand"]):
+            return r.EXCHANGE
+        if builds:
+            return build_action
+        if fresh and r.EXCHANGE in legal and len(v["hand"]) < v["hand_limit"]:
+            return r.EXCHANGE
+        return r.PASS
+
+    # ----- placing pieces -----------------------------------------------------------------------
+    def _select(self, table: Table, legal: list[int]) -> int:
+        s, turn = table.s, table.v["turn"]
+        selected = tuple(turn["selected"])
+        k = len(selected)
+        kind = turn["kind"]
+        if table.v["decision"] == "BUILD_SELECT":
+            options = r.kind_placements(s, kind, table.held | set(selected))
+            options = [pl for pl in options if pl[:k] == selected]
+            choice = self._best(options, lambda pl: r.building_points(s, kind, pl))
+        else:
+            options = [pl for pl in r.facility_placements(s, kind) if pl[:k] == selected]
+            choice = self._best(options, lambda pl: table.facility_worth(kind, pl))
+        return choice[k]
+
+    def _tram(self, table: Table, legal: list[int]) -> int:
+        gains = {e: g for e, g in table.tram_gains().items() if r.EDGE + e in legal}
+        if gains and max(gains.values()) > 0:
+            return r.EDGE + self._best(sorted(gains), lambda e: gains[e])
+        if r.DONE in legal:
+            return r.DONE
+        s = table.s
+        spots = [(s.px[p], s.py[p]) for p in table.held] or [(s.px[cp.CITY_HALL_PLOT], s.py[cp.CITY_HALL_PLOT])]
+
+        def closeness(a: int) -> float:
+            p = (a - r.EDGE) // 4
+            return -min(abs(s.px[p] - x) + abs(s.py[p] - y) for x, y in spots)
+
+        return self._best([a for a in legal if r.EDGE <= a < r.LOCAL_CELL], closeness)
+
+    # ----- neighbourhoods -----------------------------------------------------------------------
+    def _tile_choice(self, table: Table, legal: list[int]) -> int:
+        return self._best(legal, lambda a: table.my_cards_of(a - r.TILE))
+
+    def _tile_placement(self, table: Table, legal: list[int]) -> int:
+        turn = table.v["turn"]
+        n, rotation, edge = turn["tile"], turn["rotation"], turn["edge"]
+        rotations = [a - r.ROTATION for a in legal] if rotation < 0 else [rotation]
+        options = table.tile_placements(n, rotations)
+        if edge >= 0:
+            options = [o for o in options if o[2] == edge]
+        worth, rot, e, j = self._best(options, lambda o: o[0])
+        decision = table.v["decision"]
+        if decision == "TILE_ROTATION":
+            return r.ROTATION + rot
+        if decision == "TILE_EDGE":
+            return r.EDGE + e
+        return r.LOCAL_CELL + j
+
+    # ----- cards --------------------------------------------------------------------------------
+    def _dead_discard(self, table: Table, legal: list[int]) -> int:
+        return min(legal)  # a dead card (DONE, 95, comes last)
+
+    def _exchange(self, table: Table, legal: list[int]) -> int:
+        cards = [a for a in legal if a < r.BUILD]
+        if cards:
+            worst = min(cards, key=lambda c: (table.usefulness(c), c))
+            if table.usefulness(worst) < WEAK_CARD or r.DONE not in legal:
+                return worst
+        return r.DONE
+
+    def _draw(self, table: Table, legal: list[int]) -> int:
+        return self._best(legal, lambda a: table.pile_worth(a - r.PILE) + 0.01 * table.v["pile_sizes"][a - r.PILE - 1])

@@ -1,0 +1,117 @@
+"""The public Big City table as an RGB image (matplotlib, no window, no global pyplot state).
+
+The city: every plot as a cell tinted by its neighbourhood, with its number; holes hatched; pieces
+drawn over their plots (one block per piece) in their type's colour with the owner's seat colour as
+border and a type letter; parks green, factories grey; trams as thick lines on the streets. Beside
+it every seat's public state (score, cards held per pile) and the pending decision. Hands are never shown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from city_envs.big_city import components as cp
+from city_envs.big_city import rules as r
+from city_envs.big_city.render import piece_name
+from city_envs.big_city.rules import State
+
+TILE_TINTS = ("#fdf2e9", "#eaf2f8", "#f4ecf7", "#e9f7ef", "#fef9e7", "#f2f3f4", "#fdedec", "#e8f8f5")
+SEAT_COLOURS = ("#e74c3c", "#3498db", "#2ecc71", "#f39c12", "#8e44ad")
+KIND_COLOURS = {**dict.fromkeys(cp.RESIDENCES, "#f5cba7"), **dict.fromkeys(cp.BUSINESSES, "#aed6f1"),
+                cp.CITY_HALL: "#f9e79f", cp.CHURCH: "#d7bde2", cp.CINEMA: "#f1948a", cp.POST_OFFICE: "#a3e4d7",
+                cp.BANK: "#f8c471", cp.SHOPPING_CENTER: "#bb8fce", **dict.fromkeys(cp.PARKS, "#58d68d"),
+                **dict.fromkeys(cp.FACTORIES, "#909497")}
+LABELS = ("R", "R", "R", "B", "B", "B", "H", "C", "M", "P", "K", "S", "park", "park", "fact", "fact")
+TRAM_COLOUR = "#c0392b"
+WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
+
+
+def _draw_city(ax, s: State) -> None:
+    placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
+    x0, x1 = min(s.px[p] for p in placed), max(s.px[p] for p in placed) + 1
+    y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed) + 1
+    side = max(x1 - x0, y1 - y0, 8) + 1
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    ax.set_xlim(cx - side / 2, cx + side / 2)
+    ax.set_ylim(cy + side / 2, cy - side / 2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    font = max(4.5, min(9.0, 90.0 / side))
+    for i in s.holes:
+        hx, hy = i % r.PAD - 1, i // r.PAD - 1
+        ax.add_patch(Rectangle((hx, hy), 1, 1, fc="#ffffff", ec="#bbbbbb", hatch="//", lw=0.3))
+    for p in placed:
+        x, y = s.px[p], s.py[p]
+        ax.add_patch(Rectangle((x, y), 1, 1, fc=TILE_TINTS[cp.PLOT_TILE[p] - 1], ec="#7f8c8d", lw=0.5))
+        if s.occupant[p] < 0:
+            ax.text(x + 0.5, y + 0.5, str(cp.PLOT_NUMBER[p]), ha="center", va="center", fontsize=font,
+                    color="#566573")
+    for kind, owner, plots, points in s.pieces:
+        xs = [s.px[p] for p in plots]
+        ys = [s.py[p] for p in plots]
+        colour = KIND_COLOURS[kind]
+        for p in plots:  # cells first, then one border around the block's bounding box
+            ax.add_patch(Rectangle((s.px[p] + 0.06, s.py[p] + 0.06), 0.88, 0.88, fc=colour, ec="none"))
+        if kind == cp.FACTORY_L:  # not a rectangle: border each cell
+            for p in plots:
+                ax.add_patch(Rectangle((s.px[p] + 0.06, s.py[p] + 0.06), 0.88, 0.88, fc="none",
+                                       ec=SEAT_COLOURS[owner], lw=1.2))
+        else:
+            ax.add_patch(Rectangle((min(xs) + 0.06, min(ys) + 0.06), max(xs) - min(xs) + 0.88,
+                                   max(ys) - min(ys) + 0.88, fc="none", ec=SEAT_COLOURS[owner], lw=1.8))
+        label = LABELS[kind] + (f"{points}" if kind < cp.NUM_KINDS and kind != cp.CITY_HALL else "")
+        for p in plots:
+            ax.text(s.px[p] + 0.5, s.py[p] + 0.38, label, ha="center", va="center", fontsize=font, weight="bold")
+            ax.text(s.px[p] + 0.5, s.py[p] + 0.75, str(cp.PLOT_NUMBER[p]), ha="center", va="center",
+                    fontsize=font * 0.7, color="#424949")
+    for key in s.trams:
+        a, b = r.key_vertices(key)
+        (ax_, ay_), (bx, by) = divmod(a, r.VERTEX_ROW)[::-1], divmod(b, r.VERTEX_ROW)[::-1]
+        ax.plot([ax_, bx], [ay_, by], color=TRAM_COLOUR, lw=3.2, solid_capstyle="round")
+
+
+def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
+    hall = "built" if r.city_hall_built(s) else "not built"
+    lines = [(f"Big City, {s.n} players, turn {s.turns + 1}", "#000000", True),
+             (f"City Hall {hall}; trams left {r.trams_left(s)}", "#000000", False),
+             ("piles " + " ".join(f"{i + 1}:{len(pile)}" for i, pile in enumerate(s.piles)), "#000000", False),
+             ("tiles placed " + " ".join(str(n + 1) for n in range(8) if s.tiles[n] is not None), "#000000", False)]
+    if s.decision == r.GAME_OVER:
+        note = " (turn cap)" if s.truncated else ""
+        lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
+    else:
+        lines.append((f"seat {s.active}: {r.DECISION_NAMES[s.decision]}", "#b03a2e", True))
+        if s.kind >= 0:
+            chosen = ", ".join(str(cp.PLOT_NUMBER[p]) for p in s.selected) or "-"
+            lines.append((f"placing {piece_name(s.kind)}: {chosen}", "#000000", False))
+    lines.append(("", "#000000", False))
+    for seat in range(s.n):
+        counts = [0] * 8
+        for c in s.hands[seat]:
+            counts[cp.CARD_PILE[c] - 1] += 1
+        held = " ".join(f"{i + 1}:{k}" for i, k in enumerate(counts) if k) or "none"
+        lines.append((f"seat {seat}: {s.scores[seat]} points" + (" <" if seat == s.active else ""),
+                      SEAT_COLOURS[seat], True))
+        lines.append((f"  {len(s.hands[seat])} cards (pile:count {held})", "#000000", False))
+    lines.append(("", "#000000", False))
+    lines.append(("R residence, B business, H City Hall, C church,", "#555555", False))
+    lines.append(("M cinema, P post office, K bank, S shopping,", "#555555", False))
+    lines.append(("park, fact(ory); the number after a letter = points", "#555555", False))
+    return lines
+
+
+def render_image(s: State) -> np.ndarray:
+    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
+    FigureCanvasAgg(fig)
+    board = fig.add_axes((0.0, 0.0, 0.64, 1.0))
+    _draw_city(board, s)
+    panel = fig.add_axes((0.66, 0.0, 0.34, 1.0))
+    panel.axis("off")
+    for index, (text, colour, bold) in enumerate(_panel_lines(s)):
+        panel.text(0.0, 0.97 - index * 0.042, text, fontsize=9.5, color=colour, weight="bold" if bold else "normal",
+                   va="top", transform=panel.transAxes)
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()

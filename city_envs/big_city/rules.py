@@ -1,0 +1,1014 @@
+"""Big City rules: state, geometry, legal actions, transitions (shared/rules/big_city.md).
+
+Flat action space, 389 ids (spec section 9.2):
+
+| ids     | action       | decoding                                                | decision kinds               |
+|---------|--------------|---------------------------------------------------------|------------------------------|
+| 0-71    | CARD/PLOT k  | board phases: plot idx k; hand phases: card k           | BUILD_SELECT, PIECE_SELECT   |
+|         |              | (68-71: park/factory cards; MAIN: play it)  | DEAD_DISCARD, EXCHANGE_SELECT, MAIN |
+| 72-83   | BUILD b      | b = id - 72 (kinds of components.py)                    | MAIN                         |
+| 84      | TRAM         | lay one or two tram segments                            | MAIN                         |
+| 85-92   | TILE n       | n = id - 84 (85, tile 1, is never legal)                | MAIN, SETUP_TILE             |
+| 93      | EXCHANGE     | return cards to pile bottoms, then draw                 | MAIN                         |
+| 94      | PASS         |                                                         | MAIN                         |
+| 95      | DONE         | stop discards / trams / exchange | DEAD_DISCARD, TRAM_EDGE_OPT, EXCHANGE_SELECT |
+| 96-99   | ROTATION r   | r = id - 96 quarter turns clockwise                     | TILE_ROTATION                |
+| 100-371 | EDGE e       | e = id - 100 = 4 * idx(p) + side (N, E, S, W)           | TRAM_EDGE(_OPT), TILE_EDGE   |
+| 372-380 | LOCAL_CELL j | the new tile's plot 10n + j + 1 goes across edge e      | TILE_CELL                    |
+| 381-388 | PILE i       | i = id - 380: draw the top card of pile i               | DRAW                         |
+
+Decision kinds (12): SETUP_TILE, TILE_ROTATION, TILE_EDGE, TILE_CELL, DEAD_DISCARD, MAIN, BUILD_SELECT,
+PIECE_SELECT, TRAM_EDGE, TRAM_EDGE_OPT, EXCHANGE_SELECT, DRAW. Every mask guarantees that the
+chosen prefix can be completed (9.3). Phases without a decision are skipped: DEAD_DISCARD without a
+dead card in hand, DRAW when nothing may be drawn, the optional second tram when none can be laid.
+
+Geometry (2.7): a plot occupies one cell (x, y) of the 53 x 53 grid. Trams are stored as geometric
+edges: key 2 * (54 * y + x) is the north side of cell (x, y), key 2 * (54 * y + x) + 1 its west
+side; the canonical edge id of the action space is computed from the plots on either side.
+A tile's contact edge in TILE_EDGE is named from the plot already in the city (4 * idx(q) + side).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from city_envs.big_city import components as cp
+
+# ----- action ids ------------------------------------------------------------------------------
+CARD = 0
+BUILD = 72
+TRAM = 84
+TILE = 84  # TILE n = 84 + n
+EXCHANGE = 93
+PASS = 94
+DONE = 95
+ROTATION = 96
+EDGE = 100
+LOCAL_CELL = 372
+PILE = 380  # PILE i = 380 + i
+NUM_ACTIONS = 389
+
+# ----- decision kinds --------------------------------------------------------------------------
+(SETUP_TILE, TILE_ROTATION, TILE_EDGE, TILE_CELL, DEAD_DISCARD, MAIN, BUILD_SELECT, PIECE_SELECT,
+ TRAM_EDGE, TRAM_EDGE_OPT, EXCHANGE_SELECT, DRAW) = range(12)
+NUM_DECISIONS = 12
+GAME_OVER = -1
+DECISION_NAMES = ("SETUP_TILE", "TILE_ROTATION", "TILE_EDGE", "TILE_CELL", "DEAD_DISCARD", "MAIN",
+                  "BUILD_SELECT", "PIECE_SELECT", "TRAM_EDGE", "TRAM_EDGE_OPT", "EXCHANGE_SELECT", "DRAW")
+
+PAD = 55  # the cell grid is stored padded by one cell on every side
+VERTEX_ROW = 54
+
+
+def cell_index(x: int, y: int) -> int:
+    return (y + 1) * PAD + x + 1
+
+
+def side_key(x: int, y: int, side: int) -> int:
+    """Geometric key of one side of cell (x, y)."""
+    if side == cp.N:
+        return 2 * (VERTEX_ROW * y + x)
+    if side == cp.S:
+        return 2 * (VERTEX_ROW * (y + 1) + x)
+    if side == cp.W:
+        return 2 * (VERTEX_ROW * y + x) + 1
+    return 2 * (VERTEX_ROW * y + x + 1) + 1
+
+
+def key_vertices(key: int) -> tuple[int, int]:
+    """The two lattice points (as 54 * y + x) at the ends of an edge."""
+    v = key >> 1
+    return (v, v + 1) if key % 2 == 0 else (v, v + VERTEX_ROW)
+
+
+@dataclass
+class State:
+    """Everything that changes during a match; plain data mirrored by `to_dict`.
+
+    Piles list their cards bottom first (the top is the end); `pile_known[i][j]` is the seat that
+    returned the card `piles[i][j]` to the bottom (it alone knows it) or -1. Pieces are
+    [kind, owner, plots, points]; facilities are kinds 12-15 with owner the seat that played them.
+    """
+
+    n: int
+    hand_limit: int
+    tiles: list  # per tile n - 1: [rotation, ax, ay] or None
+    px: list[int]  # per plot: x, or -1 when its tile is not placed
+    py: list[int]
+    occupant: list[int]  # per plot: piece index or -1
+    pieces: list[list]
+    trams: list[int]  # geometric edge keys in the order laid
+    supply: list[int]  # per building kind
+    hands: list[list[int]]
+    piles: list[list[int]]
+    pile_known: list[list[int]]
+    out: list[bool]  # per card: played or discarded face up
+    scores: list[int]
+    setup_tiles: list[int]  # the initial set still to place
+    setup_order: list[int]  # seats still to place an initial tile, next first
+    active: int = 0
+    decision: int = SETUP_TILE
+    turns: int = 0
+    passes: int = 0  # consecutive pure passes
+    drawn: list[int] = field(default_factory=lambda: [0] * 8)
+    may_draw: bool = False  # cards left the hand this turn
+    dead_discarded: bool = False
+    main_action: int = -1
+    kind: int = -1  # building kind (BUILD_SELECT) or facility kind (PIECE_SELECT)
+    card: int = -1  # the special card being played
+    tile: int = 0
+    rotation: int = -1
+    edge: int = -1
+    selected: list[int] = field(default_factory=list)  # plots chosen so far
+    exchange: list[int] = field(default_factory=list)  # cards chosen for the exchange (hidden)
+    trams_this_action: int = 0
+    first_tram: bool = False  # this action lays the very first segment
+    last_pass: list[bool] = field(default_factory=list)
+    winners: list[int] = field(default_factory=list)
+    truncated: bool = False
+    # derived from the fields above, never serialized; copies share what is never mutated
+    grid: list = field(default=None, compare=False, repr=False)
+    outskirts: list = field(default=None, compare=False, repr=False)
+    holes: frozenset = field(default=None, compare=False, repr=False)
+    exterior: frozenset = field(default=None, compare=False, repr=False)
+    covered: set = field(default=None, compare=False, repr=False)  # internal edges of multi-plot pieces
+    tram_set: set = field(default=None, compare=False, repr=False)
+    # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
+    # the board changes, so copies can share it: "facility"
+    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block
+    memo: dict = field(default=None, compare=False, repr=False)
+    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "plots"
+    geo: dict = field(default=None, compare=False, repr=False)
+
+
+# ===== setup (section 3) =======================================================================
+def new_state(n: int, rng: np.random.Generator) -> State:
+    piles = []
+    for i in range(1, 9):
+        cards = list(cp.PILE_CARDS[i])
+        piles.append([cards[j] for j in rng.permutation(len(cards))])
+    hand_limit = cp.HAND_LIMIT[n]
+    hands = [[] for _ in range(n)]
+    for i in range(hand_limit):
+        for seat in range(n):
+            hands[seat].append(piles[i].pop())
+    s = State(
+        n=n, hand_limit=hand_limit, tiles=[None] * cp.NUM_TILES, px=[-1] * cp.NUM_PLOTS, py=[-1] * cp.NUM_PLOTS,
+        occupant=[-1] * cp.NUM_PLOTS, pieces=[], trams=[], supply=list(cp.KIND_COUNT), hands=hands, piles=piles,
+        pile_known=[[-1] * len(p) for p in piles], out=[False] * cp.NUM_CARDS, scores=[0] * n,
+        setup_tiles=list(cp.INITIAL_TILES[n]), setup_order=list(cp.INITIAL_ORDER[n]), last_pass=[False] * n,
+    )
+    ax, ay = cp.START_ANCHOR
+    _put_tile(s, cp.START_TILE, 0, ax, ay)
+    rebuild_derived(s)
+    s.active = s.setup_order[0]
+    return s
+
+
+def _put_tile(s: State, n: int, r: int, ax: int, ay: int) -> None:
+    s.tiles[n - 1] = [r, ax, ay]
+    for k, (c, w) in enumerate(cp.LAYOUTS[n][r][2]):
+        p = cp.OFFSET[n] + k
+        s.px[p], s.py[p] = ax + c, ay + w
+
+
+# ===== derived geometry ========================================================================
+def rebuild_derived(s: State) -> None:
+    """Recompute every derived field from the plain state (after loading or a tile placement)."""
+    _rebuild_grid(s)
+    s.covered = set()
+    for _kind, _owner, plots, _points in s.pieces:
+        _cover(s, plots)
+    s.tram_set = set(s.trams)
+    s.memo = {}
+
+
+def _rebuild_grid(s: State) -> None:
+    grid = [-1] * (PAD * PAD)
+    for p in range(cp.NUM_PLOTS):
+        if s.px[p] >= 0:
+            grid[cell_index(s.px[p], s.py[p])] = p
+    s.grid = grid
+    s.geo = {}
+    _recompute_outskirts(s)
+
+
+def _recompute_outskirts(s: State) -> None:
+    """Flood-fill the empty cells from outside the bounding box (orthogonal steps only) (2.7)."""
+    placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
+    x0, x1 = min(s.px[p] for p in placed), max(s.px[p] for p in placed)
+    y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
+    grid = s.grid
+    # the ring one cell beyond the city's box is exterior; fill inwards through empty cells of the box
+    ring = [*range(cell_index(x0 - 1, y0 - 1), cell_index(x1 + 1, y0 - 1) + 1),
+            *range(cell_index(x0 - 1, y1 + 1), cell_index(x1 + 1, y1 + 1) + 1)]
+    ring += [cell_index(x, y) for y in range(y0, y1 + 1) for x in (x0 - 1, x1 + 1)]
+    seen = bytearray(PAD * PAD)
+    for i in ring:
+        seen[i] = 1
+    stack = list(ring)
+    top, bottom, left, right = y0 + 1, y1 + 1, x0 + 1, x1 + 1  # the box in padded rows and columns
+    steps = (1, -1, PAD, -PAD)
+    while stack:
+        i = stack.pop()
+        for step in steps:
+            j = i + step
+            if not seen[j] and grid[j] < 0 and top <= j // PAD <= bottom and left <= j % PAD <= right:
+                seen[j] = 1
+                stack.append(j)
+    box = [i for y in range(y0, y1 + 1) for i in range(cell_index(x0, y), cell_index(x1, y) + 1)]
+    s.exterior = frozenset(ring + [i for i in box if seen[i]])
+    s.holes = frozenset(i for i in box if grid[i] < 0 and not seen[i])
+    outskirts = [False] * cp.NUM_PLOTS
+    for p in placed:
+        i = cell_index(s.px[p], s.py[p])
+        outskirts[p] = bool(seen[i + 1] or seen[i - 1] or seen[i + PAD] or seen[i - PAD])
+    s.outskirts = outskirts
+
+
+def _cover(s: State, plots: list[int]) -> None:
+    """Mark the internal edges of a multi-plot piece."""
+    for p in plots:
+        for side in (cp.E, cp.S):
+            q = neighbour(s, p, side)
+            if q in plots:
+                s.covered.add(side_key(s.px[p], s.py[p], side))
+
+
+def neighbour(s: State, p: int, side: int) -> int:
+    return neighbour_table(s)[p][side]
+
+
+def neighbour_table(s: State) -> list[tuple[int, int, int, int]]:
+    """Per placed plot, the plot across its N, E, S and W sides (-1 for none); memoized per city."""
+    if "neighbours" not in s.geo:
+        grid = s.grid
+        table = []
+        for x, y in zip(s.px, s.py, strict=True):
+            if x < 0:
+                table.append((-1, -1, -1, -1))
+                continue
+            i = (y + 1) * PAD + x + 1
+            table.append((grid[i - PAD], grid[i + 1], grid[i + PAD], grid[i - 1]))
+        s.geo["neighbours"] = table
+    return s.geo["neighbours"]
+
+
+def plot_key(s: State, p: int, side: int) -> int:
+    return key_table(s)[p][side]
+
+
+def key_table(s: State) -> list[tuple[int, int, int, int]]:
+    """Per placed plot, the geometric keys of its N, E, S and W sides; memoized per city."""
+    if "keys" not in s.geo:
+        table = []
+        for x, y in zip(s.px, s.py, strict=True):
+            north = 2 * (VERTEX_ROW * y + x)
+            table.append((north, north + 3, north + 2 * VERTEX_ROW, north + 1) if x >= 0 else ())
+        s.geo["keys"] = table
+    return s.geo["keys"]
+
+
+def canonical_edge(s: State, p: int, side: int) -> int:
+    """Edge id 4 * idx + side, named from the smaller plot index on either side (2.7)."""
+    q = neighbour(s, p, side)
+    if 0 <= q < p:
+        return 4 * q + cp.OPPOSITE[side]
+    return 4 * p + side
+
+
+def trams_left(s: State) -> int:
+    return cp.NUM_TRAMS - len(s.trams)
+
+
+def city_hall_built(s: State) -> bool:
+    return s.occupant[cp.CITY_HALL_PLOT] >= 0
+
+
+def is_dead(s: State, card: int) -> bool:
+    """A plot card whose plot a park or factory covers."""
+    if card >= cp.NUM_PLOTS:
+        return False
+    piece = s.occupant[card]
+    return piece >= 0 and s.pieces[piece][0] >= cp.PARK2
+
+
+def dead_cards(s: State, seat: int) -> list[int]:
+    return [c for c in s.hands[seat] if is_dead(s, c)]
+
+
+# ===== buildings (2.6) =========================================================================
+def _free(s: State, p: int) -> bool:
+    return s.px[p] >= 0 and s.occupant[p] < 0
+
+
+def shape_placements(s: State, plots: set[int], size: int) -> list[tuple[int, ...]]:
+    """Sorted plot sets of `size` from `plots` in a straight line, no tram on an internal edge."""
+    if size == 1:
+        return [(p,) for p in sorted(plots)]
+    out = []
+    trams = s.tram_set
+    table, keys = neighbour_table(s), key_table(s)
+    for p in plots:
+        for side in (cp.E, cp.S):
+            q = table[p][side]
+            if q not in plots or keys[p][side] in trams:
+                continue
+            if size == 2:
+                out.append((p, q) if p < q else (q, p))
+                continue
+            r = table[q][side]
+            if r in plots and keys[q][side] not in trams:
+                out.append(tuple(sorted((p, q, r))))
+    out.sort()
+    return out
+
+
+def adjacent_pieces(s: State, plots: tuple[int, ...]) -> set[int]:
+    found = set()
+    table = neighbour_table(s)
+    occupant = s.occupant
+    for p in plots:
+        for q in table[p]:
+            if q >= 0 and occupant[q] >= 0 and q not in plots:
+                found.add(occupant[q])
+    return found
+
+
+def neighbourhood_counts(s: State, plots: tuple[int, ...]) -> tuple[int, int, int, bool, bool]:
+    """R, B, S (distinct adjacent residence, business, special pieces), next to a park, a factory."""
+    res = bus = special = 0
+    park = factory = False
+    for piece in adjacent_pieces(s, plots):
+        kind = s.pieces[piece][0]
+        if kind in cp.RESIDENCES:
+            res += 1
+        elif kind in cp.BUSINESSES:
+            bus += 1
+        elif kind in cp.SPECIAL_BUILDINGS:
+            special += 1
+        elif kind in cp.PARKS:
+            park = True
+        elif kind in cp.FACTORIES:
+            factory = True
+    return res, bus, special, park, factory
+
+
+def on_tram(s: State, plots: tuple[int, ...]) -> bool:
+    trams = s.tram_set
+    return any(plot_key(s, p, side) in trams for p in plots for side in range(4))
+
+
+def next_to_city_hall(s: State, plots: tuple[int, ...]) -> bool:
+    if not city_hall_built(s):
+        return False
+    return any(neighbour(s, p, side) == cp.CITY_HALL_PLOT for p in plots for side in range(4))
+
+
+def special_allowed(s: State, kind: int, plots: tuple[int, ...], counts: dict | None = None) -> bool:
+    """The prerequisites of a special building; `counts` caches neighbourhood counts across kinds."""
+    rule = cp.BUILDING_RULES[kind]
+    if rule.last_free_plot:
+        tile = cp.PLOT_TILE[plots[0]]
+        if any(s.occupant[q] < 0 for q in cp.TILE_PLOTS[tile] if q not in plots):
+            return False
+    if rule.min_res or rule.min_bus or rule.min_special:
+        if counts is None:
+            res, bus, special, _, _ = neighbourhood_counts(s, plots)
+        else:
+            if plots not in counts:
+                counts[plots] = neighbourhood_counts(s, plots)
+            res, bus, special, _, _ = counts[plots]
+        return res >= rule.min_res and bus >= rule.min_bus and special >= rule.min_special
+    return True
+
+
+def building_points(s: State, kind: int, plots: tuple[int, ...]) -> int:
+    """Points of a building placed now on `plots` (2.6, section 5); fixed at placement."""
+    if kind == cp.CITY_HALL:
+        return 0
+    res, bus, special, park, factory = neighbourhood_counts(s, plots)
+    tram = on_tram(s, plots)
+    if kind in cp.SPECIAL_BUILDINGS:
+        rule = cp.BUILDING_RULES[kind]
+        value = rule.base + rule.per_res * res + rule.per_bus * bus + rule.per_special * special
+        if tram:
+            value *= rule.tram_mult
+        if next_to_city_hall(s, plots):
+            value *= rule.cha_mult
+        return value
+    outskirts = any(s.outskirts[p] for p in plots)
+    base = cp.BASE_VALUE[len(plots)] + park - 2 * factory
+    if kind in cp.RESIDENCES:
+        return (base + outskirts) * (2 if tram else 1)
+    return (base + (not outskirts)) * (1 + next_to_city_hall(s, plots) + tram)
+
+
+def kind_placements(s: State, kind: int, plots: set[int], by_size: dict | None = None) -> list[tuple[int, ...]]:
+    """Legal placements of building `kind` on plots drawn from `plots` (free, placed plots).
+
+    `by_size` caches the shape placements of one call site across kinds.
+    """
+    if s.supply[kind] <= 0:
+        return []
+    if kind == cp.CITY_HALL:
+        return [(cp.CITY_HALL_PLOT,)] if cp.CITY_HALL_PLOT in plots else []
+    if kind in cp.SPECIAL_BUILDINGS and not city_hall_built(s):
+        return []
+    size = cp.KIND_SIZE[kind]
+    if by_size is not None and size in by_size:
+        found = by_size[size]
+    else:
+        found = shape_placements(s, plots - {cp.CITY_HALL_PLOT}, size)
+        if by_size is not None:
+            by_size[size] = found
+    if kind in cp.SPECIAL_BUILDINGS:
+        found = [pl for pl in found if special_allowed(s, kind, pl)]
+    return found
+
+
+def hand_plots(s: State, seat: int) -> set[int]:
+    """Free, placed plots whose card the seat holds."""
+    return {c for c in s.hands[seat] if c < cp.NUM_PLOTS and s.px[c] >= 0 and s.occupant[c] < 0}
+
+
+def free_plots(s: State) -> set[int]:
+    return {p for p in range(cp.NUM_PLOTS) if _free(s, p)}
+
+
+# ===== parks and factories =====================================================================
+def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
+    key = ("facility", kind)
+    if key not in s.memo:
+        s.memo[key] = _facility_placements(s, kind)
+    return s.memo[key]
+
+
+def facility_possible(s: State, kind: int) -> bool:
+    key = ("facility", kind)
+    if key in s.memo:
+        return bool(s.memo[key])
+    return next(_facility_candidates(s, kind), None) is not None
+
+
+def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
+    return sorted(set(_facility_candidates(s, kind)))
+
+
+def _facility_candidates(s: State, kind: int):
+    """Legal placements of a park or factory, possibly repeated."""
+    low, high = cp.FACILITY_OUTSKIRTS[kind]
+    grid, trams, occupant, outskirts = s.grid, s.tram_set, s.occupant, s.outskirts
+    table, keys = neighbour_table(s), key_table(s)
+    size = len(grid)
+    for p in range(cp.NUM_PLOTS):
+        if s.px[p] < 0 or occupant[p] >= 0:
+            continue
+        origin = cell_index(s.px[p], s.py[p])
+        for shape in FLAT_FACILITY_SHAPES[kind]:
+            plots = []
+            for offset in shape:
+                i = origin + offset
+                q = grid[i] if i < size else -1
+                if q < 0 or occupant[q] >= 0:
+                    break
+                plots.append(q)
+            else:
+                if not low <= sum(outskirts[q] for q in plots) <= high:
+                    continue
+                if any(keys[a][side] in trams for a in plots for side in (cp.E, cp.S) if table[a][side] in plots):
+                    continue
+                yield tuple(sorted(plots))
+
+
+# facility shapes as offsets in the padded cell list
+FLAT_FACILITY_SHAPES = {kind: [[dy * PAD + dx for dx, dy in shape] for shape in shapes]
+                        for kind, shapes in cp.FACILITY_ORIENTATIONS.items()}
+
+
+# ===== trams ===================================================================================
+def tram_edges(s: State) -> dict[int, int]:
+    """Legal tram edges: canonical id -> geometric key (section 4, TRAM)."""
+    if "trams" not in s.memo:
+        s.memo["trams"] = _tram_edges(s)
+    return s.memo["trams"]
+
+
+def tram_possible(s: State) -> bool:
+    if "trams" in s.memo:
+        return bool(s.memo["trams"])
+    return next(_tram_edge_items(s), None) is not None
+
+
+def _tram_edges(s: State) -> dict[int, int]:
+    return dict(_tram_edge_items(s))
+
+
+def _tram_edge_items(s: State):
+    """(canonical id, geometric key) of the legal tram edges, possibly repeated."""
+    if not s.trams:  # the first segment: any street
+        for p in range(cp.NUM_PLOTS):
+            if s.px[p] >= 0:
+                for side in range(4):
+                    key = plot_key(s, p, side)
+                    if key not in s.covered:
+                        yield canonical_edge(s, p, side), key
+        return
+    vertices = set()
+    for key in s.trams:
+        vertices.update(key_vertices(key))
+    grid = s.grid
+    for v in vertices:
+        x, y = v % VERTEX_ROW, v // VERTEX_ROW
+        # the four edges at lattice point (x, y), each with the cell on its far side from the point
+        for cx, cy, side in ((x, y, cp.N), (x - 1, y, cp.N), (x, y, cp.W), (x, y - 1, cp.W)):
+            key = side_key(cx, cy, side)
+            if key in s.tram_set or key in s.covered:
+                continue
+            dx, dy = cp.DIRS[side]
+            p = grid[cell_index(cx, cy)] if 0 <= cx < cp.GRID and 0 <= cy < cp.GRID else -1
+            if p >= 0:
+                yield canonical_edge(s, p, side), key
+                continue
+            ox, oy = cx + dx, cy + dy  # the cell across the edge
+            q = grid[cell_index(ox, oy)] if 0 <= ox < cp.GRID and 0 <= oy < cp.GRID else -1
+            if q >= 0:
+                yield canonical_edge(s, q, cp.OPPOSITE[side]), key
+
+
+# ===== neighbourhood tiles =====================================================================
+def _tile_cells(n: int, r: int, ax: int, ay: int) -> list[tuple[int, int]]:
+    return [(ax + c, ay + w) for c, w in cp.LAYOUTS[n][r][2]]
+
+
+def _touch_map(s: State) -> dict[int, int]:
+    """Empty cell index -> the minimum contact edge (4 * idx(q) + side of q) of the plots around it."""
+    if "touch" not in s.geo:
+        touch: dict[int, int] = {}
+        grid = s.grid
+        steps = (-PAD, 1, PAD, -1)  # N, E, S, W
+        for q, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
+            if x < 0:
+                continue
+            i = (y + 1) * PAD + x + 1
+            for side, step in enumerate(steps):
+                j = i + step
+                if grid[j] < 0 and j not in touch:  # q and side only grow: the first edge is the minimum
+                    touch[j] = 4 * q + side
+        s.geo["touch"] = touch
+    return s.geo["touch"]
+
+
+def _placement_min_edge(s: State, n: int, r: int, ax: int, ay: int) -> int:
+    """The minimum contact edge of a legal placement, or -1 if the placement is illegal."""
+    grid = s.grid
+    touch = _touch_map(s)
+    touching = 0
+    best = 1 << 20
+    for c, w in cp.LAYOUTS[n][r][2]:
+        x, y = ax + c, ay + w
+        if not (0 <= x < cp.GRID and 0 <= y < cp.GRID):
+            return -1
+        i = cell_index(x, y)
+        if grid[i] >= 0:
+            return -1
+        e = touch.get(i)
+        if e is not None:
+            touching += 1
+            if e < best:
+                best = e
+    return best if touching >= 2 else -1
+
+
+def tile_options(s: State, n: int, r: int) -> dict[tuple[int, int], int]:
+    """Legal anchors of tile n at rotation r -> their minimum contact edge (memoized per city).
+
+    Legality and contacts depend only on the rotated rectangle (W' x H'), so all tiles and rotations
+    of one rectangle share the answer; it is computed for every anchor of the grid at once
+    (`_placement_min_edge` is the same rule for one anchor).
+    """
+    width, height = cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1]
+    key = ("tiles", width, height)
+    memo = s.geo
+    if key not in memo:
+        memo[key] = _rectangle_options(s, width, height)
+    return memo[key]
+
+
+NO_CONTACT = 1 << 20
+
+
+def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
+    """Every legal anchor of a W x H rectangle, over a window of the grid around the city: box sums of
+    occupied and touched cells (integral images), the minimum contact edge by a separable sliding min."""
+    placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
+    xs = [s.px[p] for p in placed]
+    ys = [s.py[p] for p in placed]
+    ax_lo, ax_hi = max(0, min(xs) - width), min(cp.GRID - width, max(xs) + 1)
+    ay_lo, ay_hi = max(0, min(ys) - height), min(cp.GRID - height, max(ys) + 1)
+    cols, rows = ax_hi - ax_lo + 1, ay_hi - ay_lo + 1
+    cells_high, cells_wide = rows + height - 1, cols + width - 1
+    occupied = np.zeros((cells_high + 1, cells_wide + 1), dtype=np.int32)
+    occupied[[y - ay_lo + 1 for y in ys], [x - ax_lo + 1 for x in xs]] = 1
+    contact = np.full((cells_high, cells_wide), NO_CONTACT, dtype=np.int32)
+    touched = np.zeros((cells_high + 1, cells_wide + 1), dtype=np.int32)
+    cx, cy, edges = [], [], []
+    for i, e in _touch_map(s).items():
+        x, y = i % PAD - 1 - ax_lo, i // PAD - 1 - ay_lo
+        if 0 <= x < cells_wide and 0 <= y < cells_high:
+            cx.append(x)
+            cy.append(y)
+            edges.append(e)
+    contact[cy, cx] = edges
+    touched[[y + 1 for y in cy], [x + 1 for x in cx]] = 1
+    occupied = occupied.cumsum(0).cumsum(1)
+    touched = touched.cumsum(0).cumsum(1)
+
+    def box_sum(table: np.ndarray) -> np.ndarray:
+        return (table[height:height + rows, width:width + cols] - table[:rows, width:width + cols]
+                - table[height:height + rows, :cols] + table[:rows, :cols])
+
+    ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (box_sum(touched) >= 2))
+    across = contact[:, :cols].copy()
+    for c in range(1, width):
+        np.minimum(across, contact[:, c:c + cols], out=across)
+    best = across[:rows].copy()
+    for w in range(1, height):
+        np.minimum(best, across[w:w + rows], out=best)
+    anchors = zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True)
+    return dict(zip(anchors, best[ys_, xs_].tolist(), strict=True))
+
+
+def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
+    """The anchor that puts plot 10n + j + 1 across edge e from e's named plot."""
+    q, side = divmod(e, 4)
+    dx, dy = cp.DIRS[side]
+    c, w = cp.LAYOUTS[n][r][2][j]
+    return s.px[q] + dx - c, s.py[q] + dy - w
+
+
+def _tile_cell_ok(s: State, j: int) -> bool:
+    n, r, e = s.tile, s.rotation, s.edge
+    if j >= len(cp.LAYOUTS[n][r][2]):
+        return False
+    return tile_options(s, n, r).get(anchor_from(s, n, r, e, j)) == e
+
+
+# ===== legal actions, one function per decision kind ============================================
+def legal_actions(s: State) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=bool)
+    LEGAL_BY_DECISION[s.decision](s, mask)
+    return mask
+
+
+def _legal_setup_tile(s: State, mask: np.ndarray) -> None:
+    for n in s.setup_tiles:
+        mask[TILE + n] = True
+
+
+def _legal_rotation(s: State, mask: np.ndarray) -> None:
+    by_shape: dict[tuple[int, int], bool] = {}  # rotations of one rectangle share the answer
+    for r in range(4):
+        shape = cp.LAYOUTS[s.tile][r][:2]
+        if shape not in by_shape:
+            by_shape[shape] = has_anchor(s, s.tile, r)
+        mask[ROTATION + r] = by_shape[shape]
+
+
+def has_anchor(s: State, n: int, r: int) -> bool:
+    """Does tile n have a legal placement at rotation r? (stops at the first one found)"""
+    width, height, cells = cp.LAYOUTS[n][r]
+    if ("tiles", width, height) in s.geo:
+        return bool(s.geo[("tiles", width, height)])
+    touch, grid = _touch_map(s), s.grid
+    tried = set()
+    for i in touch:
+        for c, w in cells:
+            anchor = i - w * PAD - c  # padded index of the anchor cell
+            if anchor in tried:
+                continue
+            tried.add(anchor)
+            ax, ay = anchor % PAD - 1, anchor // PAD - 1
+            if not (0 <= ax <= cp.GRID - width and 0 <= ay <= cp.GRID - height):
+                continue
+            touching = 0
+            for c2, w2 in cells:
+                j = anchor + w2 * PAD + c2
+                if grid[j] >= 0:
+                    break
+                touching += j in touch
+            else:
+                if touching >= 2:
+                    return True
+    return False
+
+
+def _legal_tile_edge(s: State, mask: np.ndarray) -> None:
+    for e in set(tile_options(s, s.tile, s.rotation).values()):
+        mask[EDGE + e] = True
+
+
+def _legal_tile_cell(s: State, mask: np.ndarray) -> None:
+    for j in range(9):
+        mask[LOCAL_CELL + j] = _tile_cell_ok(s, j)
+
+
+def _legal_dead_discard(s: State, mask: np.ndarray) -> None:
+    for c in dead_cards(s, s.active):
+        mask[CARD + c] = True
+    mask[DONE] = True
+
+
+def main_options(s: State) -> list[int]:
+    """Legal MAIN actions of the active seat."""
+    p = s.active
+    options = []
+    hall = city_hall_built(s)
+    if hall:
+        options += [c for c in cp.SPECIAL_CARDS if c in s.hands[p] and facility_possible(s, cp.FACILITY_OF_CARD[c])]
+    plots = hand_plots(s, p)
+    by_size: dict[int, list] = {}
+    counts: dict = {}
+    for kind in range(cp.NUM_KINDS):
+        if kind in cp.SPECIAL_BUILDINGS:
+            if hall and s.supply[kind] > 0:
+                found = by_size.get(cp.KIND_SIZE[kind])
+                if found is None:
+                    found = by_size[cp.KIND_SIZE[kind]] = shape_placements(s, plots - {cp.CITY_HALL_PLOT},
+                                                                           cp.KIND_SIZE[kind])
+                if any(special_allowed(s, kind, pl, counts) for pl in found):
+                    options.append(BUILD + kind)
+        elif kind_placements(s, kind, plots, by_size):
+            options.append(BUILD + kind)
+    if hall and trams_left(s) > 0 and tram_possible(s):
+        options.append(TRAM)
+    if hall:
+        options += [TILE + n for n in range(2, 9) if s.tiles[n - 1] is None]
+    if s.hands[p] or (len(s.hands[p]) < s.hand_limit and any(s.piles)):
+        options.append(EXCHANGE)
+    options.append(PASS)
+    return options
+
+
+def _legal_main(s: State, mask: np.ndarray) -> None:
+    mask[main_options(s)] = True
+
+
+def selection_placements(s: State) -> list[tuple[int, ...]]:
+    """Placements still open to the pending BUILD_SELECT or PIECE_SELECT."""
+    if s.decision == BUILD_SELECT:
+        found = kind_placements(s, s.kind, hand_plots(s, s.active) | set(s.selected))
+    else:
+        found = facility_placements(s, s.kind)
+    k = len(s.selected)
+    prefix = tuple(s.selected)
+    return [pl for pl in found if pl[:k] == prefix]
+
+
+def _legal_select(s: State, mask: np.ndarray) -> None:
+    k = len(s.selected)
+    for pl in selection_placements(s):
+        mask[CARD + pl[k]] = True
+
+
+def _legal_tram(s: State, mask: np.ndarray) -> None:
+    for e in tram_edges(s):
+        mask[EDGE + e] = True
+    if s.decision == TRAM_EDGE_OPT:
+        mask[DONE] = True
+
+
+def _legal_exchange(s: State, mask: np.ndarray) -> None:
+    for c in s.hands[s.active]:
+        mask[CARD + c] = True
+    mask[DONE] = bool(s.exchange) or (len(s.hands[s.active]) < s.hand_limit and any(s.piles))
+
+
+def draw_piles(s: State) -> list[int]:
+    if len(s.hands[s.active]) >= s.hand_limit:
+        return []
+    return [i for i in range(1, 9) if s.piles[i - 1] and s.drawn[i - 1] < cp.MAX_DRAWS_PER_PILE]
+
+
+def _legal_draw(s: State, mask: np.ndarray) -> None:
+    for i in draw_piles(s):
+        mask[PILE + i] = True
+
+
+LEGAL_BY_DECISION = {
+    SETUP_TILE: _legal_setup_tile, TILE_ROTATION: _legal_rotation, TILE_EDGE: _legal_tile_edge,
+    TILE_CELL: _legal_tile_cell, DEAD_DISCARD: _legal_dead_discard, MAIN: _legal_main,
+    BUILD_SELECT: _legal_select, PIECE_SELECT: _legal_select, TRAM_EDGE: _legal_tram,
+    TRAM_EDGE_OPT: _legal_tram, EXCHANGE_SELECT: _legal_exchange, DRAW: _legal_draw,
+}
+
+
+# ===== transitions =============================================================================
+def apply_action(s: State, action: int) -> None:
+    """One legal action (validated by the caller), then the automatic steps and the end checks."""
+    APPLY_BY_DECISION[s.decision](s, action)
+
+
+def _apply_setup_tile(s: State, action: int) -> None:
+    s.tile = action - TILE
+    s.decision = TILE_ROTATION
+
+
+def _apply_rotation(s: State, action: int) -> None:
+    s.rotation = action - ROTATION
+    s.decision = TILE_EDGE
+
+
+def _apply_tile_edge(s: State, action: int) -> None:
+    s.edge = action - EDGE
+    s.decision = TILE_CELL
+
+
+def _apply_tile_cell(s: State, action: int) -> None:
+    n, r = s.tile, s.rotation
+    ax, ay = anchor_from(s, n, r, s.edge, action - LOCAL_CELL)
+    _put_tile(s, n, r, ax, ay)
+    grid = list(s.grid)  # copies share the old grid
+    for p in cp.TILE_PLOTS[n]:
+        grid[cell_index(s.px[p], s.py[p])] = p
+    s.grid = grid
+    s.memo = {}
+    s.geo = {}
+    _recompute_outskirts(s)
+    s.tile, s.rotation, s.edge = 0, -1, -1
+    if s.setup_order:
+        s.setup_order.pop(0)
+        s.setup_tiles.remove(n)
+        if s.setup_order:
+            s.active = s.setup_order[0]
+            s.decision = SETUP_TILE
+        else:
+            _begin_turn(s, 0)
+    else:
+        _end_action(s)
+
+
+def _apply_dead_discard(s: State, action: int) -> None:
+    if action == DONE:
+        s.decision = MAIN
+        return
+    s.hands[s.active].remove(action)
+    s.out[action] = True
+    s.may_draw = s.dead_discarded = True
+    if not dead_cards(s, s.active):
+        s.decision = MAIN
+
+
+def _apply_main(s: State, action: int) -> None:
+    s.main_action = action
+    if action < BUILD:  # a park or factory card
+        s.card = action
+        s.kind = cp.FACILITY_OF_CARD[action]
+        s.hands[s.active].remove(action)
+        s.out[action] = True
+        s.may_draw = True
+        s.decision = PIECE_SELECT
+    elif action < TRAM:
+        s.kind = action - BUILD
+        s.decision = BUILD_SELECT
+    elif action == TRAM:
+        s.first_tram = not s.trams
+        s.decision = TRAM_EDGE
+    elif action < EXCHANGE:
+        s.tile = action - TILE
+        s.decision = TILE_ROTATION
+    elif action == EXCHANGE:
+        s.decision = EXCHANGE_SELECT
+    else:
+        _end_action(s)
+
+
+def _apply_select(s: State, action: int) -> None:
+    s.selected.append(action)
+    size = cp.KIND_SIZE[s.kind] if s.decision == BUILD_SELECT else len(cp.FACILITY_SHAPES[s.kind])
+    if len(s.selected) < size:
+        return
+    plots = tuple(s.selected)
+    p = s.active
+    if s.decision == BUILD_SELECT:
+        points = building_points(s, s.kind, plots)
+        for c in plots:
+            s.hands[p].remove(c)
+            s.out[c] = True
+        s.supply[s.kind] -= 1
+        s.scores[p] += points
+        s.may_draw = True
+    else:
+        points = 0
+    piece = len(s.pieces)
+    s.pieces.append([s.kind, p, list(plots), points])
+    for q in plots:
+        s.occupant[q] = piece
+    _cover(s, list(plots))
+    s.memo = {}
+    s.selected = []
+    s.kind = s.card = -1
+    _end_action(s)
+
+
+def _apply_tram(s: State, action: int) -> None:
+    if action == DONE:
+        _end_action(s)
+        return
+    key = tram_edges(s)[action - EDGE]
+    s.trams.append(key)
+    s.tram_set.add(key)
+    s.memo = {}
+    s.trams_this_action += 1
+    if s.first_tram or s.trams_this_action >= 2 or trams_left(s) <= 0 or not tram_edges(s):
+        _end_action(s)
+    else:
+        s.decision = TRAM_EDGE_OPT
+
+
+def _apply_exchange(s: State, action: int) -> None:
+    p = s.active
+    if action != DONE:
+        s.hands[p].remove(action)
+        s.exchange.append(action)
+        return
+    for c in s.exchange:  # each goes under the pile in turn: the last chosen ends lowest
+        i = cp.CARD_PILE[c] - 1
+        s.piles[i].insert(0, c)
+        s.pile_known[i].insert(0, p)
+    s.exchange = []
+    s.may_draw = True
+    _end_action(s)
+
+
+def _apply_draw(s: State, action: int) -> None:
+    i = action - PILE - 1
+    s.hands[s.active].append(s.piles[i].pop())
+    s.pile_known[i].pop()
+    s.drawn[i] += 1
+    if not draw_piles(s):
+        _finish_turn(s)
+
+
+APPLY_BY_DECISION = {
+    SETUP_TILE: _apply_setup_tile, TILE_ROTATION: _apply_rotation, TILE_EDGE: _apply_tile_edge,
+    TILE_CELL: _apply_tile_cell, DEAD_DISCARD: _apply_dead_discard, MAIN: _apply_main,
+    BUILD_SELECT: _apply_select, PIECE_SELECT: _apply_select, TRAM_EDGE: _apply_tram,
+    TRAM_EDGE_OPT: _apply_tram, EXCHANGE_SELECT: _apply_exchange, DRAW: _apply_draw,
+}
+
+
+# ===== turn structure (section 4) ==============================================================
+def city_full(s: State) -> bool:
+    return all(t is not None for t in s.tiles) and all(o >= 0 for o in s.occupant)
+
+
+def _end_action(s: State) -> None:
+    """Steps D and E: the full-city end, then the draw (only when cards left the hand)."""
+    if city_full(s):
+        _game_over(s)
+        return
+    if s.may_draw and draw_piles(s):
+        s.decision = DRAW
+        return
+    _finish_turn(s)
+
+
+def _finish_turn(s: State) -> None:
+    """Steps F and G: count pure passes, hand over to the next seat."""
+    pure_pass = s.main_action == PASS and not s.dead_discarded
+    s.passes = s.passes + 1 if pure_pass else 0
+    s.last_pass[s.active] = s.main_action == PASS
+    s.turns += 1
+    if s.passes >= s.n:
+        _game_over(s)
+    elif s.turns >= cp.MAX_TURNS:
+        _game_over(s, truncated=True)
+    else:
+        _begin_turn(s, (s.active + 1) % s.n)
+
+
+def _begin_turn(s: State, seat: int) -> None:
+    s.active = seat
+    s.drawn = [0] * 8
+    s.may_draw = s.dead_discarded = False
+    s.main_action = -1
+    s.trams_this_action = 0
+    s.first_tram = False
+    s.decision = DEAD_DISCARD if dead_cards(s, seat) else MAIN
+
+
+# ===== end of the game (section 6) ==============================================================
+def ranking_winners(s: State) -> list[int]:
+    """Highest score; tied leaders share the victory (RECONSTRUCTED: the rules give no tie-break)."""
+    best = max(s.scores)
+    return [seat for seat in range(s.n) if s.scores[seat] == best]
+
+
+def _game_over(s: State, truncated: bool = False) -> None:
+    s.winners = ranking_winners(s)
+    s.truncated = truncated
+    s.decision = GAME_OVER
+    s.active = -1

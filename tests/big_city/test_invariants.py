@@ -1,0 +1,43 @@
+"""Randomized full Big City games: invariants after every step, for every player count.
+
+300 games per count in the default run (about 35 s in all), 1,000 more per count in the slow job.
+Random play ends most games by passes; every decision kind is reached.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from city_envs.big_city.game import BigCity
+
+from .bc_testlib import COUNTS, check_state, play_out
+
+ALL_DECISIONS = {"SETUP_TILE", "TILE_ROTATION", "TILE_EDGE", "TILE_CELL", "DEAD_DISCARD", "MAIN", "BUILD_SELECT",
+                 "PIECE_SELECT", "TRAM_EDGE", "TRAM_EDGE_OPT", "EXCHANGE_SELECT", "DRAW", "GAME_OVER"}
+
+
+def run_games(n: int, seeds) -> set[str]:
+    decisions = set()
+    for seed in seeds:
+        game = BigCity(n, seed=seed)
+        check_state(game)
+
+        def check(g: BigCity) -> None:
+            check_state(g)
+            decisions.add(g.decision_name())
+
+        play_out(game, np.random.default_rng(seed + 7), check)
+        assert game.is_over() and not game.is_truncated()
+    return decisions
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_random_games_keep_every_invariant(n):
+    assert run_games(n, range(300)) == ALL_DECISIONS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", COUNTS)
+def test_many_random_games_keep_every_invariant(n):
+    run_games(n, range(1000, 2000))
