@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from city_envs.core.game import Game, Option
+from city_envs.core.game import Game, Option, positive_int
+from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import render, rules, view
 from city_envs.urban_sprawl.rules import State
 
@@ -20,6 +21,8 @@ class UrbanSprawl(Game):
                           choices=view.VARIANTS),
         "auto_single": Option(True, "apply a choice (other than INVEST/MAIN) automatically when it is the only "
                               "legal action (9.1)", choices=(True, False)),
+        "max_turns": Option(cp.TURN_LIMIT, "safety valve: stop (as truncation) after this many turns (9.1)",
+                            check=positive_int, allowed="an integer >= 1"),
     }
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
@@ -39,7 +42,7 @@ class UrbanSprawl(Game):
         return rules.legal_actions(self.state)
 
     def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action, self.chance, self.options["auto_single"])
+        rules.apply_action(self.state, action, self.chance, self.options["auto_single"], self.options["max_turns"])
 
     def is_over(self) -> bool:
         return self.state.decision == rules.GAME_OVER

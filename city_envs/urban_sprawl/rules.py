@@ -493,11 +493,14 @@ def legal_actions(s: State) -> np.ndarray:
 
 
 # ===== applying an action ========================================================================
-def apply_action(s: State, action: int, rng: np.random.Generator, auto_single: bool = True) -> None:
+def apply_action(s: State, action: int, rng: np.random.Generator, auto_single: bool = True,
+                 max_turns: int = cp.TURN_LIMIT) -> None:
     """Apply one legal action, run the automatic procedure to the next decision (9.1)."""
     while True:
         APPLY_BY_DECISION[s.decision](s, action, rng)
         run(s, rng)
+        if s.turns >= max_turns and s.decision == INVEST:
+            _game_over(s, truncated=True)
         if not auto_single or s.decision in (INVEST, MAIN, GAME_OVER):
             return
         legal = np.flatnonzero(legal_actions(s))
@@ -1028,9 +1031,6 @@ def _task_reveal_contract(s: State, task: list, rng: np.random.Generator) -> Non
 
 def _task_next_turn(s: State, task: list, rng: np.random.Generator) -> None:
     s.turns += 1
-    if s.turns >= cp.TURN_LIMIT:
-        _game_over(s, truncated=True)
-        return
     s.active = (s.active + 1) % s.n
     _begin_turn(s)
 
