@@ -14,6 +14,7 @@ HEURISTICS: dict[str, str] = {
     "citadels": "agents.citadels_heuristic:CitadelsHeuristicAgent",
     "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
     "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
+    "urban_sprawl": "agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic", "ismcts")
 # `ismcts:key=value:...` parameters and their types

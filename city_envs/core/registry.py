@@ -12,6 +12,7 @@ _GAME_CLASSES: dict[str, str] = {
     "citadels": "city_envs.citadels.game:Citadels",
     "metropolys": "city_envs.metropolys.game:Metropolys",
     "blue_moon_city": "city_envs.blue_moon_city.game:BlueMoonCity",
+    "urban_sprawl": "city_envs.urban_sprawl.game:UrbanSprawl",
 }
 GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
 ENV_VERSION = 0
