@@ -51,14 +51,18 @@ OBS_SIZE = DECISION_AT + 128
 VARIANTS = ("standard", "long", "short")
 
 
+# flat offset of each lot's 20 features in the L(i, j) row-major planes
+LOT_BASE = tuple(LOT_FEATURES * (12 * i + j) for (i, j) in cp.LOT_COORDS)
+LOT_BASE_ARRAY = np.asarray(LOT_BASE)
+
+
 @cache
 def _static_lots() -> np.ndarray:
-    """Per lot (in L(i, j) row-major order): adjacency to water and forest."""
-    plane = np.zeros((cp.GRID, cp.GRID, LOT_FEATURES), dtype=np.float32)
+    """Flat lot planes with what never changes: adjacency to water (16) and forest (17)."""
+    plane = np.zeros(LOTS_SIZE, dtype=np.float32)
     for lot in range(cp.LOTS):
-        i, j = cp.LOT_COORDS[lot]
-        plane[i, j, 16] = cp.LOT_WATER[lot]
-        plane[i, j, 17] = cp.LOT_FOREST[lot]
+        plane[LOT_BASE[lot] + 16] = cp.LOT_WATER[lot]
+        plane[LOT_BASE[lot] + 17] = cp.LOT_FOREST[lot]
     plane.flags.writeable = False
     return plane
 
@@ -80,32 +84,39 @@ def contract_features(card: int) -> np.ndarray:
     return f
 
 
+def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
+    """Write the flat 12 x 12 x 20 lot planes into `out` (one scatter of ones, one of values)."""
+    out[:] = _static_lots()
+    values = np.asarray([r.block_value(s, b) for b in range(cp.BLOCKS)], dtype=np.float32) / 30.0
+    out[LOT_BASE_ARRAY + 15] = np.repeat(values, 4)
+    contractor = s.offices[cp.CONTRACTOR]
+    ones = [LOT_BASE[x] for x in range(cp.LOTS) if s.lot_building[x] < 0]
+    n = s.n
+    for b in s.buildings:
+        if b is None:
+            continue
+        zone, size, lots, owner = b
+        control = 6 + ((owner - p) % n if owner >= 0 else 4)
+        for x in lots:
+            base = LOT_BASE[x]
+            ones += (base + 1 + zone, base + control, base + 10 + size)
+            if owner >= 0 and owner == contractor:
+                ones.append(base + 18)
+        ones.append(LOT_BASE[lots[0]] + 19)
+    out[ones] = 1.0
+
+
 def lot_planes(s: State, p: int) -> np.ndarray:
     """The 12 x 12 x 20 city planes of the observation, for convolutional encoders."""
-    plane = _static_lots().copy()
-    values = [r.block_value(s, b) / 30.0 for b in range(cp.BLOCKS)]
-    contractor = s.offices[cp.CONTRACTOR]
-    for lot in range(cp.LOTS):
-        i, j = cp.LOT_COORDS[lot]
-        cell = plane[i, j]
-        cell[15] = values[lot // 4]
-        bid = s.lot_building[lot]
-        if bid < 0:
-            cell[0] = 1.0
-            continue
-        zone, size, lots, owner = s.buildings[bid]
-        cell[1 + zone] = 1.0
-        cell[6 + ((owner - p) % s.n if owner >= 0 else 4)] = 1.0
-        cell[11 + size - 1] = 1.0
-        cell[18] = owner >= 0 and owner == contractor
-        cell[19] = lot == lots[0]
-    return plane
+    out = np.empty(LOTS_SIZE, dtype=np.float32)
+    _fill_lots(s, p, out)
+    return out.reshape(cp.GRID, cp.GRID, LOT_FEATURES)
 
 
 def observation(s: State, p: int, variant: str) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = s.n
-    obs[:LOTS_SIZE] = lot_planes(s, p).ravel()
+    _fill_lots(s, p, obs[:LOTS_SIZE])
     for g, marker in enumerate(s.circles):
         obs[CIRCLES_AT + 10 * g + (marker - 3 if marker else 0)] = 1.0
     for k, marker in enumerate(cp.MARKERS):
