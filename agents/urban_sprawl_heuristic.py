@@ -7,7 +7,8 @@ and board data of components.py. The generator only breaks exact ties.
 - Action points: score every legal build (neighbourhood bonus, own vocation payout minus what
   opponents collect, effect gains, the prestige icon of the block's rows, minus 0.3 x the block value,
   0.1 late) and build the best positive one; else take the cheapest permit whose zone matches a
-  visible contract; park a strong unaffordable Metropolis contract as a Favor; else end the turn.
+  visible contract (an Urban Renewal card first when it holds none, so a crowded city can still grow);
+  park a strong unaffordable Metropolis contract as a Favor; else end the turn.
 - Choices: wealth early and prestige late (rule 1), markers on rows I lead (rule 8), pay a disaster or
   blight when cheaper than the building (rule 9), ties to myself or the poorest rival (rule 10).
 """
@@ -138,6 +139,11 @@ class UrbanSprawlHeuristicAgent:
             best = self._best(list(builds), builds.get)
             if builds[best] - cost * cheapest_block > 0:
                 return best
+        if not any(c in cp.URBAN_RENEWAL for c in t.v["hands"][t.me]):
+            renewal = [a for a in legal if r.TAKE_PLANNING <= a < r.BUILD
+                       and t.v["planning_spaces"][a - r.TAKE_PLANNING] in cp.URBAN_RENEWAL]
+            if renewal:  # a crowded city can only grow by demolition
+                return self._best(renewal, lambda a: -cp.PLANNING_AP[a - r.TAKE_PLANNING])
         wanted = {cp.CONTRACT_ZONE[c] for c in t.visible_contracts()}
         planning = [a for a in legal if r.TAKE_PLANNING <= a < r.BUILD
                     and t.v["planning_spaces"][a - r.TAKE_PLANNING] < cp.NUM_PERMITS
