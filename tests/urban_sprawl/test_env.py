@@ -15,7 +15,7 @@ from ..aec_helpers import run_episode
 pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",
                                         "ignore:Observation is not a NumPy array:UserWarning")
 
-CONFIGS = [(2, "standard"), (3, "long"), (4, "short")]
+CONFIGS = [(n, variant) for n in (2, 3, 4) for variant in ("standard", "long", "short")]
 
 
 @pytest.mark.parametrize(("n", "variant"), CONFIGS)
