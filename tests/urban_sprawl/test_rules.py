@@ -581,3 +581,105 @@ def test_truncation_by_max_turns():
     while not game.is_over():
         game.apply(int(rng.choice(np.flatnonzero(game.legal_actions()))))
     assert game.is_truncated() and game.state.turns == 4
+
+
+def test_election_events_in_order():
+    game = _event_position(auto_single=False)
+    s = game.state
+    s.airport = True
+    s.vocations = [[1, 0, 0, 0, 0, 0, 0, 0], [0] * 8, [0] * 8]
+    run_tasks(game, ["contract_event", 3])  # Town Meeting: Mayor election
+    assert s.offices[cp.MAYOR] == A and game.decision_name() == "MAYOR_PARK"
+    game.apply(min(legal(game)))
+    s.offices[cp.MAYOR] = -1
+    run_tasks(game, ["planning_event", 45])  # Mayoral Recall
+    assert s.offices[cp.MAYOR] == A
+    game.apply(min(legal(game)))
+    clear_board(s)
+    put(s, COM, [lot(0, 6)], B)
+    put(s, CIV, [lot(0, 0)], C)
+    run_tasks(game, ["contract_event", 9])  # City Council Vote: Treasurer, then DA
+    assert s.offices[cp.TREASURER] == B and s.offices[cp.DISTRICT_ATTORNEY] == C
+
+
+def test_railroad_arrives_places_marker_7():
+    game = _event_position()
+    run_tasks(game, ["contract_event", 2])
+    assert game.decision_name() == "MARKER_PLACE" and game.current_player() == A
+    game.apply(rules.CIRCLE + 3)
+    assert game.state.circles[3] == 7
+    assert rules.row_blocks(game.state, "w", 7) == tuple(range(6))
+
+
+@pytest.mark.parametrize(("event", "hit", "spared"), [
+    (1, [lot(0, 5)], [lot(5, 5)]),  # Flood: a lot next to the water
+    (11, [lot(4, 4), lot(4, 5), lot(5, 4), lot(5, 5)], [lot(0, 0)]),  # Earthquake: 4-lot buildings
+])
+def test_flood_and_earthquake_filters(event, hit, spared):
+    game = _event_position(auto_single=False)
+    s = game.state
+    clear_board(s)
+    put(s, RES, hit, B)
+    put(s, RES, spared, B)
+    run_tasks(game, ["contract_event", event])
+    assert game.decision_name() == "DISASTER_CHOICE" and game.current_player() == B
+    game.apply(rules.OPT_B)
+    assert legal(game) == {rules.LOT + x for x in hit}
+
+
+def test_earthquake_alternative_costs_prestige():
+    game = _event_position(auto_single=False)
+    s = game.state
+    clear_board(s)
+    put(s, RES, [lot(4, 4), lot(4, 5), lot(5, 4), lot(5, 5)], A)
+    s.prestige[A], wealth = 3, s.wealth[A]
+    run_tasks(game, ["contract_event", 11])
+    assert legal(game) == {rules.OPT_A, rules.OPT_B}
+    game.apply(rules.OPT_A)
+    assert s.prestige[A] == 0 and s.wealth[A] == wealth and len(rules.live_buildings(s)) == 1
+
+
+def test_zone_income_events():
+    game = _event_position()
+    s = game.state
+    clear_board(s)
+    put(s, CIV, [lot(0, 0)], A)
+    put(s, IND, [lot(4, 4)], A)
+    put(s, RES, [lot(8, 8)], B)
+    put(s, RES, [lot(10, 10)], B)
+    wealth = list(s.wealth)
+    run_tasks(game, ["planning_event", 46], ["planning_event", 48], ["planning_event", 49])
+    assert [w - v for w, v in zip(s.wealth, wealth, strict=True)] == [2, 2, 0]
+
+
+def test_contractor_demolishes_without_a_card():
+    game = bought(3, auto_single=False)
+    at_main(game, A)
+    s = game.state
+    s.offices[cp.CONTRACTOR] = A
+    s.hands[A] = [10, 36]
+    s.wealth[A] = 30
+    s.slots[4] = BANK
+    target = s.lot_building[lot(6, 6)]
+    game._mask = None
+    game.apply(rules.BUILD + 7)
+    game.apply(rules.CARD + 10)
+    game.apply(rules.LOT + 4 * 21)
+    assert s.buildings[target] is None and s.hands[A] == [36]  # the Urban Renewal card is kept
+
+
+def test_planning_event_drawn_on_refill_is_resolved_then_replaced():
+    game = _event_position()
+    s = game.state
+    s.planning_discard.append(s.planning_slots[0])
+    s.planning_slots[0] = -1
+    tax = 40  # a permit with no ballot and a W7+ icon (marker in the box: pays nothing)
+    permit = next(c for c in s.planning_deck if c < 36 and not cp.BALLOT[c] and cp.WEALTH_PAYOUT[c] >= 7)
+    s.planning_deck.remove(permit)
+    s.planning_deck.remove(tax)
+    s.planning_deck += [permit, tax]  # the tax on top, then the permit
+    s.planning_up = False
+    wealth = list(s.wealth)
+    run_tasks(game, ["refill_planning"])
+    assert s.planning_slots[0] == permit and s.planning_discard[-1] == tax
+    assert all(w == max(0, v - 3) for w, v in zip(s.wealth, wealth, strict=True))
