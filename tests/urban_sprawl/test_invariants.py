@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from city_envs.urban_sprawl import rules
 from city_envs.urban_sprawl.game import UrbanSprawl
 
-from .us_testlib import COUNTS, VARIANTS, check_state, play_out
+from .us_testlib import COUNTS, VARIANTS, check_state, expected_final_prestige, play_out
 
 
 def run_games(n: int, seeds, **options) -> tuple[set[str], int]:
@@ -39,9 +40,19 @@ def test_short_random_games_keep_every_invariant(n):
 
 
 @pytest.mark.parametrize("n", COUNTS)
-def test_full_random_games_end_with_the_olympic_games(n):
+def test_full_random_games_end_with_the_olympic_games(n, monkeypatch):
+    """Every game reaches the Olympic Games; the final prestige equals an independent recount."""
+    before: list[list[int]] = []
+    scoring = rules.final_scoring
+
+    def recorded(s):
+        before.append(list(s.prestige))
+        scoring(s)
+        assert s.prestige == expected_final_prestige(s, before[-1])
+
+    monkeypatch.setattr(rules, "final_scoring", recorded)
     decisions, olympics = run_games(n, range(1000, 1012))
-    assert olympics == 12
+    assert olympics == 12 and len(before) == 12
     assert decisions >= {"VOC_SOURCE", "ELECTION_TIE", "AUCTION", "PICK_BUILDING", "BLIGHT_CHOICE",
                          "MARKER_PLACE", "MARKER_MOVE_SRC", "MARKER_MOVE_DST"}
 

@@ -143,3 +143,44 @@ def run_tasks(game: UrbanSprawl, *tasks: list) -> None:
 def relative(game: UrbanSprawl, seat: int) -> int:
     """PLAYER action naming `seat` for the pending decider."""
     return rules.PLAYER + (seat - game.current_player()) % game.num_players
+
+
+# ----- an independent recount of the final scoring (section 6) ------------------------------------
+SPEC_BASE_ROW = (3, 3, 1, 1, 2, 2)  # prestige band value per block row
+BONUS_ZONE = {1: 0, 2: 1, 3: 3, 4: 2}  # DA: CIV, Treasurer: COM, Police Chief: RES, Union Boss: IND
+
+
+def expected_final_prestige(s: State, prestige_before: list[int]) -> list[int]:
+    """Section 6 recounted from the final board, without the engine's scoring helpers."""
+    n = s.n
+    live = [b for b in s.buildings if b is not None]
+    rows: list[tuple[int, list[int]]] = []
+    for band in (3, 1, 2):
+        rows.append((band, [6 * r + c for r in range(6) if SPEC_BASE_ROW[r] == band for c in range(6)]))
+    for g, marker in enumerate(s.circles):
+        if marker in (4, 5, 6):
+            blocks = ([6 * r + c for r in range(6) for c in (2 * g, 2 * g + 1)] if g < 3
+                      else [6 * (g - 3) + c for c in range(6)])
+            rows.append((marker, blocks))
+    total = list(prestige_before)
+    for number, blocks in rows:
+        counts = [sum(1 for b in live if b[3] == seat and b[2][0] // 4 in blocks) for seat in range(n)]
+        table = [number, number // 2, number // 4, number // 8][:n] + [0, 0, 0, 0]
+        position = 0
+        for count in sorted({c for c in counts if c > 0}, reverse=True):
+            group = [seat for seat in range(n) if counts[seat] == count]
+            for seat in group:
+                total[seat] += sum(table[position:position + len(group)]) // len(group)
+            position += len(group)
+    for seat in range(n):
+        total[seat] += s.wealth[seat] // 10
+    for office, seat in enumerate(s.offices[:5]):
+        if seat < 0:
+            continue
+        if office == 0:
+            parks = {x for b in live if b[0] == 4 for x in b[2]}
+            total[seat] += sum(1 for b in live if b[3] == seat and b[0] != 4 and any(
+                y in parks for x in b[2] for y in cp.ADJACENT_LOTS[x]))
+        else:
+            total[seat] += sum(1 for b in live if b[0] == BONUS_ZONE[office])
+    return total
