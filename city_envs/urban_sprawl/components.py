@@ -123,6 +123,8 @@ URBAN_RENEWAL_IN_DISCARD = True
 # (cards above the special event's group, size of that group without the event): top pile, mixed pile
 DECK_STACKING = {"standard": (15, 6), "long": (18, 9), "short": (9, 9)}
 PLANNING_TOP_PERMITS = 22  # permits above the events
+PLANNING_START_DECK = 50  # the planning deck before its first reshuffle (Urban Renewal in the discard)
+CONTRACT_DECK_SIZE = 37
 TURN_LIMIT = 600
 
 # ----- vocations (2.7) ---------------------------------------------------------------------------

@@ -69,7 +69,7 @@ class UrbanSprawl(Game):
         return view.lot_planes(self.state, player)
 
     def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
-        self.state = view.determinize(self.state, player, rng)
+        self.state = view.determinize(self.state, player, self.options["variant"], rng)
 
     def _copy_state_from(self, other: UrbanSprawl) -> None:
         self.state = view.copy_state(other.state)

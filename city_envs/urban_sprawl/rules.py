@@ -126,6 +126,7 @@ class State:
     ctx: dict = field(default_factory=dict)
     tasks: list[list] = field(default_factory=list)
     build: dict | None = None  # the contract being built: card, favor, permits picked, building
+    planning_reshuffles: int = 0
     turns: int = 0
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
@@ -929,6 +930,7 @@ def _planning_available(s: State, rng: np.random.Generator) -> bool:
         s.planning_deck = [s.planning_discard[i] for i in rng.permutation(len(s.planning_discard))]
         s.planning_discard = []
         s.planning_up = False
+        s.planning_reshuffles += 1
     return any(c < cp.FIRST_PLANNING_EVENT for c in s.planning_deck + s.planning_discard)
 
 

@@ -2,7 +2,8 @@
 
 Everything is public (the board, every seat's wealth, prestige, hand, Favors, vocations, offices,
 face-up cards, the planning discard pile, deck sizes) except the order of the face-down cards of
-the four decks, which is hidden from everyone. Seats are rotated so the observer is offset 0.
+the four decks, which is hidden from everyone; `determinize` resamples it within what the stacking
+rules and the cards already seen allow. Seats are rotated so the observer is offset 0.
 
 Observation for seat p: float32, `OBS_SIZE` = 5219 values (spec section 9.4 plus the tile supply):
 
@@ -200,6 +201,7 @@ def view(s: State, p: int) -> dict:
         "planning_spaces": [r.planning_at(s, space) for space in range(5)],
         "contract_spaces": [r.contract_at(s, space) for space in range(8)],
         "planning_deck_size": len(s.planning_deck),
+        "planning_reshuffles": s.planning_reshuffles,
         "deck_sizes": [len(deck) for deck in s.decks],
         "planning_discard": list(s.planning_discard),
         "removed_contracts": list(s.removed),
@@ -223,7 +225,8 @@ def copy_state(s: State) -> State:
         airport=s.airport, sports=s.sports, planning_up=s.planning_up, deck_up=s.deck_up[:], removed=s.removed[:],
         events_done=s.events_done[:], active=s.active, phase=s.phase, ap=s.ap, built_this_turn=s.built_this_turn,
         decision=s.decision, decider=s.decider, ctx=_copy_ctx(s.ctx), tasks=[t[:] for t in s.tasks],
-        build=None if s.build is None else dict(s.build), turns=s.turns, winners=s.winners[:],
+        build=None if s.build is None else dict(s.build), planning_reshuffles=s.planning_reshuffles,
+        turns=s.turns, winners=s.winners[:],
         truncated=s.truncated,
     )
 
@@ -232,19 +235,45 @@ def _copy_ctx(ctx: dict) -> dict:
     return {k: (v[:] if isinstance(v, list) else v) for k, v in ctx.items()}
 
 
-def _shuffle_hidden(cards: list[int], face_up: bool, rng: np.random.Generator) -> list[int]:
-    hidden = cards[:-1] if face_up and cards else cards
-    shuffled = [hidden[i] for i in rng.permutation(len(hidden))]
-    return shuffled + (cards[-1:] if face_up and cards else [])
+def _shuffled(cards: list[int], rng: np.random.Generator) -> list[int]:
+    return [cards[i] for i in rng.permutation(len(cards))]
 
 
-def determinize(s: State, p: int, rng: np.random.Generator) -> State:
-    """Resample the order of every deck's face-down cards (the only hidden information).
+def _resample_contract_deck(deck: list[int], up: bool, d: int, variant: str, rng: np.random.Generator) -> list[int]:
+    """The deck's face-down cards in a fresh order drawn from what the stacking (3.1, 3.4) allows.
 
-    The reshuffle is uniform: it forgets what the stacking rules imply about where a special event
-    or the planning events can lie, which no observation encodes either.
+    The non-special cards are exchangeable; the special event, while still hidden, lies uniformly in
+    the part of its stacking window below the cards already gone from the top.
     """
+    hidden = deck[:-1] if up else deck[:]
+    gone = cp.CONTRACT_DECK_SIZE - len(hidden)  # cards above the hidden part
+    special = cp.EVENT_BASE + cp.SPECIAL_EVENT[d]
+    from_top = _shuffled([c for c in hidden if c != special], rng)
+    if special in hidden:
+        above, mixed = cp.DECK_STACKING[variant]
+        first, last = max(above + 1, gone + 1), above + mixed + 1  # 1-based positions from the original top
+        from_top.insert(int(rng.integers(first, last + 1)) - gone - 1, special)
+    return from_top[::-1] + deck[len(hidden):]
+
+
+def _resample_planning_deck(s: State, rng: np.random.Generator) -> list[int]:
+    """Before the first reshuffle the top 22 cards were permits (3.1 step 5); after it, any order."""
+    deck = s.planning_deck
+    hidden = deck[:-1] if s.planning_up and deck else deck[:]
+    if s.planning_reshuffles:
+        from_top = _shuffled(hidden, rng)
+    else:
+        permits = _shuffled([c for c in hidden if c < cp.FIRST_PLANNING_EVENT], rng)
+        safe = max(0, cp.PLANNING_TOP_PERMITS - (cp.PLANNING_START_DECK - len(hidden)))
+        rest = permits[safe:] + [c for c in hidden if c >= cp.FIRST_PLANNING_EVENT]
+        from_top = permits[:safe] + _shuffled(rest, rng)
+    return from_top[::-1] + deck[len(hidden):]
+
+
+def determinize(s: State, p: int, variant: str, rng: np.random.Generator) -> State:
+    """Resample the order of every deck's face-down cards (the only hidden information), keeping what
+    the stacking rules and the cards already seen imply (`_resample_contract_deck`)."""
     twin = copy_state(s)
-    twin.planning_deck = _shuffle_hidden(twin.planning_deck, twin.planning_up, rng)
-    twin.decks = [_shuffle_hidden(deck, twin.deck_up[d], rng) for d, deck in enumerate(twin.decks)]
+    twin.planning_deck = _resample_planning_deck(twin, rng)
+    twin.decks = [_resample_contract_deck(deck, twin.deck_up[d], d, variant, rng) for d, deck in enumerate(twin.decks)]
     return twin

@@ -16,6 +16,7 @@ import functools
 import numpy as np
 import pytest
 
+from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import view
 from city_envs.urban_sprawl.game import UrbanSprawl
 
@@ -44,12 +45,28 @@ def test_determinize_keeps_what_the_seat_knows(n):
             assert sorted(s.planning_deck) == sorted(t.planning_deck)
             assert all(sorted(a) == sorted(b) for a, b in zip(s.decks, t.decks, strict=True))
             check_state(twin)
+            assert_stacking_kept(game, twin)
             reordered += t.decks != s.decks or t.planning_deck != s.planning_deck
             for _ in range(40):  # the twin plays on
                 if twin.is_over():
                     break
                 twin.apply(int(rng.choice(np.flatnonzero(twin.legal_actions()))))
     assert reordered > len(states_for(n))
+
+
+def assert_stacking_kept(game: UrbanSprawl, twin: UrbanSprawl) -> None:
+    """A still-hidden special event stays in its window; no planning event in the first 22 cards."""
+    above, mixed = cp.DECK_STACKING[game.options["variant"]]
+    for d, deck in enumerate(twin.state.decks):
+        special = cp.EVENT_BASE + cp.SPECIAL_EVENT[d]
+        if special in deck:
+            position = 37 - deck.index(special)  # 1 = the original top
+            assert above + 1 <= position <= above + mixed + 1
+        assert deck[len(deck) - twin.state.deck_up[d]:] == game.state.decks[d][len(deck) - game.state.deck_up[d]:]
+    t = twin.state
+    if not t.planning_reshuffles:
+        first_22 = t.planning_deck[max(0, len(t.planning_deck) - (22 - (50 - len(t.planning_deck)))):]
+        assert all(c < 36 for c in first_22)
 
 
 def _reorder_hidden(game: UrbanSprawl) -> UrbanSprawl | None:
