@@ -119,7 +119,6 @@ EXTRA_FAVOR_CAPACITY = 2
 
 # ----- setup (3.1, 3.2, 3.4) ---------------------------------------------------------------------
 STARTING_WEALTH = {2: 39, 3: 27, 4: 21}
-URBAN_RENEWAL_IN_DISCARD = True
 # (cards above the special event's group, size of that group without the event): top pile, mixed pile
 DECK_STACKING = {"standard": (15, 6), "long": (18, 9), "short": (9, 9)}
 PLANNING_TOP_PERMITS = 22  # permits above the events
@@ -196,7 +195,6 @@ URBAN_RENEWAL = (36, 37, 38, 39)
 URBAN_RENEWAL_BALLOT = (True, True, False, False)  # RECONSTRUCTED: P36 and P37 carry a ballot
 FIRST_PLANNING_EVENT = 40
 PLANNING_CARDS = 54
-NON_EVENT_PLANNING = 40
 
 # planning events (5.6): (id, name, kind, argument) - names of P40-P43 official, the rest RECONSTRUCTED
 (LUXURY_TAX, AUCTION, URBAN_BLIGHT, LOCAL_HEADLINES, SPECIAL_ELECTION, HOLD_ELECTION, INCOME_PER_ZONE,

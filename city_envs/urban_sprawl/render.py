@@ -68,6 +68,54 @@ def describe_action(s: State, action: int) -> str:
     return (a_text if action == r.OPT_A else b_text).get(decision, "option")
 
 
+def _amounts(wealth: int, prestige: int) -> str:
+    return ", ".join(text for text in (f"w={wealth}" if wealth else "", f"p={prestige}" if prestige else "") if text)
+
+
+def _filter(zones: tuple[int, ...], size: int) -> str:
+    return "+".join(cp.ZONE_NAMES[z] for z in zones) + (f" size {size}" if size else "")
+
+
+def effect_text(effect: tuple) -> str:
+    """One effect row of components.CONTRACTS in the spec's notation (5.2)."""
+    template = effect[0]
+    if template == cp.GAIN:
+        return f"GAIN({_amounts(effect[1], effect[2])})"
+    if template == cp.PER_BUILDING:
+        _, recipients, wealth, prestige, zones, size, scope = effect
+        who = ("ACTIVE_OWN", "ACTIVE_ALL", "EACH_OWN")[recipients]
+        where = ("CITY", "ADJACENT", "THESE_ROWS")[scope]
+        return f"PER_BUILDING({who}, {_amounts(wealth, prestige)}, {_filter(zones, size)}, {where})"
+    if template in (cp.ELECTION, cp.WIN_ELECTION):
+        return f"{cp.EFFECT_NAMES[template]}({cp.OFFICE_NAMES[effect[1]]})"
+    if template in (cp.MARKER, cp.PARK_EFFECT):
+        return f"{cp.EFFECT_NAMES[template]}({effect[1]})"
+    if template == cp.TRIBUTE:
+        return f"TRIBUTE({effect[1]}, {_filter(effect[2], 0)}, {f'size {effect[3]}' if effect[3] else 'any size'})"
+    return cp.EFFECT_NAMES[template]
+
+
+def restriction_text(restriction: tuple[int, int] | None) -> str:
+    if restriction is None:
+        return "-"
+    kind, argument = restriction
+    if kind == cp.NOT_ADJ:
+        return f"NOT_ADJ({cp.ZONE_NAMES[argument]})"
+    if kind in (cp.MIN_VALUE, cp.MAX_VALUE):
+        return f"{cp.RESTRICTION_NAMES[kind]}({argument})"
+    return cp.RESTRICTION_NAMES[kind]
+
+
+def contract_details(card: int) -> str:
+    """A contract's printed side in one line: restriction, vocations, effects, payout icon."""
+    parts = [] if cp.CONTRACT_RESTRICTION[card] is None else [restriction_text(cp.CONTRACT_RESTRICTION[card])]
+    parts += [f"{cp.VOCATION_NAMES[v]}-{k}" for v, k in cp.CONTRACT_VOCATIONS[card]]
+    parts += [effect_text(e) for e in cp.CONTRACT_EFFECTS[card]]
+    if cp.CONTRACT_PAYOUT[card]:
+        parts.append(f"P{cp.CONTRACT_PAYOUT[card]}")
+    return "; ".join(parts)
+
+
 def render_city(s: State) -> list[str]:
     """The 12 x 12 lots: zone letter and owner digit ('.' uncontrolled, '  ' empty); block values."""
     lines = []
@@ -99,7 +147,9 @@ def render_text(s: State) -> str:
     for k in range(8):
         card = r.contract_at(s, k)
         if card >= 0:
-            lines.append(f"  {cp.CONTRACT_SPACE_NAMES[k]} ({cp.CONTRACT_AP[k]} AP): {cp.contract_name(card)}")
+            details = contract_details(card)
+            lines.append(f"  {cp.CONTRACT_SPACE_NAMES[k]} ({cp.CONTRACT_AP[k]} AP): {cp.contract_name(card)}"
+                         + (f" [{details}]" if details else ""))
     lines.append(f"decks: planning {len(s.planning_deck)}, " + ", ".join(
         f"{cp.DECK_NAMES[d]} {len(s.decks[d])}" for d in range(3)) + f"; pawn on {cp.OFFICE_NAMES[s.pawn]}; "
         f"Airport {'done' if s.airport else 'pending'}, Sports Team {'done' if s.sports else 'pending'}")

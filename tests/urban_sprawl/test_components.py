@@ -95,6 +95,12 @@ def test_contract_decks():
     assert max(cp.CONTRACT_PAYOUT[c] for c in range(64)) == 3 and max(cp.CONTRACT_PAYOUT) == 6
 
 
+def test_status_column():
+    partial = [cp.CONTRACT_ID[c] for c in range(96) if cp.CONTRACT_STATUS[c] == cp.PARTIAL]
+    assert partial == ["T01", "T02", "T03", "T07", "T23", "C02", "C15", "M02", "M06", "M16", "M22"]
+    assert cp.NUM_CONTRACT_EVENTS == 15 and set(cp.CONTRACT_ZONE) == set(cp.CONTRACT_ZONES)
+
+
 def test_named_cards():
     corporate = cp.CONTRACTS[46]
     assert corporate[:4] == ("C15", "Corporate HQ", COM, 4) and corporate[5] == ((cp.FINANCE, 6),)
