@@ -38,7 +38,6 @@ class Table:
         self.n = v["num_players"]
         self.wealth = v["wealth"][self.me]
         self.late = v["sports_team"] or self.wealth > VERY_RICH
-        self.lot_owner: dict[int, int] = {}
         self.lot_building: dict[int, int] = {}
         for bid, b in enumerate(v["buildings"]):
             if b is not None:
@@ -86,9 +85,7 @@ class UrbanSprawlHeuristicAgent:
         if len(legal) == 1:
             return legal[0]
         t = Table(info_set.view())
-        decision = t.v["decision"]
-        handler = getattr(self, "_" + decision.lower(), None)
-        return handler(t, legal) if handler is not None else self._best(legal, lambda a: 0.0)
+        return getattr(self, "_" + t.v["decision"].lower())(t, legal)  # one method per decision kind
 
     def _best(self, options: list[int], score) -> int:
         scored = [(score(a), a) for a in options]

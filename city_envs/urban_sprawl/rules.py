@@ -125,7 +125,7 @@ class State:
     decider: int = 0
     ctx: dict = field(default_factory=dict)
     tasks: list[list] = field(default_factory=list)
-    build: dict | None = None  # the contract being built: card, favor, permits picked, building
+    build: dict | None = None  # the contract being built: card, permit value paid, then its building
     planning_reshuffles: int = 0
     turns: int = 0
     winners: list[int] = field(default_factory=list)
