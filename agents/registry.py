@@ -15,6 +15,7 @@ HEURISTICS: dict[str, str] = {
     "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
     "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
     "big_city": "agents.big_city_heuristic:BigCityHeuristicAgent",
+    "urban_sprawl": "agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic", "ismcts")
 # `ismcts:key=value:...` parameters and their types

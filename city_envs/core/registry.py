@@ -13,6 +13,7 @@ _GAME_CLASSES: dict[str, str] = {
     "metropolys": "city_envs.metropolys.game:Metropolys",
     "blue_moon_city": "city_envs.blue_moon_city.game:BlueMoonCity",
     "big_city": "city_envs.big_city.game:BigCity",
+    "urban_sprawl": "city_envs.urban_sprawl.game:UrbanSprawl",
 }
 GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
 ENV_VERSION = 0

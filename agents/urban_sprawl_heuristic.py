@@ -1,0 +1,257 @@
+"""A rule-based Urban Sprawl player (shared/rules/urban_sprawl.md section 11).
+
+It reads only its seat's information set: `view()` and the legal action ids, plus the static card
+and board data of components.py. The generator only breaks exact ties.
+
+- Investments: permits whose zones match no visible contract, while wealth is below 10.
+- Action points: score every legal build (neighbourhood bonus, own vocation payout minus what
+  opponents collect, effect gains, the prestige icon of the block's rows, minus 0.3 x the block value,
+  0.1 late) and build the best positive one; else take the cheapest permit whose zone matches a
+  visible contract (an Urban Renewal card first when it holds none, so a crowded city can still grow);
+  park a strong unaffordable Metropolis contract as a Favor; else end the turn.
+- Choices: wealth early and prestige late (rule 1), markers on rows I lead (rule 8), pay a disaster or
+  blight when cheaper than the building (rule 9), ties to myself or the poorest rival (rule 10).
+"""
+
+from __future__ import annotations
+
+from agents.base import make_rng
+from city_envs.core.infoset import InfoSet
+from city_envs.urban_sprawl import components as cp
+from city_envs.urban_sprawl import rules as r
+
+EARLY_COST, LATE_COST = 0.3, 0.1
+ROW_WEIGHT = 0.5
+RICH, VERY_RICH = 20, 25
+POOR = 10
+AUCTION_WEALTH = 30
+FAVOR_WORTH = 6.0
+EPS = 1e-9
+
+
+class Table:
+    """What one `view()` says, in the shape the decisions need."""
+
+    def __init__(self, v: dict) -> None:
+        self.v = v
+        self.me = v["player"]
+        self.n = v["num_players"]
+        self.wealth = v["wealth"][self.me]
+        self.late = v["sports_team"] or self.wealth > VERY_RICH
+        self.lot_building: dict[int, int] = {}
+        for bid, b in enumerate(v["buildings"]):
+            if b is not None:
+                for x in b[2]:
+                    self.lot_building[x] = bid
+
+    def block_value(self, block: int) -> int:
+        top, right = cp.BLOCK_CIRCLES[block]
+        return cp.BASE_VALUE[block] + self.v["circles"][top] + self.v["circles"][right]
+
+    def building(self, bid: int) -> list:
+        return self.v["buildings"][bid]
+
+    def neighbours(self, lots) -> set[int]:
+        around = {y for x in lots for y in cp.ADJACENT_LOTS[x]} - set(lots)
+        return {self.lot_building[y] for y in around if y in self.lot_building}
+
+    def row_lead(self, blocks) -> int:
+        """My buildings in these blocks minus the best rival's."""
+        inside = set(blocks)
+        counts = [0] * self.n
+        for b in self.v["buildings"]:
+            if b is not None and b[3] >= 0 and b[2][0] // 4 in inside:
+                counts[b[3]] += 1
+        rivals = max(counts[s] for s in range(self.n) if s != self.me)
+        return counts[self.me] - rivals
+
+    def visible_contracts(self) -> list[int]:
+        return [c for c in self.v["contract_spaces"] if c >= 0] + list(self.v["favors"][self.me])
+
+    def take_wealth(self) -> bool:
+        return not self.late and self.wealth <= RICH
+
+
+class UrbanSprawlHeuristicAgent:
+    """Section 11's rules of thumb over the seat's view."""
+
+    def __init__(self, seed=None) -> None:
+        self.rng = make_rng(seed)
+
+    def act(self, info_set: InfoSet) -> int:
+        legal = info_set.legal_action_ids()
+        if not legal:
+            raise ValueError(f"seat {info_set.player} has no decision to make now")
+        if len(legal) == 1:
+            return legal[0]
+        t = Table(info_set.view())
+        return getattr(self, "_" + t.v["decision"].lower())(t, legal)  # one method per decision kind
+
+    def _best(self, options: list[int], score) -> int:
+        scored = [(score(a), a) for a in options]
+        top = max(value for value, _ in scored)
+        tied = [a for value, a in scored if value >= top - EPS]
+        return int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else tied[0]
+
+    # ----- setup, investments, action points ---------------------------------------------------------
+    def _start_buy(self, t: Table, legal: list[int]) -> int:
+        return self._best(legal, lambda a: -t.block_value((a - r.LOT) // 4))
+
+    def _invest(self, t: Table, legal: list[int]) -> int:
+        if t.wealth >= POOR:
+            return r.PASS
+        wanted = {cp.CONTRACT_ZONE[c] for c in t.visible_contracts()}
+        idle = [a for a in legal if a != r.PASS and not wanted & set(cp.PERMIT_ZONES[a - r.CARD])]
+        return self._best(idle, lambda a: cp.INVESTMENT[a - r.CARD]) if idle else r.PASS
+
+    def build_score(self, t: Table, card: int, ap_cost: int) -> float:
+        """Worth of building `card` at its best cheap spot, without the placement bonus."""
+        value = 0.0
+        for voc, amount in cp.CONTRACT_VOCATIONS[card]:
+            mine = t.v["vocations"][t.me][voc] + (1 if t.v["vocation_supply"][voc] else 0)
+            theirs = sum(t.v["vocations"][s][voc] for s in range(t.n) if s != t.me)
+            value += amount * (mine - theirs / max(1, t.n - 1))
+        for effect in cp.CONTRACT_EFFECTS[card]:
+            if effect[0] == cp.GAIN:
+                value += effect[1] * (0.5 if t.late else 1.0) + effect[2]
+            elif effect[0] == cp.PER_BUILDING:
+                value += 2.0 * (effect[2] + effect[3])
+            elif effect[0] in (cp.ELECTION, cp.WIN_ELECTION, cp.MARKER, cp.PARK_EFFECT):
+                value += 1.5
+            elif effect[0] == cp.TRIBUTE:
+                value += 3.0
+        return value + 1.0 - 0.25 * ap_cost
+
+    def _main(self, t: Table, legal: list[int]) -> int:
+        cost = LATE_COST if t.late else EARLY_COST
+        builds = {}
+        for a in legal:
+            if r.BUILD <= a < r.TAKE_FAVOR:
+                space = a - r.BUILD
+                builds[a] = self.build_score(t, t.v["contract_spaces"][space], cp.CONTRACT_AP[space])
+            elif r.BUILD_FAVOR <= a < r.LOT:
+                builds[a] = self.build_score(t, t.v["favors"][t.me][a - r.BUILD_FAVOR], 0)
+        cheapest_block = min(t.block_value(b) for b in range(cp.BLOCKS))
+        if builds:
+            best = self._best(list(builds), builds.get)
+            if builds[best] - cost * cheapest_block > 0:
+                return best
+        if not any(c in cp.URBAN_RENEWAL for c in t.v["hands"][t.me]):
+            renewal = [a for a in legal if r.TAKE_PLANNING <= a < r.BUILD
+                       and t.v["planning_spaces"][a - r.TAKE_PLANNING] in cp.URBAN_RENEWAL]
+            if renewal:  # a crowded city can only grow by demolition
+                return self._best(renewal, lambda a: -cp.PLANNING_AP[a - r.TAKE_PLANNING])
+        wanted = {cp.CONTRACT_ZONE[c] for c in t.visible_contracts()}
+        planning = [a for a in legal if r.TAKE_PLANNING <= a < r.BUILD
+                    and t.v["planning_spaces"][a - r.TAKE_PLANNING] < cp.NUM_PERMITS
+                    and wanted & set(cp.PERMIT_ZONES[t.v["planning_spaces"][a - r.TAKE_PLANNING]])]
+        if planning:
+            return self._best(planning, lambda a: -cp.PLANNING_AP[a - r.TAKE_PLANNING]
+                              + 0.5 * cp.PERMIT_VALUE[t.v["planning_spaces"][a - r.TAKE_PLANNING]])
+        favors = [a for a in legal if r.TAKE_FAVOR <= a < r.BUILD_FAVOR
+                  and self.build_score(t, t.v["contract_spaces"][a - r.TAKE_FAVOR], 0) >= FAVOR_WORTH]
+        if favors:
+            return self._best(favors, lambda a: -cp.CONTRACT_AP[a - r.TAKE_FAVOR])
+        return r.PASS
+
+    def _pay_permit(self, t: Table, legal: list[int]) -> int:
+        """Keep multi-zone permits: pay with the fewest zones, then the smallest value."""
+        return self._best(legal, lambda a: -len(cp.PERMIT_ZONES[a - r.CARD]) - 0.1 * cp.PERMIT_VALUE[a - r.CARD])
+
+    def _place(self, t: Table, legal: list[int]) -> int:
+        card = t.v["building"]["card"]
+        zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
+        cost = LATE_COST if t.late else EARLY_COST
+
+        def score(a: int) -> float:
+            block, variant = divmod(a - r.LOT, 4)
+            lots = [4 * block + sub for sub in cp.FOOTPRINTS[size][variant]]
+            bonus = sum(1 for bid in t.neighbours(lots) if t.building(bid)[0] == zone)
+            row, column = divmod(block, 6)
+            band = cp.PRESTIGE_BAND[row]
+            rows = band * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0) + cp.WEALTH_COLUMN[column] * (
+                t.row_lead(tuple(6 * rr + column for rr in range(6))) >= 0)
+            destroyed = sum(1 for x in lots if x in t.lot_building)
+            return bonus + ROW_WEIGHT * rows - cost * t.block_value(block) - destroyed
+
+        return self._best(legal, score)
+
+    # ----- choices ---------------------------------------------------------------------------------
+    def _voc_payout(self, t: Table, legal: list[int]) -> int:
+        return r.OPT_A if t.take_wealth() else r.OPT_B
+
+    def _tribute_pay(self, t: Table, legal: list[int]) -> int:
+        amount = t.v["context"]["amount"]
+        if t.v["prestige"][t.me] < amount:
+            return r.OPT_B
+        return r.OPT_B if t.take_wealth() else r.OPT_A
+
+    def _voc_source(self, t: Table, legal: list[int]) -> int:
+        rivals = [a for a in legal if a != r.PASS]
+        return self._best(rivals, lambda a: t.v["prestige"][(t.me + a - r.PLAYER) % t.n])
+
+    def _election_tie(self, t: Table, legal: list[int]) -> int:
+        return self._best(legal, lambda a: 1000 * (a == r.PLAYER) - t.v["prestige"][(t.me + a - r.PLAYER) % t.n])
+
+    _media_tie = _election_tie
+
+    def _lot_for_park(self, t: Table, legal: list[int]) -> int:
+        def score(a: int) -> float:
+            x = a - r.LOT
+            near = t.neighbours([x])
+            mine = sum(1 for bid in near if t.building(bid)[3] == t.me and t.building(bid)[0] != cp.PARK)
+            row, column = divmod(x // 4, 6)
+            return mine + 0.3 * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0) + 0.01 * cp.PRESTIGE_BAND[row] + (
+                0.01 * cp.WEALTH_COLUMN[column])
+
+        return self._best(legal, score)
+
+    _mayor_park = _lot_for_park
+    _park_lot = _lot_for_park
+
+    def _auction(self, t: Table, legal: list[int]) -> int:
+        return r.OPT_A if r.OPT_A in legal and t.wealth >= AUCTION_WEALTH else r.OPT_B
+
+    def _pick_building(self, t: Table, legal: list[int]) -> int:
+        purpose = t.v["context"]["purpose"]
+
+        def score(a: int) -> float:
+            b = t.building(t.lot_building[a - r.LOT])
+            value = t.block_value(b[2][0] // 4)
+            if purpose == "demolish":
+                return -value * b[1]
+            mine = b[3] == t.me
+            if purpose == "headlines":
+                return 10.0 * mine + (t.v["prestige"][b[3]] * -0.01 if b[3] >= 0 and not mine else 0.0)
+            return -10.0 * mine + (0.01 * t.v["prestige"][b[3]] if b[3] >= 0 else 0.0)
+
+        return self._best(legal, score)
+
+    def _disaster_choice(self, t: Table, legal: list[int]) -> int:
+        if r.OPT_A not in legal:
+            return r.OPT_B
+        _, _, _, _, (_, _, wealth, prestige) = cp.CONTRACT_EVENTS[t.v["context"]["event"]]
+        cheapest = min((t.block_value(b[2][0] // 4) for b in t.v["buildings"] if b is not None and b[3] == t.me),
+                       default=0)
+        return r.OPT_A if wealth + prestige < cheapest else r.OPT_B
+
+    def _blight_choice(self, t: Table, legal: list[int]) -> int:
+        bid = t.v["context"]["building"]
+        return r.OPT_A if r.OPT_A in legal and 3 < t.block_value(t.building(bid)[2][0] // 4) else r.OPT_B
+
+    def _marker_place(self, t: Table, legal: list[int]) -> int:
+        return self._best([a for a in legal if a != r.PASS],
+                          lambda a: t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
+
+    def _marker_move_dst(self, t: Table, legal: list[int]) -> int:
+        best = self._marker_place(t, legal)
+        number = t.v["context"]["marker"]
+        if r.PASS in legal and number in t.v["circles"]:
+            here = t.row_lead(cp.CIRCLE_BLOCKS[t.v["circles"].index(number)])
+            if here >= t.row_lead(cp.CIRCLE_BLOCKS[best - r.CIRCLE]):
+                return r.PASS
+        return best
+
+    def _marker_move_src(self, t: Table, legal: list[int]) -> int:
+        worst = self._best([a for a in legal if a != r.PASS], lambda a: -t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
+        return worst if t.row_lead(cp.CIRCLE_BLOCKS[worst - r.CIRCLE]) < 0 else r.PASS

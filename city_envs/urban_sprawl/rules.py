@@ -1,0 +1,1292 @@
+"""Urban Sprawl rules: state, legal actions, transitions (shared/rules/urban_sprawl.md).
+
+Flat action space, 219 ids (spec section 9.2):
+
+| ids     | action            | meaning by decision kind                                                  |
+|---------|-------------------|---------------------------------------------------------------------------|
+| 0-35    | CARD k            | permit P00..P35: INVEST it (INVEST) or pay it (PAY_PERMIT)                 |
+| 36      | PASS              | end investments / end the AP phase / decline (steal, marker move)         |
+| 37-41   | TAKE_PLANNING s   | 0 deck top (5 AP), 1 PL4 (4), 2 PL3 (3), 3 PL2 (2), 4 PL1 (1)             |
+| 42-49   | BUILD s           | 0 Town top (6), 1 City top (5), 2 Metropolis top (4), 3 C5 .. 7 C1 (5..1) |
+| 50-57   | TAKE_FAVOR s      | same space numbering as BUILD                                             |
+| 58-59   | BUILD_FAVOR k     | own Favor k (in order acquired), 0 AP                                     |
+| 60-203  | LOT x             | PLACE: block x // 4, variant x % 4; lot decisions: lot x = 4 * block + sub-lot |
+| 204-212 | CIRCLE g          | grey circle T0, T1, T2, R0..R5                                            |
+| 213-216 | PLAYER d          | the seat d places clockwise from the deciding seat (0 = self)             |
+| 217     | OPT_A             | wealth / "yes, pay"                                                       |
+| 218     | OPT_B             | prestige / "no" (accept the demolition, decline the auction)              |
+
+Decision kinds (9.3, plus START_BUY and MEDIA_TIE for the setup choices of 3.1 steps 9-10):
+
+| # | decision        | who                                   | legal actions                                   |
+|---|-----------------|---------------------------------------|-------------------------------------------------|
+| 0 | INVEST          | active                                | CARD k (permits in hand), PASS                  |
+| 1 | MAIN            | active                                | TAKE_PLANNING, BUILD, TAKE_FAVOR, BUILD_FAVOR, PASS |
+| 2 | PAY_PERMIT      | active                                | CARD k (unpicked permits showing the zone)      |
+| 3 | PLACE           | active                                | LOT 4b+v for every legal placement              |
+| 4 | VOC_SOURCE      | builder                               | PLAYER d (opponents owning it), PASS            |
+| 5 | VOC_PAYOUT      | each marker owner, once per marker    | OPT_A wealth, OPT_B prestige                    |
+| 6 | MARKER_PLACE    | builder / active                      | CIRCLE g empty                                  |
+| 7 | MARKER_MOVE_SRC | active (Zoning Variance, Subway Line) | CIRCLE g holding a marker, PASS                 |
+| 8 | MARKER_MOVE_DST | builder / active                      | CIRCLE g empty; PASS if MARKER(n) was on board |
+| 9 | PARK_LOT        | builder                               | LOT: empty lots adjacent to the new building    |
+| 10| TRIBUTE_PAY     | each opponent, once per building      | OPT_A wealth, OPT_B prestige                    |
+| 11| ELECTION_TIE    | decider (5.5)                         | PLAYER d for each tied player                   |
+| 12| MAYOR_PARK      | new Mayor; auction buyer              | LOT: any empty lot                              |
+| 13| AUCTION         | each player clockwise                 | OPT_A pay 8 (if wealth >= 8), OPT_B             |
+| 14| PICK_BUILDING   | active / Treasurer / disaster victim  | LOT covering a candidate building               |
+| 15| DISASTER_CHOICE | each affected player                  | OPT_A pay (if affordable), OPT_B demolish      |
+| 16| BLIGHT_CHOICE   | controller of the chosen building     | OPT_A pay 3 P (if prestige >= 3), OPT_B         |
+| 17| START_BUY       | seats in turn during setup            | LOT of an uncontrolled starting building        |
+| 18| MEDIA_TIE       | start player                          | PLAYER d for each tied player                   |
+
+Everything automatic (Treasurer tax, slides and refills, payouts, elections without ties, events
+without choices) runs inside `apply_action` as a stack of small tasks (`State.tasks`), so a
+decision owned by another seat simply interrupts the procedure and the rest resumes after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from city_envs.urban_sprawl import components as cp
+
+# ----- action ids ------------------------------------------------------------------------------
+CARD = 0
+PASS = 36
+TAKE_PLANNING = 37
+BUILD = 42
+TAKE_FAVOR = 50
+BUILD_FAVOR = 58
+LOT = 60
+CIRCLE = 204
+PLAYER = 213
+OPT_A = 217
+OPT_B = 218
+NUM_ACTIONS = 219
+
+# ----- decision kinds --------------------------------------------------------------------------
+(INVEST, MAIN, PAY_PERMIT, PLACE, VOC_SOURCE, VOC_PAYOUT, MARKER_PLACE, MARKER_MOVE_SRC, MARKER_MOVE_DST,
+ PARK_LOT, TRIBUTE_PAY, ELECTION_TIE, MAYOR_PARK, AUCTION, PICK_BUILDING, DISASTER_CHOICE, BLIGHT_CHOICE,
+ START_BUY, MEDIA_TIE) = range(19)
+DECISION_NAMES = ("INVEST", "MAIN", "PAY_PERMIT", "PLACE", "VOC_SOURCE", "VOC_PAYOUT", "MARKER_PLACE",
+                  "MARKER_MOVE_SRC", "MARKER_MOVE_DST", "PARK_LOT", "TRIBUTE_PAY", "ELECTION_TIE",
+                  "MAYOR_PARK", "AUCTION", "PICK_BUILDING", "DISASTER_CHOICE", "BLIGHT_CHOICE", "START_BUY",
+                  "MEDIA_TIE")
+NUM_DECISIONS = len(DECISION_NAMES)
+NONE = -2  # no decision pending: tasks run
+GAME_OVER = -1
+# building record fields
+ZONE, SIZE, LOTS_, OWNER = range(4)
+NOBODY = -1
+
+
+@dataclass
+class State:
+    """Everything that changes during a match; plain JSON-safe data mirrored by `to_dict`.
+
+    Decks are lists whose end is the top; `planning_up` / `deck_up` say whether that top card is
+    face up. Planning slots are PL4..PL1, contract slots C5..C1 (-1 = empty). Buildings are records
+    [zone, size, lots, owner] (None once demolished); `lot_building` maps each lot to one.
+    """
+
+    n: int
+    lot_building: list[int]
+    buildings: list[list | None]
+    tiles: list[list[int]]  # supply per zone, per size 1..4
+    circles: list[int]  # marker number per grey circle, 0 = empty
+    wealth: list[int]
+    prestige: list[int]
+    hands: list[list[int]]  # planning card ids, sorted
+    favors: list[list[int]]  # contract ids, in order acquired
+    vocations: list[list[int]]  # per seat, per vocation
+    voc_supply: list[int]
+    offices: list[int]  # holder per office (Mayor, DA, Treasurer, Police Chief, Union Boss, Contractor)
+    planning_deck: list[int]
+    planning_slots: list[int]
+    planning_discard: list[int]
+    decks: list[list[int]]  # Town, City, Metropolis (card ids: contracts 0..95, events 96..110)
+    slots: list[int]
+    extra_favor: int = NOBODY
+    pawn: int = cp.MAYOR
+    airport: bool = False
+    sports: bool = False
+    planning_up: bool = False
+    deck_up: list[bool] = field(default_factory=lambda: [False, False, False])
+    removed: list[int] = field(default_factory=list)  # contracts built (out of the game), in order
+    events_done: list[int] = field(default_factory=list)  # contract events resolved, in order
+    active: int = 0
+    phase: int = INVEST
+    ap: int = 0
+    built_this_turn: bool = False
+    decision: int = START_BUY
+    decider: int = 0
+    ctx: dict = field(default_factory=dict)
+    tasks: list[list] = field(default_factory=list)
+    build: dict | None = None  # the contract being built: card, permit value paid, then its building
+    planning_reshuffles: int = 0
+    turns: int = 0
+    winners: list[int] = field(default_factory=list)
+    truncated: bool = False
+
+
+# ===== the city (2.2-2.4) ======================================================================
+def block_value(s: State, block: int) -> int:
+    top, right = cp.BLOCK_CIRCLES[block]
+    return cp.BASE_VALUE[block] + s.circles[top] + s.circles[right]
+
+
+def building_value(s: State, bid: int) -> int:
+    return block_value(s, s.buildings[bid][LOTS_][0] // 4)
+
+
+def live_buildings(s: State) -> list[int]:
+    return [bid for bid, b in enumerate(s.buildings) if b is not None]
+
+
+def buildings_adjacent(s: State, bid: int) -> set[int]:
+    lots = s.buildings[bid][LOTS_]
+    around = {y for x in lots for y in cp.ADJACENT_LOTS[x]}
+    found = {s.lot_building[y] for y in around} - {-1, bid}
+    return found
+
+
+def row_blocks(s: State, kind: str, number: int) -> tuple[int, ...] | None:
+    """Blocks of the row a payout icon addresses (2.3); None when its marker is not on the board."""
+    if kind == "w" and number <= 6:
+        column = cp.COLUMN_OF_WEALTH[number]
+        return tuple(6 * r + column for r in range(6))
+    if kind == "p" and number <= 3:
+        return tuple(6 * r + c for r in cp.BAND_ROWS[number] for c in range(6))
+    if number in s.circles:
+        return cp.CIRCLE_BLOCKS[s.circles.index(number)]
+    return None
+
+
+def payout_split(counts: list[int], number: int, n: int) -> list[int]:
+    """Amount per seat for a row numbered `number` given buildings controlled there (4.3)."""
+    table = list(cp.payout_table(number)[:n]) + [0] * 4
+    ranked = sorted((c for c in set(counts) if c > 0), reverse=True)
+    paid = [0] * n
+    position = 0
+    for count in ranked:
+        group = [seat for seat in range(n) if counts[seat] == count]
+        share = sum(table[position:position + len(group)]) // len(group)
+        for seat in group:
+            paid[seat] = share
+        position += len(group)
+    return paid
+
+
+def row_counts(s: State, blocks: tuple[int, ...]) -> list[int]:
+    counts = [0] * s.n
+    inside = set(blocks)
+    for b in s.buildings:
+        if b is not None and b[OWNER] >= 0 and b[LOTS_][0] // 4 in inside:
+            counts[b[OWNER]] += 1
+    return counts
+
+
+def pay_row(s: State, kind: str, number: int) -> None:
+    blocks = row_blocks(s, kind, number)
+    if blocks is None:
+        return
+    for seat, amount in enumerate(payout_split(row_counts(s, blocks), number, s.n)):
+        if kind == "w":
+            s.wealth[seat] += amount
+        else:
+            s.prestige[seat] += amount
+
+
+# ===== setup (section 3) =======================================================================
+def _stack(cards: list[int], special: int, variant: str, rng: np.random.Generator) -> list[int]:
+    """A contract deck stacked per 3.1 step 4 / 3.4 (returned bottom first: the end is the top)."""
+    others = [cards[i] for i in rng.permutation(len(cards))]
+    above, mixed = cp.DECK_STACKING[variant]
+    top, middle, bottom = others[:above], others[above:above + mixed] + [special], others[above + mixed:]
+    middle = [middle[i] for i in rng.permutation(len(middle))]
+    return list(reversed(top + middle + bottom))
+
+
+def new_state(n: int, variant: str, rng: np.random.Generator) -> State:
+    buildings: list[list | None] = []
+    lot_building = [-1] * cp.LOTS
+    tiles = [list(row) for row in cp.TILES]
+    for zone, lot in cp.STARTING_BUILDINGS:
+        lot_building[lot] = len(buildings)
+        buildings.append([zone, 1, [lot], NOBODY])
+        tiles[zone][0] -= 1
+    decks = []
+    for deck in range(3):
+        special = cp.EVENT_BASE + cp.SPECIAL_EVENT[deck]
+        cards = [c for c in cp.deck_cards(deck) if c != special]
+        decks.append(_stack(cards, special, variant, rng))
+    permits = [int(i) for i in rng.permutation(cp.NUM_PERMITS)]
+    bottom = permits[:len(permits) - cp.PLANNING_TOP_PERMITS] + list(range(cp.FIRST_PLANNING_EVENT, cp.PLANNING_CARDS))
+    bottom = [bottom[i] for i in rng.permutation(len(bottom))]
+    top = permits[len(permits) - cp.PLANNING_TOP_PERMITS:]
+    planning_deck = bottom + top
+    hands = [sorted(planning_deck.pop() for _ in range(seat + 1)) for seat in range(n)]
+    planning_slots = [planning_deck.pop() for _ in range(4)]
+    s = State(
+        n=n, lot_building=lot_building, buildings=buildings, tiles=tiles, circles=[0] * cp.CIRCLES,
+        wealth=[cp.STARTING_WEALTH[n]] * n, prestige=[0] * n, hands=hands, favors=[[] for _ in range(n)],
+        vocations=[[0] * cp.VOCATIONS for _ in range(n)], voc_supply=list(cp.VOCATION_MARKERS),
+        offices=[NOBODY] * 6, planning_deck=planning_deck, planning_slots=planning_slots,
+        planning_discard=list(cp.URBAN_RENEWAL), decks=decks, slots=[-1] * cp.SLOTS,
+    )
+    s.planning_up = True
+    for slot in range(cp.SLOTS):
+        s.slots[slot] = _setup_draw(s, cp.TOWN)
+    s.decks[cp.TOWN].append(_setup_draw(s, cp.TOWN))
+    s.deck_up[cp.TOWN] = True
+    s.decision, s.decider = START_BUY, 0
+    return s
+
+
+def _setup_draw(s: State, deck: int) -> int:
+    """Setup reveals trigger nothing (3.1 step 7); an event revealed then leaves the game unresolved."""
+    while True:
+        card = s.decks[deck].pop()
+        if card < cp.EVENT_BASE:
+            return card
+        s.events_done.append(card - cp.EVENT_BASE)
+
+
+def starting_lots_left(s: State) -> list[int]:
+    return [s.buildings[bid][LOTS_][0] for bid in range(len(cp.STARTING_BUILDINGS)) if s.buildings[bid][OWNER] < 0]
+
+
+def _start_buy(s: State, p: int, lot: int) -> None:
+    bid = s.lot_building[lot]
+    s.buildings[bid][OWNER] = p
+    s.wealth[p] -= building_value(s, bid)
+    if starting_lots_left(s):
+        s.decider = (p + 1) % s.n
+        s.decision = START_BUY
+        return
+    richest = max(s.wealth)
+    tied = [seat for seat in range(s.n) if s.wealth[seat] == richest]
+    if len(tied) > 1:
+        fours = [_media_tie_count(s, seat) for seat in tied]
+        tied = [seat for seat, k in zip(tied, fours, strict=True) if k == max(fours)]
+    if len(tied) > 1:
+        s.decision, s.decider, s.ctx = MEDIA_TIE, 0, {"tied": tied}
+        return
+    _give_media(s, tied[0])
+
+
+def _media_tie_count(s: State, seat: int) -> int:
+    return sum(1 for bid in live_buildings(s) if s.buildings[bid][OWNER] == seat and s.buildings[bid][ZONE] == cp.RES
+               and building_value(s, bid) == cp.MEDIA_TIE_VALUE)
+
+
+def _give_media(s: State, seat: int) -> None:
+    s.vocations[seat][cp.MEDIA] += 1
+    s.voc_supply[cp.MEDIA] -= 1
+    s.ctx = {}
+    s.active = 0
+    _begin_turn(s)
+
+
+# ===== turn (section 4) ========================================================================
+def _begin_turn(s: State) -> None:
+    p = s.active
+    treasurer = s.offices[cp.TREASURER]
+    if treasurer == p:
+        for k in range(1, s.n):
+            o = (p + k) % s.n
+            x = min(2, s.wealth[o])
+            s.wealth[o] -= x
+            s.wealth[p] += x
+    s.phase = INVEST
+    s.ap = 0
+    s.built_this_turn = False
+    s.decision = NONE
+
+
+def favor_capacity(s: State, seat: int) -> int:
+    return cp.EXTRA_FAVOR_CAPACITY if s.extra_favor == seat else cp.FAVOR_CAPACITY
+
+
+def deck_active(s: State, deck: int) -> bool:
+    return deck == cp.TOWN or (deck == cp.CITY and s.airport) or (deck == cp.METRO and s.sports)
+
+
+def contract_at(s: State, space: int) -> int:
+    """Contract card id on contract space `space` (0-2 deck tops, 3-7 C5..C1), -1 if none."""
+    if space < 3:
+        return s.decks[space][-1] if s.deck_up[space] and s.decks[space] and deck_active(s, space) else -1
+    return s.slots[space - 3]
+
+
+def planning_at(s: State, space: int) -> int:
+    if space == 0:
+        return s.planning_deck[-1] if s.planning_up and s.planning_deck else -1
+    return s.planning_slots[space - 1]
+
+
+def permit_total(hand: list[int], zone: int) -> int:
+    return sum(cp.PERMIT_VALUE[c] for c in hand if c < cp.NUM_PERMITS and zone in cp.PERMIT_ZONES[c])
+
+
+def can_build(s: State, seat: int, card: int) -> bool:
+    zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
+    return (permit_total(s.hands[seat], zone) >= size and s.tiles[zone][size - 1] > 0
+            and bool(legal_placements(s, seat, card, first_only=True)))
+
+
+def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -> dict[int, list[int]]:
+    """Legal placements of contract `card` for `seat` (4.1 step 3): place id -> buildings demolished."""
+    zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
+    contractor = s.offices[cp.CONTRACTOR]
+    may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
+    kind, argument = restriction if restriction is not None else (-1, 0)
+    wealth = s.wealth[seat]
+    values = [block_value(s, b) for b in range(cp.BLOCKS)]
+    lot_building, buildings = s.lot_building, s.buildings
+    found: dict[int, list[int]] = {}
+    for place, lots, around, water, forest in cp.PLACEMENTS[size]:
+        value = values[place >> 2]
+        if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
+            continue
+        if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
+            continue
+        demolished: list[int] = []
+        ok = True
+        for x in lots:
+            bid = lot_building[x]
+            if bid < 0 or bid in demolished:
+                continue
+            b = buildings[bid]
+            if (not may_demolish or b[SIZE] > size or any(y not in lots for y in b[LOTS_])
+                    or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)):
+                ok = False
+                break
+            demolished.append(bid)
+        if not ok:
+            continue
+        zones = set()
+        for y in around:
+            bid = lot_building[y]
+            if bid >= 0 and bid not in demolished:
+                zones.add(buildings[bid][ZONE])
+        zones.discard(cp.PARK)
+        if kind != cp.IGNORE_ZONING and zones and zone not in zones:
+            continue
+        if kind == cp.NOT_ADJ and argument in zones:
+            continue
+        found[place] = demolished
+        if first_only:
+            break
+    return found
+
+
+def _legal_invest(s: State, mask: np.ndarray) -> None:
+    for c in s.hands[s.active]:
+        if c < cp.NUM_PERMITS:
+            mask[CARD + c] = True
+    mask[PASS] = True
+
+
+def _legal_main(s: State, mask: np.ndarray) -> None:
+    p, ap = s.active, s.ap
+    mask[PASS] = True
+    for space in range(5):
+        if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0:
+            mask[TAKE_PLANNING + space] = True
+    room = len(s.favors[p]) < favor_capacity(s, p)
+    for space in range(8):
+        if cp.CONTRACT_AP[space] > ap:
+            continue
+        card = contract_at(s, space)
+        if card < 0:
+            continue
+        mask[TAKE_FAVOR + space] = room
+        mask[BUILD + space] = can_build(s, p, card)
+    for k, card in enumerate(s.favors[p]):
+        mask[BUILD_FAVOR + k] = can_build(s, p, card)
+
+
+def _legal_pay_permit(s: State, mask: np.ndarray) -> None:
+    zone = cp.CONTRACT_ZONE[s.build["card"]]
+    for c in s.hands[s.active]:
+        if c < cp.NUM_PERMITS and zone in cp.PERMIT_ZONES[c]:
+            mask[CARD + c] = True
+
+
+def _legal_place(s: State, mask: np.ndarray) -> None:
+    for place in legal_placements(s, s.active, s.build["card"]):
+        mask[LOT + place] = True
+
+
+def _relative(s: State, seat: int) -> int:
+    return PLAYER + (seat - s.decider) % s.n
+
+
+def _legal_voc_source(s: State, mask: np.ndarray) -> None:
+    voc = s.ctx["voc"]
+    for seat in range(s.n):
+        if seat != s.decider and s.vocations[seat][voc] > 0:
+            mask[_relative(s, seat)] = True
+    mask[PASS] = True
+
+
+def _legal_two_options(s: State, mask: np.ndarray) -> None:
+    mask[OPT_A] = mask[OPT_B] = True
+
+
+def _legal_marker_place(s: State, mask: np.ndarray) -> None:
+    for g in range(cp.CIRCLES):
+        if s.circles[g] == 0:
+            mask[CIRCLE + g] = True
+
+
+def _legal_marker_src(s: State, mask: np.ndarray) -> None:
+    for g in range(cp.CIRCLES):
+        if s.circles[g]:
+            mask[CIRCLE + g] = True
+    mask[PASS] = True
+
+
+def _legal_marker_dst(s: State, mask: np.ndarray) -> None:
+    _legal_marker_place(s, mask)
+    mask[PASS] = bool(s.ctx.get("optional"))
+
+
+def _legal_lots(s: State, mask: np.ndarray) -> None:
+    for lot in s.ctx["lots"]:
+        mask[LOT + lot] = True
+
+
+def _legal_tie(s: State, mask: np.ndarray) -> None:
+    for seat in s.ctx["tied"]:
+        mask[_relative(s, seat)] = True
+
+
+def _legal_pay_or_not(s: State, mask: np.ndarray) -> None:
+    mask[OPT_A] = bool(s.ctx["affordable"])
+    mask[OPT_B] = True
+
+
+def _legal_start_buy(s: State, mask: np.ndarray) -> None:
+    for lot in starting_lots_left(s):
+        mask[LOT + lot] = True
+
+
+LEGAL_BY_DECISION = {
+    INVEST: _legal_invest, MAIN: _legal_main, PAY_PERMIT: _legal_pay_permit, PLACE: _legal_place,
+    VOC_SOURCE: _legal_voc_source, VOC_PAYOUT: _legal_two_options, MARKER_PLACE: _legal_marker_place,
+    MARKER_MOVE_SRC: _legal_marker_src, MARKER_MOVE_DST: _legal_marker_dst, PARK_LOT: _legal_lots,
+    TRIBUTE_PAY: _legal_two_options, ELECTION_TIE: _legal_tie, MAYOR_PARK: _legal_lots,
+    AUCTION: _legal_pay_or_not, PICK_BUILDING: _legal_lots, DISASTER_CHOICE: _legal_pay_or_not,
+    BLIGHT_CHOICE: _legal_pay_or_not, START_BUY: _legal_start_buy, MEDIA_TIE: _legal_tie,
+}
+
+
+def legal_actions(s: State) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=bool)
+    if s.decision >= 0:
+        LEGAL_BY_DECISION[s.decision](s, mask)
+    return mask
+
+
+# ===== applying an action ========================================================================
+def apply_action(s: State, action: int, rng: np.random.Generator, auto_single: bool = True,
+                 max_turns: int = cp.TURN_LIMIT) -> None:
+    """Apply one legal action, run the automatic procedure to the next decision (9.1)."""
+    while True:
+        APPLY_BY_DECISION[s.decision](s, action, rng)
+        run(s, rng)
+        if s.turns >= max_turns and s.decision == INVEST:
+            _game_over(s, truncated=True)
+        if not auto_single or s.decision in (INVEST, MAIN, GAME_OVER):
+            return
+        legal = np.flatnonzero(legal_actions(s))
+        if len(legal) != 1:
+            return
+        action = int(legal[0])
+
+
+def run(s: State, rng: np.random.Generator) -> None:
+    """Run tasks until a decision is pending; with none left, the active seat's phase decision."""
+    while s.decision == NONE:
+        if s.tasks:
+            task = s.tasks.pop()
+            TASKS[task[0]](s, task, rng)
+        else:
+            s.decision, s.decider = s.phase, s.active
+
+
+def _ask(s: State, decision: int, seat: int, **ctx) -> None:
+    s.decision, s.decider, s.ctx = decision, seat, ctx
+
+
+def _done(s: State) -> None:
+    s.decision, s.ctx = NONE, {}
+
+
+def _apply_start_buy(s: State, action: int, rng: np.random.Generator) -> None:
+    _start_buy(s, s.decider, action - LOT)
+
+
+def _apply_media_tie(s: State, action: int, rng: np.random.Generator) -> None:
+    _give_media(s, (s.decider + action - PLAYER) % s.n)
+
+
+def _apply_invest(s: State, action: int, rng: np.random.Generator) -> None:
+    p = s.active
+    _done(s)
+    if action == PASS:
+        s.phase = MAIN
+        s.ap = cp.UNION_BOSS_AP if s.offices[cp.UNION_BOSS] == p else cp.AP_PER_TURN
+        return
+    card = action - CARD
+    s.hands[p].remove(card)
+    s.planning_discard.append(card)
+    s.wealth[p] += cp.INVESTMENT[card]
+
+
+def _take_contract(s: State, space: int) -> int:
+    if space < 3:
+        s.deck_up[space] = False
+        return s.decks[space].pop()
+    card, s.slots[space - 3] = s.slots[space - 3], -1
+    return card
+
+
+def _apply_main(s: State, action: int, rng: np.random.Generator) -> None:
+    p = s.active
+    _done(s)
+    if action == PASS:
+        s.tasks.append(["next_turn"])
+        s.tasks.extend([["reveal_contract", d] for d in (2, 1, 0)])
+        s.tasks.extend([["refill_contracts"], ["slide_contracts"], ["reveal_planning"], ["refill_planning"],
+                        ["slide_planning"]])
+        s.phase = NONE
+        return
+    if action < BUILD:
+        space = action - TAKE_PLANNING
+        s.ap -= cp.PLANNING_AP[space]
+        if space == 0:
+            card = s.planning_deck.pop()
+            s.planning_up = False
+        else:
+            card, s.planning_slots[space - 1] = s.planning_slots[space - 1], -1
+        s.hands[p].append(card)
+        s.hands[p].sort()
+    elif action < TAKE_FAVOR:
+        space = action - BUILD
+        s.ap -= cp.CONTRACT_AP[space]
+        _start_build(s, _take_contract(s, space))
+    elif action < BUILD_FAVOR:
+        space = action - TAKE_FAVOR
+        s.ap -= cp.CONTRACT_AP[space]
+        s.favors[p].append(_take_contract(s, space))
+    else:
+        _start_build(s, s.favors[p].pop(action - BUILD_FAVOR))
+
+
+def _start_build(s: State, card: int) -> None:
+    s.build = {"card": card, "paid": 0}
+    _ask(s, PAY_PERMIT, s.active)
+
+
+def _apply_pay_permit(s: State, action: int, rng: np.random.Generator) -> None:
+    p, card = s.active, action - CARD
+    s.hands[p].remove(card)
+    s.planning_discard.append(card)
+    s.build["paid"] += cp.PERMIT_VALUE[card]
+    if s.build["paid"] >= cp.CONTRACT_SIZE[s.build["card"]]:
+        _ask(s, PLACE, p)
+
+
+def _apply_place(s: State, action: int, rng: np.random.Generator) -> None:
+    p = s.active
+    card = s.build["card"]
+    place = action - LOT
+    demolished = legal_placements(s, p, card)[place]
+    zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
+    if demolished and s.offices[cp.CONTRACTOR] != p:
+        renewal = min(c for c in s.hands[p] if c in cp.URBAN_RENEWAL)
+        s.hands[p].remove(renewal)
+        s.planning_discard.append(renewal)
+    for bid in demolished:
+        demolish(s, bid)
+    block, variant = divmod(place, 4)
+    s.wealth[p] -= block_value(s, block)
+    bid = add_building(s, zone, size, [4 * block + sub for sub in cp.FOOTPRINTS[size][variant]], p)
+    s.removed.append(card)
+    bonus = sum(1 for other in buildings_adjacent(s, bid) if s.buildings[other][ZONE] == zone)
+    if s.offices[cp.DISTRICT_ATTORNEY] == p and not s.built_this_turn:
+        bonus *= 2
+    s.built_this_turn = True
+    s.prestige[p] += bonus
+    s.build["building"] = bid
+    s.tasks.append(["build_done"])
+    for k in reversed(range(len(cp.CONTRACT_EFFECTS[card]))):
+        s.tasks.append(["effect", card, k, bid])
+    for voc, value in reversed(cp.CONTRACT_VOCATIONS[card]):
+        s.tasks.append(["vocation", voc, value])
+    _done(s)
+
+
+def add_building(s: State, zone: int, size: int, lots: list[int], owner: int) -> int:
+    bid = len(s.buildings)
+    s.buildings.append([zone, size, lots, owner])
+    for x in lots:
+        s.lot_building[x] = bid
+    s.tiles[zone][size - 1] -= 1
+    return bid
+
+
+def demolish(s: State, bid: int) -> None:
+    """The tile leaves the game (5.4); its cube returns to its owner."""
+    for x in s.buildings[bid][LOTS_]:
+        s.lot_building[x] = -1
+    s.buildings[bid] = None
+
+
+def _task_build_done(s: State, task: list, rng: np.random.Generator) -> None:
+    s.build = None
+
+
+# ----- vocations (4.1 step 6) -----------------------------------------------------------------
+def _task_vocation(s: State, task: list, rng: np.random.Generator) -> None:
+    _, voc, value = task
+    p = s.active
+    s.tasks.append(["voc_payout", voc, value])
+    if s.voc_supply[voc] > 0:
+        s.voc_supply[voc] -= 1
+        s.vocations[p][voc] += 1
+    elif any(s.vocations[o][voc] for o in range(s.n) if o != p):
+        _ask(s, VOC_SOURCE, p, voc=voc)
+
+
+def _apply_voc_source(s: State, action: int, rng: np.random.Generator) -> None:
+    if action != PASS:
+        victim = (s.decider + action - PLAYER) % s.n
+        s.vocations[victim][s.ctx["voc"]] -= 1
+        s.vocations[s.decider][s.ctx["voc"]] += 1
+    _done(s)
+
+
+def _task_voc_payout(s: State, task: list, rng: np.random.Generator) -> None:
+    _, voc, value = task
+    chief = s.offices[cp.POLICE_CHIEF]
+    asks = []
+    for k in range(s.n):
+        seat = (s.active + k) % s.n
+        markers = s.vocations[seat][voc]
+        if seat == chief:
+            s.wealth[seat] += value * markers
+            s.prestige[seat] += value * markers
+        else:
+            asks += [["voc_pay_one", seat, voc, value]] * markers
+    s.tasks.extend(reversed(asks))
+
+
+def _task_voc_pay_one(s: State, task: list, rng: np.random.Generator) -> None:
+    _, seat, voc, value = task
+    _ask(s, VOC_PAYOUT, seat, voc=voc, amount=value)
+
+
+def _apply_voc_payout(s: State, action: int, rng: np.random.Generator) -> None:
+    seat, amount = s.decider, s.ctx["amount"]
+    if action == OPT_A:
+        s.wealth[seat] += amount
+    else:
+        s.prestige[seat] += amount
+    _done(s)
+
+
+# ----- contract text effects (5.2) ------------------------------------------------------------
+def _matching(s: State, zones: tuple[int, ...], size: int, owner: int | None = None) -> list[int]:
+    return [bid for bid, b in enumerate(s.buildings) if b is not None and b[ZONE] in zones
+            and (size == 0 or b[SIZE] == size) and (owner is None or b[OWNER] == owner)]
+
+
+def _in_scope(s: State, bid: int, scope: int) -> set[int]:
+    if scope == cp.ADJACENT:
+        return buildings_adjacent(s, bid)
+    everything = live_buildings(s)
+    if scope == cp.THESE_ROWS:
+        r, c = divmod(s.buildings[bid][LOTS_][0] // 4, 6)
+        return {other for other in everything
+                if (s.buildings[other][LOTS_][0] // 24 == r or s.buildings[other][LOTS_][0] // 4 % 6 == c)}
+    return set(everything)
+
+
+def _task_effect(s: State, task: list, rng: np.random.Generator) -> None:
+    _, card, k, bid = task
+    effect = cp.CONTRACT_EFFECTS[card][k]
+    template, p = effect[0], s.active
+    if template == cp.GAIN:
+        s.wealth[p] += effect[1]
+        s.prestige[p] += effect[2]
+    elif template == cp.PER_BUILDING:
+        _, recipients, w, pr, zones, size, scope = effect
+        scope_set = _in_scope(s, bid, scope)
+        seats = range(s.n) if recipients == cp.EACH_OWN else (p,)
+        for seat in seats:
+            owner = None if recipients == cp.ACTIVE_ALL else seat
+            count = sum(1 for other in _matching(s, zones, size, owner) if other in scope_set)
+            s.wealth[seat] += w * count
+            s.prestige[seat] += pr * count
+    elif template == cp.ELECTION:
+        s.tasks.append(["election", effect[1]])
+    elif template == cp.WIN_ELECTION:
+        if office_in_play(s, effect[1]):
+            s.tasks.append(["elected", effect[1], p])
+    elif template == cp.MARKER:
+        s.tasks.append(["marker", effect[1], p])
+    elif template == cp.PARK_EFFECT:
+        s.tasks.extend([["park_near", bid, p]] * effect[1])
+    elif template == cp.EXTRA_FAVOR:
+        s.extra_favor = p
+    elif template == cp.TRIBUTE:
+        _, amount, zones, size = effect
+        asks = []
+        for k2 in range(1, s.n):
+            seat = (p + k2) % s.n
+            asks += [["tribute_one", seat, amount]] * len(_matching(s, zones, size, seat))
+        s.tasks.extend(reversed(asks))
+
+
+def _task_tribute_one(s: State, task: list, rng: np.random.Generator) -> None:
+    _, seat, amount = task
+    _ask(s, TRIBUTE_PAY, seat, amount=amount)
+
+
+def _apply_tribute(s: State, action: int, rng: np.random.Generator) -> None:
+    seat, builder, amount = s.decider, s.active, s.ctx["amount"]
+    if action == OPT_A:
+        paid = min(amount, s.wealth[seat])
+        s.wealth[seat] -= paid
+        s.wealth[builder] += paid
+    else:
+        paid = min(amount, s.prestige[seat])
+        s.prestige[seat] -= paid
+        s.prestige[builder] += paid
+    _done(s)
+
+
+def empty_lots(s: State) -> list[int]:
+    return [x for x in range(cp.LOTS) if s.lot_building[x] < 0]
+
+
+def _task_park_near(s: State, task: list, rng: np.random.Generator) -> None:
+    _, bid, seat = task
+    if s.tiles[cp.PARK][0] <= 0 or s.buildings[bid] is None:
+        return
+    lots = sorted({y for x in s.buildings[bid][LOTS_] for y in cp.ADJACENT_LOTS[x] if s.lot_building[y] < 0})
+    if lots:
+        _ask(s, PARK_LOT, seat, lots=lots)
+
+
+def _task_park_anywhere(s: State, task: list, rng: np.random.Generator) -> None:
+    seat = task[1]
+    lots = empty_lots(s)
+    if s.tiles[cp.PARK][0] > 0 and lots:
+        _ask(s, MAYOR_PARK, seat, lots=lots)
+
+
+def _apply_park(s: State, action: int, rng: np.random.Generator) -> None:
+    add_building(s, cp.PARK, 1, [action - LOT], s.decider)
+    _done(s)
+
+
+# ----- markers (2.3, 5.2 MARKER, Zoning Variance / Subway Line) -------------------------------
+def _task_marker(s: State, task: list, rng: np.random.Generator) -> None:
+    _, number, seat = task
+    if 0 not in s.circles:
+        return
+    if number in s.circles:
+        _ask(s, MARKER_MOVE_DST, seat, marker=number, optional=True)
+    else:
+        _ask(s, MARKER_PLACE, seat, marker=number)
+
+
+def _apply_marker_place(s: State, action: int, rng: np.random.Generator) -> None:
+    s.circles[action - CIRCLE] = s.ctx["marker"]
+    _done(s)
+
+
+def _task_move_marker(s: State, task: list, rng: np.random.Generator) -> None:
+    if 0 in s.circles and any(s.circles):
+        _ask(s, MARKER_MOVE_SRC, task[1])
+
+
+def _apply_marker_src(s: State, action: int, rng: np.random.Generator) -> None:
+    if action == PASS:
+        _done(s)
+        return
+    _ask(s, MARKER_MOVE_DST, s.decider, marker=s.circles[action - CIRCLE], optional=False)
+
+
+def _apply_marker_dst(s: State, action: int, rng: np.random.Generator) -> None:
+    if action != PASS:
+        number = s.ctx["marker"]
+        s.circles[s.circles.index(number)] = 0
+        s.circles[action - CIRCLE] = number
+    _done(s)
+
+
+# ===== elections (4.3, 5.5) ====================================================================
+def office_in_play(s: State, office: int) -> bool:
+    if office == cp.MAYOR:
+        return True
+    if office == cp.CONTRACTOR:
+        return s.sports
+    return s.airport
+
+
+def election_candidates(s: State, office: int) -> list[int]:
+    """Seats tied for winning `office` after the stated tie-breaks (empty: nobody qualifies)."""
+    if office == cp.MAYOR:
+        keys = [sum(v) for v in s.vocations]
+        if max(keys) <= 0:
+            return []
+    elif office == cp.CONTRACTOR:
+        keys = [-x for x in s.prestige]
+    else:
+        zone = cp.OFFICE_ZONE[office]
+        keys = [(0, 0)] * s.n
+        for bid in _matching(s, (zone,), 0):
+            owner = s.buildings[bid][OWNER]
+            if owner >= 0:
+                best, count = keys[owner]
+                keys[owner] = (max(best, building_value(s, bid)), count + 1)
+        if max(keys)[1] == 0:
+            return []
+    best = max(keys)
+    return [seat for seat in range(s.n) if keys[seat] == best]
+
+
+def tie_decider(s: State, office: int) -> int:
+    if office == cp.MAYOR:
+        holders = [seat for seat in range(s.n) if s.vocations[seat][cp.MEDIA]]
+        decider = holders[0] if holders else NOBODY
+    else:
+        decider = s.offices[cp.TIE_DECIDER[office]]
+    return decider if decider >= 0 else s.active
+
+
+def _task_election(s: State, task: list, rng: np.random.Generator) -> None:
+    office = task[1]
+    if not office_in_play(s, office):
+        return
+    tied = election_candidates(s, office)
+    if len(tied) == 1:
+        s.tasks.append(["elected", office, tied[0]])
+    elif tied:
+        _ask(s, ELECTION_TIE, tie_decider(s, office), office=office, tied=tied)
+
+
+def _apply_election_tie(s: State, action: int, rng: np.random.Generator) -> None:
+    office = s.ctx["office"]
+    seat = (s.decider + action - PLAYER) % s.n
+    _done(s)
+    s.tasks.append(["elected", office, seat])
+
+
+def _task_elected(s: State, task: list, rng: np.random.Generator) -> None:
+    _, office, seat = task
+    s.offices[office] = seat
+    if office == cp.CONTRACTOR:
+        return
+    if s.sports:
+        s.tasks.append(["election", cp.CONTRACTOR])
+    if office == cp.MAYOR:
+        s.tasks.append(["park_anywhere", seat])
+
+
+def _task_ballot(s: State, task: list, rng: np.random.Generator) -> None:
+    s.pawn = (s.pawn + 1) % cp.POLITICIANS
+    if s.pawn == cp.MAYOR or s.airport:
+        s.tasks.append(["election", s.pawn])
+
+
+def _task_payout(s: State, task: list, rng: np.random.Generator) -> None:
+    pay_row(s, task[1], task[2])
+
+
+# ===== end of turn (4.2) =======================================================================
+def _push_reveal_triggers(s: State, card: int) -> None:
+    """A permit or Urban Renewal revealed: its election first, then its payout (4.3)."""
+    if cp.WEALTH_PAYOUT[card]:
+        s.tasks.append(["payout", "w", cp.WEALTH_PAYOUT[card]])
+    if cp.BALLOT[card]:
+        s.tasks.append(["ballot"])
+
+
+def _planning_available(s: State, rng: np.random.Generator) -> bool:
+    """Reshuffle an empty planning deck; False when no non-event card is left to draw (open point 25)."""
+    if not s.planning_deck:
+        if not any(c < cp.FIRST_PLANNING_EVENT for c in s.planning_discard):
+            return False
+        s.planning_deck = [s.planning_discard[i] for i in rng.permutation(len(s.planning_discard))]
+        s.planning_discard = []
+        s.planning_up = False
+        s.planning_reshuffles += 1
+    return any(c < cp.FIRST_PLANNING_EVENT for c in s.planning_deck + s.planning_discard)
+
+
+def _task_slide_planning(s: State, task: list, rng: np.random.Generator) -> None:
+    """Step 1: cards slide toward PL1 keeping their order; the face-up top slides in when there is room."""
+    cards = [c for c in s.planning_slots if c >= 0]
+    if s.planning_up and s.planning_deck and len(cards) < 4:
+        cards.insert(0, s.planning_deck.pop())
+        s.planning_up = False
+    s.planning_slots = [-1] * (4 - len(cards)) + cards
+
+
+def _task_refill_planning(s: State, task: list, rng: np.random.Generator) -> None:
+    empty = [k for k in range(3, -1, -1) if s.planning_slots[k] < 0]  # PL1 is the cheapest
+    if not empty or not _planning_available(s, rng):
+        return
+    s.tasks.append(["refill_planning"])
+    card = s.planning_deck.pop()
+    was_up, s.planning_up = s.planning_up, False
+    if card >= cp.FIRST_PLANNING_EVENT:
+        s.planning_discard.append(card)
+        s.tasks.append(["planning_event", card])
+        return
+    s.planning_slots[empty[0]] = card
+    if not was_up:
+        _push_reveal_triggers(s, card)
+
+
+def _task_reveal_planning(s: State, task: list, rng: np.random.Generator) -> None:
+    if s.planning_up or not _planning_available(s, rng):
+        return
+    card = s.planning_deck[-1]
+    if card >= cp.FIRST_PLANNING_EVENT:
+        s.planning_deck.pop()
+        s.planning_discard.append(card)
+        s.tasks.append(["reveal_planning"])
+        s.tasks.append(["planning_event", card])
+        return
+    s.planning_up = True
+    _push_reveal_triggers(s, card)
+
+
+def contract_chains(s: State) -> list[tuple[int, list[int]]]:
+    """(deck, slots it feeds in order from the deck toward C1) under the current routing (2.5)."""
+    town, city = cp.TOWN, cp.CITY
+    if not s.airport:
+        return [(town, [0, 1, 2, 3, 4])]
+    city_open = bool(s.decks[city])
+    if not s.sports:
+        return [(town, [0]), (city, [1, 2, 3, 4])] if city_open else [(town, [0, 1, 2, 3, 4])]
+    head = [(town, [0]), (city, [1])] if city_open else [(town, [0, 1])]
+    return [*head, (cp.METRO, [2, 3, 4])]
+
+
+def _task_slide_contracts(s: State, task: list, rng: np.random.Generator) -> None:
+    for deck, chain in contract_chains(s):
+        held = [s.slots[k] for k in chain if s.slots[k] >= 0]
+        if s.deck_up[deck] and s.decks[deck] and len(held) < len(chain):
+            held.insert(0, s.decks[deck].pop())
+            s.deck_up[deck] = False
+        for k, card in zip(chain, [-1] * (len(chain) - len(held)) + held, strict=True):
+            s.slots[k] = card
+
+
+def _task_refill_contracts(s: State, task: list, rng: np.random.Generator) -> None:
+    for k in range(cp.SLOTS - 1, -1, -1):  # C1 is the cheapest
+        if s.slots[k] >= 0:
+            continue
+        deck = next(d for d, chain in contract_chains(s) if k in chain)
+        if not s.decks[deck]:
+            continue
+        s.tasks.append(["refill_contracts"])
+        card = s.decks[deck].pop()
+        was_up, s.deck_up[deck] = s.deck_up[deck], False
+        if card >= cp.EVENT_BASE:
+            s.events_done.append(card - cp.EVENT_BASE)
+            s.tasks.append(["contract_event", card - cp.EVENT_BASE])
+            return
+        s.slots[k] = card
+        if cp.CONTRACT_PAYOUT[card] and not was_up:
+            s.tasks.append(["payout", "p", cp.CONTRACT_PAYOUT[card]])
+        return
+
+
+def _task_reveal_contract(s: State, task: list, rng: np.random.Generator) -> None:
+    deck = task[1]
+    if not deck_active(s, deck) or s.deck_up[deck] or not s.decks[deck]:
+        return
+    card = s.decks[deck][-1]
+    if card >= cp.EVENT_BASE:
+        s.decks[deck].pop()
+        s.events_done.append(card - cp.EVENT_BASE)
+        s.tasks.append(["reveal_contract", deck])
+        s.tasks.append(["contract_event", card - cp.EVENT_BASE])
+        return
+    s.deck_up[deck] = True
+    if cp.CONTRACT_PAYOUT[card]:
+        s.tasks.append(["payout", "p", cp.CONTRACT_PAYOUT[card]])
+
+
+def _task_next_turn(s: State, task: list, rng: np.random.Generator) -> None:
+    s.turns += 1
+    s.active = (s.active + 1) % s.n
+    _begin_turn(s)
+
+
+# ===== events (5.6, 5.7) =======================================================================
+def _clockwise(s: State) -> list[int]:
+    return [(s.active + k) % s.n for k in range(s.n)]
+
+
+def _controlled(s: State, seat: int) -> list[int]:
+    return [bid for bid, b in enumerate(s.buildings) if b is not None and b[OWNER] == seat]
+
+
+def _task_planning_event(s: State, task: list, rng: np.random.Generator) -> None:
+    _, _, kind, arg = cp.PLANNING_EVENTS[task[1] - cp.FIRST_PLANNING_EVENT]
+    if kind == cp.LUXURY_TAX:
+        for seat in range(s.n):
+            s.wealth[seat] -= min(arg, s.wealth[seat])
+    elif kind == cp.AUCTION:
+        s.tasks.extend([["auction_one", seat, arg] for seat in reversed(_clockwise(s))])
+    elif kind == cp.URBAN_BLIGHT:
+        _pick_extreme(s, lowest=True, purpose="blight")
+    elif kind == cp.LOCAL_HEADLINES:
+        _pick_extreme(s, lowest=False, purpose="headlines")
+    elif kind == cp.SPECIAL_ELECTION:
+        s.tasks.append(["ballot"])
+    elif kind == cp.HOLD_ELECTION:
+        s.tasks.append(["election", arg])
+    elif kind == cp.INCOME_PER_ZONE:
+        for seat in range(s.n):
+            s.wealth[seat] += sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] == arg)
+    elif kind == cp.PRESTIGE_PER_PARK:
+        for seat in range(s.n):
+            s.prestige[seat] += arg * sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] == cp.PARK)
+    elif kind == cp.TAX_PER_SIZE:
+        for seat in range(s.n):
+            due = sum(1 for bid in _controlled(s, seat) if s.buildings[bid][SIZE] == arg)
+            s.wealth[seat] -= min(due, s.wealth[seat])
+    elif kind == cp.MOVE_MARKER:
+        s.tasks.append(["move_marker", s.active])
+    elif kind == cp.MEDIA_BONUS:
+        _media_bonus(s, arg, arg)
+
+
+def _media_bonus(s: State, wealth: int, prestige: int) -> None:
+    for seat in range(s.n):
+        if s.vocations[seat][cp.MEDIA]:
+            s.wealth[seat] += wealth
+            s.prestige[seat] += prestige
+
+
+def _pick_extreme(s: State, lowest: bool, purpose: str) -> None:
+    """Urban Blight / Local Headlines: the lowest / highest-value building, the active seat picks among tied."""
+    everything = live_buildings(s)
+    if not everything:
+        return
+    values = {bid: building_value(s, bid) for bid in everything}
+    target = min(values.values()) if lowest else max(values.values())
+    tied = [bid for bid in everything if values[bid] == target]
+    if len(tied) == 1:
+        s.tasks.append([purpose, tied[0]])
+    else:
+        _ask(s, PICK_BUILDING, s.active, purpose=purpose, lots=_lots_of(s, tied))
+
+
+def _lots_of(s: State, bids: list[int]) -> list[int]:
+    return sorted(x for bid in bids for x in s.buildings[bid][LOTS_])
+
+
+def _apply_pick_building(s: State, action: int, rng: np.random.Generator) -> None:
+    bid = s.lot_building[action - LOT]
+    purpose = s.ctx["purpose"]
+    _done(s)
+    s.tasks.append([purpose, bid])
+
+
+def _task_blight(s: State, task: list, rng: np.random.Generator) -> None:
+    bid = task[1]
+    owner = s.buildings[bid][OWNER]
+    if owner < 0:
+        demolish(s, bid)
+    else:
+        _ask(s, BLIGHT_CHOICE, owner, building=bid, affordable=s.prestige[owner] >= 3)
+
+
+def _apply_blight_choice(s: State, action: int, rng: np.random.Generator) -> None:
+    if action == OPT_A:
+        s.prestige[s.decider] -= 3
+    else:
+        demolish(s, s.ctx["building"])
+    _done(s)
+
+
+def _task_headlines(s: State, task: list, rng: np.random.Generator) -> None:
+    owner = s.buildings[task[1]][OWNER]
+    if owner >= 0:
+        s.prestige[owner] += 3
+
+
+def _task_auction_one(s: State, task: list, rng: np.random.Generator) -> None:
+    _, seat, price = task
+    if s.wealth[seat] >= price and s.tiles[cp.PARK][0] > 0 and empty_lots(s):
+        _ask(s, AUCTION, seat, affordable=True, price=price)
+
+
+def _apply_auction(s: State, action: int, rng: np.random.Generator) -> None:
+    seat, price = s.decider, s.ctx["price"]
+    _done(s)
+    if action == OPT_A:
+        s.wealth[seat] -= price
+        s.tasks.append(["park_anywhere", seat])
+
+
+def _task_contract_event(s: State, task: list, rng: np.random.Generator) -> None:
+    _, _, _, kind, args = cp.CONTRACT_EVENTS[task[1]]
+    if kind == cp.AIRPORT:
+        s.airport = True
+    elif kind == cp.SPORTS_TEAM:
+        s.sports = True
+    elif kind == cp.OLYMPIC_GAMES:
+        final_scoring(s)
+    elif kind == cp.DISASTER:
+        s.tasks.extend([["disaster_one", seat, task[1]] for seat in reversed(_clockwise(s))])
+    elif kind == cp.PLACE_MARKER:
+        s.tasks.append(["marker", args[0], s.active])
+    elif kind == cp.HOLD_ELECTIONS:
+        s.tasks.extend([["election", office] for office in reversed(args)])
+    elif kind == cp.INCOME_NEAR_FOREST:
+        for seat in range(s.n):
+            s.wealth[seat] += args[0] * sum(1 for bid in _controlled(s, seat)
+                                            if any(cp.LOT_FOREST[x] for x in s.buildings[bid][LOTS_]))
+    elif kind == cp.RELOCATION:
+        _media_bonus(s, *args)
+        treasurer = s.offices[cp.TREASURER]
+        targets = [bid for bid in _matching(s, (cp.COM,), 0) if s.buildings[bid][OWNER] >= 0]
+        if treasurer >= 0 and targets:
+            _ask(s, PICK_BUILDING, treasurer, purpose="relocate", lots=_lots_of(s, targets))
+    elif kind == cp.UNION_STRIKE:
+        boss = s.offices[cp.UNION_BOSS]
+        if boss >= 0:
+            s.wealth[boss] += args[0] * len(_matching(s, (cp.IND,), 0))
+        s.tasks.append(["election", cp.UNION_BOSS])
+    elif kind == cp.PRESTIGE_PER_BIG_ZONE:
+        zone, minimum, each = args
+        for seat in range(s.n):
+            s.prestige[seat] += each * sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] == zone
+                                           and s.buildings[bid][SIZE] >= minimum)
+    elif kind == cp.SCANDAL:
+        mayor = s.offices[cp.MAYOR]
+        if mayor >= 0:
+            s.prestige[mayor] -= min(args[0], s.prestige[mayor])
+        s.tasks.append(["election", cp.MAYOR])
+    elif kind == cp.MOVE_MARKER:
+        s.tasks.append(["move_marker", s.active])
+
+
+def _task_relocate(s: State, task: list, rng: np.random.Generator) -> None:
+    s.buildings[task[1]][OWNER] = NOBODY
+
+
+def disaster_targets(s: State, seat: int, event: int) -> list[int]:
+    what, size = cp.CONTRACT_EVENTS[event][4][:2]
+    found = []
+    for bid in _controlled(s, seat):
+        b = s.buildings[bid]
+        hit = any(cp.LOT_WATER[x] for x in b[LOTS_]) if what == "water" else b[SIZE] == size
+        if hit:
+            found.append(bid)
+    return found
+
+
+def _task_disaster_one(s: State, task: list, rng: np.random.Generator) -> None:
+    _, seat, event = task
+    if not disaster_targets(s, seat, event):
+        return
+    wealth, prestige = cp.CONTRACT_EVENTS[event][4][2:]
+    affordable = s.wealth[seat] >= wealth and s.prestige[seat] >= prestige
+    _ask(s, DISASTER_CHOICE, seat, event=event, affordable=affordable)
+
+
+def _apply_disaster_choice(s: State, action: int, rng: np.random.Generator) -> None:
+    seat, event = s.decider, s.ctx["event"]
+    _done(s)
+    if action == OPT_A:
+        wealth, prestige = cp.CONTRACT_EVENTS[event][4][2:]
+        s.wealth[seat] -= wealth
+        s.prestige[seat] -= prestige
+    else:
+        _ask(s, PICK_BUILDING, seat, purpose="demolish", lots=_lots_of(s, disaster_targets(s, seat, event)))
+
+
+def _task_demolish(s: State, task: list, rng: np.random.Generator) -> None:
+    demolish(s, task[1])
+
+
+# ===== end of the game (section 6) ===============================================================
+def final_scoring(s: State) -> None:
+    for number in (3, 1, 2):
+        pay_row(s, "p", number)
+    for marker in s.circles:
+        if marker in cp.PRESTIGE_MARKERS:
+            pay_row(s, "p", marker)
+    for seat in range(s.n):
+        s.prestige[seat] += s.wealth[seat] // 10
+    for office, seat in enumerate(s.offices):
+        if seat >= 0:
+            s.prestige[seat] += office_bonus(s, office, seat)
+    _game_over(s)
+
+
+def office_bonus(s: State, office: int, seat: int) -> int:
+    if office == cp.CONTRACTOR:
+        return 0
+    if office == cp.MAYOR:
+        return sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] != cp.PARK
+                   and any(s.buildings[other][ZONE] == cp.PARK for other in buildings_adjacent(s, bid)))
+    return len(_matching(s, (cp.OFFICE_BONUS_ZONE[office],), 0))
+
+
+def ranking_winners(s: State) -> list[int]:
+    """Most prestige, then most wealth; a surviving tie shares the victory (6.4)."""
+    keys = [(s.prestige[seat], s.wealth[seat]) for seat in range(s.n)]
+    best = max(keys)
+    return [seat for seat in range(s.n) if keys[seat] == best]
+
+
+def _game_over(s: State, truncated: bool = False) -> None:
+    s.winners = ranking_winners(s)
+    s.truncated = truncated
+    s.tasks = []
+    s.decision = GAME_OVER
+    s.decider = -1
+    s.build = None
+
+
+TASKS = {
+    "build_done": _task_build_done, "vocation": _task_vocation, "voc_payout": _task_voc_payout,
+    "voc_pay_one": _task_voc_pay_one, "effect": _task_effect, "tribute_one": _task_tribute_one,
+    "park_near": _task_park_near, "park_anywhere": _task_park_anywhere, "marker": _task_marker,
+    "move_marker": _task_move_marker, "election": _task_election, "elected": _task_elected,
+    "ballot": _task_ballot, "payout": _task_payout, "slide_planning": _task_slide_planning,
+    "refill_planning": _task_refill_planning, "reveal_planning": _task_reveal_planning,
+    "slide_contracts": _task_slide_contracts, "refill_contracts": _task_refill_contracts,
+    "reveal_contract": _task_reveal_contract, "next_turn": _task_next_turn,
+    "planning_event": _task_planning_event, "blight": _task_blight, "headlines": _task_headlines,
+    "auction_one": _task_auction_one, "contract_event": _task_contract_event, "relocate": _task_relocate,
+    "disaster_one": _task_disaster_one, "demolish": _task_demolish,
+}
+
+APPLY_BY_DECISION = {
+    INVEST: _apply_invest, MAIN: _apply_main, PAY_PERMIT: _apply_pay_permit, PLACE: _apply_place,
+    VOC_SOURCE: _apply_voc_source, VOC_PAYOUT: _apply_voc_payout, MARKER_PLACE: _apply_marker_place,
+    MARKER_MOVE_SRC: _apply_marker_src, MARKER_MOVE_DST: _apply_marker_dst, PARK_LOT: _apply_park,
+    TRIBUTE_PAY: _apply_tribute, ELECTION_TIE: _apply_election_tie, MAYOR_PARK: _apply_park,
+    AUCTION: _apply_auction, PICK_BUILDING: _apply_pick_building, DISASTER_CHOICE: _apply_disaster_choice,
+    BLIGHT_CHOICE: _apply_blight_choice, START_BUY: _apply_start_buy, MEDIA_TIE: _apply_media_tie,
+}
