@@ -15,7 +15,7 @@ HEURISTICS: dict[str, str] = {
     "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
     "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
 }
-AGENT_KINDS = ("random", "heuristic", "ismcts")
+AGENT_KINDS = ("random", "heuristic", "ismcts", "ppo")
 # `ismcts:key=value:...` parameters and their types
 ISMCTS_PARAMS = {"iters": int, "seconds": float, "c": float, "max_rollout": int, "rollout": str}
 
@@ -43,7 +43,8 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
-    [:max_rollout=N][:rollout=random|heuristic]."""
+    [:max_rollout=N][:rollout=random|heuristic], or ppo[:PATH] (a saved MaskablePPO model; alone, the
+    committed baseline `training/baselines/<game>_<players>p.zip`)."""
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
@@ -60,4 +61,8 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
         if params.get("rollout") == "heuristic":
             heuristic_class(game_name)  # fail early for games without one
         return ISMCTSAgent(seed, game_name=game_name, **params)
+    if name == "ppo":
+        from agents.policy_agent import PolicyAgent
+
+        return PolicyAgent(spec or None, seed)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")
