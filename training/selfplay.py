@@ -24,6 +24,7 @@ import csv
 import json
 import pickle
 import random
+import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
@@ -523,6 +524,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", default=[],
                         help="override a config key, e.g. --set reward=score --set score_scale=0.02")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    parser.add_argument("--fresh", action="store_true", help="delete the run already in --out and start over")
 
 
 def run_command(args) -> int:
@@ -530,6 +532,10 @@ def run_command(args) -> int:
     from city_envs.cli import parse_options
 
     out = Path(args.out or f"runs/{args.game}")
+    if args.fresh and not args.resume and out.exists():
+        if not (out / "config.toml").is_file():
+            raise ValueError(f"--fresh: {out} does not hold a training run; not deleting it")
+        shutil.rmtree(out)
     overrides = parse_options(args.set)
     if args.option:
         overrides["options"] = parse_options(args.option)

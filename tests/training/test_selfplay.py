@@ -136,14 +136,16 @@ def final_parameters(out: Path) -> dict[str, torch.Tensor]:
     return MaskablePPO.load(out / "model.zip", device="cpu").policy.state_dict()
 
 
-def test_resume_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_run(tmp_path):
+@pytest.mark.parametrize("vec", ["dummy", pytest.param("subprocess", marks=pytest.mark.slow)])
+def test_resume_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_run(tmp_path, vec):
     """640 steps in one go vs a run stopped at 384 (its last checkpoint is at 256) resumed to 640.
 
     The pool gets snapshots every 128 steps and plays them, so the resumed envs must also restore
-    policy opponents mid-match."""
+    policy opponents mid-match. One env in-process, or two in worker processes."""
     torch.use_deterministic_algorithms(True)
+    envs = {"n_envs": 1, "subprocess": False} if vec == "dummy" else {"n_envs": 2, "subprocess": True}
     config = TrainConfig("citadels", timesteps=640, seed=7, pool_self=0.6, pool_heuristic=0.2, pool_random=0.2,
-                         **TINY)
+                         **{**TINY, **envs})
     whole = train(config, tmp_path / "whole")
     stopped = TrainConfig(**{**config.__dict__, "timesteps": 384})
     train(stopped, tmp_path / "split")
@@ -197,3 +199,15 @@ def test_cli_smoke_train_resume_evaluate_and_play(tmp_path, capsys):
     assert code == 0 and f"ppo:{model}" in capsys.readouterr().out
     code = cli.main(["play", "citadels", "--players", "2", "--seats", f"ppo:{model},heuristic", "--quiet"])
     assert code == 0 and "final scores:" in capsys.readouterr().out
+    # --fresh starts the run in --out over
+    assert cli.main(["train", "citadels", "--fresh", "--timesteps", "128", "--envs", "1", "--out", str(out),
+                     "--set", "n_steps=128", "--set", "final_eval_games=0"]) == 0
+    assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 128
+    assert not (out / "logs" / "part_2").exists()
+
+
+def test_fresh_never_deletes_a_directory_that_is_not_a_run(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("keep me")
+    assert cli.main(["train", "citadels", "--fresh", "--out", str(tmp_path)]) == 2
+    assert "does not hold a training run" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").exists()
