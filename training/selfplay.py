@@ -483,6 +483,26 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     return summary
 
 
+def publish_baseline(run: str | Path, games: int = 400, seed: int = 0, jobs: int = 1) -> dict:
+    """Copy a finished run's model and config to `training/baselines/<game>_<n>p.*` with a `games`-game
+    seat-rotated evaluation against random and the heuristic (what `ppo` agents load)."""
+    from agents.policy_agent import baseline_path
+
+    run = Path(run)
+    config = load_config(_read_toml(run / "config.toml")["game"], run / "config.toml")
+    target = baseline_path(config.game, config.players)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run / "model.zip", target)
+    shutil.copyfile(run / "config.toml", target.with_suffix(".toml"))
+    trained = json.loads((run / "evaluation.json").read_text())
+    record = {"game": config.game, "players": config.players, "timesteps": trained["timesteps"],
+              "steps_per_s": trained["steps_per_s"], "train_seconds": trained["train_seconds"], "eval_seed": seed,
+              "evaluation": evaluate_model(target, config.game, config.players, games, seed, jobs=jobs,
+                                           **config.options)}
+    target.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
 # ----- command line -----------------------------------------------------------------------------
 class TrainProgress:
     """A rich progress bar: steps, steps/s and the latest evaluation."""
