@@ -211,3 +211,11 @@ def test_fresh_never_deletes_a_directory_that_is_not_a_run(tmp_path, capsys):
     assert cli.main(["train", "citadels", "--fresh", "--out", str(tmp_path)]) == 2
     assert "does not hold a training run" in capsys.readouterr().err
     assert (tmp_path / "notes.txt").exists()
+
+
+@pytest.mark.slow
+def test_a_short_citadels_run_learns_to_beat_random_play(tmp_path):
+    """Learning quality: 100k steps of the default config (a few minutes) beat random play clearly."""
+    config = load_config("citadels", timesteps=100_000, eval_every=10**9, final_eval_games=100)
+    summary = train(config, tmp_path)
+    assert summary["evaluation"]["random"]["win_rate"] >= 0.8
