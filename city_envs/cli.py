@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         return command
 
     play = game_command("play", "play in the terminal against bots", 4)
-    play.add_argument("--seats", help="comma-separated: human, heuristic or random per seat")
+    play.add_argument("--seats", help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH]")
     play.add_argument("--quiet", action="store_true", help="do not print the bots' moves")
     play.set_defaults(func=cmd_play)
 

@@ -551,6 +551,11 @@ def run_command(args) -> int:
     """`city-envs train`: train, then print the final evaluation table."""
     from city_envs.cli import parse_options
 
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        raise ValueError("training needs the train extra: "
+                         "pip install torch==2.13.0 && pip install -e '.[train]'") from None
     out = Path(args.out or f"runs/{args.game}")
     if args.fresh and not args.resume and out.exists():
         if not (out / "config.toml").is_file():
