@@ -43,8 +43,9 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
-    [:max_rollout=N][:rollout=random|heuristic], or ppo[:PATH] (a saved MaskablePPO model; alone, the
-    committed baseline `training/baselines/<game>_<players>p.zip`)."""
+    [:max_rollout=N][:rollout=random|heuristic], or ppo[:PATH][:sample] (a saved MaskablePPO model, by
+    default the committed baseline `training/baselines/<game>_<players>p.zip`; greedy, or sampling from
+    its policy with `:sample`)."""
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
@@ -64,5 +65,7 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
     if name == "ppo":
         from agents.policy_agent import PolicyAgent
 
-        return PolicyAgent(spec or None, seed)
+        sample = spec == "sample" or spec.endswith(":sample")
+        path = spec.removesuffix("sample").removesuffix(":") if sample else spec
+        return PolicyAgent(path or None, seed, greedy=not sample)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")

@@ -287,11 +287,13 @@ def save_policy(model, path: str | Path) -> Path:
 
 
 def evaluate_model(model_path: str | Path, game: str, players: int, games: int, seed: int, jobs: int = 1,
-                   opponents: tuple[str, ...] = ("random", "heuristic"), **options: Any) -> dict[str, dict]:
-    """Seat-rotated arena matches of the model against each opponent kind filling the other seats."""
+                   opponents: tuple[str, ...] = ("random", "heuristic"), sample: bool = False,
+                   **options: Any) -> dict[str, dict]:
+    """Seat-rotated arena matches of the model (greedy, or sampling) against each opponent kind filling
+    the other seats."""
     from training.arena import evaluate
 
-    spec = f"ppo:{Path(model_path).resolve()}"
+    spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
     results = {}
     for opponent in opponents:
         if opponent == "heuristic" and game not in HEURISTICS:
@@ -483,9 +485,10 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     return summary
 
 
-def publish_baseline(run: str | Path, games: int = 400, seed: int = 0, jobs: int = 1) -> dict:
+def publish_baseline(run: str | Path, games: int = 400, seed: int = 0, jobs: int = 1, sample: bool = False) -> dict:
     """Copy a finished run's model and config to `training/baselines/<game>_<n>p.*` with a `games`-game
-    seat-rotated evaluation against random and the heuristic (what `ppo` agents load)."""
+    seat-rotated evaluation against random and the heuristic (what `ppo` agents load); with `sample`,
+    the evaluation is of `ppo:sample` (the policy sampled) instead of the greedy `ppo`."""
     from agents.policy_agent import baseline_path
 
     run = Path(run)
@@ -497,8 +500,9 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 0, jobs: int
     trained = json.loads((run / "evaluation.json").read_text())
     record = {"game": config.game, "players": config.players, "timesteps": trained["timesteps"],
               "steps_per_s": trained["steps_per_s"], "train_seconds": trained["train_seconds"], "eval_seed": seed,
+              "agent": "ppo:sample" if sample else "ppo",
               "evaluation": evaluate_model(target, config.game, config.players, games, seed, jobs=jobs,
-                                           **config.options)}
+                                           sample=sample, **config.options)}
     target.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
     return record
 

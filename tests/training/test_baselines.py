@@ -25,6 +25,7 @@ def test_every_game_ships_a_small_baseline_with_its_config_and_figures(game):
     assert path.is_file() and path.stat().st_size < 5_000_000
     config = load_config(game, path.with_suffix(".toml"))
     assert config.players == 2
+    assert record(game)["agent"] in ("ppo", "ppo:sample")
     figures = record(game)["evaluation"]
     assert set(figures) == {"random", "heuristic"}
     assert all(r["games"] >= 400 for r in figures.values())
@@ -41,6 +42,7 @@ def test_the_ppo_shorthand_plays_the_baseline_in_the_arena(game):
 def test_the_recorded_baseline_figures_reproduce(game):
     recorded = record(game)["evaluation"]
     games = recorded["random"]["games"]
-    measured = evaluate_model(baseline_path(game, 2), game, 2, games, seed=record(game)["eval_seed"])
+    measured = evaluate_model(baseline_path(game, 2), game, 2, games, seed=record(game)["eval_seed"],
+                              sample=record(game)["agent"] == "ppo:sample")
     for opponent in recorded:
         assert measured[opponent]["win_rate"] == pytest.approx(recorded[opponent]["win_rate"])

@@ -62,6 +62,10 @@ def test_registry_specs_build_policy_agents(citadels_model):
     agent = make_agent(f"ppo:{citadels_model}", "citadels", 0)
     assert isinstance(agent, PolicyAgent) and agent.greedy and agent.path == citadels_model
     assert make_agent("ppo", "citadels", 0).path is None  # the committed baseline, found per player count
+    sampled = make_agent(f"ppo:{citadels_model}:sample", "citadels", 0)
+    assert not sampled.greedy and sampled.path == citadels_model
+    baseline_sampled = make_agent("ppo:sample", "citadels", 0)
+    assert not baseline_sampled.greedy and baseline_sampled.path is None
 
 
 def test_wrong_files_and_games_are_refused(citadels_model, tmp_path):
