@@ -437,6 +437,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     torch.set_num_threads(config.torch_threads)
     if resume:
         state = pickle.loads((out / "checkpoint" / "state.pkl").read_bytes())
+        (out / "config.toml").write_text(config_to_toml(config))  # the config in force (resume may change keys)
     else:
         if (out / "checkpoint" / "state.pkl").exists():
             raise ValueError(f"{out} already holds a run: use --resume, or another --out")
