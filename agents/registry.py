@@ -17,7 +17,7 @@ HEURISTICS: dict[str, str] = {
     "big_city": "agents.big_city_heuristic:BigCityHeuristicAgent",
     "urban_sprawl": "agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
 }
-AGENT_KINDS = ("random", "heuristic", "ismcts")
+AGENT_KINDS = ("random", "heuristic", "ismcts", "ppo")
 # `ismcts:key=value:...` parameters and their types
 ISMCTS_PARAMS = {"iters": int, "seconds": float, "c": float, "max_rollout": int, "rollout": str}
 
@@ -45,7 +45,9 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
-    [:max_rollout=N][:rollout=random|heuristic]."""
+    [:max_rollout=N][:rollout=random|heuristic], or ppo[:PATH][:sample] (a saved MaskablePPO model, by
+    default the committed baseline `training/baselines/<game>_<players>p.zip`; greedy, or sampling from
+    its policy with `:sample`)."""
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
@@ -62,4 +64,10 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
         if params.get("rollout", "heuristic") == "heuristic":
             heuristic_class(game_name)  # fail early for games without one
         return ISMCTSAgent(seed, **params)
+    if name == "ppo":
+        from agents.policy_agent import PolicyAgent
+
+        sample = spec == "sample" or spec.endswith(":sample")
+        path = spec.removesuffix("sample").removesuffix(":") if sample else spec
+        return PolicyAgent(path or None, seed, greedy=not sample)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")

@@ -172,6 +172,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    from training.selfplay import run_command
+
+    return run_command(args)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job for now: one rendered match of the heuristic against random bots, then a
     short seat-rotated evaluation of the same line-up."""
@@ -207,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
         return command
 
     play = game_command("play", "play in the terminal against bots", 4)
-    play.add_argument("--seats", help="comma-separated: human, heuristic or random per seat")
+    play.add_argument("--seats", help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH]")
     play.add_argument("--quiet", action="store_true", help="do not print the bots' moves")
     play.set_defaults(func=cmd_play)
 
@@ -226,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", help="directory for results.json, matches.csv, report.md and plots")
     evaluate.add_argument("--json", help="also write the results to this file")
     evaluate.set_defaults(func=cmd_evaluate)
+
+    train = game_command("train", "self-play MaskablePPO (needs the train extra)", 2)
+    from training.selfplay import add_arguments
+
+    add_arguments(train)
+    train.set_defaults(func=cmd_train)
 
     demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=int, default=100)
