@@ -14,18 +14,12 @@ from city_envs.core.registry import GAMES  # noqa: E402
 from training.arena import evaluate  # noqa: E402
 from training.selfplay import evaluate_model, load_config  # noqa: E402
 
-# Shipped games whose 2-player baseline is still to be trained: strict xfail, so a committed
-# baseline turns these into failures until the entry is removed.
-MISSING_BASELINES = {"urban_sprawl"}
-WITH_BASELINE = [pytest.param(g, marks=pytest.mark.xfail(strict=True, reason="baseline not trained yet"))
-                 if g in MISSING_BASELINES else g for g in GAMES]
-
 
 def record(game: str) -> dict:
     return json.loads(baseline_path(game, 2).with_suffix(".json").read_text())
 
 
-@pytest.mark.parametrize("game", WITH_BASELINE)
+@pytest.mark.parametrize("game", GAMES)
 def test_every_game_ships_a_small_baseline_with_its_config_and_figures(game):
     path = baseline_path(game, 2)
     assert path.is_file() and path.stat().st_size < 5_000_000
@@ -37,14 +31,14 @@ def test_every_game_ships_a_small_baseline_with_its_config_and_figures(game):
     assert all(r["games"] >= 400 for r in figures.values())
 
 
-@pytest.mark.parametrize("game", WITH_BASELINE)
+@pytest.mark.parametrize("game", GAMES)
 def test_the_ppo_shorthand_plays_the_baseline_in_the_arena(game):
     result = evaluate(game, 2, ["ppo", "random"], games=2, seed=0)
     assert result["failures"] == [] and result["agents"]["ppo"]["appearances"] == 2
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", WITH_BASELINE)
+@pytest.mark.parametrize("game", GAMES)
 def test_the_recorded_baseline_figures_reproduce(game):
     recorded = record(game)["evaluation"]
     games = recorded["random"]["games"]
