@@ -39,10 +39,11 @@ def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], 
         for n in counts[game]:
             result = evaluate(game, n, rungs, matches, seed, jobs=jobs)
             write_reports(result, out / f"{game}_{n}p")
-            lines += leaderboard_rows(result)
+            rows = leaderboard_rows(result)
             if result["failures"]:
-                lines.append(f"| {game} | {n} | ({len(result['failures'])} failed matches, see report.md) | | |")
-            print("\n".join(lines[-len(rungs):]), flush=True)
+                rows.append(f"| {game} | {n} | ({len(result['failures'])} failed matches, see report.md) | | |")
+            print("\n".join(rows), flush=True)
+            lines += rows
     path = out / "leaderboard.md"
     header = f"Ladder: {matches} matches per game and player count, seed {seed}, rungs {', '.join(rungs)}.\n\n"
     path.write_text(header + "\n".join(lines) + "\n")
