@@ -9,10 +9,18 @@ set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `ret
   and selection at a node maximizes that seat's UCB value (multi-player, max-n style);
 - an action legal in only some determinizations is scored with its availability count in place of
   the parent's visit count;
+- progressive bias: at each node the game's heuristic names the move it would play for the seat to
+  move (in the determinization that created the node); that move is expanded first and gets a bonus
+  `bias / (visits + 1)` in selection. With few iterations the search so defaults to the heuristic's
+  choice, and leaves it only for a move whose rollouts are clearly better;
+- with `opponents="heuristic"` the other seats are not searched: at their nodes they play the
+  heuristic's move in the current determinization, so the tree branches only on the searching
+  seat's choices and every iteration spends itself on a best response to that opponent model
+  (stronger against the heuristic at small budgets; `"search"` is the full max-n tree);
 - after one expansion the match is played out by the rollout policy (uniform random, or the game's
-  heuristic agent for every seat) for at most `max_rollout` decisions; the values backed up are
-  `returns()` at the end, or, when the rollout was cut short, each seat's rank by current
-  `scores()`, mapped to [-1, 1].
+  heuristic agent for every seat) for at most `max_rollout` decisions (None: to the end); the values
+  backed up are `returns()` at the end, or, when the rollout was cut short, each seat's rank by
+  current `scores()`, mapped to [-1, 1].
 
 The budget is a number of iterations or a number of seconds; the agent's generator makes every
 random choice, so a seeded agent with an iteration budget is deterministic. The move played is the
@@ -31,16 +39,19 @@ from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 
 ROLLOUTS = ("random", "heuristic")
+OPPONENTS = ("search", "heuristic")
 
 
 class Node:
-    """A point in the tree; `edges` maps (seat, action) to the edge statistics of that move."""
+    """A point in the tree: `edges` maps (seat, action) to the edge statistics of that move, and
+    `hints` maps a seat to the move the heuristic picked for it here."""
 
-    __slots__ = ("edges", "available")
+    __slots__ = ("edges", "available", "hints")
 
     def __init__(self) -> None:
         self.edges: dict[tuple[int, int], Edge] = {}
         self.available: dict[tuple[int, int], int] = {}
+        self.hints: dict[int, int] = {}
 
 
 class Edge:
@@ -58,7 +69,8 @@ class ISMCTSAgent:
     """`ismcts` in the agent registry, e.g. `ismcts:iters=200` or `ismcts:seconds=1.0:rollout=random`."""
 
     def __init__(self, seed=None, iters: int | None = 200, seconds: float | None = None,
-                 exploration: float = 0.7, max_rollout: int | None = 40, rollout: str = "heuristic") -> None:
+                 exploration: float = 0.7, max_rollout: int | None = 40, rollout: str = "heuristic",
+                 bias: float = 0.0, opponents: str = "search") -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
         if (iters is not None and iters < 1) or (seconds is not None and seconds <= 0):
@@ -66,13 +78,20 @@ class ISMCTSAgent:
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout {rollout!r}; allowed: {', '.join(ROLLOUTS)}")
         if max_rollout is not None and max_rollout < 0:
-            raise ValueError("max_rollout must be >= 0")
+            raise ValueError("max_rollout must be >= 0 (or None: play rollouts to the end)")
+        if opponents not in OPPONENTS:
+            raise ValueError(f"unknown opponents {opponents!r}; allowed: {', '.join(OPPONENTS)}")
+        if bias < 0:
+            raise ValueError("bias must be >= 0 (0: no heuristic guidance in the tree)")
         self.rng = make_rng(seed)
         self.iters, self.seconds = iters, seconds
         self.exploration = exploration
         self.max_rollout = max_rollout
         self.rollout = rollout
+        self.bias = bias
+        self.opponents = opponents
         self.last_iterations = 0
+        self.last_values: dict[int, float] = {}  # the root's own moves: mean value, for analysis
 
     def act(self, info_set: InfoSet) -> int:
         legal = info_set.legal_action_ids()
@@ -81,64 +100,83 @@ class ISMCTSAgent:
         if len(legal) == 1:
             return legal[0]
         me = info_set.player
-        policies = self._policies(info_set.game_name, info_set.num_players)
+        heuristics = self._heuristics(info_set.game_name, info_set.num_players)
         root = Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while (done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline):
-            self._iterate(info_set.determinize(self.rng), root, policies)
+            self._iterate(info_set.determinize(self.rng), me, root, heuristics)
             done += 1
         self.last_iterations = done
+        self.last_values = {a: e.total / e.visits for (seat, a), e in root.edges.items() if seat == me and e.visits}
         visits = {a: root.edges[(me, a)].visits if (me, a) in root.edges else -1 for a in legal}
         return max(legal, key=lambda a: (visits[a], -a))
 
     # ----- one iteration ------------------------------------------------------------------------
-    def _iterate(self, game: Game, root: Node, policies: list) -> None:
+    def _iterate(self, game: Game, me: int, root: Node, heuristics: list | None) -> None:
         node, path = root, []
         while not game.is_over():
             seat = game.current_player()
+            if seat != me and self.opponents == "heuristic":
+                action = heuristics[seat].act(InfoSet(game, seat))
+                node = node.edges.setdefault((seat, action), Edge()).child
+                game.apply(action)
+                continue
             moves = [(seat, a) for a in game.legal_action_ids()]
             for move in moves:
                 node.available[move] = node.available.get(move, 0) + 1
+            hint = self._hint(game, node, seat, heuristics)
             untried = [move for move in moves if move not in node.edges]
             if untried:
-                move = untried[int(self.rng.integers(len(untried)))]
+                move = hint if hint in untried else untried[int(self.rng.integers(len(untried)))]
                 edge = node.edges[move] = Edge()
                 game.apply(move[1])
                 path.append((edge, seat))
                 break
-            move = max(moves, key=lambda m: self._ucb(node, m))
+            move = max(moves, key=lambda m: self._ucb(node, m, hint))
             edge = node.edges[move]
             game.apply(move[1])
             path.append((edge, seat))
             node = edge.child
         steps = 0
+        rollout_policies = heuristics if self.rollout == "heuristic" else None
         while not game.is_over() and (self.max_rollout is None or steps < self.max_rollout):
             seat = game.current_player()
-            game.apply(self._policy_move(game, seat, policies[seat]))
+            game.apply(self._rollout_move(game, seat, rollout_policies))
             steps += 1
         values = self._values(game)
         for edge, seat in path:
             edge.visits += 1
             edge.total += values[seat]
 
-    def _ucb(self, node: Node, move: tuple[int, int]) -> float:
-        edge = node.edges[move]
-        return edge.total / edge.visits + self.exploration * math.sqrt(math.log(node.available[move]) / edge.visits)
+    def _hint(self, game: Game, node: Node, seat: int, heuristics: list | None) -> tuple[int, int] | None:
+        """The heuristic's move for `seat` at `node` (asked once, on the node's first visit by that seat)."""
+        if heuristics is None or self.bias == 0:
+            return None
+        if seat not in node.hints:
+            node.hints[seat] = heuristics[seat].act(InfoSet(game, seat))
+        return seat, node.hints[seat]
 
-    def _policies(self, game_name: str, num_players: int) -> list:
-        """The rollout policy of each seat: None for uniform random, else a heuristic agent."""
-        if self.rollout == "random":
-            return [None] * num_players
+    def _ucb(self, node: Node, move: tuple[int, int], hint: tuple[int, int] | None) -> float:
+        edge = node.edges[move]
+        value = edge.total / edge.visits + self.exploration * math.sqrt(math.log(node.available[move]) / edge.visits)
+        if move == hint:
+            value += self.bias / (edge.visits + 1)
+        return value
+
+    def _heuristics(self, game_name: str, num_players: int) -> list | None:
+        """One heuristic agent per seat, for rollouts and hints; None when neither uses one."""
+        if self.rollout == "random" and self.bias == 0 and self.opponents == "search":
+            return None
         from agents.registry import make_agent
 
         return [make_agent("heuristic", game_name, self.rng) for _ in range(num_players)]
 
-    def _policy_move(self, game: Game, seat: int, policy) -> int:
-        if policy is None:
+    def _rollout_move(self, game: Game, seat: int, policies: list | None) -> int:
+        if policies is None:
             legal = np.flatnonzero(game.legal_actions())
             return int(legal[self.rng.integers(len(legal))])
-        return policy.act(InfoSet(game, seat))
+        return policies[seat].act(InfoSet(game, seat))
 
     @staticmethod
     def _values(game: Game) -> list[float]:

@@ -19,7 +19,16 @@ HEURISTICS: dict[str, str] = {
 }
 AGENT_KINDS = ("random", "heuristic", "ismcts", "ppo")
 # `ismcts:key=value:...` parameters and their types
-ISMCTS_PARAMS = {"iters": int, "seconds": float, "c": float, "max_rollout": int, "rollout": str}
+
+
+def _int_or_none(text: str) -> int | None:
+    """An integer, or `none` for no limit (`max_rollout=none`: rollouts to the end)."""
+    return None if text.lower() == "none" else int(text)
+
+
+_int_or_none.__name__ = "int or none"
+ISMCTS_PARAMS = {"iters": int, "seconds": float, "c": float, "max_rollout": _int_or_none, "rollout": str,
+                 "bias": float, "opponents": str}
 
 
 def heuristic_class(game_name: str) -> type:

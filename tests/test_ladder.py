@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+import pytest
+
 from training import ladder
+
+RUNGS = "random,heuristic,ismcts:iters=3:max_rollout=5"
+
+
+def rows_for(path, game: str, players: int) -> list[list[str]]:
+    prefix = f"| {game} | {players} |"
+    return [line.split(" | ") for line in path.read_text().splitlines() if line.startswith(prefix)]
 
 
 def test_ladder_writes_a_leaderboard_row_per_rung_and_the_run_reports(tmp_path):
-    rungs = "random,heuristic,ismcts:iters=3:max_rollout=5"
-    assert ladder.main(["--game", "citadels", "--players", "2", "--rungs", rungs, "--games", "6",
+    assert ladder.main(["--game", "citadels", "--players", "2", "--rungs", RUNGS, "--games", "6",
                         "--out", str(tmp_path)]) == 0
-    lines = (tmp_path / "leaderboard.md").read_text().splitlines()
-    rows = [line for line in lines if line.startswith("| citadels | 2 |")]
-    assert sorted(row.split(" | ")[2] for row in rows) == sorted(rungs.split(","))
+    rows = rows_for(tmp_path / "leaderboard.md", "citadels", 2)
+    assert sorted(row[2] for row in rows) == sorted(RUNGS.split(","))
+    heuristic_row = next(row for row in rows if row[2] == "heuristic")
+    assert heuristic_row[5] == "—"  # no "ahead of heuristic" for the heuristic itself
+    assert all(0.0 <= float(row[5]) <= 1.0 for row in rows if row[2] != "heuristic")
     assert (tmp_path / "citadels_2p" / "results.json").exists()
+
+
+def test_a_finished_run_is_reused_and_separate_calls_share_the_leaderboard(tmp_path, monkeypatch):
+    args = ["--game", "metropolys", "--rungs", "random,heuristic", "--games", "4", "--out", str(tmp_path)]
+    ladder.main([*args, "--players", "2"])
+    before = (tmp_path / "metropolys_2p" / "results.json").read_text()
+
+    def must_not_play(*_args, **_kwargs):
+        raise AssertionError("a finished run was played again")
+
+    monkeypatch.setattr(ladder, "evaluate", must_not_play)
+    ladder.main([*args, "--players", "2"])
+    assert (tmp_path / "metropolys_2p" / "results.json").read_text() == before
+    with pytest.raises(AssertionError, match="played again"):  # other settings are a new run
+        ladder.main([*args[:5], "6", *args[6:], "--players", "2"])
+    monkeypatch.undo()
+    ladder.main([*args[:3], "random,heuristic,random", *args[4:], "--players", "3"])
+    board = tmp_path / "leaderboard.md"
+    assert len(rows_for(board, "metropolys", 2)) == 2 and len(rows_for(board, "metropolys", 3)) == 2

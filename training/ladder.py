@@ -4,49 +4,84 @@
     python -m training.ladder --game citadels --players 2 --games 40 --out runs/ladder
 
 Each run plays the rungs (random, heuristic, ISMCTS at two budgets) against each other with the
-arena's schedule, so every pair meets in every seat equally often; `leaderboard.md` in the output
-folder lists, per game and player count, each rung's OpenSkill rating and win rate with its 95%
-interval, and every run's full reports sit in a subfolder.
+arena's schedule, so every pair meets in every seat equally often, and writes its full reports to
+`<out>/<game>_<n>p/`. A run whose reports already exist for the same rungs, match count and seed is
+not played again, so an interrupted ladder picks up where it stopped, and runs of different sizes
+(say 2 players with more matches than 4) can be made by separate calls into one folder.
+`leaderboard.md` then lists every run in the folder: per game and player count, each rung's
+OpenSkill rating, win rate with its 95% interval, and how often it finished ahead of the heuristic.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from city_envs import GAMES
 from training.arena import evaluate, write_reports
 
-RUNGS = ("random", "heuristic", "ismcts:iters=25", "ismcts:iters=100")
+RUNGS = ("random", "heuristic", "ismcts:iters=25:bias=1", "ismcts:iters=100:bias=1")
 # player counts per game: 2, and the count the game is most often played at
 PLAYER_COUNTS = {"citadels": (2, 4), "metropolys": (2, 4), "blue_moon_city": (2, 4), "big_city": (2, 4),
                  "urban_sprawl": (2, 4)}
+HEADER = ("| game | players | agent | rating (mu ± sigma) | win rate (95% CI) | ahead of heuristic | truncated |\n"
+          "|---|---|---|---|---|---|---|")
 
 
 def leaderboard_rows(result: dict) -> list[str]:
+    """One row per rung, best rating first; `ahead of heuristic` is the share of the matches it shared
+    with the heuristic in which it finished ahead (ties count half)."""
     rows = []
     for agent, rating in sorted(result["ratings"].items(), key=lambda item: -item[1]["ordinal"]):
         low, high = result["win_rate_ci95"][agent]
+        versus = result["pairwise"].get(agent, {}).get("heuristic")
+        ahead = "—" if versus is None else f"{versus:.3f}"
+        truncated = result["agents"][agent]["truncations"]
         rows.append(f"| {result['game']} | {result['num_players']} | {agent} | {rating['mu']:.1f} ± "
-                    f"{rating['sigma']:.1f} | {result['win_rate'][agent]:.3f} ({low:.3f}-{high:.3f}) |")
+                    f"{rating['sigma']:.1f} | {result['win_rate'][agent]:.3f} ({low:.3f}-{high:.3f}) | {ahead} | "
+                    f"{truncated} |")
+    if result["failures"]:
+        rows.append(f"| {result['game']} | {result['num_players']} | ({len(result['failures'])} failed matches, "
+                    "see report.md) | | | | |")
     return rows
+
+
+def _finished(path: Path, rungs: list[str], matches: int, seed: int) -> dict | None:
+    """The saved results of a run with these settings, if one is there."""
+    if not path.exists():
+        return None
+    result = json.loads(path.read_text())
+    same = result.get("lineup") == rungs and result.get("games") == matches and result.get("seed") == seed
+    return result if same else None
 
 
 def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], matches: int, seed: int,
         jobs: int, out: Path) -> Path:
-    lines = ["| game | players | agent | rating (mu ± sigma) | win rate (95% CI) |", "|---|---|---|---|---|"]
     for game in games:
         for n in counts[game]:
+            run_dir = out / f"{game}_{n}p"
+            if _finished(run_dir / "results.json", rungs, matches, seed) is not None:
+                print(f"{game} {n}p: reusing {run_dir}", flush=True)
+                continue
             result = evaluate(game, n, rungs, matches, seed, jobs=jobs)
-            write_reports(result, out / f"{game}_{n}p")
-            rows = leaderboard_rows(result)
-            if result["failures"]:
-                rows.append(f"| {game} | {n} | ({len(result['failures'])} failed matches, see report.md) | | |")
-            print("\n".join(rows), flush=True)
-            lines += rows
+            write_reports(result, run_dir)
+            print("\n".join(leaderboard_rows(result)), flush=True)
+    return write_leaderboard(out)
+
+
+def write_leaderboard(out: Path) -> Path:
+    """`leaderboard.md` from every run folder in `out`, in the registry's game order."""
+    order = {name: i for i, name in enumerate(GAMES)}
+    results = [json.loads(p.read_text()) for p in out.glob("*_*p/results.json")]
+    results.sort(key=lambda r: (order.get(r["game"], len(order)), r["num_players"]))
+    lines = [HEADER]
+    for result in results:
+        lines.append(f"| **{result['game']}** | {result['num_players']} | *{result['games']} matches, seed "
+                     f"{result['seed']}, mean length {result['mean_length']:.0f} decisions* | | | | |")
+        lines += leaderboard_rows(result)
     path = out / "leaderboard.md"
-    header = f"Ladder: {matches} matches per game and player count, seed {seed}, rungs {', '.join(rungs)}.\n\n"
-    path.write_text(header + "\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.ismcts import ISMCTSAgent
-from agents.registry import make_agent
+from agents.registry import HEURISTICS, make_agent
 from city_envs import GAMES, make_game
 from city_envs.core.infoset import InfoSet
 from tests.core.nim_toy import Nim
@@ -27,6 +27,47 @@ def test_answers_every_reply_in_nim():
         game.apply(reply)
         agent = ISMCTSAgent(seed=1, iters=300, rollout="random", max_rollout=None)
         assert agent.act(InfoSet(game, 0)) == 2 - reply
+
+
+class TakeOne:
+    """A deliberately poor Nim heuristic: always take one stone."""
+
+    def __init__(self, seed=None) -> None:
+        pass
+
+    def act(self, info_set: InfoSet) -> int:
+        return 0
+
+
+@pytest.fixture
+def nim_heuristic(monkeypatch):
+    """Register `TakeOne` as Nim's heuristic so the search can ask it for hints and rollouts."""
+    monkeypatch.setitem(HEURISTICS, "nim", "tests.agents.test_ismcts:TakeOne")
+
+
+def test_with_one_iteration_the_bias_plays_the_heuristic_move(nim_heuristic):
+    """The hinted move is expanded first, so one iteration plays it (the best move here takes 2)."""
+    game = Nim(2, seed=0, heap=6)
+    assert ISMCTSAgent(seed=0, iters=1, rollout="random", bias=1.0).act(InfoSet(game, 0)) == 0
+
+
+def test_the_search_overrules_a_losing_hint(nim_heuristic):
+    """From 6, taking one loses against best play; with enough iterations the bias does not stop the
+    search from finding the winning move (take 2)."""
+    agent = ISMCTSAgent(seed=0, iters=600, rollout="random", max_rollout=None, bias=1.0)
+    assert agent.act(InfoSet(Nim(2, seed=0, heap=6), 0)) == 1
+
+
+def test_with_heuristic_opponents_it_exploits_the_model(nim_heuristic):
+    """From 4 the first player loses against best play, but not against `TakeOne`: a search that
+    models the other seat as its heuristic expects to win, the full max-n search expects to lose."""
+    def best_value(opponents: str) -> float:
+        agent = ISMCTSAgent(seed=0, iters=300, rollout="heuristic", max_rollout=None, opponents=opponents)
+        move = agent.act(InfoSet(Nim(2, seed=0, heap=4), 0))
+        return agent.last_values[move]
+
+    assert best_value("heuristic") > 0.8
+    assert best_value("search") < 0.0
 
 
 def test_plays_the_forced_move_without_searching():
@@ -79,6 +120,8 @@ def test_time_budget_runs_at_least_one_iteration():
         ({"iters": 0}, "positive"),
         ({"rollout": "greedy"}, "allowed: random, heuristic"),
         ({"max_rollout": -1}, "max_rollout"),
+        ({"bias": -0.5}, "bias"),
+        ({"opponents": "oracle"}, "allowed: search, heuristic"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):
@@ -91,6 +134,8 @@ def test_agent_specs():
     assert (agent.iters, agent.seconds, agent.exploration, agent.rollout, agent.max_rollout) == (
         None, 0.5, 1.2, "random", 15)
     assert make_agent("ismcts", "citadels", 0).iters == 200
+    agent = make_agent("ismcts:iters=5:max_rollout=none:bias=0.5:opponents=heuristic", "citadels", 0)
+    assert (agent.max_rollout, agent.bias, agent.opponents) == (None, 0.5, "heuristic")
     with pytest.raises(ValueError, match="allowed: iters="):
         make_agent("ismcts:depth=3", "citadels", 0)
     with pytest.raises(ValueError, match="expected int"):
