@@ -6,11 +6,11 @@ engine, so the checks are an independent recount.
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
+
+from .. import game_helpers
 
 COUNTS = (2, 3, 4, 5)
 SPEC_PIECES = {"RES1": 8, "RES2": 6, "RES3": 3, "BUS1": 8, "BUS2": 6, "BUS3": 3, "CITY_HALL": 1, "CHURCH": 2,
@@ -26,36 +26,9 @@ def idx(number: int) -> int:
     return cp.plot_index(number)
 
 
-def legal(game: BigCity) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
-
-
-def random_action(game: BigCity, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(game.legal_actions())))
-
-
-def play_out(game: BigCity, rng: np.random.Generator, check=None) -> BigCity:
-    while not game.is_over():
-        game.apply(random_action(game, rng))
-        if check is not None:
-            check(game)
-    return game
-
-
 def mid_game_states(n: int, seeds, per_game: int = 3) -> list[BigCity]:
     """Clones at random points of random games, every decision kind included over enough seeds."""
-    found = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        game = BigCity(n, seed=seed)
-        stops = set(rng.integers(1, 300, size=per_game).tolist())
-        step = 0
-        while not game.is_over() and step <= max(stops):
-            if step in stops:
-                found.append(game.clone())
-            game.apply(random_action(game, rng))
-            step += 1
-    return found
+    return game_helpers.mid_game_states(BigCity, n, seeds, per_game, horizon=300)
 
 
 def card_places(game: BigCity) -> list[int]:

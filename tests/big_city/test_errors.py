@@ -11,7 +11,8 @@ from city_envs import big_city_v0
 from city_envs.big_city.game import BigCity
 from city_envs.core.game import IllegalActionError
 
-from .bc_testlib import mid_game_states, play_out
+from ..game_helpers import play_out
+from .bc_testlib import mid_game_states
 
 OUT_OF_RANGE = [-1, 389, 3.5, "x", None, np.int64(389), [1], True]
 

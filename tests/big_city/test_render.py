@@ -9,7 +9,8 @@ import city_envs
 from city_envs.big_city import components as cp
 from city_envs.big_city.game import BigCity
 
-from .bc_testlib import build, mid_game_states, position, random_action, tram
+from ..game_helpers import random_action
+from .bc_testlib import build, mid_game_states, position, tram
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])

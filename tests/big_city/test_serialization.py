@@ -9,7 +9,8 @@ import pytest
 
 from city_envs.big_city.game import BigCity
 
-from .bc_testlib import COUNTS, check_state, mid_game_states, play_out, random_action
+from ..game_helpers import play_out, random_action
+from .bc_testlib import COUNTS, check_state, mid_game_states
 
 
 def assert_same_game(a: BigCity, b: BigCity) -> None:

@@ -11,7 +11,8 @@ from city_envs import blue_moon_city_v0
 from city_envs.blue_moon_city.game import BlueMoonCity
 from city_envs.core.game import IllegalActionError
 
-from .bmc_testlib import mid_game_states, play_out
+from ..game_helpers import play_out
+from .bmc_testlib import mid_game_states
 
 OUT_OF_RANGE = [-1, 220, 3.5, "x", None, np.int64(220), [1], True]
 

@@ -10,7 +10,8 @@ from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city.game import BlueMoonCity
 from city_envs.blue_moon_city.render import card_name
 
-from .bmc_testlib import mid_game_states, random_action
+from ..game_helpers import random_action
+from .bmc_testlib import mid_game_states
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -9,7 +9,8 @@ import pytest
 
 from city_envs.blue_moon_city.game import BlueMoonCity
 
-from .bmc_testlib import COUNTS, check_state, mid_game_states, play_out, random_action
+from ..game_helpers import play_out, random_action
+from .bmc_testlib import COUNTS, check_state, mid_game_states
 
 
 def assert_same_game(a: BlueMoonCity, b: BlueMoonCity) -> None:

@@ -11,7 +11,8 @@ from city_envs import metropolys_v0
 from city_envs.core.game import IllegalActionError
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import mid_game_states, play_out
+from ..game_helpers import play_out
+from .metropolys_testlib import mid_game_states
 
 OUT_OF_RANGE = [-1, 69, 3.5, "x", None, 10**9, np.int64(69), [1], True]
 

@@ -18,7 +18,8 @@ import pytest
 from city_envs.metropolys import components as cp
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states, play_out
+from ..game_helpers import play_out
+from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states
 
 
 @functools.cache

@@ -13,7 +13,8 @@ from city_envs.metropolys import image
 from city_envs.metropolys import rules as r
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import COUNTS, VERSIONS, play_out, random_action
+from ..game_helpers import play_out, random_action
+from .metropolys_testlib import COUNTS, VERSIONS
 
 SIZE = (640, 1000, 3)
 CARD_NAMES = set(cp.FAMILY_CARD_NAMES + cp.COLOUR_NAMES + cp.EXPERT_AREA_NAMES)

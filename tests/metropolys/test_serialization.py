@@ -9,7 +9,8 @@ import pytest
 
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states, play_out, random_action
+from ..game_helpers import play_out, random_action
+from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states
 
 
 def assert_same_game(a: Metropolys, b: Metropolys) -> None:

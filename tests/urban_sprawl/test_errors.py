@@ -11,7 +11,8 @@ from city_envs import urban_sprawl_v0
 from city_envs.core.game import IllegalActionError
 from city_envs.urban_sprawl.game import UrbanSprawl
 
-from .us_testlib import mid_game_states, play_out
+from ..game_helpers import play_out
+from .us_testlib import mid_game_states
 
 OUT_OF_RANGE = [-1, 219, 3.5, "x", None, np.int64(219), [1], True]
 

@@ -8,7 +8,8 @@ import pytest
 import city_envs
 from city_envs.urban_sprawl.game import UrbanSprawl
 
-from .us_testlib import bought, mid_game_states, random_action
+from ..game_helpers import random_action
+from .us_testlib import bought, mid_game_states
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -9,7 +9,8 @@ import pytest
 
 from city_envs.urban_sprawl.game import UrbanSprawl
 
-from .us_testlib import COUNTS, check_state, mid_game_states, play_out, random_action
+from ..game_helpers import play_out, random_action
+from .us_testlib import COUNTS, check_state, mid_game_states
 
 
 def assert_same_game(a: UrbanSprawl, b: UrbanSprawl) -> None:

@@ -6,12 +6,13 @@ engine, so the checks are an independent recount.
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules
 from city_envs.urban_sprawl.game import UrbanSprawl
 from city_envs.urban_sprawl.rules import State
+
+from .. import game_helpers
+from ..game_helpers import legal
 
 COUNTS = (2, 3, 4)
 VARIANTS = ("standard", "long", "short")
@@ -19,36 +20,9 @@ SPEC_TILES = {0: 26, 1: 28, 2: 26, 3: 28, 4: 20}  # per zone CIV, COM, IND, RES,
 SPEC_VOCATIONS = [1, 2, 2, 3, 3, 4, 4, 5]
 
 
-def legal(game: UrbanSprawl) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
-
-
-def random_action(game: UrbanSprawl, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(game.legal_actions())))
-
-
-def play_out(game: UrbanSprawl, rng: np.random.Generator, check=None) -> UrbanSprawl:
-    while not game.is_over():
-        game.apply(random_action(game, rng))
-        if check is not None:
-            check(game)
-    return game
-
-
 def mid_game_states(n: int, seeds, per_game: int = 3, **options) -> list[UrbanSprawl]:
     """Clones at random points of random games (every decision kind shows up over enough seeds)."""
-    found = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        game = UrbanSprawl(n, seed=seed, **options)
-        stops = set(rng.integers(1, 700, size=per_game).tolist())
-        step = 0
-        while not game.is_over() and step <= max(stops):
-            if step in stops:
-                found.append(game.clone())
-            game.apply(random_action(game, rng))
-            step += 1
-    return found
+    return game_helpers.mid_game_states(UrbanSprawl, n, seeds, per_game, horizon=700, **options)
 
 
 def check_state(game: UrbanSprawl) -> None:
