@@ -1,4 +1,5 @@
-"""Big City for people: text (ansi), the table image (rgb_array), action descriptions."""
+"""Big City for people: text (ansi), the table image (rgb_array), action descriptions (that every
+legal action has its own is checked for every game in tests/test_every_game.py)."""
 
 from __future__ import annotations
 
@@ -60,10 +61,3 @@ def test_exchange_choices_are_described_without_the_card_to_the_table():
     game.apply(93)
     assert "11" in game.describe_action(0) and "11" not in game.describe_public_action(0)
     assert "pile 1" in game.describe_public_action(0)
-
-
-def test_every_legal_action_has_a_distinct_description():
-    for game in mid_game_states(4, range(6), per_game=4):
-        ids = np.flatnonzero(game.legal_actions()).tolist()
-        texts = [game.describe_action(a) for a in ids]
-        assert len(set(texts)) == len(texts) and all(texts)

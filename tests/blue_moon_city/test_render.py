@@ -1,4 +1,5 @@
-"""Blue Moon City for people: text (ansi), the table image (rgb_array), action descriptions."""
+"""Blue Moon City for people: text (ansi), the table image (rgb_array), action descriptions (that every
+legal action has its own is checked for every game in tests/test_every_game.py)."""
 
 from __future__ import annotations
 
@@ -42,10 +43,3 @@ def test_public_text_never_shows_hands():
         for seat in range(3):
             held = [x for x in range(cp.NUM_TYPES) if game.state.hands[seat][x]]
             assert all(card_name(x) in game.render_private(seat) for x in held)
-
-
-def test_every_legal_action_has_a_distinct_description():
-    for game in mid_game_states(4, range(4), per_game=4):
-        ids = np.flatnonzero(game.legal_actions()).tolist()
-        texts = [game.describe_action(a) for a in ids]
-        assert len(set(texts)) == len(texts) and all(texts)
