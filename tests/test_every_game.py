@@ -302,7 +302,7 @@ def makers(name: str) -> dict[str, Callable[..., Any]]:
 def test_illegal_actions_raise_name_the_decision_and_change_nothing(name):
     for game in illegal_states(name):
         illegal = np.flatnonzero(~game.legal_actions())
-        for action in illegal[:: max(1, len(illegal) // 20)].tolist():
+        for action in illegal[:: max(1, len(illegal) // 30)].tolist():
             assert_rejected(game, action)
         game.apply(random_action(game, np.random.default_rng(0)))  # still accepts a legal action
 
@@ -349,11 +349,11 @@ def test_actions_after_the_end_raise(name):
     assert snapshot(game) == before
 
 
-@pytest.mark.parametrize("count", [0, 1, "max+1", True, False, "3", None, -3])
+@pytest.mark.parametrize("count", [0, 1, "max+1", "max+3", True, False, "3", "4", None, -3])
 @GAMES
 def test_invalid_player_counts(name, count):
     case = CASES[name]
-    count = max(case.counts) + 1 if count == "max+1" else count
+    count = {"max+1": max(case.counts) + 1, "max+3": max(case.counts) + 3}.get(count, count)
     for maker in makers(name).values():
         with pytest.raises(ValueError) as info:
             maker(count)
@@ -377,12 +377,12 @@ def test_invalid_options(name, n, options, allowed):
 
 
 def drain(env) -> dict[str, float]:
-    """Run the AEC loop to its end, stepping None for finished agents; total reward per agent."""
+    """Run the AEC loop of a terminated game to its end, stepping None; total reward per agent."""
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         _, reward, termination, truncation, _ = env.last()
         totals[agent] += reward
-        assert termination or truncation
+        assert termination and not truncation
         env.step(None)
     return totals
 
