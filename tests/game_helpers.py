@@ -89,3 +89,8 @@ def assert_rejected(game: Game, action: Any) -> IllegalActionError:
     assert snapshot(game) == before and game.history == history
     assert np.array_equal(game.legal_actions(), mask)
     return error
+
+
+def same_for(a: Game, b: Game, p: int) -> bool:
+    """Whether seat `p` observes and views the two games alike."""
+    return np.array_equal(a.observation(p), b.observation(p)) and a.view(p) == b.view(p)

@@ -27,7 +27,15 @@ from .aec_helpers import run_episode
 from .big_city import bc_testlib
 from .blue_moon_city import bmc_testlib
 from .citadels import citadels_testlib
-from .game_helpers import assert_rejected, assert_same_game, json_round_trip, play_out, random_action, snapshot
+from .game_helpers import (
+    assert_rejected,
+    assert_same_game,
+    json_round_trip,
+    play_out,
+    random_action,
+    same_for,
+    snapshot,
+)
 from .metropolys import metropolys_testlib
 from .urban_sprawl import us_testlib
 
@@ -54,6 +62,10 @@ class Case:
     round_trip_states: Callable[[int, dict[str, Any]], list[Game]]  # mid-game positions for a config
     check_state: Callable[[Game], Any]  # the game's invariants
     description_states: Callable[[], list[Game]]
+    information_states: Callable[[int], list[Game]]  # mid-game positions for n players
+    hidden_from: Callable[[Game, int], Any]  # what determinize(p) resamples (it must, now and then)
+    check_determinized: Callable[[Game, Game, int], None] | None = None  # the game's own checks of a twin
+    legal_actions_are_public: bool = False  # whether every seat may know the acting seat's legal actions
     seed_test_cycles: int = 500
     reward_options: tuple[dict[str, Any], ...] = ({},)  # with every player count
     score_episodes: int = 1  # reward="score" episodes per player count
@@ -93,6 +105,8 @@ CASES = {
         description_states=lambda: citadels_testlib.harvest(4, range(2)),
         score_episodes=3,
         replay_seeds=(0, 1, 2),
+        information_states=lambda n: citadels_testlib.harvest(n, range(100 * n, 100 * n + 3)),
+        hidden_from=lambda game, p: [hand.tolist() for q, hand in enumerate(game.state.hands) if q != p],
     ),
     "metropolys": Case(
         counts=(2, 3, 4),
@@ -122,6 +136,11 @@ CASES = {
         reward_options=({"version": "family"}, {"version": "expert"}),
         round_trip_options=({"version": "family"}, {"version": "expert"}),
         replay_options=({"version": "family"}, {"version": "expert"}),
+        information_states=lambda n: metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "family")
+        + metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "expert"),
+        hidden_from=lambda game, p: [metropolys_testlib.secret_cards(game, q) for q in range(game.num_players)
+                                     if q != p],
+        legal_actions_are_public=True,
     ),
     "blue_moon_city": Case(
         counts=(2, 3, 4),
@@ -145,6 +164,9 @@ CASES = {
         ends_truncated=True,
         round_trip_options=({"max_rounds": 40},),
         replay_options=({"center": "random", "max_rounds": 30},),
+        information_states=lambda n: bmc_testlib.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
+        hidden_from=bmc_testlib.hidden_from,
+        check_determinized=bmc_testlib.check_determinized,
     ),
     "big_city": Case(
         counts=(2, 3, 4, 5),
@@ -161,6 +183,9 @@ CASES = {
         check_state=bc_testlib.check_state,
         description_states=lambda: bc_testlib.mid_game_states(4, range(6), per_game=4),
         lose_prefix=40,
+        information_states=lambda n: bc_testlib.mid_game_states(n, range(30 * n, 30 * n + 10), per_game=4),
+        hidden_from=bc_testlib.hidden_from,
+        check_determinized=bc_testlib.check_determinized,
     ),
     "urban_sprawl": Case(
         counts=(2, 3, 4),
@@ -186,6 +211,10 @@ CASES = {
         round_trip_options=({"max_turns": 60},),
         replay_options=({"variant": "standard"}, {"variant": "long"}, {"variant": "short"}),
         description_kinds=frozenset({"MAIN", "INVEST"}),
+        information_states=lambda n: us_testlib.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
+        hidden_from=us_testlib.hidden_from,
+        check_determinized=us_testlib.check_determinized,
+        legal_actions_are_public=True,
     ),
 }
 assert set(CASES) == set(city_envs.GAMES), "every registered game needs a row in CASES"
@@ -488,6 +517,39 @@ def test_clone_is_independent(name, n, options):
         game.apply(random_action(game, rng))
         assert snapshot(mirror) == before
         case.check_state(mirror)
+
+
+# ===== information ==============================================================================
+INFORMATION = [pytest.param(name, n, id=f"{name}-{n}p") for name, case in CASES.items() for n in case.counts]
+
+
+@pytest.mark.parametrize(("name", "n"), INFORMATION)
+def test_determinize_keeps_what_the_seat_knows(name, n):
+    """A determinized twin looks the same to its seat, keeps the game's invariants and plays on, really
+    resamples what the seat cannot see, and leaves the original alone."""
+    case = CASES[name]
+    rng = np.random.default_rng(n)
+    states = case.information_states(n)
+    resampled = 0
+    for game in states:
+        before = snapshot(game)
+        for p in range(n):
+            twin = game.determinize(p, rng)
+            assert same_for(game, twin, p)
+            assert twin.current_player() == game.current_player() and twin.decision_name() == game.decision_name()
+            if case.legal_actions_are_public or game.current_player() == p:
+                assert np.array_equal(game.legal_actions(), twin.legal_actions())
+            case.check_state(twin)
+            if case.check_determinized is not None:
+                case.check_determinized(game, twin, p)
+            resampled += case.hidden_from(twin, p) != case.hidden_from(game, p)
+            for _ in range(40):  # the twin plays on
+                if twin.is_over():
+                    break
+                twin.apply(random_action(twin, rng))
+            case.check_state(twin)
+        assert snapshot(game) == before
+    assert resampled > len(states)
 
 
 # ===== people ===================================================================================

@@ -9,6 +9,7 @@ from __future__ import annotations
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
+from city_envs.big_city.view import pile_counts
 
 from .. import game_helpers
 
@@ -75,6 +76,28 @@ def check_state(game: BigCity) -> None:
     else:
         assert game.legal_actions().any()
         assert s.turns < 600
+
+
+# ----- determinization ---------------------------------------------------------------------------
+def known_cards(game: BigCity, p: int) -> list[tuple[int, int, int]]:
+    """(pile, place, card) of every card in the piles that seat `p` knows (it put them back)."""
+    s = game.state
+    return [(i, j, c) for i in range(8) for j, (c, seat) in enumerate(zip(s.piles[i], s.pile_known[i], strict=True))
+            if seat == p]
+
+
+def hidden_from(game: BigCity, p: int) -> list[list[int]]:
+    """What `determinize(p)` redeals: the other seats' hands."""
+    return [hand for q, hand in enumerate(game.state.hands) if q != p]
+
+
+def check_determinized(game: BigCity, twin: BigCity, p: int) -> None:
+    """A redeal for seat `p` keeps p's hand and the cards p put back, every card once, and each hand's
+    cards per pile (section 7)."""
+    assert twin.state.hands[p] == game.state.hands[p]
+    assert known_cards(twin, p) == known_cards(game, p)
+    assert sorted(card_places(twin)) == list(range(72))
+    assert [pile_counts(h) for h in twin.state.hands] == [pile_counts(h) for h in game.state.hands]
 
 
 # ----- positions for rule tests ------------------------------------------------------------------

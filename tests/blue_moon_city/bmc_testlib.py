@@ -73,6 +73,18 @@ def check_state(game: BlueMoonCity) -> None:
         assert s.decision != rules.DISCARDING or any(s.hands[s.active])
 
 
+# ----- determinization ---------------------------------------------------------------------------
+def hidden_from(game: BlueMoonCity, p: int) -> list[list[int]]:
+    """What `determinize(p)` redeals: the other seats' hands."""
+    return [hand for q, hand in enumerate(game.state.hands) if q != p]
+
+
+def check_determinized(game: BlueMoonCity, twin: BlueMoonCity, p: int) -> None:
+    """A redeal for seat `p` keeps p's hand and every card (section 7)."""
+    assert twin.state.hands[p] == game.state.hands[p]
+    assert card_counts(twin) == card_counts(game)
+
+
 # ----- positions for rule tests ------------------------------------------------------------------
 A, B, C, D = range(4)
 

@@ -41,6 +41,12 @@ def mid_game_states(n: int, seeds, version: str = "family", per_game: int = 3) -
     return game_helpers.mid_game_states(Metropolys, n, seeds, per_game, horizon=60 * n, version=version)
 
 
+def secret_cards(game: Metropolys, seat: int) -> tuple[int, int, int]:
+    """`seat`'s family, colour and area cards (-1 where the version deals none)."""
+    s = game.state
+    return s.family_card[seat], s.colour_card[seat], s.area_card[seat]
+
+
 def check_state(game: Metropolys) -> None:
     """Every invariant a reachable state satisfies."""
     s = game.state

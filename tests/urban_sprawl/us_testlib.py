@@ -72,6 +72,35 @@ def check_state(game: UrbanSprawl) -> None:
         assert sorted(game.winners()) == [seat for seat in range(n) if keys[seat] == max(keys)]
 
 
+# ----- determinization ---------------------------------------------------------------------------
+def hidden_from(game: UrbanSprawl, p: int) -> tuple[list[list[int]], list[int]]:
+    """What `determinize(p)` reorders: the contract decks and the planning deck."""
+    return game.state.decks, game.state.planning_deck
+
+
+def check_determinized(game: UrbanSprawl, twin: UrbanSprawl, p: int) -> None:
+    """A reordering keeps every deck's cards, and the stacking of the special events (section 7)."""
+    s, t = game.state, twin.state
+    assert sorted(s.planning_deck) == sorted(t.planning_deck)
+    assert all(sorted(a) == sorted(b) for a, b in zip(s.decks, t.decks, strict=True))
+    assert_stacking_kept(game, twin)
+
+
+def assert_stacking_kept(game: UrbanSprawl, twin: UrbanSprawl) -> None:
+    """A still-hidden special event stays in its window; no planning event in the first 22 cards."""
+    above, mixed = cp.DECK_STACKING[game.options["variant"]]
+    for d, deck in enumerate(twin.state.decks):
+        special = cp.EVENT_BASE + cp.SPECIAL_EVENT[d]
+        if special in deck:
+            position = 37 - deck.index(special)  # 1 = the original top
+            assert above + 1 <= position <= above + mixed + 1
+        assert deck[len(deck) - twin.state.deck_up[d]:] == game.state.decks[d][len(deck) - game.state.deck_up[d]:]
+    t = twin.state
+    if not t.planning_reshuffles:
+        first_22 = t.planning_deck[max(0, len(t.planning_deck) - (22 - (50 - len(t.planning_deck)))):]
+        assert all(c < 36 for c in first_22)
+
+
 # ----- position builders ------------------------------------------------------------------------
 def bought(n: int, seed: int = 0, **options) -> UrbanSprawl:
     """A new game after the starting purchases (each seat buys the lowest-numbered lot left)."""
