@@ -21,6 +21,7 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
 
 import city_envs
+from city_envs.blue_moon_city.components import COURTYARD_POSITION
 from city_envs.core.game import Game, IllegalActionError
 
 from .aec_helpers import run_episode
@@ -64,6 +65,10 @@ class Case:
     description_states: Callable[[], list[Game]]
     information_states: Callable[[int], list[Game]]  # mid-game positions for n players
     hidden_from: Callable[[Game, int], Any]  # what determinize(p) resamples (it must, now and then)
+    image_shape: tuple[int, int, int] | None  # of render_image(); None: it grows with the player count
+    image_progress: Callable[[Game], bool]  # the game has moved on visibly since its start
+    seat_label: str  # how the ansi text names a seat, with {seat}
+    ansi_words: tuple[str, ...]  # more that the ansi text of a new 3-player game shows
     check_determinized: Callable[[Game, Game, int], None] | None = None  # the game's own checks of a twin
     legal_actions_are_public: bool = False  # whether every seat may know the acting seat's legal actions
     seed_test_cycles: int = 500
@@ -107,6 +112,10 @@ CASES = {
         replay_seeds=(0, 1, 2),
         information_states=lambda n: citadels_testlib.harvest(n, range(100 * n, 100 * n + 3)),
         hidden_from=lambda game, p: [hand.tolist() for q, hand in enumerate(game.state.hands) if q != p],
+        image_shape=None,
+        image_progress=lambda game: game.decision_name() == "MAIN",
+        seat_label="seat {seat}:",
+        ansi_words=("SELECT_CHARACTER", "choosing characters"),
     ),
     "metropolys": Case(
         counts=(2, 3, 4),
@@ -141,6 +150,10 @@ CASES = {
         hidden_from=lambda game, p: [metropolys_testlib.secret_cards(game, q) for q in range(game.num_players)
                                      if q != p],
         legal_actions_are_public=True,
+        image_shape=(640, 1000, 3),
+        image_progress=lambda game: bool(game.state.bids),
+        seat_label="P{seat}:",
+        ansi_words=("centre:", "north:"),
     ),
     "blue_moon_city": Case(
         counts=(2, 3, 4),
@@ -167,6 +180,10 @@ CASES = {
         information_states=lambda n: bmc_testlib.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
         hidden_from=bmc_testlib.hidden_from,
         check_determinized=bmc_testlib.check_determinized,
+        image_shape=(640, 1000, 3),
+        image_progress=lambda game: game.state.figures[0] != COURTYARD_POSITION or game.is_over(),
+        seat_label="P{seat}:",
+        ansi_words=("Courtyard",),
     ),
     "big_city": Case(
         counts=(2, 3, 4, 5),
@@ -186,6 +203,10 @@ CASES = {
         information_states=lambda n: bc_testlib.mid_game_states(n, range(30 * n, 30 * n + 10), per_game=4),
         hidden_from=bc_testlib.hidden_from,
         check_determinized=bc_testlib.check_determinized,
+        image_shape=(640, 1000, 3),
+        image_progress=lambda game: game.decision_name() == "MAIN",
+        seat_label="P{seat}:",
+        ansi_words=("11", "SETUP_TILE"),
     ),
     "urban_sprawl": Case(
         counts=(2, 3, 4),
@@ -215,11 +236,16 @@ CASES = {
         hidden_from=us_testlib.hidden_from,
         check_determinized=us_testlib.check_determinized,
         legal_actions_are_public=True,
+        image_shape=(640, 1120, 3),
+        image_progress=lambda game: len(game.history) >= 1,  # a starting building bought
+        seat_label="player {seat}:",
+        ansi_words=("values", "C1 (1 AP)"),
     ),
 }
 assert set(CASES) == set(city_envs.GAMES), "every registered game needs a row in CASES"
 
 GAMES = pytest.mark.parametrize("name", city_envs.GAMES)
+EVERY_COUNT = [pytest.param(name, n, id=f"{name}-{n}p") for name, case in CASES.items() for n in case.counts]
 
 
 def configs(attribute: str, per_count: bool = True) -> list:
@@ -416,11 +442,8 @@ def drain(env) -> dict[str, float]:
     return totals
 
 
-LOSE_MODE = [pytest.param(name, n, id=f"{name}-{n}p") for name, case in CASES.items() for n in case.counts]
-
-
 @pytest.mark.parametrize("bad", ["masked", "num_actions", "-1"])
-@pytest.mark.parametrize(("name", "n"), LOSE_MODE)
+@pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
 def test_illegal_action_lose_mode(name, n, bad):
     """The offender gets -1, the others share +1, the game ends as a termination and stays untouched."""
     env = entry_module(name).env(num_players=n, illegal_action="lose")
@@ -520,10 +543,7 @@ def test_clone_is_independent(name, n, options):
 
 
 # ===== information ==============================================================================
-INFORMATION = [pytest.param(name, n, id=f"{name}-{n}p") for name, case in CASES.items() for n in case.counts]
-
-
-@pytest.mark.parametrize(("name", "n"), INFORMATION)
+@pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
 def test_determinize_keeps_what_the_seat_knows(name, n):
     """A determinized twin looks the same to its seat, keeps the game's invariants and plays on, really
     resamples what the seat cannot see, and leaves the original alone."""
@@ -553,6 +573,35 @@ def test_determinize_keeps_what_the_seat_knows(name, n):
 
 
 # ===== people ===================================================================================
+@pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
+def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(name, n):
+    case = CASES[name]
+    game = game_maker(name)(n, seed=n)
+    first = game.render_image()
+    assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
+    assert case.image_shape is None or first.shape == case.image_shape
+    rng = np.random.default_rng(0)
+    while not case.image_progress(game):
+        game.apply(random_action(game, rng))
+    image = game.render_image()
+    assert image.shape == first.shape and not np.array_equal(first, image)
+
+
+@GAMES
+def test_env_render_modes(name):
+    case = CASES[name]
+    env = city_envs.make_env(name, 3, render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8
+    assert case.image_shape is None or frame.shape == case.image_shape
+    env = city_envs.make_env(name, 3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert all(case.seat_label.format(seat=seat) in text for seat in range(3)), text
+    assert all(word in text for word in case.ansi_words), text
+
+
 @GAMES
 def test_every_legal_action_has_a_distinct_description(name):
     kinds = set()

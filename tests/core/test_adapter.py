@@ -234,13 +234,6 @@ def test_citadels_graveyard_decision_selects_the_owner():
     pytest.fail("no GRAVEYARD decision in 300 random games")
 
 
-def test_citadels_render_ansi():
-    env = citadels_v0.env(num_players=4, render_mode="ansi")
-    env.reset(seed=0)
-    text = env.render()
-    assert isinstance(text, str) and "seat 3" in text
-
-
 @pytest.mark.skipif(not IMAGE_MODULE.exists(), reason="city_envs/citadels/image.py not written yet")
 @pytest.mark.parametrize("n", [2, 7])
 def test_citadels_render_rgb_array(n):

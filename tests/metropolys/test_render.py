@@ -78,13 +78,6 @@ def test_board_positions_cover_every_neighbourhood_inside_the_board():
     assert image.XY.shape == (cp.NUM_NBHDS, 2) and image.TOKEN_XY.shape == (cp.NUM_NBHDS, 2)
 
 
-def test_env_rgb_array_returns_the_image():
-    env = city_envs.make_env("metropolys", 3, render_mode="rgb_array")
-    env.reset(seed=0)
-    frame = env.render()
-    assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.shape == SIZE
-
-
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("n", COUNTS)
 def test_env_ansi_shows_every_seat_and_no_secret_card_before_the_end(n, version):
