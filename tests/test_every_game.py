@@ -265,10 +265,6 @@ def entry_module(name: str) -> ModuleType:
     return importlib.import_module(f"city_envs.{name}_v0")
 
 
-def game_maker(name: str) -> Callable[..., Game]:
-    return city_envs.game_class(name)
-
-
 @functools.cache
 def _illegal_states(name: str) -> tuple[Game, ...]:
     states = tuple(CASES[name].illegal_states())
@@ -345,7 +341,7 @@ def makers(name: str) -> dict[str, Callable[..., Any]]:
     """Every public way to start a match or an env."""
     module = entry_module(name)
     return {
-        "Game": lambda n, **kw: game_maker(name)(n, **kw),
+        "Game": lambda n, **kw: city_envs.game_class(name)(n, **kw),
         "make_game": lambda n, **kw: city_envs.make_game(name, n, **kw),
         "make_env": lambda n, **kw: city_envs.make_env(name, n, **kw),
         "env": lambda n, **kw: module.env(num_players=n, **kw),
@@ -378,7 +374,7 @@ OUT_OF_RANGE = {
 @pytest.mark.parametrize("make_action", OUT_OF_RANGE.values(), ids=OUT_OF_RANGE.keys())
 @GAMES
 def test_out_of_range_actions_raise_and_change_nothing(name, make_action):
-    game = game_maker(name)(2, seed=0)
+    game = city_envs.game_class(name)(2, seed=0)
     assert game.decision_name() == CASES[name].first_decision
     for position in [game, *illegal_states(name)[:8]]:
         assert_rejected(position, make_action(position.num_actions))
@@ -386,7 +382,7 @@ def test_out_of_range_actions_raise_and_change_nothing(name, make_action):
 
 @GAMES
 def test_numpy_integer_actions_are_accepted(name):
-    game = game_maker(name)(3, seed=0)
+    game = city_envs.game_class(name)(3, seed=0)
     action = np.flatnonzero(game.legal_actions())[0]  # np.int64
     game.apply(action)
     assert game.history == [int(action)] and type(game.history[0]) is int
@@ -395,7 +391,7 @@ def test_numpy_integer_actions_are_accepted(name):
 @GAMES
 def test_actions_after_the_end_raise(name):
     case = CASES[name]
-    game = play_out(game_maker(name)(2, seed=0, **case.end_options), np.random.default_rng(0))
+    game = play_out(city_envs.game_class(name)(2, seed=0, **case.end_options), np.random.default_rng(0))
     assert game.is_truncated() == case.ends_truncated
     before = snapshot(game)
     for action in case.after_end_actions:
@@ -511,7 +507,7 @@ def test_json_round_trip_mid_game_and_continuation(name, n, options):
 
 @pytest.mark.parametrize(("name", "n", "options"), configs("replay_options"))
 def test_replay_reproduces_the_final_state(name, n, options):
-    game_cls = game_maker(name)
+    game_cls = city_envs.game_class(name)
     for seed in CASES[name].replay_seeds:
         game = play_out(game_cls(n, seed=seed, **options), np.random.default_rng(n))
         again = game_cls.replay(n, seed, game.history, **options)
@@ -520,7 +516,7 @@ def test_replay_reproduces_the_final_state(name, n, options):
 
 @GAMES
 def test_same_seed_same_setup(name):
-    setups = [json.dumps(game_maker(name)(3, seed=seed).to_dict()["state"]) for seed in (1, 1, 2)]
+    setups = [json.dumps(city_envs.game_class(name)(3, seed=seed).to_dict()["state"]) for seed in (1, 1, 2)]
     assert setups[0] == setups[1] != setups[2]
 
 
@@ -576,7 +572,7 @@ def test_determinize_keeps_what_the_seat_knows(name, n):
 @pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
 def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(name, n):
     case = CASES[name]
-    game = game_maker(name)(n, seed=n)
+    game = city_envs.game_class(name)(n, seed=n)
     first = game.render_image()
     assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
     assert case.image_shape is None or first.shape == case.image_shape
