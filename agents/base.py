@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+import abc
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -32,3 +33,36 @@ def play_game(game: Game, agents: Sequence[Agent], max_decisions: int = 1_000_00
 
 def make_rng(seed: Any = None) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+Choice = TypeVar("Choice")
+
+TIE_TOLERANCE = 1e-9  # scores closer than this to the best count as tied (float sums differ in the last bits)
+
+
+class HeuristicAgent(abc.ABC):
+    """What the per-game rule-of-thumb agents share: a seeded generator that breaks ties, and no
+    thinking (and no draw from the generator) when only one action is legal."""
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        self.rng = make_rng(seed)
+
+    def act(self, info_set: InfoSet) -> int:
+        legal = info_set.legal_action_ids()
+        if not legal:
+            raise ValueError(f"seat {info_set.player} has no decision to make now")
+        if len(legal) == 1:
+            return legal[0]
+        return self._choose(info_set, legal)
+
+    @abc.abstractmethod
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
+        """The game's own pick among two or more legal action ids."""
+
+    def _best(self, options: Iterable[Choice], score: Callable[[Choice], float]) -> Choice:
+        """The option with the highest score; ties broken by the agent's generator."""
+        options = list(options)
+        values = [score(o) for o in options]
+        top = max(values)
+        tied = [o for o, x in zip(options, values, strict=True) if x >= top - TIE_TOLERANCE]
+        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]

@@ -17,7 +17,7 @@ functions value moves. The generator only breaks exact ties.
 
 from __future__ import annotations
 
-from agents.base import make_rng
+from agents.base import HeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
@@ -28,7 +28,6 @@ GOOD_BUILD = 5
 FAIR_BUILD = 3
 TRAM_GAIN = 3
 WEAK_CARD = 2.5  # cards less useful than this are exchanged
-EPS = 1e-9
 
 
 class Table:
@@ -138,18 +137,10 @@ class Table:
         return 0.3 * rivals - 2.0 * len(beside) + 0.1
 
 
-class BigCityHeuristicAgent:
+class BigCityHeuristicAgent(HeuristicAgent):
     """Section 11's heuristic; `act` always returns a legal id."""
 
-    def __init__(self, seed=None) -> None:
-        self.rng = make_rng(seed)
-
-    def act(self, info_set: InfoSet) -> int:
-        legal = info_set.legal_action_ids()
-        if not legal:
-            raise ValueError(f"seat {info_set.player} has no decision to make now")
-        if len(legal) == 1:
-            return legal[0]
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         table = Table(info_set.view())
         decision = table.v["decision"]
         handler = {
@@ -160,12 +151,6 @@ class BigCityHeuristicAgent:
         }[decision]
         action = handler(table, legal)
         return action if action in legal else legal[-1]
-
-    def _best(self, options: list, score) -> object:
-        values = [score(o) for o in options]
-        top = max(values)
-        tied = [o for o, x in zip(options, values, strict=True) if x >= top - EPS]
-        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
     # ----- the main choice ----------------------------------------------------------------------
     def _main(self, table: Table, legal: list[int]) -> int:

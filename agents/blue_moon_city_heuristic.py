@@ -17,7 +17,7 @@ data and the pure payment search `rules.can_finish`. The generator only breaks e
 
 from __future__ import annotations
 
-from agents.base import make_rng
+from agents.base import HeuristicAgent
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
 from city_envs.core.infoset import InfoSet
@@ -30,7 +30,6 @@ SECTION_WORTH = 1.0  # a marker placed, towards a later completion
 OFFER_WORTH = 12.0
 GREY_MARGIN = 1.5  # a grey card is spent only for a tile this much better
 KEEP_THRESHOLD = 2.5  # cards at least this useful are never discarded
-EPS = 1e-9
 NO_CAPS = (0,) * cp.NUM_COLOURS
 
 
@@ -111,18 +110,10 @@ class Table:
         return 0.5 + 0.4 * min(open_tiles, 4) + 0.2 * value
 
 
-class BlueMoonCityHeuristicAgent:
+class BlueMoonCityHeuristicAgent(HeuristicAgent):
     """Section 11's heuristic; `act` always returns a legal id."""
 
-    def __init__(self, seed=None) -> None:
-        self.rng = make_rng(seed)
-
-    def act(self, info_set: InfoSet) -> int:
-        legal = info_set.legal_action_ids()
-        if not legal:
-            raise ValueError(f"seat {info_set.player} has no decision to make now")
-        if len(legal) == 1:
-            return legal[0]
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         table = Table(info_set.view())
         decision = table.v["decision"]
         if decision == "MOVE":
@@ -136,12 +127,6 @@ class BlueMoonCityHeuristicAgent:
         else:
             action = self._discard(table, legal)
         return action if action in legal else legal[-1]
-
-    def _best(self, options: list[int], score) -> int:
-        values = [score(o) for o in options]
-        top = max(values)
-        tied = [o for o, x in zip(options, values, strict=True) if x >= top - EPS]
-        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
     # ----- movement -----------------------------------------------------------------------------
     def _move(self, table: Table, legal: list[int]) -> int:

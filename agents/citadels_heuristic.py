@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import make_rng
+from agents.base import HeuristicAgent
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.core.infoset import InfoSet
@@ -251,19 +251,11 @@ def _holder_probabilities(v: dict) -> dict[int, dict[int, float]]:
     return probs
 
 
-class CitadelsHeuristicAgent:
+class CitadelsHeuristicAgent(HeuristicAgent):
     """Section 11's heuristic; `act` always returns a legal id."""
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        self.rng = make_rng(seed)
-
     # ----- entry point --------------------------------------------------------------------------
-    def act(self, info_set: InfoSet) -> int:
-        legal = info_set.legal_action_ids()
-        if not legal:
-            raise ValueError(f"seat {info_set.player} has no decision to make now")
-        if len(legal) == 1:
-            return legal[0]
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         v = info_set.view()
         sit = Situation(v)
         allowed = set(legal)
@@ -289,14 +281,6 @@ class CitadelsHeuristicAgent:
             if preferred in allowed:
                 return preferred
         return self._best(sorted(allowed), lambda a: 0.0)
-
-    def _best(self, options, score) -> int:
-        """The option with the highest score; exact ties broken by the agent's generator."""
-        options = list(options)
-        values = [score(o) for o in options]
-        top = max(values)
-        tied = [o for o, x in zip(options, values, strict=True) if x >= top - EPS]
-        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
     # ----- selection ----------------------------------------------------------------------------
     def _select(self, sit: Situation, allowed: set[int]) -> int:

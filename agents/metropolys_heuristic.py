@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from agents.base import make_rng
+from agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
@@ -50,7 +50,6 @@ DENIAL = 0.5  # share of a spot's worth to the rivals that taking it is worth to
 BELIEF_SHARPNESS = 1.0  # how strongly a rival's buildings reveal its secret cards
 WEIGHT_LEADER, WEIGHT_OTHER = 0.6, 0.3  # with 3-4 players: the best rival's points, the others'
 WIN = 30.0  # ending the game as the winner (or preventing a rival from doing so)
-EPS = 1e-9
 
 
 class Situation:
@@ -269,18 +268,10 @@ def _card_points(version: str, cards: dict, nb: int) -> float:
     return float(cp.NEIGHBOURHOOD_POINTS_PER_BUILDING) if cp.COLOUR[nb] == cards["colour"] else 0.0
 
 
-class MetropolysHeuristicAgent:
+class MetropolysHeuristicAgent(HeuristicAgent):
     """Section 11's heuristic; `act` always returns a legal id."""
 
-    def __init__(self, seed=None) -> None:
-        self.rng = make_rng(seed)
-
-    def act(self, info_set: InfoSet) -> int:
-        legal = info_set.legal_action_ids()
-        if not legal:
-            raise ValueError(f"seat {info_set.player} has no decision to make now")
-        if len(legal) == 1:
-            return legal[0]
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         sit = Situation(info_set.view())
         if sit.v["decision"] == "VALUE":
             value = self._bid_value(sit, sit.v["chosen"], sit.top[2] if sit.top else 0)
@@ -289,12 +280,6 @@ class MetropolysHeuristicAgent:
         if r.PASS not in legal:
             return self._open(sit, spots)
         return self._outbid(sit, spots)
-
-    def _best(self, options: list, score) -> int:
-        values = [score(o) for o in options]
-        top = max(values)
-        tied = [o for o, x in zip(options, values, strict=True) if x >= top - EPS]
-        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
     def _gain(self, sit: Situation, nb: int, value: int) -> float:
         """Worth minus price of building `value` on `nb`, with the endgame (rule of thumb 6)."""

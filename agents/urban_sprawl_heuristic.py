@@ -15,7 +15,7 @@ and board data of components.py. The generator only breaks exact ties.
 
 from __future__ import annotations
 
-from agents.base import make_rng
+from agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
@@ -26,7 +26,6 @@ RICH, VERY_RICH = 20, 25
 POOR = 10
 AUCTION_WEALTH = 30
 FAVOR_WORTH = 6.0
-EPS = 1e-9
 
 
 class Table:
@@ -72,26 +71,12 @@ class Table:
         return not self.late and self.wealth <= RICH
 
 
-class UrbanSprawlHeuristicAgent:
+class UrbanSprawlHeuristicAgent(HeuristicAgent):
     """Section 11's rules of thumb over the seat's view."""
 
-    def __init__(self, seed=None) -> None:
-        self.rng = make_rng(seed)
-
-    def act(self, info_set: InfoSet) -> int:
-        legal = info_set.legal_action_ids()
-        if not legal:
-            raise ValueError(f"seat {info_set.player} has no decision to make now")
-        if len(legal) == 1:
-            return legal[0]
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         t = Table(info_set.view())
         return getattr(self, "_" + t.v["decision"].lower())(t, legal)  # one method per decision kind
-
-    def _best(self, options: list[int], score) -> int:
-        scored = [(score(a), a) for a in options]
-        top = max(value for value, _ in scored)
-        tied = [a for value, a in scored if value >= top - EPS]
-        return int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else tied[0]
 
     # ----- setup, investments, action points ---------------------------------------------------------
     def _start_buy(self, t: Table, legal: list[int]) -> int:

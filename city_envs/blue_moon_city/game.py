@@ -6,10 +6,11 @@ import numpy as np
 
 from city_envs.blue_moon_city import render, rules, view
 from city_envs.blue_moon_city.rules import Payment, State
-from city_envs.core.game import Game, Option, positive_int
+from city_envs.core.game import Option, positive_int
+from city_envs.core.state_game import StateGame
 
 
-class BlueMoonCity(Game):
+class BlueMoonCity(StateGame):
     """Blue Moon City, 2-4 players (shared/rules/blue_moon_city.md)."""
 
     name = "blue_moon_city"
@@ -21,6 +22,7 @@ class BlueMoonCity(Game):
         "max_rounds": Option(100, "safety valve: stop (as truncation) after this many full rounds",
                              check=positive_int, allowed="an integer >= 1"),
     }
+    rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
 
@@ -31,18 +33,8 @@ class BlueMoonCity(Game):
     def current_player(self) -> int:
         return self.state.active
 
-    def decision_name(self) -> str:
-        decision = self.state.decision
-        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
-
-    def _legal_actions(self) -> np.ndarray:
-        return rules.legal_actions(self.state)
-
     def _apply(self, action: int) -> None:
         rules.apply_action(self.state, action, self.chance, self.options["max_rounds"])
-
-    def is_over(self) -> bool:
-        return self.state.decision == rules.GAME_OVER
 
     def is_truncated(self) -> bool:
         return self.state.truncated
@@ -53,19 +45,6 @@ class BlueMoonCity(Game):
 
     def winners(self) -> list[int]:
         return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)
-
-    # ----- information --------------------------------------------------------------------------
-    def view(self, player: int) -> dict:
-        return view.view(self.state, player)
-
-    def observation(self, player: int) -> np.ndarray:
-        return view.observation(self.state, player)
-
-    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
-        self.state = view.determinize(self.state, player, rng)
-
-    def _copy_state_from(self, other: BlueMoonCity) -> None:
-        self.state = view.copy_state(other.state)
 
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
@@ -81,14 +60,8 @@ class BlueMoonCity(Game):
         self.state = State(**fields)
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_action(self, action: int) -> str:
-        return render.describe_action(self.state, action)
-
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)
-
-    def render_text(self) -> str:
-        return render.render_text(self.state)
 
     def render_image(self) -> np.ndarray:
         from city_envs.blue_moon_city.image import render_image

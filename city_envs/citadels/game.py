@@ -7,13 +7,14 @@ import numpy as np
 from city_envs.citadels import components as cp
 from city_envs.citadels import render, rules, view
 from city_envs.citadels.rules import State
-from city_envs.core.game import Game, Option, positive_int
+from city_envs.core.game import Option, positive_int
+from city_envs.core.state_game import StateGame
 
 _ARRAY_FIELDS = {"hands": np.int16, "cities": np.int8}
 _TUPLE_LIST_FIELDS = ("steps", "sel_log", "events")
 
 
-class Citadels(Game):
+class Citadels(StateGame):
     """Citadels, Classic edition, 2-7 players (shared/rules/citadels.md)."""
 
     name = "citadels"
@@ -25,6 +26,7 @@ class Citadels(Game):
         "max_rounds": Option(100, "safety valve: stop (as truncation) after this many rounds",
                              check=positive_int, allowed="an integer >= 1"),
     }
+    rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
 
@@ -37,18 +39,8 @@ class Citadels(Game):
     def current_player(self) -> int:
         return self.state.actor
 
-    def decision_name(self) -> str:
-        decision = self.state.decision
-        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
-
-    def _legal_actions(self) -> np.ndarray:
-        return rules.legal_actions(self.state)
-
     def _apply(self, action: int) -> None:
         rules.apply_action(self.state, action, self.chance)
-
-    def is_over(self) -> bool:
-        return self.state.decision == rules.GAME_OVER
 
     def is_truncated(self) -> bool:
         return self.state.truncated
@@ -58,19 +50,6 @@ class Citadels(Game):
 
     def winners(self) -> list[int]:
         return rules.winners(self.state)
-
-    # ----- information --------------------------------------------------------------------------
-    def view(self, player: int) -> dict:
-        return view.view(self.state, player)
-
-    def observation(self, player: int) -> np.ndarray:
-        return view.observation(self.state, player)
-
-    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
-        self.state = view.determinize(self.state, player, rng)
-
-    def _copy_state_from(self, other: Citadels) -> None:
-        self.state = view.copy_state(other.state)
 
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
@@ -92,17 +71,11 @@ class Citadels(Game):
         self.state = State(**fields)
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_action(self, action: int) -> str:
-        return render.describe_action(self.state, action)
-
     def describe_public_action(self, action: int) -> str:
         return render.describe_public_action(self.state, action)
 
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)
-
-    def render_text(self) -> str:
-        return render.render_text(self.state)
 
     def render_image(self) -> np.ndarray:
         return render.render_image(self.state)

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from city_envs.core.game import Game, Option
+from city_envs.core.game import Option
+from city_envs.core.state_game import StateGame
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import render, rules, view
 from city_envs.metropolys.rules import State
@@ -43,7 +44,7 @@ def allowed_removals(num_players: int) -> list[tuple[str, ...]]:
     return [()]
 
 
-class Metropolys(Game):
+class Metropolys(StateGame):
     """Metropolys, family and expert versions, 2-4 players (shared/rules/metropolys.md)."""
 
     name = "metropolys"
@@ -61,6 +62,7 @@ class Metropolys(Game):
         "start_player": Option(0, "seat that opens the first call", check=_non_negative_int,
                                allowed="a seat index 0..num_players-1"),
     }
+    rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
 
@@ -89,37 +91,11 @@ class Metropolys(Game):
     def current_player(self) -> int:
         return self.state.actor
 
-    def decision_name(self) -> str:
-        decision = self.state.decision
-        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
-
-    def _legal_actions(self) -> np.ndarray:
-        return rules.legal_actions(self.state)
-
-    def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action)
-
-    def is_over(self) -> bool:
-        return self.state.decision == rules.GAME_OVER
-
     def scores(self) -> list[float]:
         return [float(rules.score(self.state, seat)) for seat in range(self.num_players)]
 
     def winners(self) -> list[int]:
         return rules.winners(self.state)
-
-    # ----- information --------------------------------------------------------------------------
-    def view(self, player: int) -> dict:
-        return view.view(self.state, player)
-
-    def observation(self, player: int) -> np.ndarray:
-        return view.observation(self.state, player)
-
-    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
-        self.state = view.determinize(self.state, player, rng)
-
-    def _copy_state_from(self, other: Metropolys) -> None:
-        self.state = view.copy_state(other.state)
 
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
@@ -134,14 +110,8 @@ class Metropolys(Game):
         self.state = State(**fields)
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_action(self, action: int) -> str:
-        return render.describe_action(self.state, action)
-
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)
-
-    def render_text(self) -> str:
-        return render.render_text(self.state)
 
     def render_image(self) -> np.ndarray:
         from city_envs.metropolys.image import render_image

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from city_envs.core.game import Game, Option, positive_int
+from city_envs.core.game import Option, positive_int
+from city_envs.core.state_game import StateGame
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import render, rules, view
 from city_envs.urban_sprawl.rules import State
 
 
-class UrbanSprawl(Game):
+class UrbanSprawl(StateGame):
     """Urban Sprawl, 2-4 players (shared/rules/urban_sprawl.md)."""
 
     name = "urban_sprawl"
@@ -24,6 +25,7 @@ class UrbanSprawl(Game):
         "max_turns": Option(cp.TURN_LIMIT, "safety valve: stop (as truncation) after this many turns (9.1)",
                             check=positive_int, allowed="an integer >= 1"),
     }
+    rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
 
@@ -34,18 +36,8 @@ class UrbanSprawl(Game):
     def current_player(self) -> int:
         return self.state.decider if self.state.decision != rules.GAME_OVER else -1
 
-    def decision_name(self) -> str:
-        decision = self.state.decision
-        return rules.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
-
-    def _legal_actions(self) -> np.ndarray:
-        return rules.legal_actions(self.state)
-
     def _apply(self, action: int) -> None:
         rules.apply_action(self.state, action, self.chance, self.options["auto_single"], self.options["max_turns"])
-
-    def is_over(self) -> bool:
-        return self.state.decision == rules.GAME_OVER
 
     def is_truncated(self) -> bool:
         return self.state.truncated
@@ -58,9 +50,6 @@ class UrbanSprawl(Game):
         return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)
 
     # ----- information --------------------------------------------------------------------------
-    def view(self, player: int) -> dict:
-        return view.view(self.state, player)
-
     def observation(self, player: int) -> np.ndarray:
         return view.observation(self.state, player, self.options["variant"])
 
@@ -71,9 +60,6 @@ class UrbanSprawl(Game):
     def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
         self.state = view.determinize(self.state, player, self.options["variant"], rng)
 
-    def _copy_state_from(self, other: UrbanSprawl) -> None:
-        self.state = view.copy_state(other.state)
-
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
         return view.copy_state(self.state).__dict__
@@ -82,12 +68,6 @@ class UrbanSprawl(Game):
         self.state = State(**data)
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_action(self, action: int) -> str:
-        return render.describe_action(self.state, action)
-
-    def render_text(self) -> str:
-        return render.render_text(self.state)
-
     def render_image(self) -> np.ndarray:
         from city_envs.urban_sprawl.image import render_image
 

@@ -1,9 +1,17 @@
-"""An information-set stand-in for agent tests: nothing but the view and the legal ids."""
+"""Agent-test helpers: an information-set stand-in that holds nothing but the view and the legal ids,
+and tables of heuristics (mixed with randoms, or alone) to play them on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
 import numpy as np
 
+from agents.base import Agent, play_game
+from agents.random_agent import RandomAgent
+from city_envs import make_game
+from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 
 
@@ -26,3 +34,21 @@ class SeatOnly:
 
     def legal_action_ids(self) -> list[int]:
         return np.flatnonzero(self._legal).tolist()
+
+
+def mixed_games(heuristic: Callable[[int], Agent], name: str, n: int, seeds: Iterable[int],
+                **options: Any) -> Iterator[tuple[Game, int]]:
+    """Yield (game, seat) at every decision of games where heuristics and randoms share the table."""
+    for seed in seeds:
+        game = make_game(name, n, seed=seed, **options)
+        agents = [heuristic(seed * 10 + s) if (s + seed) % 2 else RandomAgent(seed * 10 + s) for s in range(n)]
+        while not game.is_over():
+            seat = game.current_player()
+            yield game, seat
+            game.apply(agents[seat].act(InfoSet(game, seat)))
+
+
+def heuristic_self_play(heuristic: Callable[[int], Agent], name: str, n: int, seed: int, first_agent_seed: int,
+                        **options: Any) -> Game:
+    """A finished game of `n` heuristics seeded `first_agent_seed`, `first_agent_seed + 1`, ..."""
+    return play_game(make_game(name, n, seed=seed, **options), [heuristic(first_agent_seed + s) for s in range(n)])

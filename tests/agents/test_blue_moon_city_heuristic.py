@@ -1,100 +1,14 @@
-"""The Blue Moon City heuristic agent: legal, information-safe, deterministic, stronger than random.
-
-Fast tests run by default; the full strength measurement is marked slow (`pytest -m slow`).
-"""
+"""What only the Blue Moon City heuristic does: its self-play games end by offerings (what every game's
+heuristic does alike is in tests/agents/test_every_heuristic.py)."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 from agents.blue_moon_city_heuristic import BlueMoonCityHeuristicAgent
-from agents.random_agent import RandomAgent
-from agents.registry import make_agent
-from city_envs import make_game
-from city_envs.core.infoset import InfoSet
-from training.arena import evaluate
 
-from .handles import SeatOnly
-
-
-def mixed_games(n: int, seeds):
-    """Yield (game, seat) at every decision of games where heuristics and randoms share the table."""
-    for seed in seeds:
-        game = make_game("blue_moon_city", n, seed=seed, max_rounds=40)
-        agents = [BlueMoonCityHeuristicAgent(seed * 10 + s) if (s + seed) % 2 else RandomAgent(seed * 10 + s)
-                  for s in range(n)]
-        while not game.is_over():
-            seat = game.current_player()
-            yield game, seat
-            game.apply(agents[seat].act(InfoSet(game, seat)))
-
-
-def test_registry_builds_the_heuristic():
-    assert isinstance(make_agent("heuristic", "blue_moon_city", 3), BlueMoonCityHeuristicAgent)
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_always_legal_from_the_seat_view_only(n):
-    probe = BlueMoonCityHeuristicAgent(1)
-    seen = set()
-    for game, seat in mixed_games(n, range(3)):
-        action = probe.act(SeatOnly(InfoSet(game, seat)))
-        assert isinstance(action, int) and game.legal_actions()[action], game.describe_action(action)
-        seen.add(game.decision_name())
-    assert {"MOVE", "BUILD", "PAY", "DISCARD"} <= seen
-
-
-@pytest.mark.parametrize("n", [2, 4])
-def test_hidden_cards_do_not_change_the_choice(n):
-    """A determinized twin (other hands, pending cards and deck redealt) gets the same action."""
-    rng = np.random.default_rng(n)
-    compared = 0
-    for i, (game, seat) in enumerate(mixed_games(n, range(2))):
-        if i % 7:
-            continue
-        twin = game.determinize(seat, rng)
-        a = BlueMoonCityHeuristicAgent(7).act(InfoSet(game, seat))
-        assert a == BlueMoonCityHeuristicAgent(7).act(InfoSet(twin, seat))
-        compared += 1
-    assert compared >= 20
-
-
-def test_deterministic_given_seed():
-    def play(seed: int) -> list[int]:
-        game = make_game("blue_moon_city", 3, seed=11)
-        agents = [BlueMoonCityHeuristicAgent(seed + s) for s in range(3)]
-        while not game.is_over():
-            seat = game.current_player()
-            game.apply(agents[seat].act(InfoSet(game, seat)))
-        return game.history
-
-    assert play(3) == play(3)
+from .handles import heuristic_self_play
 
 
 def test_self_play_ends_by_offerings():
     for seed in range(3):
-        game = make_game("blue_moon_city", 4, seed=seed)
-        agents = [BlueMoonCityHeuristicAgent(seed * 4 + s) for s in range(4)]
-        while not game.is_over():
-            seat = game.current_player()
-            game.apply(agents[seat].act(InfoSet(game, seat)))
+        game = heuristic_self_play(BlueMoonCityHeuristicAgent, "blue_moon_city", 4, seed, seed * 4)
         assert not game.is_truncated() and max(game.state.offerings) == 4
-
-
-def test_beats_random_in_two_player_games():
-    results = evaluate("blue_moon_city", 2, ["heuristic", "random"], games=40, seed=2024)
-    assert results["agents"]["heuristic"]["win_rate"] >= 0.8
-
-
-@pytest.mark.slow
-def test_beats_random_in_400_two_player_games():
-    results = evaluate("blue_moon_city", 2, ["heuristic", "random"], games=400, seed=1)
-    assert results["agents"]["heuristic"]["win_rate"] >= 0.75
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("n", [3, 4])
-def test_beats_randoms_at_a_full_table(n):
-    results = evaluate("blue_moon_city", n, ["heuristic"] + ["random"] * (n - 1), games=200, seed=n)
-    assert results["agents"]["heuristic"]["ci_low"] > 2.0 / n

@@ -6,11 +6,12 @@ engine, so the checks are an independent recount.
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
+from city_envs.big_city.view import pile_counts
+
+from .. import game_helpers
 
 COUNTS = (2, 3, 4, 5)
 SPEC_PIECES = {"RES1": 8, "RES2": 6, "RES3": 3, "BUS1": 8, "BUS2": 6, "BUS3": 3, "CITY_HALL": 1, "CHURCH": 2,
@@ -26,36 +27,9 @@ def idx(number: int) -> int:
     return cp.plot_index(number)
 
 
-def legal(game: BigCity) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
-
-
-def random_action(game: BigCity, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(game.legal_actions())))
-
-
-def play_out(game: BigCity, rng: np.random.Generator, check=None) -> BigCity:
-    while not game.is_over():
-        game.apply(random_action(game, rng))
-        if check is not None:
-            check(game)
-    return game
-
-
 def mid_game_states(n: int, seeds, per_game: int = 3) -> list[BigCity]:
     """Clones at random points of random games, every decision kind included over enough seeds."""
-    found = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        game = BigCity(n, seed=seed)
-        stops = set(rng.integers(1, 300, size=per_game).tolist())
-        step = 0
-        while not game.is_over() and step <= max(stops):
-            if step in stops:
-                found.append(game.clone())
-            game.apply(random_action(game, rng))
-            step += 1
-    return found
+    return game_helpers.mid_game_states(BigCity, n, seeds, per_game, horizon=300)
 
 
 def card_places(game: BigCity) -> list[int]:
@@ -102,6 +76,28 @@ def check_state(game: BigCity) -> None:
     else:
         assert game.legal_actions().any()
         assert s.turns < 600
+
+
+# ----- determinization ---------------------------------------------------------------------------
+def known_cards(game: BigCity, p: int) -> list[tuple[int, int, int]]:
+    """(pile, place, card) of every card in the piles that seat `p` knows (it put them back)."""
+    s = game.state
+    return [(i, j, c) for i in range(8) for j, (c, seat) in enumerate(zip(s.piles[i], s.pile_known[i], strict=True))
+            if seat == p]
+
+
+def hidden_from(game: BigCity, p: int) -> list[list[int]]:
+    """What `determinize(p)` redeals: the other seats' hands."""
+    return [hand for q, hand in enumerate(game.state.hands) if q != p]
+
+
+def check_determinized(game: BigCity, twin: BigCity, p: int) -> None:
+    """A redeal for seat `p` keeps p's hand and the cards p put back, every card once, and each hand's
+    cards per pile (section 7)."""
+    assert twin.state.hands[p] == game.state.hands[p]
+    assert known_cards(twin, p) == known_cards(game, p)
+    assert sorted(card_places(twin)) == list(range(72))
+    assert [pile_counts(h) for h in twin.state.hands] == [pile_counts(h) for h in game.state.hands]
 
 
 # ----- positions for rule tests ------------------------------------------------------------------

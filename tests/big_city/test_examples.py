@@ -11,7 +11,8 @@ import pytest
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 
-from .bc_testlib import E5, build, idx, legal, place, position, tram
+from ..game_helpers import legal
+from .bc_testlib import E5, build, idx, place, position, tram
 
 OUTSKIRTS_L3 = {11: 1, 12: 0, 13: 0, 14: 1, 15: 0, 16: 0, 17: 1, 18: 1, 19: 1, 21: 1, 22: 1, 23: 1, 24: 1,
                 25: 1, 26: 0, 27: 0, 28: 1, 31: 0, 32: 1, 33: 1, 34: 0, 35: 0, 36: 1, 37: 1, 38: 1, 39: 1}

@@ -1,9 +1,9 @@
 """What a Big City seat may know (spec section 7): hands, exchange choices and pile order.
 
-1. For random mid-game states of every count and every seat p, `determinize(p, rng)` leaves p's
-   observation, view and (when p acts) legal actions unchanged, conserves the cards and each seat's
-   cards per pile, keeps p's hand and p's returned cards in place, really redeals, and the twin can
-   be played on.
+1. `determinize(p, rng)` keeps p's observation, view and (when p acts) legal actions, conserves the
+   cards and each seat's cards per pile, keeps p's hand and p's returned cards in place, really
+   redeals, and the twin can be played on: tests/test_every_game.py, with `check_determinized` and
+   `hidden_from` of bc_testlib.
 2. Pairs of states that differ only in a hidden item give p identical observations: a card swapped
    between another seat's hand and a pile (same pile), the pile order, and the active seat's exchange
    choice. The seat that can see the change does see it, so the checks can fail.
@@ -18,49 +18,14 @@ import pytest
 
 from city_envs.big_city import components as cp
 from city_envs.big_city.game import BigCity
-from city_envs.big_city.view import pile_counts
 
-from .bc_testlib import COUNTS, card_places, check_state, mid_game_states, position
+from ..game_helpers import same_for
+from .bc_testlib import COUNTS, mid_game_states, position
 
 
 @functools.cache
 def states_for(n: int) -> tuple[BigCity, ...]:
     return tuple(mid_game_states(n, range(30 * n, 30 * n + 10), per_game=4))
-
-
-def same_for(a: BigCity, b: BigCity, p: int) -> bool:
-    return np.array_equal(a.observation(p), b.observation(p)) and a.view(p) == b.view(p)
-
-
-def known_cards(game: BigCity, p: int) -> list[tuple[int, int, int]]:
-    s = game.state
-    return [(i, j, c) for i in range(8) for j, (c, seat) in enumerate(zip(s.piles[i], s.pile_known[i], strict=True))
-            if seat == p]
-
-
-@pytest.mark.parametrize("n", COUNTS)
-def test_determinize_keeps_what_the_seat_knows(n):
-    rng = np.random.default_rng(n)
-    redealt = 0
-    for game in states_for(n):
-        for p in range(n):
-            twin = game.determinize(p, rng)
-            assert same_for(game, twin, p)
-            if game.current_player() == p:
-                assert np.array_equal(game.legal_actions(), twin.legal_actions())
-            else:
-                assert twin.is_over() or twin.legal_actions().any()
-            assert twin.state.hands[p] == game.state.hands[p]
-            assert known_cards(twin, p) == known_cards(game, p)
-            assert sorted(card_places(twin)) == list(range(72))
-            assert [pile_counts(h) for h in twin.state.hands] == [pile_counts(h) for h in game.state.hands]
-            check_state(twin)
-            redealt += any(twin.state.hands[q] != game.state.hands[q] for q in range(n) if q != p)
-            for _ in range(30):  # the twin plays on
-                if twin.is_over():
-                    break
-                twin.apply(int(rng.choice(np.flatnonzero(twin.legal_actions()))))
-    assert redealt > len(states_for(n))
 
 
 def swap_hand_card_with_pile(game: BigCity, seat: int) -> BigCity | None:

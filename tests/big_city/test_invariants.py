@@ -11,7 +11,8 @@ import pytest
 
 from city_envs.big_city.game import BigCity
 
-from .bc_testlib import COUNTS, check_state, play_out
+from ..game_helpers import play_out
+from .bc_testlib import COUNTS, check_state
 
 ALL_DECISIONS = {"SETUP_TILE", "TILE_ROTATION", "TILE_EDGE", "TILE_CELL", "DEAD_DISCARD", "MAIN", "BUILD_SELECT",
                  "PIECE_SELECT", "TRAM_EDGE", "TRAM_EDGE_OPT", "EXCHANGE_SELECT", "DRAW", "GAME_OVER"}

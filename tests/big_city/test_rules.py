@@ -11,7 +11,8 @@ from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
 
-from .bc_testlib import L3, SPEC_HAND, build, idx, legal, place, position, random_action, tram
+from ..game_helpers import legal, random_action
+from .bc_testlib import L3, SPEC_HAND, build, idx, place, position, tram
 
 
 # ----- components (2) ----------------------------------------------------------------------------

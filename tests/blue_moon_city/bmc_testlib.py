@@ -6,11 +6,11 @@ engine, so the checks are an independent recount.
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules
 from city_envs.blue_moon_city.game import BlueMoonCity
+
+from .. import game_helpers
 
 COUNTS = (2, 3, 4)
 SPEC_COPIES = [4, 3, 3] * 7 + [10]
@@ -19,36 +19,9 @@ SPEC_TARGET = {2: 6, 3: 5, 4: 4}
 SPEC_OBELISK = {2: 11, 3: 13, 4: 13}
 
 
-def legal(game: BlueMoonCity) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
-
-
-def random_action(game: BlueMoonCity, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(game.legal_actions())))
-
-
-def play_out(game: BlueMoonCity, rng: np.random.Generator, check=None) -> BlueMoonCity:
-    while not game.is_over():
-        game.apply(random_action(game, rng))
-        if check is not None:
-            check(game)
-    return game
-
-
 def mid_game_states(n: int, seeds, per_game: int = 3, **options) -> list[BlueMoonCity]:
     """Clones at random points of random games; PAY and DISCARD decisions included."""
-    found = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        game = BlueMoonCity(n, seed=seed, **options)
-        stops = set(rng.integers(1, 400, size=per_game).tolist())
-        step = 0
-        while not game.is_over() and step <= max(stops):
-            if step in stops:
-                found.append(game.clone())
-            game.apply(random_action(game, rng))
-            step += 1
-    return found
+    return game_helpers.mid_game_states(BlueMoonCity, n, seeds, per_game, horizon=400, **options)
 
 
 def card_counts(game: BlueMoonCity) -> list[int]:
@@ -98,6 +71,18 @@ def check_state(game: BlueMoonCity) -> None:
         assert max(s.offerings) < SPEC_TARGET[n]
         assert game.legal_actions().any()
         assert s.decision != rules.DISCARDING or any(s.hands[s.active])
+
+
+# ----- determinization ---------------------------------------------------------------------------
+def hidden_from(game: BlueMoonCity, p: int) -> list[list[int]]:
+    """What `determinize(p)` redeals: the other seats' hands."""
+    return [hand for q, hand in enumerate(game.state.hands) if q != p]
+
+
+def check_determinized(game: BlueMoonCity, twin: BlueMoonCity, p: int) -> None:
+    """A redeal for seat `p` keeps p's hand and every card (section 7)."""
+    assert twin.state.hands[p] == game.state.hands[p]
+    assert card_counts(twin) == card_counts(game)
 
 
 # ----- positions for rule tests ------------------------------------------------------------------

@@ -11,7 +11,8 @@ from __future__ import annotations
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules
 
-from .bmc_testlib import A, B, C, card, hand, legal, place_tile, position, stand_on, tile_id
+from ..game_helpers import legal
+from .bmc_testlib import A, B, C, card, hand, place_tile, position, stand_on, tile_id
 
 
 def test_e1_movement_reach():

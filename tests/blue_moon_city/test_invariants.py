@@ -12,7 +12,8 @@ import pytest
 
 from city_envs.blue_moon_city.game import BlueMoonCity
 
-from .bmc_testlib import COUNTS, check_state, play_out
+from ..game_helpers import play_out
+from .bmc_testlib import COUNTS, check_state
 
 
 def run_games(n: int, seeds, max_rounds: int) -> set[str]:

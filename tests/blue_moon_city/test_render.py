@@ -1,37 +1,12 @@
-"""Blue Moon City for people: text (ansi), the table image (rgb_array), action descriptions."""
+"""Blue Moon City for people, beyond what every game shows alike (tests/test_every_game.py): the
+public text never shows a hand, the private text does."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
-import city_envs
 from city_envs.blue_moon_city import components as cp
-from city_envs.blue_moon_city.game import BlueMoonCity
 from city_envs.blue_moon_city.render import card_name
 
-from .bmc_testlib import mid_game_states, random_action
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(n):
-    game = BlueMoonCity(n, seed=n)
-    first = game.render_image()
-    assert first.dtype == np.uint8 and first.shape == (640, 1000, 3)
-    rng = np.random.default_rng(0)
-    while game.state.figures[0] == cp.COURTYARD_POSITION and not game.is_over():
-        game.apply(random_action(game, rng))
-    assert not np.array_equal(first, game.render_image())
-
-
-def test_env_render_modes():
-    env = city_envs.make_env("blue_moon_city", 3, render_mode="rgb_array")
-    env.reset(seed=0)
-    assert env.render().shape == (640, 1000, 3)
-    env = city_envs.make_env("blue_moon_city", 3, render_mode="ansi")
-    env.reset(seed=0)
-    text = env.render()
-    assert all(f"P{seat}:" in text for seat in range(3)) and "Courtyard" in text
+from .bmc_testlib import mid_game_states
 
 
 def test_public_text_never_shows_hands():
@@ -41,10 +16,3 @@ def test_public_text_never_shows_hands():
         for seat in range(3):
             held = [x for x in range(cp.NUM_TYPES) if game.state.hands[seat][x]]
             assert all(card_name(x) in game.render_private(seat) for x in held)
-
-
-def test_every_legal_action_has_a_distinct_description():
-    for game in mid_game_states(4, range(4), per_game=4):
-        ids = np.flatnonzero(game.legal_actions()).tolist()
-        texts = [game.describe_action(a) for a in ids]
-        assert len(set(texts)) == len(texts) and all(texts)

@@ -252,3 +252,11 @@ def harvest_kind(n: int, decision: str, count: int, seed0: int = 0, max_games: i
         if len(states) == count:
             break
     return states
+
+
+def mid_game_states(n: int, classic_variant: bool = False) -> list[Citadels]:
+    """Random positions of four games, and a GRAVEYARD decision (rare) unless in the classic variant."""
+    states = harvest(n, range(40 * n, 40 * n + 4), per_game=2, classic_variant=classic_variant)
+    if not classic_variant:
+        states += harvest_kind(n, "GRAVEYARD", 1, seed0=900)
+    return states

@@ -6,8 +6,6 @@ Used by the worked examples and the per-rule tests; every action afterwards goes
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.citadels import rules
 from city_envs.citadels.game import Citadels
 from city_envs.citadels.rules import bit
@@ -20,10 +18,6 @@ FILLER = KIND["Manor"]
 
 def kinds(*names: str) -> list[int]:
     return [KIND[name] for name in names]
-
-
-def legal(game: Citadels) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
 
 
 def hand_of(game: Citadels, seat: int) -> dict[str, int]:

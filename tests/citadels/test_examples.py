@@ -16,6 +16,7 @@ from city_envs.citadels import rules
 from city_envs.citadels.game import Citadels
 from city_envs.citadels.rules import bit
 
+from ..game_helpers import legal
 from .citadels_testlib import KIND
 from .positions import (
     ARCHITECT,
@@ -28,7 +29,6 @@ from .positions import (
     WARLORD,
     hand_of,
     kinds,
-    legal,
     position,
     start_turns,
 )

@@ -23,6 +23,7 @@ from city_envs.citadels import rules
 from city_envs.citadels.game import Citadels
 from city_envs.core.game import IllegalActionError
 
+from ..game_helpers import same_for
 from .citadels_testlib import (
     check_state,
     harvest,
@@ -44,10 +45,6 @@ def states_for(n: int) -> tuple[Citadels, ...]:
     expected = {"SELECT_CHARACTER", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"}
     assert expected | ({"SELECT_DISCARD"} if n == 2 else set()) <= kinds
     return tuple(states)
-
-
-def same_for(game_a: Citadels, game_b: Citadels, p: int) -> bool:
-    return np.array_equal(game_a.observation(p), game_b.observation(p)) and game_a.view(p) == game_b.view(p)
 
 
 def assert_same_info(game: Citadels, other: Citadels, p: int) -> None:

@@ -1,4 +1,5 @@
-"""Citadels state round trips: JSON `to_dict`/`from_dict`, replay of `history`, clone independence."""
+"""Citadels state round trips beyond what every game does alike (tests/test_every_game.py): options, lazy
+generators, finished games, bad data, and clone independence down to every container of the state."""
 
 from __future__ import annotations
 
@@ -8,54 +9,9 @@ import numpy as np
 import pytest
 
 from city_envs.citadels.game import Citadels
-from city_envs.core.game import Game
 
-from .citadels_testlib import check_state, harvest, harvest_kind, play_out, random_action
-
-COUNTS = range(2, 8)
-
-
-def snapshot(game: Citadels) -> str:
-    """The state frozen as text (immune to any aliasing between `to_dict()` and the game)."""
-    return json.dumps(game.to_dict(), sort_keys=True)
-
-
-def json_round_trip(game: Citadels) -> Citadels:
-    text = json.dumps(game.to_dict())  # no `default=`: the data must be plain JSON already
-    return Citadels.from_dict(json.loads(text))
-
-
-def assert_same_game(a: Citadels, b: Citadels) -> None:
-    assert a.to_dict() == b.to_dict()
-    assert a.current_player() == b.current_player() and a.is_over() == b.is_over()
-    assert np.array_equal(a.legal_actions(), b.legal_actions())
-    for p in range(a.num_players):
-        assert np.array_equal(a.observation(p), b.observation(p))
-        assert a.view(p) == b.view(p)
-
-
-def mid_game_states(n: int, classic_variant: bool = False) -> list[Citadels]:
-    states = harvest(n, range(40 * n, 40 * n + 4), per_game=2, classic_variant=classic_variant)
-    if not classic_variant:
-        states += harvest_kind(n, "GRAVEYARD", 1, seed0=900)
-    return states
-
-
-@pytest.mark.parametrize("n", COUNTS)
-def test_json_round_trip_mid_game(n):
-    rng = np.random.default_rng(n)
-    for game in mid_game_states(n):
-        loaded = json_round_trip(game)
-        assert_same_game(game, loaded)
-        check_state(loaded)
-        # continuing both with the same actions (through future rounds, so future shuffles
-        # come from the restored RNG) gives the same game
-        while not game.is_over():
-            action = random_action(game, rng)
-            game.apply(action)
-            loaded.apply(action)
-        assert_same_game(game, loaded)
-        assert game.scores() == loaded.scores() and game.returns() == loaded.returns()
+from ..game_helpers import assert_same_game, json_round_trip, snapshot
+from .citadels_testlib import harvest_kind, mid_game_states, play_out, random_action
 
 
 @pytest.mark.parametrize("n", [4, 7])
@@ -115,15 +71,6 @@ def test_from_dict_rejects_other_data():
     bad["num_players"] = 9
     with pytest.raises(ValueError):
         Citadels.from_dict(bad)
-
-
-@pytest.mark.parametrize("n", COUNTS)
-def test_replay_reproduces_the_final_state(n):
-    for seed in range(3):
-        game = play_out(Citadels(n, seed=seed), np.random.default_rng(seed))
-        replayed = Citadels.replay(n, seed, game.history)
-        assert replayed.to_dict() == game.to_dict()
-        assert Game.replay is not None and replayed.history == game.history
 
 
 def test_replay_with_options_and_mid_game():

@@ -1,7 +1,8 @@
 """The generic PettingZoo AEC adapter (`city_envs.core.aec`).
 
 First on a toy game (tests/core/nim_toy.py), so that the adapter is tested without any real
-game; then on Citadels through its entry module `city_envs.citadels_v0`.
+game; then on Citadels through its entry module `city_envs.citadels_v0` (what every game does alike
+through its entry module is in tests/test_every_game.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from .nim_toy import Nim
 pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",
                                         "ignore:Observation is not a NumPy array:UserWarning")
 
-CITADELS_CONFIGS = [(n, False) for n in range(2, 8)] + [(n, True) for n in range(4, 8)]
 IMAGE_MODULE = Path(city_envs.__file__).parent / "citadels" / "image.py"
 
 
@@ -215,50 +215,6 @@ def test_toy_bad_player_count():
 
 
 # ===== Citadels through its entry module ========================================================
-@pytest.mark.parametrize(("n", "classic"), CITADELS_CONFIGS)
-@pytest.mark.parametrize("entry", [citadels_v0.env, citadels_v0.raw_env], ids=["env", "raw_env"])
-def test_citadels_api_test(entry, n, classic):
-    api_test(entry(num_players=n, classic_variant=classic), num_cycles=1000)
-
-
-@pytest.mark.parametrize(("n", "classic"), CITADELS_CONFIGS)
-def test_citadels_seed_test(n, classic):
-    seed_test(lambda: citadels_v0.env(num_players=n, classic_variant=classic), num_cycles=500)
-
-
-def test_citadels_env_defaults():
-    env = citadels_v0.env()
-    assert env.unwrapped.num_players == 4 and env.unwrapped.game_cls.name == "citadels"
-    env.reset(seed=0)
-    observation = env.observe(env.agent_selection)
-    assert observation["observation"].shape == (621,) and observation["action_mask"].shape == (376,)
-    assert env.action_space("player_0") == spaces.Discrete(376)
-
-
-@pytest.mark.parametrize("n", range(2, 8))
-def test_citadels_score_rewards(n):
-    """reward="score": each agent's rewards over an episode add up to its final score plus its
-    terminal return (scores start at 0)."""
-    rng = np.random.default_rng(n)
-    for seed in range(3):
-        env = citadels_v0.env(num_players=n, reward="score")
-        totals = run_episode(env, rng, seed=seed)
-        game = env.unwrapped.game
-        assert game.is_over()
-        for seat, agent in enumerate(env.possible_agents):
-            assert totals[agent] == pytest.approx(game.scores()[seat] + game.returns()[seat])
-
-
-@pytest.mark.parametrize("n", [2, 5, 7])
-def test_citadels_win_rewards_are_zero_sum_returns(n):
-    rng = np.random.default_rng(n)
-    env = citadels_v0.env(num_players=n)
-    totals = run_episode(env, rng, seed=n)
-    game = env.unwrapped.game
-    assert [totals[a] for a in env.possible_agents] == pytest.approx(game.returns())
-    assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
-
-
 def test_citadels_graveyard_decision_selects_the_owner():
     """A decision owned by another seat mid-turn (GRAVEYARD) selects that agent, then hands back."""
     rng = np.random.default_rng(0)
@@ -278,13 +234,6 @@ def test_citadels_graveyard_decision_selects_the_owner():
     pytest.fail("no GRAVEYARD decision in 300 random games")
 
 
-def test_citadels_render_ansi():
-    env = citadels_v0.env(num_players=4, render_mode="ansi")
-    env.reset(seed=0)
-    text = env.render()
-    assert isinstance(text, str) and "seat 3" in text
-
-
 @pytest.mark.skipif(not IMAGE_MODULE.exists(), reason="city_envs/citadels/image.py not written yet")
 @pytest.mark.parametrize("n", [2, 7])
 def test_citadels_render_rgb_array(n):
@@ -299,18 +248,3 @@ def test_citadels_render_rgb_array(n):
     assert isinstance(image, np.ndarray) and image.dtype == np.uint8
     assert image.ndim == 3 and image.shape[2] == 3 and image.shape[0] >= 100 and image.shape[1] >= 100
     assert image.std() > 0  # not a blank frame
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "allowed"),
-    [
-        ({"render_mode": "human3d"}, "ansi, rgb_array"),
-        ({"reward": "points"}, "win, score"),
-        ({"illegal_action": "skip"}, "raise, lose"),
-    ],
-)
-@pytest.mark.parametrize("entry", [citadels_v0.env, citadels_v0.raw_env], ids=["env", "raw_env"])
-def test_citadels_bad_adapter_arguments(entry, kwargs, allowed):
-    with pytest.raises(ValueError) as info:
-        entry(num_players=4, **kwargs)
-    assert allowed in str(info.value), str(info.value)

@@ -12,6 +12,8 @@ from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 from city_envs.metropolys.game import Metropolys
 
+from .. import game_helpers
+
 COUNTS = (2, 3, 4)
 VERSIONS = ("family", "expert")
 # spec 2.5: tokens per player count (trendy, subway, archaeological)
@@ -19,10 +21,6 @@ SPEC_TOKENS = {4: (9, 9, 9), 3: (8, 7, 7), 2: (5, 6, 6)}
 SPEC_DEAD_ENDS = {11, 21, 28, 35}
 SPEC_DISTRICT_SIZES = (15, 10, 10, 10, 10)
 ALL_VALUES = (1 << 13) - 1
-
-
-def legal(game: Metropolys) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
 
 
 def build(game: Metropolys, seat: int, placements: dict[int, int]) -> None:
@@ -38,32 +36,15 @@ def build(game: Metropolys, seat: int, placements: dict[int, int]) -> None:
     game._mask = None
 
 
-def random_action(game: Metropolys, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(game.legal_actions())))
-
-
-def play_out(game: Metropolys, rng: np.random.Generator, check=None) -> Metropolys:
-    while not game.is_over():
-        game.apply(random_action(game, rng))
-        if check is not None:
-            check(game)
-    return game
-
-
 def mid_game_states(n: int, seeds, version: str = "family", per_game: int = 3) -> list[Metropolys]:
     """Clones taken at random points of random games (both decision kinds appear)."""
-    found = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        game = Metropolys(n, seed=seed, version=version)
-        stops = set(rng.integers(1, 60 * n, size=per_game).tolist())
-        step = 0
-        while not game.is_over():
-            if step in stops:
-                found.append(game.clone())
-            game.apply(random_action(game, rng))
-            step += 1
-    return found
+    return game_helpers.mid_game_states(Metropolys, n, seeds, per_game, horizon=60 * n, version=version)
+
+
+def secret_cards(game: Metropolys, seat: int) -> tuple[int, int, int]:
+    """`seat`'s family, colour and area cards (-1 where the version deals none)."""
+    s = game.state
+    return s.family_card[seat], s.colour_card[seat], s.area_card[seat]
 
 
 def check_state(game: Metropolys) -> None:

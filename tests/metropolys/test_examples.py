@@ -10,7 +10,8 @@ from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import build, check_state, legal
+from ..game_helpers import legal
+from .metropolys_testlib import build, check_state
 
 
 def nbhd_ids(game: Metropolys) -> set[int]:

@@ -18,7 +18,8 @@ import pytest
 from city_envs.metropolys import components as cp
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states, play_out
+from ..game_helpers import play_out
+from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states, secret_cards
 
 
 @functools.cache
@@ -26,11 +27,6 @@ def states_for(n: int, version: str) -> tuple[Metropolys, ...]:
     states = tuple(mid_game_states(n, range(20 * n, 20 * n + 6), version))
     assert {g.decision_name() for g in states} == {"NBHD", "VALUE"}
     return states
-
-
-def cards(game: Metropolys, seat: int) -> tuple:
-    s = game.state
-    return s.family_card[seat], s.colour_card[seat], s.area_card[seat]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -45,11 +41,11 @@ def test_determinize_keeps_what_the_seat_knows(n, version):
                 assert np.array_equal(game.observation(p), twin.observation(p))
                 assert game.view(p) == twin.view(p)
                 assert np.array_equal(game.legal_actions(), twin.legal_actions())
-                assert cards(twin, p) == cards(game, p)
+                assert secret_cards(twin, p) == secret_cards(game, p)
                 check_state(twin)
-                others = tuple(cards(twin, q) for q in range(n) if q != p)
+                others = tuple(secret_cards(twin, q) for q in range(n) if q != p)
                 varied.add(others)
-                dealt = [c for q in range(n) for c in cards(twin, q) if c >= 0]
+                dealt = [c for q in range(n) for c in secret_cards(twin, q) if c >= 0]
                 if version == "expert":
                     assert sorted(twin.state.colour_card) == sorted(set(twin.state.colour_card))
                     assert sorted(twin.state.area_card) == sorted(set(twin.state.area_card))

@@ -11,7 +11,8 @@ import pytest
 
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import COUNTS, VERSIONS, check_state, play_out
+from ..game_helpers import play_out
+from .metropolys_testlib import COUNTS, VERSIONS, check_state
 
 
 def run_games(n: int, version: str, seeds) -> dict:

@@ -13,7 +13,8 @@ from city_envs.metropolys import image
 from city_envs.metropolys import rules as r
 from city_envs.metropolys.game import Metropolys
 
-from .metropolys_testlib import COUNTS, VERSIONS, play_out, random_action
+from ..game_helpers import play_out, random_action
+from .metropolys_testlib import COUNTS, VERSIONS
 
 SIZE = (640, 1000, 3)
 CARD_NAMES = set(cp.FAMILY_CARD_NAMES + cp.COLOUR_NAMES + cp.EXPERT_AREA_NAMES)
@@ -75,13 +76,6 @@ def test_board_positions_cover_every_neighbourhood_inside_the_board():
     assert len(cp.POSITION) == cp.NUM_NBHDS
     assert all(0 <= x <= 100 and 0 <= y <= 100 for x, y in cp.POSITION)
     assert image.XY.shape == (cp.NUM_NBHDS, 2) and image.TOKEN_XY.shape == (cp.NUM_NBHDS, 2)
-
-
-def test_env_rgb_array_returns_the_image():
-    env = city_envs.make_env("metropolys", 3, render_mode="rgb_array")
-    env.reset(seed=0)
-    frame = env.render()
-    assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.shape == SIZE
 
 
 @pytest.mark.parametrize("version", VERSIONS)

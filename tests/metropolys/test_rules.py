@@ -15,7 +15,8 @@ from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules
 from city_envs.metropolys.game import Metropolys, allowed_removals
 
-from .metropolys_testlib import SPEC_TOKENS, build, check_state, legal
+from ..game_helpers import legal
+from .metropolys_testlib import SPEC_TOKENS, build, check_state
 
 
 def bid(game: Metropolys, nb: int, value: int) -> None:

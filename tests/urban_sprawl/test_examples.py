@@ -8,7 +8,8 @@ from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules
 from city_envs.urban_sprawl.game import UrbanSprawl
 
-from .us_testlib import at_main, bought, clear_board, legal, lot, put, relative, run_tasks
+from ..game_helpers import legal
+from .us_testlib import at_main, bought, clear_board, lot, put, relative, run_tasks
 
 CIV, COM, IND, RES, PARK = range(5)
 A, B, C, D = range(4)

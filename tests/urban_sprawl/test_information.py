@@ -1,8 +1,8 @@
 """What an Urban Sprawl seat may know (spec section 7): everything but the order of the decks.
 
-1. For random mid-game states of every count and every seat p, `determinize(p, rng)` leaves p's
-   observation, view and legal actions unchanged, keeps every card in its place except the hidden
-   deck order, really reorders the decks, and the twin plays on.
+1. `determinize(p, rng)` keeps p's observation, view and legal actions, keeps every card in its place
+   except the hidden deck order, really reorders the decks, and the twin plays on:
+   tests/test_every_game.py, with `check_determinized` and `hidden_from` of us_testlib.
 2. Two states that differ only in the order of a deck's face-down cards give every seat identical
    observations and views; a change to a face-up card (which everyone sees) does change them, so the
    check can fail.
@@ -13,60 +13,18 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 import pytest
 
-from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import view
 from city_envs.urban_sprawl.game import UrbanSprawl
 
-from .us_testlib import COUNTS, check_state, mid_game_states
+from ..game_helpers import same_for
+from .us_testlib import COUNTS, mid_game_states
 
 
 @functools.cache
 def states_for(n: int) -> tuple[UrbanSprawl, ...]:
     return tuple(mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3))
-
-
-def same_for(a: UrbanSprawl, b: UrbanSprawl, p: int) -> bool:
-    return np.array_equal(a.observation(p), b.observation(p)) and a.view(p) == b.view(p)
-
-
-@pytest.mark.parametrize("n", COUNTS)
-def test_determinize_keeps_what_the_seat_knows(n):
-    rng = np.random.default_rng(n)
-    reordered = 0
-    for game in states_for(n):
-        for p in range(n):
-            twin = game.determinize(p, rng)
-            assert same_for(game, twin, p)
-            assert np.array_equal(game.legal_actions(), twin.legal_actions())
-            s, t = game.state, twin.state
-            assert sorted(s.planning_deck) == sorted(t.planning_deck)
-            assert all(sorted(a) == sorted(b) for a, b in zip(s.decks, t.decks, strict=True))
-            check_state(twin)
-            assert_stacking_kept(game, twin)
-            reordered += t.decks != s.decks or t.planning_deck != s.planning_deck
-            for _ in range(40):  # the twin plays on
-                if twin.is_over():
-                    break
-                twin.apply(int(rng.choice(np.flatnonzero(twin.legal_actions()))))
-    assert reordered > len(states_for(n))
-
-
-def assert_stacking_kept(game: UrbanSprawl, twin: UrbanSprawl) -> None:
-    """A still-hidden special event stays in its window; no planning event in the first 22 cards."""
-    above, mixed = cp.DECK_STACKING[game.options["variant"]]
-    for d, deck in enumerate(twin.state.decks):
-        special = cp.EVENT_BASE + cp.SPECIAL_EVENT[d]
-        if special in deck:
-            position = 37 - deck.index(special)  # 1 = the original top
-            assert above + 1 <= position <= above + mixed + 1
-        assert deck[len(deck) - twin.state.deck_up[d]:] == game.state.decks[d][len(deck) - game.state.deck_up[d]:]
-    t = twin.state
-    if not t.planning_reshuffles:
-        first_22 = t.planning_deck[max(0, len(t.planning_deck) - (22 - (50 - len(t.planning_deck)))):]
-        assert all(c < 36 for c in first_22)
 
 
 def _reorder_hidden(game: UrbanSprawl) -> UrbanSprawl | None:

@@ -1,34 +1,9 @@
-"""Urban Sprawl for people: text (ansi), the table image (rgb_array), action descriptions."""
+"""Urban Sprawl for people, beyond what every game shows alike (tests/test_every_game.py): the text
+shows the (public) hands, the offices and the pending decision."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
-import city_envs
-from city_envs.urban_sprawl.game import UrbanSprawl
-
-from .us_testlib import bought, mid_game_states, random_action
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(n):
-    game = UrbanSprawl(n, seed=n)
-    first = game.render_image()
-    assert first.dtype == np.uint8 and first.shape == (640, 1120, 3)
-    rng = np.random.default_rng(0)
-    game.apply(random_action(game, rng))  # a starting building bought
-    assert not np.array_equal(first, game.render_image())
-
-
-def test_env_render_modes():
-    env = city_envs.make_env("urban_sprawl", 3, render_mode="rgb_array")
-    env.reset(seed=0)
-    assert env.render().shape == (640, 1120, 3)
-    env = city_envs.make_env("urban_sprawl", 3, render_mode="ansi")
-    env.reset(seed=0)
-    text = env.render()
-    assert all(f"player {seat}:" in text for seat in range(3)) and "values" in text and "C1 (1 AP)" in text
+from .us_testlib import bought
 
 
 def test_text_shows_hands_offices_and_the_pending_decision():
@@ -39,13 +14,3 @@ def test_text_shows_hands_offices_and_the_pending_decision():
     for seat in range(4):
         assert all(f"P{c:02d}" in text for c in s.hands[seat])
     assert "offices Mayor" in text and "pending INVEST for player 0" in text
-
-
-def test_every_legal_action_has_a_distinct_description():
-    kinds = set()
-    for game in mid_game_states(4, range(6), per_game=5):
-        ids = np.flatnonzero(game.legal_actions()).tolist()
-        texts = [game.describe_action(a) for a in ids]
-        assert len(set(texts)) == len(texts) and all(texts)
-        kinds.add(game.decision_name())
-    assert {"MAIN", "INVEST"} <= kinds

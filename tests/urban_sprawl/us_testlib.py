@@ -6,12 +6,13 @@ engine, so the checks are an independent recount.
 
 from __future__ import annotations
 
-import numpy as np
-
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules
 from city_envs.urban_sprawl.game import UrbanSprawl
 from city_envs.urban_sprawl.rules import State
+
+from .. import game_helpers
+from ..game_helpers import legal
 
 COUNTS = (2, 3, 4)
 VARIANTS = ("standard", "long", "short")
@@ -19,36 +20,9 @@ SPEC_TILES = {0: 26, 1: 28, 2: 26, 3: 28, 4: 20}  # per zone CIV, COM, IND, RES,
 SPEC_VOCATIONS = [1, 2, 2, 3, 3, 4, 4, 5]
 
 
-def legal(game: UrbanSprawl) -> set[int]:
-    return set(np.flatnonzero(game.legal_actions()).tolist())
-
-
-def random_action(game: UrbanSprawl, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(game.legal_actions())))
-
-
-def play_out(game: UrbanSprawl, rng: np.random.Generator, check=None) -> UrbanSprawl:
-    while not game.is_over():
-        game.apply(random_action(game, rng))
-        if check is not None:
-            check(game)
-    return game
-
-
 def mid_game_states(n: int, seeds, per_game: int = 3, **options) -> list[UrbanSprawl]:
     """Clones at random points of random games (every decision kind shows up over enough seeds)."""
-    found = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        game = UrbanSprawl(n, seed=seed, **options)
-        stops = set(rng.integers(1, 700, size=per_game).tolist())
-        step = 0
-        while not game.is_over() and step <= max(stops):
-            if step in stops:
-                found.append(game.clone())
-            game.apply(random_action(game, rng))
-            step += 1
-    return found
+    return game_helpers.mid_game_states(UrbanSprawl, n, seeds, per_game, horizon=700, **options)
 
 
 def check_state(game: UrbanSprawl) -> None:
@@ -96,6 +70,35 @@ def check_state(game: UrbanSprawl) -> None:
         assert abs(sum(game.returns())) < 1e-9
         keys = [(s.prestige[seat], s.wealth[seat]) for seat in range(n)]
         assert sorted(game.winners()) == [seat for seat in range(n) if keys[seat] == max(keys)]
+
+
+# ----- determinization ---------------------------------------------------------------------------
+def hidden_from(game: UrbanSprawl, p: int) -> tuple[list[list[int]], list[int]]:
+    """What `determinize(p)` reorders: the contract decks and the planning deck."""
+    return game.state.decks, game.state.planning_deck
+
+
+def check_determinized(game: UrbanSprawl, twin: UrbanSprawl, p: int) -> None:
+    """A reordering keeps every deck's cards, and the stacking of the special events (section 7)."""
+    s, t = game.state, twin.state
+    assert sorted(s.planning_deck) == sorted(t.planning_deck)
+    assert all(sorted(a) == sorted(b) for a, b in zip(s.decks, t.decks, strict=True))
+    assert_stacking_kept(game, twin)
+
+
+def assert_stacking_kept(game: UrbanSprawl, twin: UrbanSprawl) -> None:
+    """A still-hidden special event stays in its window; no planning event in the first 22 cards."""
+    above, mixed = cp.DECK_STACKING[game.options["variant"]]
+    for d, deck in enumerate(twin.state.decks):
+        special = cp.EVENT_BASE + cp.SPECIAL_EVENT[d]
+        if special in deck:
+            position = 37 - deck.index(special)  # 1 = the original top
+            assert above + 1 <= position <= above + mixed + 1
+        assert deck[len(deck) - twin.state.deck_up[d]:] == game.state.decks[d][len(deck) - game.state.deck_up[d]:]
+    t = twin.state
+    if not t.planning_reshuffles:
+        first_22 = t.planning_deck[max(0, len(t.planning_deck) - (22 - (50 - len(t.planning_deck)))):]
+        assert all(c < 36 for c in first_22)
 
 
 # ----- position builders ------------------------------------------------------------------------

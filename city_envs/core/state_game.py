@@ -1,0 +1,66 @@
+"""`StateGame`: the Game API forwarded to a game's rules, view and render modules.
+
+Every shipped game keeps its whole mutable state in one `state` object that plain functions in
+`rules.py`, `view.py` and `render.py` read and change. The forwarding is the same for all of them,
+so it lives here once and each game's `game.py` only says what differs: options, setup, who acts,
+scores, winners and how its state fields become JSON.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from city_envs.core.game import Game
+
+
+class StateGame(Game):
+    """A `Game` whose mutable state is `self.state`, handled by the modules named below.
+
+    `rules_module` provides `DECISION_NAMES`, `GAME_OVER`, `legal_actions(state)` and
+    `apply_action(state, action)`; `view_module` provides `view`, `observation`, `determinize` and
+    `copy_state`; `render_module` provides `describe_action` and `render_text`. A game whose calls
+    need more arguments (options, the chance proxy) overrides the method concerned.
+    """
+
+    rules_module: ClassVar[ModuleType]
+    view_module: ClassVar[ModuleType]
+    render_module: ClassVar[ModuleType]
+
+    state: Any
+
+    # ----- play ---------------------------------------------------------------------------------
+    def decision_name(self) -> str:
+        decision = self.state.decision
+        return self.rules_module.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
+
+    def _legal_actions(self) -> np.ndarray:
+        return self.rules_module.legal_actions(self.state)
+
+    def _apply(self, action: int) -> None:
+        self.rules_module.apply_action(self.state, action)
+
+    def is_over(self) -> bool:
+        return self.state.decision == self.rules_module.GAME_OVER
+
+    # ----- information --------------------------------------------------------------------------
+    def view(self, player: int) -> dict:
+        return self.view_module.view(self.state, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        return self.view_module.observation(self.state, player)
+
+    def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
+        self.state = self.view_module.determinize(self.state, player, rng)
+
+    def _copy_state_from(self, other: StateGame) -> None:
+        self.state = self.view_module.copy_state(other.state)
+
+    # ----- people -------------------------------------------------------------------------------
+    def describe_action(self, action: int) -> str:
+        return self.render_module.describe_action(self.state, action)
+
+    def render_text(self) -> str:
+        return self.render_module.render_text(self.state)
