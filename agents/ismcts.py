@@ -70,7 +70,7 @@ class ISMCTSAgent:
 
     def __init__(self, seed=None, iters: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int | None = 40, rollout: str = "heuristic",
-                 bias: float = 0.0, opponents: str = "search") -> None:
+                 bias: float = 1.0, opponents: str = "heuristic") -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
         if (iters is not None and iters < 1) or (seconds is not None and seconds <= 0):

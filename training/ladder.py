@@ -21,7 +21,10 @@ from pathlib import Path
 from city_envs import GAMES
 from training.arena import evaluate, write_reports
 
-RUNGS = ("random", "heuristic", "ismcts:iters=25:bias=1", "ismcts:iters=100:bias=1")
+RUNGS = ("random", "heuristic", "ismcts:iters=10", "ismcts:iters=50")
+# games whose heuristic plays a match out fast enough for ISMCTS rollouts to go to the end; the others
+# keep the agent's default cut (40 decisions, valued by score rank)
+FULL_ROLLOUTS = ("citadels", "metropolys")
 # player counts per game: 2, and the count the game is most often played at
 PLAYER_COUNTS = {"citadels": (2, 4), "metropolys": (2, 4), "blue_moon_city": (2, 4), "big_city": (2, 4),
                  "urban_sprawl": (2, 4)}
@@ -47,6 +50,13 @@ def leaderboard_rows(result: dict) -> list[str]:
     return rows
 
 
+def game_rungs(game: str, rungs: list[str]) -> list[str]:
+    """The rungs as played in `game`: ISMCTS rollouts to the end where `FULL_ROLLOUTS` says so."""
+    if game not in FULL_ROLLOUTS:
+        return list(rungs)
+    return [f"{r}:max_rollout=none" if r.startswith("ismcts") and "max_rollout" not in r else r for r in rungs]
+
+
 def _finished(path: Path, rungs: list[str], matches: int, seed: int) -> dict | None:
     """The saved results of a run with these settings, if one is there."""
     if not path.exists():
@@ -61,10 +71,10 @@ def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], 
     for game in games:
         for n in counts[game]:
             run_dir = out / f"{game}_{n}p"
-            if _finished(run_dir / "results.json", rungs, matches, seed) is not None:
+            if _finished(run_dir / "results.json", game_rungs(game, rungs), matches, seed) is not None:
                 print(f"{game} {n}p: reusing {run_dir}", flush=True)
                 continue
-            result = evaluate(game, n, rungs, matches, seed, jobs=jobs)
+            result = evaluate(game, n, game_rungs(game, rungs), matches, seed, jobs=jobs)
             write_reports(result, run_dir)
             print("\n".join(leaderboard_rows(result)), flush=True)
     return write_leaderboard(out)

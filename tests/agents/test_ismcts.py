@@ -11,10 +11,13 @@ from city_envs import GAMES, make_game
 from city_envs.core.infoset import InfoSet
 from tests.core.nim_toy import Nim
 
+# Nim has no heuristic: no hints, and every seat searched
+UNGUIDED = {"bias": 0.0, "opponents": "search"}
+
 
 def test_finds_the_winning_move_in_nim():
     """From a heap of 6 the only winning move takes 2 (leaving a multiple of 4)."""
-    agent = ISMCTSAgent(seed=0, iters=400, rollout="random", max_rollout=None)
+    agent = ISMCTSAgent(seed=0, iters=400, rollout="random", max_rollout=None, **UNGUIDED)
     game = Nim(2, seed=0, heap=6)
     assert agent.act(InfoSet(game, 0)) == 1
 
@@ -25,7 +28,7 @@ def test_answers_every_reply_in_nim():
         game = Nim(2, seed=0, heap=9)
         game.apply(0)
         game.apply(reply)
-        agent = ISMCTSAgent(seed=1, iters=300, rollout="random", max_rollout=None)
+        agent = ISMCTSAgent(seed=1, iters=300, rollout="random", max_rollout=None, **UNGUIDED)
         assert agent.act(InfoSet(game, 0)) == 2 - reply
 
 
@@ -48,13 +51,13 @@ def nim_heuristic(monkeypatch):
 def test_with_one_iteration_the_bias_plays_the_heuristic_move(nim_heuristic):
     """The hinted move is expanded first, so one iteration plays it (the best move here takes 2)."""
     game = Nim(2, seed=0, heap=6)
-    assert ISMCTSAgent(seed=0, iters=1, rollout="random", bias=1.0).act(InfoSet(game, 0)) == 0
+    assert ISMCTSAgent(seed=0, iters=1, rollout="random", bias=1.0, opponents="search").act(InfoSet(game, 0)) == 0
 
 
 def test_the_search_overrules_a_losing_hint(nim_heuristic):
     """From 6, taking one loses against best play; with enough iterations the bias does not stop the
     search from finding the winning move (take 2)."""
-    agent = ISMCTSAgent(seed=0, iters=600, rollout="random", max_rollout=None, bias=1.0)
+    agent = ISMCTSAgent(seed=0, iters=600, rollout="random", max_rollout=None, bias=1.0, opponents="search")
     assert agent.act(InfoSet(Nim(2, seed=0, heap=6), 0)) == 1
 
 
@@ -72,7 +75,7 @@ def test_with_heuristic_opponents_it_exploits_the_model(nim_heuristic):
 
 def test_plays_the_forced_move_without_searching():
     game = Nim(2, seed=0, heap=1)
-    agent = ISMCTSAgent(seed=0, iters=50, rollout="random")
+    agent = ISMCTSAgent(seed=0, iters=50, rollout="random", **UNGUIDED)
     assert agent.act(InfoSet(game, 0)) == 0 and agent.last_iterations == 0
 
 
@@ -108,7 +111,7 @@ def test_uses_only_what_the_seat_may_know():
 
 def test_time_budget_runs_at_least_one_iteration():
     game = Nim(2, seed=0, heap=10)
-    agent = ISMCTSAgent(seed=0, iters=None, seconds=0.05, rollout="random")
+    agent = ISMCTSAgent(seed=0, iters=None, seconds=0.05, rollout="random", **UNGUIDED)
     assert agent.act(InfoSet(game, 0)) in (0, 1, 2) and agent.last_iterations >= 1
 
 
