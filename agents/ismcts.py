@@ -164,9 +164,14 @@ class ISMCTSAgent:
             value += self.bias / (edge.visits + 1)
         return value
 
+    @property
+    def needs_heuristic(self) -> bool:
+        """Whether rollouts, hints or the opponent model ask the game's heuristic agent."""
+        return self.rollout == "heuristic" or self.bias > 0 or self.opponents == "heuristic"
+
     def _heuristics(self, game_name: str, num_players: int) -> list | None:
-        """One heuristic agent per seat, for rollouts and hints; None when neither uses one."""
-        if self.rollout == "random" and self.bias == 0 and self.opponents == "search":
+        """One heuristic agent per seat, for rollouts, hints and the opponent model, if any uses one."""
+        if not self.needs_heuristic:
             return None
         from agents.registry import make_agent
 

@@ -54,7 +54,7 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
-    [:max_rollout=N][:rollout=random|heuristic], or ppo[:PATH][:sample] (a saved MaskablePPO model, by
+    [:max_rollout=N|none][:rollout=random|heuristic][:bias=X][:opponents=heuristic|search], or ppo[:PATH][:sample] (a saved MaskablePPO model, by
     default the committed baseline `training/baselines/<game>_<players>p.zip`; greedy, or sampling from
     its policy with `:sample`)."""
     name, _, spec = kind.partition(":")
@@ -70,9 +70,10 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
             params["exploration"] = params.pop("c")
         if "seconds" in params:
             params.setdefault("iters", None)
-        if params.get("rollout", "heuristic") == "heuristic":
-            heuristic_class(game_name)  # fail early for games without one
-        return ISMCTSAgent(seed, **params)
+        agent = ISMCTSAgent(seed, **params)
+        if agent.needs_heuristic:
+            heuristic_class(game_name)  # fail now, not at the first decision, for a game without one
+        return agent
     if name == "ppo":
         from agents.policy_agent import PolicyAgent
 

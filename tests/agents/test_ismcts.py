@@ -139,6 +139,9 @@ def test_agent_specs():
     assert make_agent("ismcts", "citadels", 0).iters == 200
     agent = make_agent("ismcts:iters=5:max_rollout=none:bias=0.5:opponents=heuristic", "citadels", 0)
     assert (agent.max_rollout, agent.bias, agent.opponents) == (None, 0.5, "heuristic")
+    with pytest.raises(ValueError, match="no heuristic agent for 'nim'"):
+        make_agent("ismcts:rollout=random", "nim", 0)  # hints and the opponent model need one
+    assert not make_agent("ismcts:rollout=random:bias=0:opponents=search", "nim", 0).needs_heuristic
     with pytest.raises(ValueError, match="allowed: iters="):
         make_agent("ismcts:depth=3", "citadels", 0)
     with pytest.raises(ValueError, match="expected int"):
