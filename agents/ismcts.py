@@ -24,7 +24,7 @@ set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `ret
 
 The budget is a number of iterations or a number of seconds; the agent's generator makes every
 random choice, so a seeded agent with an iteration budget is deterministic. The move played is the
-root edge with the most visits.
+root edge with the most visits; among equals the heuristic's move, then the best mean value.
 """
 
 from __future__ import annotations
@@ -109,8 +109,17 @@ class ISMCTSAgent:
             done += 1
         self.last_iterations = done
         self.last_values = {a: e.total / e.visits for (seat, a), e in root.edges.items() if seat == me and e.visits}
-        visits = {a: root.edges[(me, a)].visits if (me, a) in root.edges else -1 for a in legal}
-        return max(legal, key=lambda a: (visits[a], -a))
+        hint = root.hints.get(me)
+        return max(legal, key=lambda a: self._rank_at_root(root, me, a, hint))
+
+    @staticmethod
+    def _rank_at_root(root: Node, me: int, action: int, hint: int | None) -> tuple:
+        """Most visits first; among equals (a budget smaller than the number of moves leaves many at
+        one visit) the heuristic's move, then the better mean value, then the lower id."""
+        edge = root.edges.get((me, action))
+        if edge is None or edge.visits == 0:
+            return -1, False, 0.0, -action
+        return edge.visits, action == hint, edge.total / edge.visits, -action
 
     # ----- one iteration ------------------------------------------------------------------------
     def _iterate(self, game: Game, me: int, root: Node, heuristics: list | None) -> None:

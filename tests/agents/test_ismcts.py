@@ -42,6 +42,13 @@ class TakeOne:
         return 0
 
 
+class TakeTwo(TakeOne):
+    """A Nim heuristic whose move is not the lowest action id."""
+
+    def act(self, info_set: InfoSet) -> int:
+        return 1
+
+
 @pytest.fixture
 def nim_heuristic(monkeypatch):
     """Register `TakeOne` as Nim's heuristic so the search can ask it for hints and rollouts."""
@@ -52,6 +59,15 @@ def test_with_one_iteration_the_bias_plays_the_heuristic_move(nim_heuristic):
     """The hinted move is expanded first, so one iteration plays it (the best move here takes 2)."""
     game = Nim(2, seed=0, heap=6)
     assert ISMCTSAgent(seed=0, iters=1, rollout="random", bias=1.0, opponents="search").act(InfoSet(game, 0)) == 0
+
+
+def test_a_budget_below_the_number_of_moves_plays_the_heuristic_move(monkeypatch):
+    """Three iterations try each of Nim's three moves once: with every move at one visit, the hint
+    (not the lowest id, nor a lucky single rollout) is played."""
+    monkeypatch.setitem(HEURISTICS, "nim", "tests.agents.test_ismcts:TakeTwo")
+    for seed in range(8):
+        agent = ISMCTSAgent(seed=seed, iters=3, rollout="random", max_rollout=None, opponents="search")
+        assert agent.act(InfoSet(Nim(2, seed=0, heap=9), 0)) == 1
 
 
 def test_the_search_overrules_a_losing_hint(nim_heuristic):
