@@ -55,8 +55,8 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
     [:max_rollout=N|none][:rollout=random|heuristic][:bias=X][:opponents=heuristic|search], or
-    ppo[:PATH][:sample] (a saved MaskablePPO model, by default the committed baseline `training/baselines/<game>_<players>p.zip`; greedy, or sampling from
-    its policy with `:sample`)."""
+    ppo[:PATH][:sample] (a saved MaskablePPO model, by default the committed baseline
+    `training/baselines/<game>_<players>p.zip`; greedy, or sampling from its policy with `:sample`)."""
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
