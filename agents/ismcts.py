@@ -1,7 +1,7 @@
 """Information-set Monte Carlo tree search, generic over every game.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), built only on the seat's information
-set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `returns`, `scores`):
+set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `returns`, `standings`):
 
 - every iteration draws a fresh determinization of the match from the seat's information set;
 - the tree is keyed by the moves played from the root (every seat's, so a node knows what the
@@ -19,8 +19,9 @@ set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `ret
   (stronger against the heuristic at small budgets; `"search"` is the full max-n tree);
 - after one expansion the match is played out by the rollout policy (uniform random, or the game's
   heuristic agent for every seat) for at most `max_rollout` decisions (None: to the end); the values
-  backed up are `returns()` at the end, or, when the rollout was cut short, each seat's rank by
-  current `scores()`, mapped to [-1, 1].
+  backed up are `returns()` at the end, or, when the rollout was cut short, each seat's place by
+  `standings()` (points, then the rulebook's tie-breaks: Blue Moon City's crystals say who is closer
+  to the next offering long before anyone makes one), mapped to [-1, 1].
 
 The budget is a number of iterations or a number of seconds; the agent's generator makes every
 random choice, so a seeded agent with an iteration budget is deterministic. The move played is the
@@ -194,10 +195,10 @@ class ISMCTSAgent:
 
     @staticmethod
     def _values(game: Game) -> list[float]:
-        """Each seat's value: `returns()` at the end, else its rank by current scores in [-1, 1]."""
+        """Each seat's value: `returns()` at the end, else its place by `standings()` in [-1, 1]."""
         if game.is_over():
             return [float(x) for x in game.returns()]
-        scores = game.scores()
-        n = len(scores)
-        ahead = [sum(mine > s for s in scores) + 0.5 * (sum(mine == s for s in scores) - 1) for mine in scores]
+        keys = game.standings()
+        n = len(keys)
+        ahead = [sum(mine > k for k in keys) + 0.5 * (sum(mine == k for k in keys) - 1) for mine in keys]
         return [2.0 * a / (n - 1) - 1.0 for a in ahead]

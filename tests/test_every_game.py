@@ -606,3 +606,21 @@ def test_every_legal_action_has_a_distinct_description(name):
         assert all(texts) and len(set(texts)) == len(texts), texts
         kinds.add(game.decision_name())
     assert CASES[name].description_kinds <= kinds
+
+
+@pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
+def test_standings_rank_as_the_winners_are_chosen(name, n):
+    """`standings()` is one key per seat, led by the score, and a match decided by points (not a
+    draw for everyone) is won by exactly the seats with the best key."""
+    game_cls = city_envs.game_class(name)
+    for seed in range(3):
+        game = game_cls(n, seed=seed)
+
+        def check(g: Game) -> None:
+            keys = g.standings()
+            assert len(keys) == n and all(key[0] == score for key, score in zip(keys, g.scores(), strict=True))
+
+        play_out(game, np.random.default_rng(seed), check)
+        keys = game.standings()
+        if len(game.winners()) < n:
+            assert game.winners() == [seat for seat in range(n) if keys[seat] == max(keys)]

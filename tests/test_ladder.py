@@ -42,3 +42,20 @@ def test_a_finished_run_is_reused_and_separate_calls_share_the_leaderboard(tmp_p
     ladder.main([*args[:3], "random,heuristic,random", *args[4:], "--players", "3"])
     board = tmp_path / "leaderboard.md"
     assert len(rows_for(board, "metropolys", 2)) == 2 and len(rows_for(board, "metropolys", 3)) == 2
+
+
+def test_match_counts_per_player_count():
+    assert ladder.parse_matches("12") == 12
+    assert ladder.parse_matches("2:48,4:8") == {2: 48, 4: 8}
+    assert ladder.matches_for({2: 48, 4: 8}, 4) == 8 and ladder.matches_for(12, 3) == 12
+    with pytest.raises(ValueError, match="no match count for 3 players"):
+        ladder.matches_for({2: 48, 4: 8}, 3)
+    for bad in ("many", "2:48,4", "2:0"):
+        with pytest.raises(ValueError, match="--games"):
+            ladder.parse_matches(bad)
+
+
+def test_a_bad_match_count_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        ladder.main(["--game", "citadels", "--players", "3", "--games", "2:48,4:8"])
+    assert stop.value.code == 2 and "no match count for 3 players" in capsys.readouterr().err

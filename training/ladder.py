@@ -1,7 +1,8 @@
 """The strength ladder: one arena run per game and player count, gathered into one Markdown table.
 
-    python -m training.ladder --games 100 --jobs 2 --out runs/ladder
+    python -m training.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
     python -m training.ladder --game citadels --players 2 --games 40 --out runs/ladder
+    python -m training.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
 
 Each run plays the rungs (random, heuristic, ISMCTS at two budgets) against each other with the
 arena's schedule, so every pair meets in every seat equally often, and writes its full reports to
@@ -28,6 +29,10 @@ FULL_ROLLOUTS = ("citadels", "metropolys")
 # player counts per game: 2, and the count the game is most often played at
 PLAYER_COUNTS = {"citadels": (2, 4), "metropolys": (2, 4), "blue_moon_city": (2, 4), "big_city": (2, 4),
                  "urban_sprawl": (2, 4)}
+# matches per player count by default: every pair of rungs meets 8 times at 2 players (4 in each
+# seat), and each rung sits twice in each seat at 4; ISMCTS at 50 iterations takes about a minute a
+# match in the slowest games on a 2-core machine, so more is a choice for a bigger one
+DEFAULT_MATCHES = "2:48,4:8"
 HEADER = ("| game | players | agent | rating (mu ± sigma) | win rate (95% CI) | ahead of heuristic | truncated |\n"
           "|---|---|---|---|---|---|---|")
 
@@ -66,15 +71,40 @@ def _finished(path: Path, rungs: list[str], matches: int, seed: int) -> dict | N
     return result if same else None
 
 
-def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], matches: int, seed: int,
-        jobs: int, out: Path) -> Path:
+def parse_matches(text: str) -> dict[int, int] | int:
+    """`--games`: one number for every player count, or `count:matches` pairs such as `2:48,4:8`."""
+    try:
+        if ":" not in text:
+            matches: dict[int, int] | int = int(text)
+            values = [matches]
+        else:
+            matches = {int(count): int(number) for count, number in (item.split(":") for item in text.split(","))}
+            values = list(matches.values())
+    except ValueError:
+        raise ValueError(f"--games {text!r}: give a number, or count:matches pairs such as 2:48,4:8") from None
+    if any(v < 1 for v in values):
+        raise ValueError(f"--games {text!r}: every number of matches must be at least 1")
+    return matches
+
+
+def matches_for(matches: dict[int, int] | int, num_players: int) -> int:
+    if isinstance(matches, int):
+        return matches
+    if num_players not in matches:
+        raise ValueError(f"--games names no match count for {num_players} players (it has {sorted(matches)})")
+    return matches[num_players]
+
+
+def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], matches: dict[int, int] | int,
+        seed: int, jobs: int, out: Path) -> Path:
     for game in games:
         for n in counts[game]:
             run_dir = out / f"{game}_{n}p"
-            if _finished(run_dir / "results.json", game_rungs(game, rungs), matches, seed) is not None:
+            played = matches_for(matches, n)
+            if _finished(run_dir / "results.json", game_rungs(game, rungs), played, seed) is not None:
                 print(f"{game} {n}p: reusing {run_dir}", flush=True)
                 continue
-            result = evaluate(game, n, game_rungs(game, rungs), matches, seed, jobs=jobs)
+            result = evaluate(game, n, game_rungs(game, rungs), played, seed, jobs=jobs)
             write_reports(result, run_dir)
             print("\n".join(leaderboard_rows(result)), flush=True)
     return write_leaderboard(out)
@@ -100,14 +130,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=GAMES, help="one game (default: every game)")
     parser.add_argument("--players", type=int, help="one player count (default: 2 and the typical count)")
     parser.add_argument("--rungs", default=",".join(RUNGS), help="comma-separated agents")
-    parser.add_argument("--games", type=int, default=100, help="matches per game and player count")
+    parser.add_argument("--games", default=DEFAULT_MATCHES,
+                        help="matches per game and player count: a number, or count:matches pairs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="runs/ladder")
     args = parser.parse_args(argv)
     games = [args.game] if args.game else list(GAMES)
     counts = {g: (args.players,) if args.players else PLAYER_COUNTS.get(g, (2,)) for g in games}
-    path = run(games, counts, args.rungs.split(","), args.games, args.seed, args.jobs, Path(args.out))
+    try:
+        matches = parse_matches(args.games)
+        for game in games:
+            for n in counts[game]:
+                matches_for(matches, n)
+    except ValueError as error:
+        parser.error(str(error))
+    path = run(games, counts, args.rungs.split(","), matches, args.seed, args.jobs, Path(args.out))
     print(f"wrote {path}")
     return 0
 

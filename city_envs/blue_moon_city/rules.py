@@ -557,9 +557,14 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
 
 
 # ===== end of the game (section 6) ==============================================================
+def standing_keys(s: State) -> list[tuple[int, int]]:
+    """Per seat: offerings, then crystals left (6.2)."""
+    return [(s.offerings[seat], s.crystals[seat]) for seat in range(s.n)]
+
+
 def ranking_winners(s: State) -> list[int]:
     """Most offerings, then most crystals, then a shared victory (6.2)."""
-    keys = [(s.offerings[seat], s.crystals[seat]) for seat in range(s.n)]
+    keys = standing_keys(s)
     best = max(keys)
     return [seat for seat in range(s.n) if keys[seat] == best]
 

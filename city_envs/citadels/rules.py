@@ -596,9 +596,12 @@ def tie_value(s: State, seat: int) -> int:
     return max((r for r in cp.RANKS if s.revealed[r] == seat), default=0)
 
 
+def standing_keys(s: State) -> list[tuple[int, int]]:
+    """Per seat: points, then the tie-break (rule 6.3)."""
+    return [(score(s, seat), tie_value(s, seat)) for seat in range(s.n)]
+
+
 def winners(s: State) -> list[int]:
-    scores = [score(s, seat) for seat in range(s.n)]
-    best = max(scores)
-    tied = [seat for seat in range(s.n) if scores[seat] == best]
-    top_tie = max(tie_value(s, seat) for seat in tied)
-    return [seat for seat in tied if tie_value(s, seat) == top_tie]
+    keys = standing_keys(s)
+    best = max(keys)
+    return [seat for seat in range(s.n) if keys[seat] == best]

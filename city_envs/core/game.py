@@ -189,6 +189,12 @@ class Game(abc.ABC):
     def winners(self) -> list[int]:
         """Seats that won after the rulebook's tie-breaks (several only for a surviving tie)."""
 
+    def standings(self) -> list[tuple[float, ...]]:
+        """Each seat's place if the match were decided now: a key per seat, higher is better, compared
+        as the rulebook ranks the end of a match (points, then its tie-breaks). Search values a cut
+        rollout by it. By default the score alone; a game with tie-breaks says which."""
+        return [(score,) for score in self.scores()]
+
     @abc.abstractmethod
     def view(self, player: int) -> dict:
         """Structured description of exactly what `player` knows."""

@@ -377,8 +377,13 @@ def score(s: State, seat: int) -> int:
     return points
 
 
+def standing_keys(s: State) -> list[tuple[int, int]]:
+    """Per seat: prestige, then buildings built (6.4)."""
+    return [(score(s, seat), s.built[seat]) for seat in range(s.n)]
+
+
 def winners(s: State) -> list[int]:
     """Highest prestige; then more buildings built; then a shared victory (6.4)."""
-    keys = [(score(s, seat), s.built[seat]) for seat in range(s.n)]
+    keys = standing_keys(s)
     best = max(keys)
     return [seat for seat in range(s.n) if keys[seat] == best]

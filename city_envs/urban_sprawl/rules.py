@@ -1252,9 +1252,14 @@ def office_bonus(s: State, office: int, seat: int) -> int:
     return len(_matching(s, (cp.OFFICE_BONUS_ZONE[office],), 0))
 
 
+def standing_keys(s: State) -> list[tuple[int, int]]:
+    """Per seat: prestige, then wealth (6.4)."""
+    return [(s.prestige[seat], s.wealth[seat]) for seat in range(s.n)]
+
+
 def ranking_winners(s: State) -> list[int]:
     """Most prestige, then most wealth; a surviving tie shares the victory (6.4)."""
-    keys = [(s.prestige[seat], s.wealth[seat]) for seat in range(s.n)]
+    keys = standing_keys(s)
     best = max(keys)
     return [seat for seat in range(s.n) if keys[seat] == best]
 

@@ -162,3 +162,15 @@ def test_agent_specs():
         make_agent("ismcts:depth=3", "citadels", 0)
     with pytest.raises(ValueError, match="expected int"):
         make_agent("ismcts:iters=many", "citadels", 0)
+
+
+def test_a_cut_rollout_is_valued_by_the_rulebook_standings():
+    """Blue Moon City's score (offerings) is level for most of a match; its tie-break, crystals, says
+    who is closer to the next offering, and that is what a rollout cut short is worth."""
+    game = make_game("blue_moon_city", 3, seed=0)
+    game.state.offerings = [1, 1, 0]
+    game.state.crystals = [4, 9, 20]
+    assert game.standings() == [(1, 4), (1, 9), (0, 20)]
+    assert ISMCTSAgent._values(game) == [0.0, 1.0, -1.0]
+    game.state.crystals = [9, 9, 20]
+    assert ISMCTSAgent._values(game) == [0.5, 0.5, -1.0]
