@@ -23,6 +23,20 @@ def test_ladder_writes_a_leaderboard_row_per_rung_and_the_run_reports(tmp_path):
     assert heuristic_row[5] == "—"  # no "ahead of heuristic" for the heuristic itself
     assert all(0.0 <= float(row[5]) <= 1.0 for row in rows if row[2] != "heuristic")
     assert (tmp_path / "citadels_2p" / "results.json").exists()
+    text = (tmp_path / "leaderboard.md").read_text()
+    assert "| 2 players: mu · win rate · ahead of heuristic | citadels (6) |" in text
+    for rung in RUNGS.split(","):
+        _mu, win_rate, _ahead = next(line for line in text.splitlines() if line.startswith(f"| {rung} |")).split(
+            " | ")[1].split(" · ")
+        assert float(win_rate) == pytest.approx(float(next(r for r in rows if r[2] == rung)[4].split()[0]), abs=0.01)
+
+
+def test_games_share_a_summary_row_whatever_their_rollout_suffix():
+    assert ladder.game_rungs("citadels", ["heuristic", "ismcts:iters=5"]) == ["heuristic",
+                                                                              "ismcts:iters=5:max_rollout=none"]
+    for game in ("citadels", "big_city"):
+        assert [ladder.rung_label(game, agent) for agent in ladder.game_rungs(game, list(ladder.RUNGS))] == list(
+            ladder.RUNGS)
 
 
 def test_a_finished_run_is_reused_and_separate_calls_share_the_leaderboard(tmp_path, monkeypatch):

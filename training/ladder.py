@@ -110,12 +110,38 @@ def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], 
     return write_leaderboard(out)
 
 
+def rung_label(game: str, agent: str) -> str:
+    """The rung an agent of `game`'s run stands for (`game_rungs` undone), so games share a row."""
+    return agent.removesuffix(":max_rollout=none") if game in FULL_ROLLOUTS else agent
+
+
+def summary_tables(results: list[dict]) -> list[str]:
+    """Per player count, a rung-by-game table: OpenSkill mu · win rate · share ahead of the heuristic."""
+    lines = []
+    for count in sorted({r["num_players"] for r in results}):
+        runs = [r for r in results if r["num_players"] == count]
+        cells: dict[str, dict[str, str]] = {}
+        for result in runs:
+            for agent, rating in result["ratings"].items():
+                versus = result["pairwise"].get(agent, {}).get("heuristic")
+                ahead = "—" if versus is None else f"{versus:.2f}"
+                cells.setdefault(rung_label(result["game"], agent), {})[result["game"]] = (
+                    f"{rating['mu']:.1f} · {result['win_rate'][agent]:.2f} · {ahead}")
+        lines += ["", f"| {count} players: mu · win rate · ahead of heuristic | "
+                  + " | ".join(f"{r['game']} ({r['games']})" for r in runs) + " |",
+                  "|---" * (len(runs) + 1) + "|"]
+        for label, row in cells.items():
+            lines.append(f"| {label} | " + " | ".join(row.get(r["game"], "") for r in runs) + " |")
+    return lines
+
+
 def write_leaderboard(out: Path) -> Path:
-    """`leaderboard.md` from every run folder in `out`, in the registry's game order."""
+    """`leaderboard.md` from every run folder in `out`, in the registry's game order: a summary table
+    per player count, then every run's rows in full."""
     order = {name: i for i, name in enumerate(GAMES)}
     results = [json.loads(p.read_text()) for p in out.glob("*_*p/results.json")]
     results.sort(key=lambda r: (order.get(r["game"], len(order)), r["num_players"]))
-    lines = [HEADER]
+    lines = ["# Strength ladder", *summary_tables(results), "", HEADER]
     for result in results:
         lines.append(f"| **{result['game']}** | {result['num_players']} | *{result['games']} matches, seed "
                      f"{result['seed']}, mean length {result['mean_length']:.0f} decisions* | | | | |")
