@@ -46,9 +46,6 @@ class BlueMoonCity(StateGame):
     def winners(self) -> list[int]:
         return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)
 
-    def standings(self) -> list[tuple[float, ...]]:
-        return rules.standing_keys(self.state)
-
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
         data = dict(vars(self.state))

@@ -51,9 +51,6 @@ class Citadels(StateGame):
     def winners(self) -> list[int]:
         return rules.winners(self.state)
 
-    def standings(self) -> list[tuple[float, ...]]:
-        return rules.standing_keys(self.state)
-
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
         data = {}

@@ -49,9 +49,6 @@ class UrbanSprawl(StateGame):
     def winners(self) -> list[int]:
         return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)
 
-    def standings(self) -> list[tuple[float, ...]]:
-        return rules.standing_keys(self.state)
-
     # ----- information --------------------------------------------------------------------------
     def observation(self, player: int) -> np.ndarray:
         return view.observation(self.state, player, self.options["variant"])
