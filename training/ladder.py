@@ -76,13 +76,11 @@ def parse_matches(text: str) -> dict[int, int] | int:
     try:
         if ":" not in text:
             matches: dict[int, int] | int = int(text)
-            values = [matches]
         else:
             matches = {int(count): int(number) for count, number in (item.split(":") for item in text.split(","))}
-            values = list(matches.values())
     except ValueError:
         raise ValueError(f"--games {text!r}: give a number, or count:matches pairs such as 2:48,4:8") from None
-    if any(v < 1 for v in values):
+    if min(matches.values() if isinstance(matches, dict) else [matches]) < 1:
         raise ValueError(f"--games {text!r}: every number of matches must be at least 1")
     return matches
 

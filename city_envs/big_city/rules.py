@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from city_envs.big_city import components as cp
+from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
 CARD = 0
@@ -1001,10 +1002,14 @@ def _begin_turn(s: State, seat: int) -> None:
 
 
 # ===== end of the game (section 6) ==============================================================
+def standing_keys(s: State) -> list[tuple[float]]:
+    """Per seat: the score alone (RECONSTRUCTED: the rules give no tie-break)."""
+    return [(s.scores[seat],) for seat in range(s.n)]
+
+
 def ranking_winners(s: State) -> list[int]:
-    """Highest score; tied leaders share the victory (RECONSTRUCTED: the rules give no tie-break)."""
-    best = max(s.scores)
-    return [seat for seat in range(s.n) if s.scores[seat] == best]
+    """Highest score; tied leaders share the victory."""
+    return leaders(standing_keys(s))
 
 
 def _game_over(s: State, truncated: bool = False) -> None:

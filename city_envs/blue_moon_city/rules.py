@@ -35,6 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from city_envs.blue_moon_city import components as cp
+from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
 DRAGON_MOVE = 0
@@ -564,9 +565,7 @@ def standing_keys(s: State) -> list[tuple[int, int]]:
 
 def ranking_winners(s: State) -> list[int]:
     """Most offerings, then most crystals, then a shared victory (6.2)."""
-    keys = standing_keys(s)
-    best = max(keys)
-    return [seat for seat in range(s.n) if keys[seat] == best]
+    return leaders(standing_keys(s))
 
 
 def _game_over(s: State, winners: list[int], truncated: bool = False) -> None:

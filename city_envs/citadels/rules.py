@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from city_envs.citadels import components as cp
+from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
 PICK_CHARACTER = 0
@@ -602,6 +603,4 @@ def standing_keys(s: State) -> list[tuple[int, int]]:
 
 
 def winners(s: State) -> list[int]:
-    keys = standing_keys(s)
-    best = max(keys)
-    return [seat for seat in range(s.n) if keys[seat] == best]
+    return leaders(standing_keys(s))

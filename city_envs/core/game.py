@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import abc
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -49,6 +49,12 @@ class Option:
 
 def positive_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+
+
+def leaders(keys: Sequence[Any]) -> list[int]:
+    """The seats whose ranking key is the best (several only for a surviving tie)."""
+    best = max(keys)
+    return [seat for seat, key in enumerate(keys) if key == best]
 
 
 def rng_from_state(state: dict) -> np.random.Generator:

@@ -19,11 +19,11 @@ from city_envs.core.game import Game
 class StateGame(Game):
     """A `Game` whose mutable state is `self.state`, handled by the modules named below.
 
-    `rules_module` provides `DECISION_NAMES`, `GAME_OVER`, `legal_actions(state)` and
-    `apply_action(state, action)`; `view_module` provides `view`, `observation`, `determinize` and
-    `copy_state`; `render_module` provides `describe_action` and `render_text`. A rules module with
-    tie-breaks also provides `standing_keys(state)`, the per-seat ranking keys its `winners` compares.
-    A game whose calls need more arguments (options, the chance proxy) overrides the method concerned.
+    `rules_module` provides `DECISION_NAMES`, `GAME_OVER`, `legal_actions(state)`,
+    `apply_action(state, action)` and `standing_keys(state)` (the per-seat ranking keys its winners
+    are chosen by); `view_module` provides `view`, `observation`, `determinize` and `copy_state`;
+    `render_module` provides `describe_action` and `render_text`. A game whose calls need more
+    arguments (options, the chance proxy) overrides the method concerned.
     """
 
     rules_module: ClassVar[ModuleType]
@@ -47,8 +47,7 @@ class StateGame(Game):
         return self.state.decision == self.rules_module.GAME_OVER
 
     def standings(self) -> list[tuple[float, ...]]:
-        standing_keys = getattr(self.rules_module, "standing_keys", None)
-        return super().standings() if standing_keys is None else standing_keys(self.state)
+        return self.rules_module.standing_keys(self.state)
 
     # ----- information --------------------------------------------------------------------------
     def view(self, player: int) -> dict:

@@ -22,6 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
+from city_envs.core.game import leaders
 from city_envs.metropolys import components as cp
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -384,6 +385,4 @@ def standing_keys(s: State) -> list[tuple[int, int]]:
 
 def winners(s: State) -> list[int]:
     """Highest prestige; then more buildings built; then a shared victory (6.4)."""
-    keys = standing_keys(s)
-    best = max(keys)
-    return [seat for seat in range(s.n) if keys[seat] == best]
+    return leaders(standing_keys(s))

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from city_envs.core.game import leaders
 from city_envs.urban_sprawl import components as cp
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -1259,9 +1260,7 @@ def standing_keys(s: State) -> list[tuple[int, int]]:
 
 def ranking_winners(s: State) -> list[int]:
     """Most prestige, then most wealth; a surviving tie shares the victory (6.4)."""
-    keys = standing_keys(s)
-    best = max(keys)
-    return [seat for seat in range(s.n) if keys[seat] == best]
+    return leaders(standing_keys(s))
 
 
 def _game_over(s: State, truncated: bool = False) -> None:
