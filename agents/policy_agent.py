@@ -1,89 +1,103 @@
-"""A trained MaskablePPO policy playing one seat through the information-set handle.
+"""A trained policy playing one seat through the information-set handle.
 
-`ppo:PATH` loads a model saved by `training/selfplay.py` (or any MaskablePPO zip with the game's
-observation and action spaces); `ppo` alone loads the committed baseline
-`training/baselines/<game>_<players>p.zip` for the match's player count. The policy picks the most
-likely legal action (greedy), or samples from its masked distribution with the agent's own seeded
-numpy generator when `greedy=False` (the self-play opponents do), so play is reproducible either way.
+`ppo:PATH` loads a policy file (`*.safetensors`, see `agents/policy_file.py`: data only, nothing
+runs on load); `ppo` alone loads the committed baseline `training/baselines/<game>_<players>p.safetensors`
+for the match's player count. SB3's pickled `.zip` files load only with `trust_pickle=True`
+(`ppo:PATH.zip:trust_pickle`), since opening one can run code. The policy picks the most likely
+legal action (greedy), or samples from its masked distribution with the agent's own seeded numpy
+generator when `greedy=False`, so play is reproducible either way.
 """
 
 from __future__ import annotations
 
-import random
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import make_rng
+from agents.policy_file import SUFFIX, PolicyFileError, load_policy_file, load_sb3_zip
 from city_envs.core.infoset import InfoSet
 
 BASELINES_DIR = Path(__file__).resolve().parent.parent / "training" / "baselines"
-_POLICIES: dict[str, object] = {}  # resolved path -> loaded policy, shared by the agents of a process
+POLICY_CACHE_SIZE = 16  # loaded policies kept per process (a pool holds at most a few snapshots)
+_POLICIES: OrderedDict[tuple[str, float, bool], object] = OrderedDict()
 
 
 def baseline_path(game_name: str, num_players: int) -> Path:
-    return BASELINES_DIR / f"{game_name}_{num_players}p.zip"
+    return BASELINES_DIR / f"{game_name}_{num_players}p{SUFFIX}"
 
 
-def load_policy(path: str | Path):
-    """The MaskableActorCriticPolicy saved in `path`, on the CPU in eval mode (cached per process)."""
-    key = str(Path(path).resolve())
-    if key not in _POLICIES:
-        if not Path(key).is_file():
-            raise ValueError(f"no PPO model at {path}")
-        import torch
-        from sb3_contrib import MaskablePPO
-
-        # loading reseeds the global RNGs with the model's seed: keep them as they were, so a policy
-        # loaded in a trainer's process (a pool opponent, an evaluation) does not change its run
-        states = torch.get_rng_state(), np.random.get_state(), random.getstate()
-        try:
-            model = MaskablePPO.load(key, device="cpu")
-        finally:
-            torch.set_rng_state(states[0])
-            np.random.set_state(states[1])
-            random.setstate(states[2])
-        model.policy.set_training_mode(False)
-        _POLICIES[key] = model.policy
-    return _POLICIES[key]
+def load_policy(path: str | Path, trust_pickle: bool = False):
+    """The actor-critic saved in `path`, on the CPU in eval mode; the last few are cached per process
+    (keyed by path and modification time, so a rewritten file is read again)."""
+    resolved = Path(path).resolve()
+    if not resolved.is_file():
+        raise PolicyFileError(f"no policy file at {path}")
+    key = (str(resolved), resolved.stat().st_mtime, trust_pickle)
+    if key in _POLICIES:
+        _POLICIES.move_to_end(key)
+        return _POLICIES[key]
+    if resolved.suffix == ".zip":
+        policy = load_sb3_zip(resolved, trust_pickle=trust_pickle)
+    else:
+        policy = load_policy_file(resolved)[0]
+    _POLICIES[key] = policy
+    while len(_POLICIES) > POLICY_CACHE_SIZE:
+        _POLICIES.popitem(last=False)
+    return policy
 
 
-def masked_logits(policy, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The policy's action logits for one observation, -inf where the mask forbids."""
+def batch_logits(policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The policy's action logits for a batch of observations, -inf where a mask forbids."""
     import torch
 
     with torch.no_grad():
-        obs = torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0)
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
         features = policy.extract_features(obs, policy.pi_features_extractor)
         if isinstance(features, tuple):
             features = features[0]
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy()
-    return np.where(mask, logits, -np.inf)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+    return np.where(masks, logits, -np.inf)
+
+
+def masked_logits(policy, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """`batch_logits` for one observation."""
+    return batch_logits(policy, observation[None], mask[None])[0]
+
+
+def pick_action(logits: np.ndarray, greedy: bool, rng: np.random.Generator) -> int:
+    """The most likely action, or one sampled from softmax(logits) with `rng`."""
+    if greedy:
+        return int(np.argmax(logits))
+    probs = np.exp(logits - logits.max())
+    return int(rng.choice(len(probs), p=probs / probs.sum()))
 
 
 class PolicyAgent:
     """Plays `path`'s policy (None: the game's baseline for the match's player count)."""
 
     def __init__(self, path: str | Path | None = None, seed: int | np.random.Generator | None = None,
-                 greedy: bool = True) -> None:
+                 greedy: bool = True, trust_pickle: bool = False) -> None:
         self.path = None if path is None else str(path)
         self.rng = make_rng(seed)
         self.greedy = greedy
+        self.trust_pickle = trust_pickle
         self._policy = None
         if self.path is not None:
-            load_policy(self.path)  # fail early on a missing or unreadable file
+            load_policy(self.path, trust_pickle)  # fail early on a missing, unreadable or untrusted file
 
     def _checked_policy(self, info_set: InfoSet, observation: np.ndarray):
         path = self.path or baseline_path(info_set.game_name, info_set.num_players)
         if self.path is None and not Path(path).is_file():
-            raise ValueError(f"no PPO baseline for {info_set.game_name} with {info_set.num_players} players "
-                             f"({path}); train one with `city-envs train` and use ppo:PATH")
-        policy = load_policy(path)
+            raise PolicyFileError(f"no PPO baseline for {info_set.game_name} with {info_set.num_players} players "
+                                  f"({path}); train one with `city-envs train` and use ppo:PATH")
+        policy = load_policy(path, self.trust_pickle)
         expected = (tuple(policy.observation_space.shape), int(policy.action_space.n))
         actual = (observation.shape, info_set.num_actions)
         if expected != actual:
-            raise ValueError(f"model {path} expects (observation shape, actions) {expected}, "
-                             f"{info_set.game_name} {info_set.num_players}p has {actual}")
+            raise PolicyFileError(f"model {path} expects (observation shape, actions) {expected}, "
+                                  f"{info_set.game_name} {info_set.num_players}p has {actual}")
         return policy
 
     def act(self, info_set: InfoSet) -> int:
@@ -93,16 +107,8 @@ class PolicyAgent:
         observation = info_set.observation()
         if self._policy is None:
             self._policy = self._checked_policy(info_set, observation)
-        logits = masked_logits(self._policy, observation, mask)
-        if self.greedy:
-            return int(np.argmax(logits))
-        probs = np.exp(logits - logits.max())
-        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+        return pick_action(masked_logits(self._policy, observation, mask), self.greedy, self.rng)
 
     def __getstate__(self) -> dict:
-        """The path, not the network: a pickled agent (a checkpointed env) reloads it lazily."""
-        return {"path": self.path, "rng": self.rng, "greedy": self.greedy}
-
-    def __setstate__(self, state: dict) -> None:
-        self.path, self.rng, self.greedy = state["path"], state["rng"], state["greedy"]
-        self._policy = None
+        """The path, not the network: a copied or pickled agent reloads it lazily."""
+        return {**self.__dict__, "_policy": None}

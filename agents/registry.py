@@ -18,6 +18,7 @@ HEURISTICS: dict[str, str] = {
     "urban_sprawl": "agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic", "ismcts", "ppo")
+PPO_FLAGS = ("sample", "trust_pickle")
 # `ismcts:key=value:...` parameters and their types
 
 
@@ -55,8 +56,9 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
     [:max_rollout=N|none][:rollout=random|heuristic][:bias=X][:opponents=heuristic|search], or
-    ppo[:PATH][:sample] (a saved MaskablePPO model, by default the committed baseline
-    `training/baselines/<game>_<players>p.zip`; greedy, or sampling from its policy with `:sample`)."""
+    ppo[:PATH][:sample][:trust_pickle] (a policy file, by default the committed baseline
+    `training/baselines/<game>_<players>p.safetensors`; greedy, or sampling from its policy with `:sample`;
+    an SB3 `.zip` only with `:trust_pickle`, since opening one can run code)."""
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
@@ -77,7 +79,11 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
     if name == "ppo":
         from agents.policy_agent import PolicyAgent
 
-        sample = spec == "sample" or spec.endswith(":sample")
-        path = spec.removesuffix("sample").removesuffix(":") if sample else spec
-        return PolicyAgent(path or None, seed, greedy=not sample)
+        parts = spec.split(":") if spec else []
+        flags = {p for p in parts if p in PPO_FLAGS}
+        paths = [p for p in parts if p not in PPO_FLAGS]
+        if len(paths) > 1:
+            raise ValueError(f"bad ppo spec {kind!r}: one path at most, then flags {', '.join(PPO_FLAGS)}")
+        return PolicyAgent(paths[0] if paths else None, seed, greedy="sample" not in flags,
+                           trust_pickle="trust_pickle" in flags)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")

@@ -6,6 +6,7 @@ import argparse
 import ast
 import json
 import sys
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -178,6 +179,34 @@ def cmd_train(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+def cmd_baseline(args: argparse.Namespace) -> int:
+    """Retrain a committed baseline from its own config (resuming a stopped run), then publish it."""
+    from agents.policy_agent import baseline_path
+    from training.selfplay import publish_baseline, retrain_baseline
+
+    config_path = baseline_path(args.game, args.players).with_suffix(".toml")
+    if not config_path.is_file():
+        raise ValueError(f"no baseline config {config_path} for {args.game} with {args.players} players")
+    out = Path(args.out or f"runs/baseline_{args.game}_{args.players}p")
+    retrain_baseline(config_path, out, log=lambda text: print(text, flush=True))
+    record = publish_baseline(out, games=args.games, seed=args.eval_seed, jobs=args.jobs)
+    for opponent, r in record["evaluation"].items():
+        print(f"vs {opponent}: {r['win_rate']:.3f} ({r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}), {r['games']} games")
+    print(f"published {baseline_path(args.game, args.players)}")
+    return 0
+
+
+def cmd_convert_model(args: argparse.Namespace) -> int:
+    """An SB3 MaskablePPO zip (a pickle) rewritten as a data-only policy file."""
+    from agents.policy_file import PICKLE_WARNING, convert_sb3_zip
+
+    if not args.trust_pickle:
+        raise ValueError(f"{args.zip} {PICKLE_WARNING}: pass --trust-pickle if you trust it")
+    game_class(args.game).check_num_players(args.players)
+    print(f"wrote {convert_sb3_zip(args.zip, args.out, args.game, args.players)}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job for now: one rendered match of the heuristic against random bots, then a
     short seat-rotated evaluation of the same line-up."""
@@ -238,6 +267,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(train)
     train.set_defaults(func=cmd_train)
+
+    baseline = game_command("baseline", "retrain a committed PPO baseline from its config and publish it", 2)
+    baseline.add_argument("--out", help="run directory (default runs/baseline_<game>_<n>p; resumed if it holds one)")
+    baseline.add_argument("--games", type=int, default=400, help="evaluation matches per opponent kind")
+    baseline.add_argument("--eval-seed", type=int, default=1000, help="evaluation seed (training never uses it)")
+    baseline.add_argument("--jobs", type=int, default=1, help="evaluation worker processes")
+    baseline.set_defaults(func=cmd_baseline)
+
+    convert = sub.add_parser("convert-model", help="rewrite a trusted SB3 MaskablePPO zip as a policy file")
+    convert.add_argument("zip", help="the SB3 zip (a pickle: opening it can run code)")
+    convert.add_argument("out", help="the policy file to write (*.safetensors)")
+    convert.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    convert.add_argument("--players", type=int, default=2)
+    convert.add_argument("--trust-pickle", action="store_true", help="you trust the zip's author")
+    convert.set_defaults(func=cmd_convert_model)
 
     demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=int, default=100)

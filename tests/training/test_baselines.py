@@ -1,4 +1,4 @@
-"""The committed 2-player baselines: present, small, loadable by `ppo`, and their recorded figures reproduce."""
+"""The committed baselines: present, small, data-only, loadable by `ppo`, and their figures reproduce."""
 
 from __future__ import annotations
 
@@ -10,39 +10,45 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents.policy_agent import baseline_path  # noqa: E402
+from agents.policy_file import read_metadata  # noqa: E402
 from city_envs.core.registry import GAMES  # noqa: E402
 from training.arena import evaluate  # noqa: E402
-from training.selfplay import evaluate_model, load_config  # noqa: E402
+from training.config import load_config  # noqa: E402
+from training.evaluation import evaluate_model  # noqa: E402
+
+BASELINES = [(game, players) for game in GAMES for players in (2, 4)]
 
 
-def record(game: str) -> dict:
-    return json.loads(baseline_path(game, 2).with_suffix(".json").read_text())
+def record(game: str, players: int) -> dict:
+    return json.loads(baseline_path(game, players).with_suffix(".json").read_text())
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_every_game_ships_a_small_baseline_with_its_config_and_figures(game):
-    path = baseline_path(game, 2)
+@pytest.mark.parametrize(("game", "players"), BASELINES)
+def test_every_game_ships_small_baselines_with_config_curve_and_figures(game, players):
+    path = baseline_path(game, players)
     assert path.is_file() and path.stat().st_size < 5_000_000
+    meta = read_metadata(path)
+    assert (meta["game"], meta["players"]) == (game, players)
     config = load_config(game, path.with_suffix(".toml"))
-    assert config.players == 2
-    assert record(game)["agent"] in ("ppo", "ppo:sample")
-    figures = record(game)["evaluation"]
+    assert config.players == players
+    figures = record(game, players)["evaluation"]
     assert set(figures) == {"random", "heuristic"}
-    assert all(r["games"] >= 400 for r in figures.values())
+    assert all(r["games"] >= 400 and r["failures"] == 0 for r in figures.values())
+    assert record(game, players)["eval_seed"] not in (config.seed + 1, config.seed + 2)  # not a training seed
+    assert path.with_name(path.stem + "_curve.png").is_file()
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_the_ppo_shorthand_plays_the_baseline_in_the_arena(game):
-    result = evaluate(game, 2, ["ppo", "random"], games=2, seed=0)
-    assert result["failures"] == [] and result["agents"]["ppo"]["appearances"] == 2
+@pytest.mark.parametrize(("game", "players"), BASELINES)
+def test_the_ppo_shorthand_plays_the_baseline_in_the_arena(game, players):
+    result = evaluate(game, players, ["ppo"] + ["random"] * (players - 1), games=1, seed=0)
+    assert result["failures"] == [] and result["agents"]["ppo"]["appearances"] == 1
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", GAMES)
-def test_the_recorded_baseline_figures_reproduce(game):
-    recorded = record(game)["evaluation"]
-    games = recorded["random"]["games"]
-    measured = evaluate_model(baseline_path(game, 2), game, 2, games, seed=record(game)["eval_seed"],
-                              sample=record(game)["agent"] == "ppo:sample")
+@pytest.mark.parametrize(("game", "players"), BASELINES)
+def test_the_recorded_baseline_figures_reproduce(game, players):
+    recorded = record(game, players)["evaluation"]
+    measured = evaluate_model(baseline_path(game, players), game, players, recorded["random"]["games"],
+                              seed=record(game, players)["eval_seed"])
     for opponent in recorded:
         assert measured[opponent]["win_rate"] == pytest.approx(recorded[opponent]["win_rate"])

@@ -1,0 +1,169 @@
+"""The policy file format: tensors and JSON metadata only, so opening a file runs no code.
+
+A policy file (`*.safetensors`) holds the state dict of a MaskablePPO actor-critic (sb3-contrib's
+`MaskableActorCriticPolicy`) in the safetensors format, whose header is JSON and whose body is raw
+tensor bytes; nothing in it is ever unpickled. The header's metadata (strings) says how to rebuild
+the network around the tensors:
+
+| key | meaning |
+|---|---|
+| `format` | `city-envs-policy` |
+| `format_version` | `1` |
+| `game`, `players` | what the policy plays (`players` is where it was trained; any count with the same spaces loads) |
+| `observation_shape`, `num_actions` | the spaces, as JSON |
+| `net_arch`, `activation` | the network: `{"pi": [...], "vf": [...]}` and `tanh` or `relu` |
+| `info` | free JSON: how it was made (config, steps, stage) |
+
+SB3's own `.zip` files are pickles: opening one can run code. `load_policy` refuses them unless the
+caller passes `trust_pickle=True`; `convert_sb3_zip` turns a trusted zip into a policy file once.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMAT = "city-envs-policy"
+FORMAT_VERSION = 1
+SUFFIX = ".safetensors"
+ACTIVATIONS = ("tanh", "relu")
+PICKLE_WARNING = ("is a pickled SB3 zip: opening it can run any code its author put in it. Load it only if you "
+                  "trust where it came from (trust_pickle=True, or the `:trust_pickle` agent flag), and convert "
+                  "it once with `city-envs convert-model` to the safetensors format, which holds data only")
+
+
+class PolicyFileError(ValueError):
+    """A policy file that is missing, not ours, or does not fit the game it is asked to play."""
+
+
+def normalize_net_arch(net_arch: Any) -> dict[str, list[int]]:
+    """`[64, 64]` (the same for actor and critic) or `{"pi": [...], "vf": [...]}` as the dict form."""
+    if isinstance(net_arch, dict):
+        arch = {"pi": list(net_arch.get("pi", [])), "vf": list(net_arch.get("vf", []))}
+    else:
+        arch = {"pi": list(net_arch), "vf": list(net_arch)}
+    for key, sizes in arch.items():
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
+            raise ValueError(f"net_arch[{key!r}] must be a list of positive layer sizes, not {sizes!r}")
+    return arch
+
+
+def build_policy(observation_shape: tuple[int, ...], num_actions: int, net_arch: Any, activation: str = "tanh"):
+    """A fresh MaskableActorCriticPolicy on the CPU (the shape every policy file describes)."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {ACTIVATIONS}, not {activation!r}")
+    space = gym.spaces.Box(-np.inf, np.inf, tuple(observation_shape), np.float32)
+    activation_fn = torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU
+    return MaskableActorCriticPolicy(space, gym.spaces.Discrete(int(num_actions)), lambda _: 0.0,
+                                     net_arch=normalize_net_arch(net_arch), activation_fn=activation_fn)
+
+
+def policy_kwargs(net_arch: Any, activation: str) -> dict:
+    """The `policy_kwargs` that make MaskablePPO build the same network as `build_policy`."""
+    import torch
+
+    return {"net_arch": normalize_net_arch(net_arch),
+            "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU}
+
+
+def save_policy(policy, path: str | Path, *, game: str, players: int, net_arch: Any, activation: str,
+                info: dict | None = None) -> Path:
+    """Write `policy`'s tensors and metadata to `path` (atomically: a crash leaves the old file)."""
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {
+        "format": FORMAT, "format_version": str(FORMAT_VERSION), "game": game, "players": str(int(players)),
+        "observation_shape": json.dumps(list(policy.observation_space.shape)),
+        "num_actions": str(int(policy.action_space.n)),
+        "net_arch": json.dumps(normalize_net_arch(net_arch)), "activation": activation,
+        "info": json.dumps(info or {}),
+    }
+    tensors = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata=metadata)
+    tmp.replace(path)
+    return path
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The decoded metadata of a policy file, checked; reads the JSON header only."""
+    from safetensors import safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyFileError(f"no policy file at {path}")
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            raw = handle.metadata() or {}
+    except Exception as error:  # safetensors raises its own error types for a damaged header
+        raise PolicyFileError(f"{path} is not a safetensors policy file: {error}") from None
+    if raw.get("format") != FORMAT:
+        raise PolicyFileError(f"{path} is a safetensors file but not a city-envs policy (format {raw.get('format')!r})")
+    if raw.get("format_version") != str(FORMAT_VERSION):
+        raise PolicyFileError(f"{path} has policy format version {raw.get('format_version')!r}; "
+                              f"this city-envs reads version {FORMAT_VERSION}")
+    try:
+        meta = {"game": raw["game"], "players": int(raw["players"]),
+                "observation_shape": tuple(json.loads(raw["observation_shape"])),
+                "num_actions": int(raw["num_actions"]), "net_arch": normalize_net_arch(json.loads(raw["net_arch"])),
+                "activation": raw["activation"], "info": json.loads(raw.get("info", "{}"))}
+    except (KeyError, ValueError, TypeError) as error:
+        raise PolicyFileError(f"{path} has broken policy metadata: {error!r}") from None
+    if meta["activation"] not in ACTIVATIONS:
+        raise PolicyFileError(f"{path}: unknown activation {meta['activation']!r}")
+    return meta
+
+
+def load_policy_file(path: str | Path):
+    """(policy in eval mode on the CPU, metadata) from a policy file; wrong tensors raise PolicyFileError."""
+    import torch
+    from safetensors.torch import load_file
+
+    meta = read_metadata(path)
+    with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the caller's RNG alone
+        policy = build_policy(meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"])
+    tensors = load_file(str(path), device="cpu")
+    try:
+        policy.load_state_dict(tensors, strict=True)
+    except RuntimeError as error:
+        raise PolicyFileError(f"{path}: tensors do not fit the network its metadata describes: {error}") from None
+    policy.set_training_mode(False)
+    return policy, meta
+
+
+def load_sb3_zip(path: str | Path, trust_pickle: bool = False):
+    """The policy inside an SB3 MaskablePPO zip; refuses unless `trust_pickle` (the zip is a pickle)."""
+    if not trust_pickle:
+        raise PolicyFileError(f"{path} {PICKLE_WARNING}")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    # loading reseeds the global RNGs with the model's seed: keep them as they were
+    states = torch.get_rng_state(), np.random.get_state(), random.getstate()
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    finally:
+        torch.set_rng_state(states[0])
+        np.random.set_state(states[1])
+        random.setstate(states[2])
+    model.policy.set_training_mode(False)
+    return model.policy
+
+
+def convert_sb3_zip(zip_path: str | Path, out: str | Path, game: str, players: int) -> Path:
+    """Rewrite a trusted SB3 MaskablePPO zip as a policy file (same network, same play)."""
+    policy = load_sb3_zip(zip_path, trust_pickle=True)
+    arch = policy.net_arch
+    activation = "relu" if policy.activation_fn.__name__.lower() == "relu" else "tanh"
+    return save_policy(policy, out, game=game, players=players, net_arch=arch, activation=activation,
+                       info={"converted_from": Path(zip_path).name})

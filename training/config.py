@@ -1,0 +1,146 @@
+"""A training run's settings: `TrainConfig`, read from `training/configs/<game>.toml` plus overrides.
+
+A run has two stages, both optional: the warm start (behaviour cloning of a teacher, then DAgger
+rounds; `training/pretrain.py`) and self-play PPO from the warm start (`training/selfplay.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from agents.policy_file import ACTIVATIONS, normalize_net_arch
+from agents.registry import HEURISTICS
+from city_envs.core.registry import game_class
+from training.vec_env import REWARDS
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+
+@dataclass
+class TrainConfig:
+    """Every setting of a run; `training/configs/<game>.toml` holds a game's defaults."""
+
+    game: str
+    players: int = 2
+    seed: int = 0
+    options: dict = field(default_factory=dict)  # game options
+    # the network (policy and value heads, as in a policy file)
+    net_arch: Any = field(default_factory=lambda: {"pi": [256, 128], "vf": [128, 64]})
+    activation: str = "tanh"
+    torch_threads: int = 1
+    init_from: str = ""  # a policy file to start from: PPO's start, or round 0 of the DAgger rounds
+    # warm start: behaviour cloning of `teacher` (an agent spec), then DAgger rounds
+    pretrain: bool = True
+    teacher: str = "heuristic"
+    bc_matches: int = 600  # teacher-played matches of cloning data (one recorded seat per match)
+    dagger_rounds: int = 3
+    dagger_matches: int = 400  # student-played matches per DAgger round, labelled by the teacher
+    pretrain_epochs: int = 12
+    pretrain_batch_size: int = 512
+    pretrain_lr: float = 1e-3
+    max_samples: int = 300_000  # the newest samples kept across rounds (memory bound)
+    # self-play PPO after the warm start (0 steps: the warm start is the model)
+    timesteps: int = 0
+    n_envs: int = 64  # matches stepped together in one process
+    reward: str = "score"
+    score_scale: float = 0.02
+    pool_self: float = 0.2
+    pool_heuristic: float = 0.6
+    pool_random: float = 0.2
+    max_snapshots: int = 10
+    snapshot_every: int = 50_000
+    eval_every: int = 100_000
+    eval_games: int = 60
+    eval_jobs: int = 1
+    final_eval_games: int = 200
+    checkpoint_every: int = 50_000
+    # the final model: the curve point that did best on the evaluation seed (`seed + 1`), or the last one
+    select_best: bool = True
+    n_steps: int = 64  # per env per rollout
+    batch_size: int = 2048
+    n_epochs: int = 4
+    learning_rate: float = 1e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.1
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+
+    def __post_init__(self) -> None:
+        cls = game_class(self.game)
+        cls.check_num_players(self.players)
+        cls.check_options(self.options)
+        self.net_arch = normalize_net_arch(self.net_arch)
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"invalid activation {self.activation!r}; allowed: {', '.join(ACTIVATIONS)}")
+        if self.reward not in REWARDS:
+            raise ValueError(f"invalid reward {self.reward!r}; allowed: {', '.join(REWARDS)}")
+        weights = self.pool_weights()
+        if min(weights.values()) < 0 or sum(weights.values()) <= 0:
+            raise ValueError(f"pool weights must be >= 0 and not all 0: {weights}")
+        if weights["heuristic"] > 0 and self.game not in HEURISTICS:
+            raise ValueError(f"{self.game} has no heuristic agent: set pool_heuristic = 0")
+        for name in ("n_envs", "n_steps", "batch_size", "snapshot_every", "eval_every", "checkpoint_every",
+                     "max_snapshots", "pretrain_epochs", "pretrain_batch_size", "max_samples", "torch_threads"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        for name in ("timesteps", "bc_matches", "dagger_rounds", "dagger_matches", "eval_games", "final_eval_games"):
+            if int(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must be >= 0")
+        if self.init_from and self.pretrain and self.dagger_rounds < 1:
+            raise ValueError("init_from with pretrain = true needs dagger_rounds >= 1 (the rounds continue it)")
+
+    def pool_weights(self) -> dict[str, float]:
+        return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}
+
+
+def read_toml(path: Path) -> dict:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path} is not valid TOML: {error}") from None
+
+
+def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:
+    """The game's defaults file (or `config_path`), then `overrides` (None values are skipped)."""
+    path = Path(config_path) if config_path else CONFIG_DIR / f"{game}.toml"
+    if not path.is_file():
+        raise ValueError(f"no config file {path}")
+    values = read_toml(path)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    if values.get("game", game) != game:
+        raise ValueError(f"config {path} is for {values['game']}, not {game}")
+    values["game"] = game
+    allowed = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise ValueError(f"unknown config keys {unknown}; allowed: {', '.join(sorted(allowed))}")
+    try:
+        return TrainConfig(**values)
+    except TypeError as error:
+        raise ValueError(f"bad config value: {error}") from None
+
+
+def config_to_toml(config: TrainConfig) -> str:
+    """The config as TOML (flat keys, inline tables for the game options and the network)."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return repr(v)
+
+    return "".join(f"{k} = {value(v)}\n" for k, v in asdict(config).items())

@@ -1,0 +1,106 @@
+"""How a trained policy is measured: seat-rotated arena matches, tables and learning curves."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from agents.registry import HEURISTICS
+
+
+def evaluate_model(model_path: str | Path, game: str, players: int, games: int, seed: int, jobs: int = 1,
+                   opponents: tuple[str, ...] = ("random", "heuristic"), sample: bool = False,
+                   **options: Any) -> dict[str, dict]:
+    """Seat-rotated arena matches of the policy (greedy, or sampling) against each opponent kind filling
+    every other seat; win rates with Wilson 95% intervals (ties share the win)."""
+    from training.arena import evaluate
+
+    spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
+    results = {}
+    for opponent in opponents:
+        if opponent == "heuristic" and game not in HEURISTICS:
+            continue
+        result = evaluate(game, players, [spec] + [opponent] * (players - 1), games, seed, jobs=jobs, **options)
+        a = result["agents"][spec]
+        results[opponent] = {"games": games, "win_rate": a["win_rate"], "ci95": [a["ci_low"], a["ci_high"]],
+                             "mean_score": a["mean_score"], "opponent_mean_score": result["mean_score"][opponent],
+                             "failures": len(result["failures"])}
+    return results
+
+
+def format_evaluation(results: dict[str, dict], title: str) -> str:
+    lines = [title, "", "| opponent | games | win rate | 95% CI | mean score (policy vs opponent) |",
+             "|---|---|---|---|---|"]
+    for opponent, r in results.items():
+        lines.append(f"| {opponent} | {r['games']} | {r['win_rate']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} "
+                     f"| {r['mean_score']:.1f} vs {r['opponent_mean_score']:.1f} |")
+    return "\n".join(lines)
+
+
+def curve_row(stage: str, step: int, seconds: float, results: dict[str, dict]) -> dict:
+    """One point of a run's learning curve (`curve.csv`)."""
+    row: dict[str, Any] = {"stage": stage, "step": step, "seconds": round(seconds, 1)}
+    for opponent, r in results.items():
+        row[f"win_rate_vs_{opponent}"] = round(r["win_rate"], 4)
+        row[f"ci_low_vs_{opponent}"] = round(r["ci95"][0], 4)
+        row[f"ci_high_vs_{opponent}"] = round(r["ci95"][1], 4)
+        row[f"games_vs_{opponent}"] = r["games"]
+    return row
+
+
+def read_curve(out: Path) -> list[dict]:
+    """The rows of a run's `curve.csv` (numbers as numbers, without the policy file paths)."""
+    if not (out / "curve.csv").is_file():
+        return []
+    with open(out / "curve.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+
+    def number(text: str) -> Any:
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                return float(text)
+            except ValueError:
+                return text
+
+    return [{k: number(v) for k, v in row.items() if k != "policy" and v != ""} for row in rows]
+
+
+def write_curve(out: Path, rows: list[dict], title: str) -> None:
+    """`curve.csv` and `learning_curve.png`: win rates (with 95% intervals) after each warm-start round
+    and at each PPO evaluation."""
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    with open(out / "curve.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    if not rows:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    labels = [f"{r['stage']}\n{r['step']:,}" if r["stage"] == "ppo" else r["stage"] for r in rows]
+    x = list(range(len(rows)))
+    for opponent in ("random", "heuristic"):
+        key = f"win_rate_vs_{opponent}"
+        points = [(i, r) for i, r in zip(x, rows, strict=True) if key in r]
+        if not points:
+            continue
+        xs = [i for i, _ in points]
+        ax.plot(xs, [r[key] for _, r in points], marker="o", label=f"vs {opponent}")
+        ax.fill_between(xs, [r[f"ci_low_vs_{opponent}"] for _, r in points],
+                        [r[f"ci_high_vs_{opponent}"] for _, r in points], alpha=0.2)
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "learning_curve.png", dpi=100)
+    plt.close(fig)

@@ -1,0 +1,230 @@
+"""The warm start: behaviour cloning of a teacher, then DAgger rounds, into a policy file.
+
+Round 0 lets the teacher (any agent spec; the game's heuristic by default, or a search agent such
+as `ismcts:iters=50` for a teacher stronger than the heuristic) play the learner's seat of
+`bc_matches` training matches against the pool, and records every decision: the observation, the
+mask, the teacher's action, and the discounted return that followed (the same rewards PPO will
+see). Each DAgger round then lets the current network play (greedy, with a little random
+exploration), asks the teacher what it would have done in every state the network reached, adds
+those labels to the data, and trains again from the current weights. The states a policy meets are
+its own, so its mistakes are the ones corrected.
+
+Training minimises cross-entropy on the masked logits (actor) and squared error on the returns
+(critic). One match's states share one outcome, so a critic fits its training matches long before
+it generalises: a tenth of the matches are held out, and each head keeps the weights of the epoch
+with its best held-out loss. Every stage is seeded (data, shuffles, initial weights), so a rerun,
+or a resume after an interruption, gives the same files. With `init_from`, round 0 is that policy
+and the DAgger rounds continue it with the configured teacher (for instance a search teacher after a
+heuristic warm start).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents.policy_agent import batch_logits
+from agents.policy_file import build_policy, load_policy_file, save_policy
+from agents.registry import make_agent
+from city_envs.core.infoset import InfoSet
+from training.config import TrainConfig
+from training.pool import OpponentPool
+from training.vec_env import SelfPlayVecEnv
+
+EXPLORATION = 0.03  # share of the student's moves played at random in DAgger rounds
+HELD_OUT = 0.1  # share of matches held out to pick each head's best epoch
+ACTOR_PREFIXES = ("mlp_extractor.policy_net", "action_net")
+
+
+@dataclass
+class Samples:
+    """Recorded decisions: learner observations, masks, teacher labels, returns and match ids."""
+
+    observations: np.ndarray  # float16 (n, *observation_shape)
+    masks: np.ndarray  # bool (n, num_actions)
+    labels: np.ndarray  # int64 (n,)
+    returns: np.ndarray  # float32 (n,)
+    matches: np.ndarray  # int64 (n,): the match a decision came from
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @staticmethod
+    def join(parts: list[Samples], keep: int) -> Samples:
+        """The parts concatenated, keeping the newest `keep` samples."""
+        fields = {name: np.concatenate([getattr(p, name) for p in parts])[-keep:]
+                  for name in ("observations", "masks", "labels", "returns", "matches")}
+        return Samples(**fields)
+
+
+def collect(config: TrainConfig, matches: int, seed: list[int], student=None) -> tuple[Samples, dict]:
+    """`matches` finished matches of the learner's seat, played by the teacher (student None) or by
+    `student` (greedy, with EXPLORATION random moves), every decision labelled by the teacher."""
+    pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
+    n_envs = max(1, min(config.n_envs, matches))
+    env = SelfPlayVecEnv(config.game, config.players, n_envs, int(np.random.SeedSequence(seed).generate_state(1)[0]),
+                         pool, config.options, config.reward, config.score_scale)
+    teachers = [make_agent(config.teacher, config.game, np.random.default_rng(seed + [i])) for i in range(n_envs)]
+    explore = np.random.default_rng(seed + [n_envs])
+    observations = env.reset()
+    open_episodes: list[list[tuple[int, float]]] = [[] for _ in range(n_envs)]  # (sample index, reward)
+    recorded: dict[str, list] = {"obs": [], "mask": [], "label": []}
+    returns: dict[int, float] = {}
+    match_of: dict[int, int] = {}
+    finished, wins, agreement, count = 0, 0.0, [], 0
+    while finished < matches:
+        masks = env.action_masks()
+        labels = np.array([teachers[i].act(InfoSet(env.games[i], env.learners[i])) for i in range(n_envs)])
+        if student is None:
+            actions = labels
+        else:
+            actions = np.argmax(batch_logits(student, observations, masks), axis=1)
+            agreement.extend((actions == labels).tolist())
+            for i in np.flatnonzero(explore.random(n_envs) < EXPLORATION):
+                actions[i] = explore.choice(np.flatnonzero(masks[i]))
+        base = count
+        count += n_envs
+        recorded["obs"].append(observations.astype(np.float16))
+        recorded["mask"].append(masks.copy())
+        recorded["label"].append(labels)
+        observations, rewards, dones, infos = env.step(actions)
+        for i in range(n_envs):
+            open_episodes[i].append((base + i, float(rewards[i])))
+            if dones[i]:
+                if finished < matches:
+                    g = 0.0
+                    for index, reward in reversed(open_episodes[i]):
+                        g = reward + config.gamma * g
+                        returns[index] = g
+                        match_of[index] = finished
+                    wins += infos[i]["win"]
+                    finished += 1
+                open_episodes[i] = []
+    keep = np.array(sorted(returns), dtype=np.int64)
+    samples = Samples(observations=np.concatenate(recorded["obs"])[keep], masks=np.concatenate(recorded["mask"])[keep],
+                      labels=np.concatenate(recorded["label"]).astype(np.int64)[keep],
+                      returns=np.array([returns[k] for k in keep], dtype=np.float32),
+                      matches=np.array([match_of[k] for k in keep], dtype=np.int64) + seed[-1] * 1_000_000)
+    stats = {"matches": finished, "samples": len(samples), "learner_win_rate": wins / max(finished, 1)}
+    if agreement:
+        stats["student_agreement"] = float(np.mean(agreement))
+    return samples, stats
+
+
+def fit(policy, samples: Samples, config: TrainConfig, seed: int) -> dict:
+    """Train both heads on `samples`; each head ends at its best held-out epoch. Returns the metrics."""
+    import torch
+    import torch.nn.functional as F
+
+    generator = torch.Generator().manual_seed(seed)
+    match_ids = np.unique(samples.matches)
+    held = set(np.random.default_rng(seed).choice(match_ids, max(1, int(len(match_ids) * HELD_OUT)), replace=False))
+    is_held = np.isin(samples.matches, list(held))
+    train_idx, val_idx = np.flatnonzero(~is_held), np.flatnonzero(is_held)
+    policy.set_training_mode(True)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
+
+    def batch(indices: np.ndarray):
+        obs = torch.as_tensor(samples.observations[indices].astype(np.float32))
+        mask = torch.as_tensor(samples.masks[indices])
+        labels = torch.as_tensor(samples.labels[indices])
+        returns = torch.as_tensor(samples.returns[indices])
+        features = policy.extract_features(obs, policy.pi_features_extractor)
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        logits = policy.action_net(latent_pi).masked_fill(~mask, -1e9)
+        values = policy.value_net(latent_vf).squeeze(-1)
+        return F.cross_entropy(logits, labels), F.mse_loss(values, returns), (logits.argmax(1) == labels).float()
+
+    def validate() -> tuple[float, float, float]:
+        with torch.no_grad():
+            parts = [batch(val_idx[k:k + 4096]) for k in range(0, len(val_idx), 4096)]
+        weights = np.array([len(p[2]) for p in parts], dtype=float)
+        return (float(np.average([p[0].item() for p in parts], weights=weights)),
+                float(np.average([p[1].item() for p in parts], weights=weights)),
+                float(torch.cat([p[2] for p in parts]).mean()))
+
+    best = {"actor": (np.inf, None, 0), "critic": (np.inf, None, 0)}
+    history = []
+    for epoch in range(config.pretrain_epochs):
+        order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
+        for k in range(0, len(order), config.pretrain_batch_size):
+            actor_loss, critic_loss, _ = batch(order[k:k + config.pretrain_batch_size])
+            optimizer.zero_grad()
+            (actor_loss + config.vf_coef * critic_loss).backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+        val_actor, val_critic, val_accuracy = validate()
+        history.append({"epoch": epoch + 1, "val_cross_entropy": val_actor, "val_value_mse": val_critic,
+                        "val_agreement": val_accuracy})
+        state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        if val_actor < best["actor"][0]:
+            best["actor"] = (val_actor, state, epoch + 1)
+        if val_critic < best["critic"][0]:
+            best["critic"] = (val_critic, state, epoch + 1)
+    merged = {k: (best["actor"][1] if k.startswith(ACTOR_PREFIXES) else best["critic"][1])[k]
+              for k in policy.state_dict()}
+    policy.load_state_dict(merged)
+    policy.set_training_mode(False)
+    return {"train_samples": int(len(train_idx)), "held_out_samples": int(len(val_idx)),
+            "actor_epoch": best["actor"][2], "critic_epoch": best["critic"][2],
+            "val_cross_entropy": best["actor"][0], "val_value_mse": best["critic"][0],
+            "val_agreement": max(h["val_agreement"] for h in history if h["epoch"] == best["actor"][2]),
+            "epochs": history}
+
+
+def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
+    """Cloning then DAgger rounds into `out/warm_start/round_<k>.safetensors`; returns the last file.
+
+    Finished rounds are kept: a rerun (after an interruption) regenerates their data from the saved
+    policies and seeds, which gives the same samples, and trains only the rounds still missing.
+    """
+    import torch
+
+    torch.set_num_threads(config.torch_threads)
+    folder = out / "warm_start"
+    folder.mkdir(parents=True, exist_ok=True)
+    progress_file = folder / "rounds.json"
+    progress = json.loads(progress_file.read_text()) if progress_file.is_file() else []
+    parts: list[Samples] = []
+    path = None
+    for round_index in range(config.dagger_rounds + 1):
+        path = folder / f"round_{round_index}.safetensors"
+        previous = folder / f"round_{round_index - 1}.safetensors"
+        if round_index == 0 and config.init_from:  # DAgger rounds continue a given policy (a new teacher)
+            if not path.is_file():
+                policy, meta = load_policy_file(config.init_from)
+                save_policy(policy, path, game=config.game, players=config.players, net_arch=meta["net_arch"],
+                            activation=meta["activation"], info={"stage": "init", "from": str(config.init_from)})
+                progress = [{"round": 0, "stage": "init", "from": str(config.init_from)}]
+                progress_file.write_text(json.dumps(progress, indent=1))
+            continue
+        student = load_policy_file(previous)[0] if round_index > 0 else None
+        matches = config.bc_matches if round_index == 0 else config.dagger_matches
+        samples, stats = collect(config, matches, [config.seed, 7, round_index], student)
+        parts.append(samples)
+        if path.is_file() and round_index < len(progress):
+            log(f"warm start round {round_index}: kept {path.name}")
+            continue
+        data = Samples.join(parts, config.max_samples)  # every round's data so far (DAgger aggregates)
+        if student is None:
+            torch.manual_seed(config.seed)
+            policy = build_policy(data.observations.shape[1:], data.masks.shape[1], config.net_arch,
+                                  config.activation)
+        else:
+            policy = student
+        metrics = fit(policy, data, config, seed=config.seed * 1000 + round_index)
+        record = {"round": round_index, "stage": "clone" if round_index == 0 else "dagger", **stats,
+                  **{k: v for k, v in metrics.items() if k != "epochs"}, "epochs": metrics["epochs"]}
+        save_policy(policy, path, game=config.game, players=config.players, net_arch=config.net_arch,
+                    activation=config.activation, info={"stage": record["stage"], "round": round_index,
+                                                        "teacher": config.teacher})
+        progress = progress[:round_index] + [record]
+        progress_file.write_text(json.dumps(progress, indent=1))
+        log(f"warm start round {round_index} ({record['stage']}): {stats['samples']} samples, "
+            f"{len(data)} in the set, held-out agreement {record['val_agreement']:.3f}, "
+            f"value mse {record['val_value_mse']:.3f}"
+            + (f", student agreed {stats['student_agreement']:.3f} in play" if "student_agreement" in stats else ""))
+    return path
