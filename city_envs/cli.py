@@ -262,11 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", help="also write the results to this file")
     evaluate.set_defaults(func=cmd_evaluate)
 
-    train = game_command("train", "self-play MaskablePPO (needs the train extra)", 2)
+    train = game_command("train", "warm start and self-play MaskablePPO (needs the train extra)", None)
     from training.selfplay import add_arguments
 
     add_arguments(train)
-    train.set_defaults(func=cmd_train)
+    train.set_defaults(func=cmd_train, seed=None)  # the config file decides unless a flag says otherwise
 
     baseline = game_command("baseline", "retrain a committed PPO baseline from its config and publish it", 2)
     baseline.add_argument("--out", help="run directory (default runs/baseline_<game>_<n>p; resumed if it holds one)")

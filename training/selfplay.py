@@ -338,11 +338,10 @@ def run_command(args) -> int:
         overrides["options"] = parse_options(args.option)
     if args.init_from:
         overrides = {"init_from": args.init_from, "pretrain": False, **overrides}
-    if args.resume:
-        config = load_config(args.game, out / "config.toml", timesteps=args.timesteps, **overrides)
-    else:
-        config = load_config(args.game, args.config, players=args.players, timesteps=args.timesteps,
-                             n_envs=args.n_envs, seed=args.seed, **overrides)
+    flags = {"timesteps": args.timesteps} if args.resume else {
+        "players": args.players, "timesteps": args.timesteps, "n_envs": args.n_envs, "seed": args.seed}
+    values = {**flags, **overrides}  # --set KEY=VALUE has the last word
+    config = load_config(args.game, out / "config.toml" if args.resume else args.config, **values)
     progress = TrainProgress()
     try:
         summary = train(config, out, resume=args.resume, progress=progress,

@@ -284,12 +284,12 @@ def test_cli_smoke_train_resume_init_from_evaluate_and_play(tmp_path, capsys):
     """The whole path: warm start + PPO, resume further, PPO from a given file, evaluate, play."""
     out = tmp_path / "run"
     flags = [f"--set={k}={v}" for k, v in TINY_WARM.items() if k not in ("net_arch", "pretrain")]
-    assert cli.main(["train", "citadels", "--timesteps", "128", "--out", str(out), *flags]) == 0
+    assert cli.main(["train", "citadels", "--timesteps", "192", "--out", str(out), *flags]) == 0
     assert (out / "checkpoint" / "state.json").exists() and (out / "logs" / "part_1" / "progress.csv").exists()
-    assert cli.main(["train", "citadels", "--resume", "--timesteps", "256", "--out", str(out)]) == 0
+    assert cli.main(["train", "citadels", "--resume", "--timesteps", "320", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "256 PPO steps" in text and "warm start round 1: kept" in text
-    assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 256
+    assert "320 PPO steps" in text and "warm start round 1: kept" in text
+    assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 320
     model = out / "model.safetensors"
     assert model.stat().st_size < 5_000_000
     assert cli.main(["train", "citadels", "--init-from", str(model), "--timesteps", "64", "--out",
