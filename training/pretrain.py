@@ -188,6 +188,10 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     progress_file = folder / "rounds.json"
     progress = json.loads(progress_file.read_text()) if progress_file.is_file() else []
+    last = folder / f"round_{config.dagger_rounds}.safetensors"
+    if last.is_file() and len(progress) == config.dagger_rounds + 1:
+        log(f"warm start: all {config.dagger_rounds + 1} rounds kept")
+        return last
     parts: list[Samples] = []
     path = None
     for round_index in range(config.dagger_rounds + 1):

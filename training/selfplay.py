@@ -57,10 +57,11 @@ def _evaluate_point(config: TrainConfig, path: Path, stage: str, step: int, star
 
 
 def best_point(curve: list[dict]) -> dict | None:
-    """The curve point with the best win rate against the heuristic (against random where the game has
-    none); the later one on a tie. Its games are on the run's evaluation seed, never the final one."""
-    key = "win_rate_vs_heuristic" if any("win_rate_vs_heuristic" in row for row in curve) else "win_rate_vs_random"
-    scored = [(row[key], i) for i, row in enumerate(curve) if key in row and Path(row["policy"]).is_file()]
+    """The curve point with the best sum of its win rates (against random and against the heuristic, so
+    a point that beats the heuristic by luck but fails against random play is not taken); the later one
+    on a tie. Its games are on the run's evaluation seed, never the final one."""
+    scored = [(sum(v for k, v in row.items() if k.startswith("win_rate_vs_")), i) for i, row in enumerate(curve)
+              if Path(row["policy"]).is_file()]
     return curve[max(scored)[1]] if scored else None
 
 

@@ -259,13 +259,16 @@ def test_a_new_run_refuses_a_directory_that_holds_one(tmp_path):
 
 
 def test_the_best_evaluated_point_becomes_the_model(tmp_path):
-    files = [tmp_path / f"{k}.safetensors" for k in range(3)]
+    files = [tmp_path / f"{k}.safetensors" for k in range(3)]  # stand-ins: only their existence matters
     for f in files[:2]:
         f.write_bytes(b"")
-    curve = [{"stage": "clone", "step": 0, "win_rate_vs_heuristic": 0.3, "policy": str(files[0])},
-             {"stage": "ppo", "step": 64, "win_rate_vs_heuristic": 0.4, "policy": str(files[1])},
-             {"stage": "ppo", "step": 128, "win_rate_vs_heuristic": 0.9, "policy": str(files[2])}]  # file gone
-    assert best_point(curve)["step"] == 64
+    curve = [{"stage": "clone", "step": 0, "win_rate_vs_heuristic": 0.3, "win_rate_vs_random": 1.0,
+              "policy": str(files[0])},
+             {"stage": "dagger 1", "step": 0, "win_rate_vs_heuristic": 0.35, "win_rate_vs_random": 0.8,
+              "policy": str(files[1])},  # luckier against the heuristic, weak against random play
+             {"stage": "ppo", "step": 128, "win_rate_vs_heuristic": 0.9, "win_rate_vs_random": 1.0,
+              "policy": str(files[2])}]  # its file is gone
+    assert best_point(curve)["stage"] == "clone"
 
 
 @pytest.mark.parametrize("game", GAMES)
