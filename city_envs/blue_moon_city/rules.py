@@ -351,6 +351,10 @@ def apply_action(s: State, action: int, rng: np.random.Generator, max_rounds: in
         _end_turn(s, rng)
     else:
         _discard(s, p, action - DISCARD, rng)
+    # 4: the end conditions are checked after every action, before the forced steps: an action that
+    # ends the game ends it at once, even when it also emptied the hand (no automatic end of turn)
+    if s.decision != GAME_OVER:
+        _check_endings(s, max_rounds)
     if s.decision != GAME_OVER:
         _settle(s, rng)
         _check_endings(s, max_rounds)
