@@ -189,8 +189,7 @@ def run_matches(
         raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     if address is not None and backend != "ray":
         raise ValueError("an address is for the ray backend (--backend ray)")
-    if match_timeout is not None and not match_timeout >= 0:
-        raise ValueError(f"match_timeout must be a number of seconds >= 0 (0: no limit), not {match_timeout!r}")
+    _check_timeout(match_timeout)
     done = set(skip)
     work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games)
             if match not in done]
@@ -208,6 +207,11 @@ def run_matches(
     else:
         _run_in_workers(work, max(1, jobs), match_timeout or None, emit)
     return sorted(records, key=lambda r: r["match"])
+
+
+def _check_timeout(match_timeout: float | None) -> None:
+    if match_timeout is not None and not match_timeout >= 0:
+        raise ValueError(f"match_timeout must be a number of seconds >= 0 (0: no limit), not {match_timeout!r}")
 
 
 # ----- worker processes ---------------------------------------------------------------------------
@@ -281,8 +285,11 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
     clean = False
     try:
         while pending or any(w.job is not None for w in workers):
-            for w in workers:
+            for i, w in enumerate(workers):
                 if w.job is None and pending:
+                    if not w.process.is_alive():  # ended while idle (killed from outside): replace it
+                        w.stop(now=True)
+                        workers[i] = w = _Worker(ctx)
                     w.job = pending.pop()
                     w.deadline = time.monotonic() + timeout if timeout else math.inf
                     w.conn.send(w.job)
@@ -473,6 +480,7 @@ def evaluate(
         raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
     if resume and log is None:
         raise ValueError("resume needs the log of the run to finish (--out)")
+    _check_timeout(match_timeout)
     check_lineup(game_name, num_players, agent_kinds, **options)
     settings = {"game": game_name, "num_players": num_players, "lineup": list(agent_kinds), "games": games,
                 "seed": seed, "options": dict(options)}
