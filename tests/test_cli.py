@@ -115,7 +115,7 @@ def test_evaluate_killed_leaves_no_workers_and_resume_matches_an_uninterrupted_r
     killed = subprocess.Popen([sys.executable, "-m", "city_envs.cli", *args, "--out", str(tmp_path / "killed")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     log = tmp_path / "killed" / "matches.jsonl"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while not (log.exists() and len(log.read_text().splitlines()) >= 4) and time.monotonic() < deadline:
         time.sleep(0.02)
     workers = psutil.Process(killed.pid).children(recursive=True)
