@@ -11,7 +11,8 @@ functions value moves. The generator only breaks exact ties.
 - Neighbourhoods: a tile is placed when the seat holds at least two of its cards, where its held
   plots touch most held plots already in the city (pairs and lines), the most compact way.
 - Parks go next to held free plots; factories go where rivals hold most cards, away from held plots.
-- Draws: piles whose free plots touch held plots. Exchange: dead, isolated or unusable cards.
+- Draws: piles whose free plots touch held plots, never a pile holding only cards it returned itself.
+  Exchange: dead, isolated or unusable cards, until turn `LAST_EXCHANGE_TURN` (so a match always ends).
 - Passing: when leading and everyone else has just passed, or when nothing is useful.
 """
 
@@ -28,6 +29,10 @@ GOOD_BUILD = 5
 FAIR_BUILD = 3
 TRAM_GAIN = 3
 WEAK_CARD = 2.5  # cards less useful than this are exchanged
+# Exchanging is the only move that uses nothing up, so two seats that swap useless cards could go on
+# for ever; past this turn the heuristic stops exchanging and the match can only move to its end.
+# Heuristic matches last 65 turns at most (480 two-player matches), so this never binds in them.
+LAST_EXCHANGE_TURN = 150
 
 
 class Table:
@@ -182,7 +187,7 @@ class BigCityHeuristicAgent(HeuristicAgent):
         if best >= FAIR_BUILD:
             return build_action
         # an exchange helps only if the piles hold cards this seat did not put there itself
-        fresh = sum(v["pile_sizes"]) > len(v["known_in_piles"])
+        fresh = sum(v["pile_sizes"]) > len(v["known_in_piles"]) and v["turns"] < LAST_EXCHANGE_TURN
         if fresh and r.EXCHANGE in legal and any(table.usefulness(c) < WEAK_CARD for c in v["hand"]):
             return r.EXCHANGE
         if builds:
@@ -253,4 +258,12 @@ class BigCityHeuristicAgent(HeuristicAgent):
         return r.DONE
 
     def _draw(self, table: Table, legal: list[int]) -> int:
-        return self._best(legal, lambda a: table.pile_worth(a - r.PILE) + 0.01 * table.v["pile_sizes"][a - r.PILE - 1])
+        """The best pile, but never one holding only cards this seat returned (drawing one back undoes
+        the exchange) while another pile is open."""
+        v = table.v
+        mine = [0] * 8
+        for card in v["known_in_piles"]:
+            mine[cp.CARD_PILE[card] - 1] += 1
+        fresh = [a for a in legal if v["pile_sizes"][a - r.PILE - 1] > mine[a - r.PILE - 1]]
+        return self._best(fresh or legal,
+                          lambda a: table.pile_worth(a - r.PILE) + 0.01 * v["pile_sizes"][a - r.PILE - 1])

@@ -158,11 +158,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     kinds = [k.strip() for k in args.agents.split(",")]
     options = parse_options(args.option)
-    with Progress(transient=True) as bar:
-        task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
-        result = evaluate(args.game, args.players, kinds, args.games, args.seed, jobs=args.jobs,
-                          progress=lambda: bar.advance(task), backend=args.backend, address=args.address,
-                          **options)
+    if args.resume and not args.out:
+        raise ValueError("--resume finishes the run saved in --out DIR: name it")
+    log = f"{args.out}/matches.jsonl" if args.out else None
+    try:
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
+            result = evaluate(args.game, args.players, kinds, args.games, args.seed, jobs=args.jobs,
+                              progress=lambda: bar.advance(task), backend=args.backend, address=args.address,
+                              match_timeout=args.match_timeout, log=log, resume=args.resume, **options)
+    except KeyboardInterrupt:
+        saved = f"; the finished matches are in {log}, --resume plays the rest" if log else ""
+        print(f"city-envs: evaluate interrupted{saved}", file=sys.stderr)
+        return 130
     print(format_results(result))
     if args.out:
         for path in write_reports(result, args.out):
@@ -170,6 +178,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
+    if result["failures"]:
+        print(f"city-envs: {len(result['failures'])} of {args.games} matches failed:", file=sys.stderr)
+        for failure in result["failures"]:
+            print(f"  match {failure['match']} (seed {failure['seed']}): {failure['reason']}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -251,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", help="also write the figures to this file")
     bench.set_defaults(func=cmd_bench)
 
+    from training.arena import DEFAULT_MATCH_TIMEOUT
+
     evaluate = game_command("evaluate", "seat-rotated matches between bots, with win rates", 2)
     evaluate.add_argument("--agents", default="heuristic,random", help="comma-separated agents")
     evaluate.add_argument("--games", type=int, default=100)
@@ -258,7 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--backend", choices=("process", "ray"), default="process",
                           help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')")
     evaluate.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
-    evaluate.add_argument("--out", help="directory for results.json, matches.csv, report.md and plots")
+    evaluate.add_argument("--out", help="directory for results.json, matches.csv, report.md and plots, and "
+                          "matches.jsonl, which receives each match as it ends")
+    evaluate.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
+    evaluate.add_argument("--match-timeout", type=float, default=DEFAULT_MATCH_TIMEOUT, metavar="SECONDS",
+                          help="stop a match after this long, as a loss for the agent thinking (0: no limit)")
     evaluate.add_argument("--json", help="also write the results to this file")
     evaluate.set_defaults(func=cmd_evaluate)
 

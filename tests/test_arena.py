@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,8 +160,14 @@ def test_failed_matches_are_recorded_and_the_run_goes_on(monkeypatch):
         kind, game, seed))
     results = evaluate("citadels", 2, ["crash", "random"], games=4, seed=0)
     assert len(results["failures"]) == 4
-    assert all("RuntimeError: boom" in f["reason"] and f["seed"] for f in results["failures"])
-    assert results["agents"]["random"]["appearances"] == 0
+    assert all("(crash): RuntimeError: boom" in f["reason"] and f["seed"] for f in results["failures"])
+    crash, rand = results["agents"]["crash"], results["agents"]["random"]
+    assert (crash["failures"], crash["win_rate"], crash["appearances"]) == (4, 0.0, 4)  # a loss for the culprit
+    assert (rand["failures"], rand["win_rate"], rand["appearances"]) == (0, 1.0, 4)
+    assert rand["mean_score"] == 0.0 and results["mean_length"] == 0.0  # failed matches have no scores
+    assert results["ratings"]["random"]["mu"] > results["ratings"]["crash"]["mu"]
+    assert results["pairwise"]["random"]["crash"] == 1.0
+    assert "| crash | " in arena.format_results(results) and " | 0.000 | 4 | " in arena.format_results(results)
 
 
 def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path):
@@ -191,3 +203,145 @@ def test_ray_backend_gives_the_process_backend_results():
     finally:
         ray.shutdown()
     assert on_ray == local
+
+
+# ----- faults: anything an agent raises, hangs, dead workers, streamed records and resuming --------
+class _Misbehaving:
+    """Plays its first legal move `after` times, then does `fault`."""
+
+    def __init__(self, fault, after: int = 2) -> None:
+        self.fault, self.after = fault, after
+
+    def act(self, info_set) -> int:
+        if self.after <= 0:
+            return self.fault(info_set)
+        self.after -= 1
+        return info_set.legal_action_ids()[0]
+
+
+def _raise(error):
+    def fault(info_set):
+        raise error
+
+    return fault
+
+
+def _spin(info_set):
+    while True:  # CPU-bound, never checks a clock
+        pass
+
+
+FAULTS = {
+    "exit": _raise(SystemExit(3)),
+    "interrupt": _raise(KeyboardInterrupt()),
+    "generator": _raise(GeneratorExit()),
+    "hard_exit": lambda info_set: os._exit(7),
+    "illegal": lambda info_set: int(np.flatnonzero(~info_set.legal_actions())[0]),
+    "float": lambda info_set: 0.5,
+}
+
+
+@pytest.fixture
+def faulty_agents(monkeypatch):
+    """Agent kinds named after FAULTS misbehave on their third decision, "hang" spins at its first (forked
+    workers inherit this)."""
+    real = arena.make_agent
+
+    def make(kind, game, seed):
+        if kind == "hang":  # at once, so that the time limit can only catch it
+            return _Misbehaving(_spin, after=0)
+        return _Misbehaving(FAULTS[kind]) if kind in FAULTS else real(kind, game, seed)
+
+    monkeypatch.setattr(arena, "make_agent", make)
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    ("exit", "SystemExit: 3"), ("interrupt", "KeyboardInterrupt"), ("generator", "GeneratorExit"),
+    ("hard_exit", "WorkerDied: the match's process ended with exit code 7"), ("illegal", "IllegalActionError"),
+    ("float", "Error: "),  # whichever error the rules give for a float, it is the agent's
+])
+def test_anything_an_agent_does_fails_its_match_only(faulty_agents, fault, reason):
+    results = evaluate("citadels", 2, [fault, "random"], games=4, seed=1, jobs=2)
+    assert [f["match"] for f in results["failures"]] == [0, 1, 2, 3]
+    for failure in results["failures"]:
+        assert failure["culprit"] == failure["kinds"].index(fault)
+        assert f"seat {failure['culprit']} ({fault}): " in failure["reason"] and reason in failure["reason"]
+    assert results["agents"][fault]["failures"] == 4 and results["agents"]["random"]["win_rate"] == 1.0
+
+
+def test_a_hanging_agent_is_stopped_by_the_match_timeout(faulty_agents):
+    results = evaluate("metropolys", 2, ["hang", "heuristic"], games=2, seed=0, jobs=2, match_timeout=3)
+    assert [f["culprit"] for f in results["failures"]] == [0, 1]  # the hanging agent's seat in each
+    for failure in results["failures"]:
+        assert failure["reason"] == f"seat {failure['culprit']} (hang): MatchTimeout: no result within 3 s"
+    assert results["agents"]["hang"]["failures"] == 2 and results["agents"]["heuristic"]["failures"] == 0
+
+
+def test_a_fault_of_the_game_itself_blames_no_agent(monkeypatch):
+    class _Broken(_TieGame):
+        def winners(self):
+            raise ArithmeticError("rules bug")
+
+    monkeypatch.setattr(arena, "make_game", lambda name, n, seed=None, **options: _Broken(n))
+    results = evaluate("broken", 2, ["random", "random"], games=2, seed=0)
+    assert [f["culprit"] for f in results["failures"]] == [None, None]
+    assert results["failures"][0]["reason"] == "match: ArithmeticError: rules bug"
+    assert results["agents"]["random"]["appearances"] == 0 and results["ratings"]["random"]["mu"] == 25.0
+
+
+def test_a_bad_agent_or_option_is_refused_before_any_match():
+    with pytest.raises(ValueError, match="unknown agent 'genius'"):
+        evaluate("citadels", 2, ["random", "genius"], games=2, seed=0)
+    with pytest.raises(ValueError, match="max_rounds"):
+        evaluate("citadels", 2, ["random", "random"], games=2, seed=0, max_rounds=0)
+    with pytest.raises(ValueError, match="match_timeout"):
+        evaluate("citadels", 2, ["random", "random"], games=2, seed=0, match_timeout=-1)
+
+
+def test_records_stream_to_the_log_and_resume_gives_the_uninterrupted_results(tmp_path):
+    lineup = ["heuristic", "random", "random"]
+    whole = evaluate("blue_moon_city", 3, lineup, games=6, seed=2, log=tmp_path / "whole.jsonl")
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["run"]["lineup"] == lineup and len(lines) == 7
+    assert sorted(json.loads(line)["match"] for line in lines[1:]) == list(range(6))
+    # a run stopped after three matches, in the middle of writing a fourth
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:4]) + "\n" + lines[4][:25])
+    resumed = evaluate("blue_moon_city", 3, lineup, games=6, seed=2, log=cut, resume=True, jobs=2)
+    assert resumed == whole
+    assert len(cut.read_text().splitlines()) == 7
+    assert evaluate("blue_moon_city", 3, lineup, games=6, seed=2, log=cut, resume=True) == whole  # nothing to play
+    with pytest.raises(ValueError, match="not a log of this run"):
+        evaluate("blue_moon_city", 3, lineup, games=6, seed=3, log=cut, resume=True)
+    with pytest.raises(ValueError, match="resume needs the log"):
+        evaluate("blue_moon_city", 3, lineup, games=6, seed=2, resume=True)
+
+
+HANGING_RUN = """
+from training import arena
+
+class Spin:
+    def act(self, info_set):
+        while True:
+            pass
+
+arena.make_agent = lambda kind, game, seed: Spin()
+arena.evaluate("citadels", 2, ["a", "b"], games=4, seed=0, jobs=2, match_timeout=0)
+"""
+
+
+def test_workers_busy_in_a_match_end_with_a_killed_parent(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    parent = subprocess.Popen([sys.executable, "-c", HANGING_RUN], start_new_session=True,
+                              cwd=Path(__file__).resolve().parents[1])
+    deadline = time.monotonic() + 120
+    while len(workers := psutil.Process(parent.pid).children()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # both are spinning inside an agent now
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    assert len(workers) == 2
+    _gone, alive = psutil.wait_procs(workers, timeout=5)
+    for process in alive:
+        process.kill()
+    assert not alive, "workers outlived the killed arena"

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import io
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -77,7 +82,58 @@ def test_evaluate_writes_reports_with_worker_processes(capsys, tmp_path):
                        "--games", "4", "--jobs", "2", "--out", str(tmp_path / "run"))
     assert code == 0 and "rating" in out
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
-        "matches.csv", "pairwise.png", "ratings.png", "report.md", "results.json"]
+        "matches.csv", "matches.jsonl", "pairwise.png", "ratings.png", "report.md", "results.json"]
+
+
+class _Quitter:
+    def act(self, info_set) -> int:
+        raise SystemExit("agent gave up")
+
+
+def test_evaluate_fails_with_the_reasons_when_a_match_failed(capsys, monkeypatch):
+    from training import arena
+
+    real = arena.make_agent
+    monkeypatch.setattr(arena, "make_agent", lambda kind, game, seed: _Quitter() if kind == "quit" else real(
+        kind, game, seed))
+    code, out, err = run(capsys, "evaluate", "citadels", "--agents", "quit,random", "--games", "2")
+    assert code == 1
+    assert "| quit | " in out and "failed matches: 2" in out
+    assert "2 of 2 matches failed" in err and "match 1 (seed " in err and "(quit): SystemExit: agent gave up" in err
+
+
+def test_resume_needs_the_run_folder(capsys):
+    code, _, err = run(capsys, "evaluate", "citadels", "--games", "2", "--resume")
+    assert code == 2 and "--resume" in err
+
+
+def test_evaluate_killed_leaves_no_workers_and_resume_matches_an_uninterrupted_run(capsys, tmp_path):
+    """SIGKILL of `evaluate --jobs 2` mid-run: its workers end with it, the finished matches are on disk,
+    and `--resume` then gives the results.json of a run that was never stopped."""
+    psutil = pytest.importorskip("psutil")
+    args = ["evaluate", "urban_sprawl", "--agents", "heuristic,random", "--games", "16", "--seed", "5", "--jobs", "2"]
+    killed = subprocess.Popen([sys.executable, "-m", "city_envs.cli", *args, "--out", str(tmp_path / "killed")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = tmp_path / "killed" / "matches.jsonl"
+    deadline = time.monotonic() + 180
+    while not (log.exists() and len(log.read_text().splitlines()) >= 4) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    workers = psutil.Process(killed.pid).children(recursive=True)
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait()
+    assert len(workers) == 2
+    _gone, alive = psutil.wait_procs(workers, timeout=10)
+    assert not alive, f"orphaned workers: {alive}"
+    finished = len(log.read_text().splitlines()) - 1
+    assert 3 <= finished < 16, "the run was not stopped in the middle"
+
+    code, _, _ = run(capsys, *args, "--out", str(tmp_path / "killed"), "--resume")
+    assert code == 0
+    assert len(log.read_text().splitlines()) == 17
+    code, _, _ = run(capsys, *args, "--out", str(tmp_path / "whole"))
+    assert code == 0
+    for name in ("results.json", "matches.csv"):
+        assert (tmp_path / "killed" / name).read_text() == (tmp_path / "whole" / name).read_text()
 
 
 def test_demo_runs_the_main_job(capsys, tmp_path):

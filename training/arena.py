@@ -15,12 +15,18 @@ rotated through the seats the same way.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -73,39 +79,94 @@ def match_seeds(seed: int, match: int, num_players: int) -> tuple[int, list[int]
     return as_int(game_ss), [as_int(s) for s in seat_ss]
 
 
-def play_match(
-    game_name: str, num_players: int, kinds: Sequence[str], seed: int, match: int, **options: Any
-) -> dict:
-    """One match; a failure (an agent raising, an illegal action) is recorded, not raised."""
-    game_seed, agent_seeds = match_seeds(seed, match, num_players)
-    record = {"match": match, "seed": game_seed, "kinds": list(kinds), "failed": False, "reason": ""}
-    decisions = [0] * num_players
-    try:
-        game = make_game(game_name, num_players, seed=game_seed, **options)
-        agents = [make_agent(kind, game_name, s) for kind, s in zip(kinds, agent_seeds, strict=True)]
-        handles = [InfoSet(game, seat) for seat in range(num_players)]
-        while not game.is_over():
-            seat = game.current_player()
-            game.apply(agents[seat].act(handles[seat]))
-            decisions[seat] += 1
-    except Exception as error:  # noqa: BLE001 - the run goes on and the report counts it
-        record.update(failed=True, reason=f"{type(error).__name__}: {error}", decisions=decisions,
-                      scores=[0.0] * num_players, win_share=[0.0] * num_players, winners=[], truncated=False)
-        return record
-    won = game.winners()
-    record.update(
-        scores=[float(x) for x in game.scores()],
-        win_share=[1.0 / len(won) if seat in won else 0.0 for seat in range(num_players)],
-        winners=list(won),
-        decisions=decisions,
-        truncated=bool(game.is_truncated()),
-    )
+DEFAULT_MATCH_TIMEOUT = 600.0  # seconds of wall clock for a whole match; ISMCTS at 50 iterations needs ~60
+
+
+def _new_record(kinds: Sequence[str], game_seed: int, match: int) -> dict:
+    return {"match": match, "seed": game_seed, "kinds": list(kinds), "failed": False, "culprit": None, "reason": ""}
+
+
+def _fail(record: dict, culprit: int | None, reason: str, decisions: list[int]) -> dict:
+    """Mark `record` failed. A failure with a culprit seat is a loss for that seat and a shared win for
+    the others (as `illegal_action="lose"` scores it in the env); one without (the game itself, or the
+    harness) counts for nobody."""
+    n = len(record["kinds"])
+    others = [seat for seat in range(n) if seat != culprit]
+    who = "match" if culprit is None else f"seat {culprit} ({record['kinds'][culprit]})"
+    record.update(failed=True, culprit=culprit, reason=f"{who}: {reason}", decisions=list(decisions),
+                  scores=[0.0] * n, truncated=False,
+                  win_share=[0.0 if culprit is None or seat == culprit else 1.0 / len(others) for seat in range(n)],
+                  winners=[] if culprit is None else others)
     return record
 
 
-def _play_indexed(job: tuple) -> dict:
+def _is_legal(game: Any, action: Any) -> bool:
+    mask = game.legal_actions()
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < len(mask) \
+        and bool(mask[action])
+
+
+def play_match(
+    game_name: str, num_players: int, kinds: Sequence[str], seed: int, match: int,
+    on_turn: Callable[[int], None] | None = None, **options: Any,
+) -> dict:
+    """One match. A failure is recorded, not raised, with its culprit: the seat whose agent raised
+    (any exception, SystemExit and KeyboardInterrupt included), or whose action the rules refused.
+    `on_turn(seat)` is told which seat's agent is about to run (-1: none), so that a supervisor that
+    stops a hung match knows whom to blame."""
+    game_seed, agent_seeds = match_seeds(seed, match, num_players)
+    record = _new_record(kinds, game_seed, match)
+    decisions = [0] * num_players
+    culprit: int | None = None
+
+    def turn(seat: int | None) -> None:
+        nonlocal culprit
+        culprit = seat
+        if on_turn is not None:
+            on_turn(-1 if seat is None else seat)
+
+    try:
+        game = make_game(game_name, num_players, seed=game_seed, **options)
+        agents = []
+        for seat, (kind, agent_seed) in enumerate(zip(kinds, agent_seeds, strict=True)):
+            turn(seat)
+            agents.append(make_agent(kind, game_name, agent_seed))
+        turn(None)
+        handles = [InfoSet(game, seat) for seat in range(num_players)]
+        while not game.is_over():
+            seat = game.current_player()
+            turn(seat)
+            action = agents[seat].act(handles[seat])
+            turn(None if _is_legal(game, action) else seat)  # a refused action is the agent's fault
+            game.apply(action)
+            decisions[seat] += 1
+        turn(None)
+        won = game.winners()
+        record.update(
+            scores=[float(x) for x in game.scores()],
+            win_share=[1.0 / len(won) if seat in won else 0.0 for seat in range(num_players)],
+            winners=list(won),
+            decisions=decisions,
+            truncated=bool(game.is_truncated()),
+        )
+    except BaseException as error:  # noqa: BLE001 - whatever an agent raises ends its match, not the run
+        return _fail(record, culprit, f"{type(error).__name__}: {error}", decisions)
+    finally:
+        if on_turn is not None:
+            on_turn(-1)
+    return record
+
+
+def _job_record(job: tuple) -> dict:
+    """The fresh record of a job's match (for failures the supervisor records itself)."""
     game_name, num_players, agents, seed, match, options = job
-    return play_match(game_name, num_players, schedule(agents, num_players, match), seed, match, **options)
+    return _new_record(schedule(agents, num_players, match), match_seeds(seed, match, num_players)[0], match)
+
+
+def _play_indexed(job: tuple, on_turn: Callable[[int], None] | None = None) -> dict:
+    game_name, num_players, agents, seed, match, options = job
+    return play_match(game_name, num_players, schedule(agents, num_players, match), seed, match, on_turn=on_turn,
+                      **options)
 
 
 BACKENDS = ("process", "ray")
@@ -113,36 +174,163 @@ BACKENDS = ("process", "ray")
 
 def run_matches(
     game_name: str, num_players: int, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
-    progress: Any = None, backend: str = "process", address: str | None = None, **options: Any,
+    progress: Any = None, backend: str = "process", address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, skip: Iterable[int] = (),
+    on_record: Callable[[dict], None] | None = None, **options: Any,
 ) -> list[dict]:
-    """Every match record, in match order. The records are the same whatever runs them: this
-    process (`jobs` 1), `jobs` worker processes, or Ray tasks (`backend="ray"`, on the cluster at
-    `address`, or on a local Ray instance of `jobs` CPUs when no address is given)."""
+    """The records of every match but those in `skip`, in match order. The records are the same
+    whatever runs them: `jobs` worker processes (the process backend always plays in child processes,
+    so that no agent can stop the run), or Ray tasks (`backend="ray"`, on the cluster at `address`, or
+    on a local Ray instance of `jobs` CPUs when no address is given). `on_record` gets each record as
+    its match ends (in the order they end). A match that runs longer than `match_timeout` seconds
+    (None or 0: no limit; process backend only) is stopped and recorded as a failure of the seat whose
+    agent was thinking."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     if address is not None and backend != "ray":
         raise ValueError("an address is for the ray backend (--backend ray)")
-    work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games)]
-    if backend == "ray":
-        return _run_on_ray(work, jobs, address, progress)
-    if jobs <= 1:
-        results = map(_play_indexed, work)
-        return _collect(results, progress)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return _collect(pool.map(_play_indexed, work, chunksize=max(1, games // (8 * jobs))), progress)
+    _check_timeout(match_timeout)
+    done = set(skip)
+    work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games)
+            if match not in done]
+    records: list[dict] = []
 
-
-def _collect(results: Any, progress: Any) -> list[dict]:
-    records = []
-    for record in results:
+    def emit(record: dict) -> None:
         records.append(record)
+        if on_record is not None:
+            on_record(record)
         if progress is not None:
             progress()
-    return records
+
+    if backend == "ray":
+        _run_on_ray(work, jobs, address, emit)
+    else:
+        _run_in_workers(work, max(1, jobs), match_timeout or None, emit)
+    return sorted(records, key=lambda r: r["match"])
 
 
-def _run_on_ray(work: list[tuple], jobs: int, address: str | None, progress: Any) -> list[dict]:
-    """Each match a Ray task; results gathered in match order. Every node needs city-envs installed."""
+def _check_timeout(match_timeout: float | None) -> None:
+    if match_timeout is not None and not match_timeout >= 0:
+        raise ValueError(f"match_timeout must be a number of seconds >= 0 (0: no limit), not {match_timeout!r}")
+
+
+# ----- worker processes ---------------------------------------------------------------------------
+def _die_with_parent(parent: int) -> None:
+    """Make this worker end when the process that started it ends, even by SIGKILL: the kernel's
+    parent-death signal on Linux, and a watchdog thread that polls the parent's id elsewhere."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _worker_main(conn: Connection, seat: Any, parent: int) -> None:
+    """Play the jobs that come down `conn` until told to stop (None), sending back each record."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C; a KeyboardInterrupt here is an agent's
+    _die_with_parent(parent)
+
+    def on_turn(who: int) -> None:
+        seat.value = who
+
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        conn.send(_play_indexed(job, on_turn))
+
+
+class _Worker:
+    """One worker process, its pipe, and the seat whose agent it is running (shared memory)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.conn, child_end = ctx.Pipe()
+        self.seat = ctx.RawValue("b", -1)
+        self.process = ctx.Process(target=_worker_main, args=(child_end, self.seat, os.getpid()), daemon=True)
+        self.process.start()
+        child_end.close()
+        self.job: tuple | None = None
+        self.deadline = math.inf
+
+    def stop(self, now: bool = False) -> None:
+        if not now and self.process.is_alive():
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+            self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: Callable[[dict], None]) -> None:
+    """Play `work` in `jobs` supervised child processes: a match that outlives `timeout`, or whose
+    process dies (an agent calling os._exit, a crash in native code), is recorded as failed and its
+    process replaced. Workers are forked where the platform allows it, so they inherit the caller's
+    modules; they end with the caller, however it ends."""
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else None)
+    pending = list(reversed(work))
+    workers = [_Worker(ctx) for _ in range(min(jobs, len(work)))]
+    clean = False
+    try:
+        while pending or any(w.job is not None for w in workers):
+            for i, w in enumerate(workers):
+                if w.job is None and pending:
+                    if not w.process.is_alive():  # ended while idle (killed from outside): replace it
+                        w.stop(now=True)
+                        workers[i] = w = _Worker(ctx)
+                    w.job = pending.pop()
+                    w.deadline = time.monotonic() + timeout if timeout else math.inf
+                    w.conn.send(w.job)
+            busy = [w for w in workers if w.job is not None]
+            wait_for = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
+                 timeout=None if wait_for == math.inf else wait_for)
+            for i, w in enumerate(workers):
+                if w.job is None:
+                    continue
+                record = None
+                try:
+                    if w.conn.poll():
+                        record = w.conn.recv()
+                except (EOFError, OSError):
+                    pass
+                if record is not None:
+                    w.job = None
+                    emit(record)
+                    continue
+                if w.process.is_alive() and time.monotonic() < w.deadline:
+                    continue
+                culprit = w.seat.value if w.seat.value >= 0 else None
+                if w.process.is_alive():
+                    reason = f"MatchTimeout: no result within {timeout:g} s"
+                else:
+                    reason = f"WorkerDied: the match's process ended with exit code {w.process.exitcode}"
+                failed = _fail(_job_record(w.job), culprit, reason, [0] * len(_job_record(w.job)["kinds"]))
+                w.stop(now=True)
+                workers[i] = _Worker(ctx)
+                emit(failed)
+        clean = True
+    finally:
+        for w in workers:
+            w.stop(now=not clean)
+
+
+def _run_on_ray(work: list[tuple], jobs: int, address: str | None, emit: Callable[[dict], None]) -> None:
+    """Each match a Ray task, emitted as it ends. Every node needs city-envs installed."""
+    if not work:
+        return
     try:
         import ray
     except ImportError:
@@ -154,19 +342,21 @@ def _run_on_ray(work: list[tuple], jobs: int, address: str | None, progress: Any
             ray.init(address=address, log_to_driver=False)
     play = ray.remote(_play_indexed)
     pending = [play.remote(job) for job in work]
-    index = {ref: i for i, ref in enumerate(pending)}
-    records: list[dict | None] = [None] * len(work)
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         for ref in done:
-            records[index[ref]] = ray.get(ref)
-            if progress is not None:
-                progress()
-    return records  # type: ignore[return-value]
+            emit(ray.get(ref))
+
+
+def counts(record: dict) -> bool:
+    """Whether a match counts in win rates, ratings and pairwise results: played to the end, or
+    failed by a culprit (a loss for it)."""
+    return not record["failed"] or record.get("culprit") is not None
 
 
 def rate(records: list[dict], agents: Sequence[str]) -> dict[str, dict]:
-    """OpenSkill Plackett-Luce ratings from the matches in order (failed matches are skipped).
+    """OpenSkill Plackett-Luce ratings from the matches in order (a failed match ranks its culprit last
+    and the other seats tied first; one without a culprit is skipped).
 
     Each seat is a one-player team ranked by win share then score. An agent holding several seats
     of one match is rated in each and takes the mean of the posteriors.
@@ -176,7 +366,7 @@ def rate(records: list[dict], agents: Sequence[str]) -> dict[str, dict]:
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in dict.fromkeys(agents)}
     for record in records:
-        if record["failed"]:
+        if not counts(record):
             continue
         kinds = record["kinds"]
         keys = [(-share, -score) for share, score in zip(record["win_share"], record["scores"], strict=True)]
@@ -197,7 +387,7 @@ def pairwise(records: list[dict], agents: Sequence[str]) -> dict[str, dict[str, 
     ahead = {a: dict.fromkeys(names, 0.0) for a in names}
     met = {a: dict.fromkeys(names, 0) for a in names}
     for record in records:
-        if record["failed"]:
+        if not counts(record):
             continue
         keys = list(zip(record["win_share"], record["scores"], strict=True))
         for i, a in enumerate(record["kinds"]):
@@ -208,38 +398,128 @@ def pairwise(records: list[dict], agents: Sequence[str]) -> dict[str, dict[str, 
     return {a: {b: (ahead[a][b] / met[a][b] if met[a][b] else None) for b in names} for a in names}
 
 
+class MatchLog:
+    """The run's match records on disk as they end: an append-only JSON-lines file whose first line
+    is the run's settings, then one record per line, each flushed and fsynced before the run goes on,
+    so that a run stopped at any moment (even by SIGKILL) loses at most the matches being played."""
+
+    def __init__(self, path: str | Path, settings: dict, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.settings = json.loads(json.dumps(settings))
+        self.records: dict[int, dict] = {}
+        if resume and self.path.exists():
+            self._load()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "w") as handle:
+                handle.write(json.dumps({"run": self.settings}) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def _load(self) -> None:
+        """Read the finished records; an unfinished last line (a write cut short) is dropped."""
+        data = self.path.read_bytes()
+        lines = data.split(b"\n")
+        complete = lines[:-1]  # what follows the last newline was cut short, or is empty
+        try:
+            header = json.loads(complete[0])["run"] if complete else None
+        except (ValueError, KeyError, TypeError):
+            header = None
+        if header != self.settings:
+            raise ValueError(f"--resume: {self.path} is not a log of this run (it holds {header!r}, "
+                             f"this run is {self.settings!r})")
+        for number, line in enumerate(complete[1:], start=2):
+            try:
+                record = json.loads(line)
+                match = record["match"]
+            except (ValueError, KeyError, TypeError):
+                raise ValueError(f"--resume: {self.path} line {number} is not a match record") from None
+            self.records.setdefault(match, record)
+        if lines[-1]:
+            with open(self.path, "r+b") as handle:
+                handle.truncate(len(data) - len(lines[-1]))
+
+    def append(self, record: dict) -> None:
+        with open(self.path, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.records.setdefault(record["match"], record)
+
+
+def check_lineup(game_name: str, num_players: int, agent_kinds: Sequence[str], **options: Any) -> None:
+    """Fail now, with the reason, on a game, option or agent that could never play: such a mistake is
+    the caller's, not a match's."""
+    make_game(game_name, num_players, seed=0, **options)
+    for kind in dict.fromkeys(agent_kinds):
+        make_agent(kind, game_name, 0)
+
+
 def evaluate(
     game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, jobs: int = 1,
-    progress: Any = None, backend: str = "process", address: str | None = None, **options: Any,
+    progress: Any = None, backend: str = "process", address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, log: str | Path | None = None, resume: bool = False,
+    **options: Any,
 ) -> dict:
     """Play `games` scheduled matches of the agents and aggregate them by agent.
 
     With k seats of one agent in a match, the match counts k appearances of it, so `win_rate` is per
     seat and comparable with 1/num_players. A match won jointly by several seats gives each 1/k of a
-    win. Failed matches count in `failures` and nowhere else.
+    win. A failed match (an agent raising, refusing the rules or running out of time) is a loss for the
+    agent that failed and a shared win for the other seats; it counts in that agent's `failures` and
+    in the run's `failures` list, and nowhere in scores or lengths. A failure that is no agent's (the
+    game raising on a legal move) counts only in the list.
+
+    `log`: a JSON-lines file that receives every record as its match ends (`MatchLog`); with `resume`,
+    the records already in it are kept and only the other matches are played, which gives the
+    results of an uninterrupted run.
     """
     if games < 1:
         raise ValueError("games must be >= 1")
     if len(agent_kinds) < num_players:
         raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
-    records = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=progress,
-                          backend=backend, address=address, **options)
+    if resume and log is None:
+        raise ValueError("resume needs the log of the run to finish (--out)")
+    _check_timeout(match_timeout)
+    check_lineup(game_name, num_players, agent_kinds, **options)
+    settings = {"game": game_name, "num_players": num_players, "lineup": list(agent_kinds), "games": games,
+                "seed": seed, "options": dict(options)}
+    match_log = MatchLog(log, settings, resume) if log is not None else None
+    finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}
+    for _ in finished:
+        if progress is not None:
+            progress()
+    played_now = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=progress,
+                             backend=backend, address=address, match_timeout=match_timeout, skip=finished,
+                             on_record=match_log.append if match_log else None, **options)
+    records = sorted([*finished.values(), *played_now], key=lambda r: r["match"])
+    return summarize(records, game_name, num_players, agent_kinds, games, seed, options)
+
+
+def summarize(records: list[dict], game_name: str, num_players: int, agent_kinds: Sequence[str], games: int,
+              seed: int, options: dict) -> dict:
+    """The results of a run from its match records (see `evaluate`)."""
     names = list(dict.fromkeys(agent_kinds))
-    acc = {k: {"appearances": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0} for k in names}
+    acc = {k: {"appearances": 0, "played": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0,
+               "failures": 0} for k in names}
     seat_counts = {k: [0] * num_players for k in names}
     played = [r for r in records if not r["failed"]]
-    for record in played:
+    for record in filter(counts, records):
+        if record["failed"]:
+            acc[record["kinds"][record["culprit"]]]["failures"] += 1
         for seat, kind in enumerate(record["kinds"]):
             a = acc[kind]
             a["appearances"] += 1
             a["wins"] += record["win_share"][seat]
-            a["score"] += record["scores"][seat]
-            a["decisions"] += record["decisions"][seat]
-            a["truncations"] += record["truncated"]
             seat_counts[kind][seat] += 1
+            if not record["failed"]:
+                a["played"] += 1
+                a["score"] += record["scores"][seat]
+                a["decisions"] += record["decisions"][seat]
+                a["truncations"] += record["truncated"]
     per_kind = {}
     for kind, a in acc.items():
-        n = a["appearances"]
+        n, m = a["appearances"], a["played"]
         low, high = wilson_interval(a["wins"], n)
         per_kind[kind] = {
             "appearances": n,
@@ -247,11 +527,11 @@ def evaluate(
             "win_rate": a["wins"] / n if n else 0.0,
             "ci_low": low,
             "ci_high": high,
-            "mean_score": a["score"] / n if n else 0.0,
-            "mean_decisions": a["decisions"] / n if n else 0.0,
+            "failures": a["failures"],
+            "mean_score": a["score"] / m if m else 0.0,
+            "mean_decisions": a["decisions"] / m if m else 0.0,
             "truncations": a["truncations"],
         }
-    ratings = rate(records, agent_kinds)
     return {
         "game": game_name,
         "num_players": num_players,
@@ -260,14 +540,14 @@ def evaluate(
         "seed": seed,
         "options": dict(options),
         "agents": per_kind,
-        "ratings": ratings,
+        "ratings": rate(records, agent_kinds),
         "win_rate": {k: v["win_rate"] for k, v in per_kind.items()},
         "win_rate_ci95": {k: [v["ci_low"], v["ci_high"]] for k, v in per_kind.items()},
         "mean_score": {k: v["mean_score"] for k, v in per_kind.items()},
         "mean_length": float(np.mean([sum(r["decisions"]) for r in played])) if played else 0.0,
         "truncated": sum(r["truncated"] for r in played),
-        "failures": [{"match": r["match"], "seed": r["seed"], "kinds": r["kinds"], "reason": r["reason"]}
-                     for r in records if r["failed"]],
+        "failures": [{"match": r["match"], "seed": r["seed"], "kinds": r["kinds"], "culprit": r["culprit"],
+                      "reason": r["reason"]} for r in records if r["failed"]],
         "pairwise": pairwise(records, agent_kinds),
         "seat_counts": seat_counts,
         "matches": records,
@@ -279,16 +559,17 @@ def format_results(results: dict) -> str:
     lines = [
         f"{results['game']} {results['num_players']}p, {results['games']} games, seed {results['seed']}",
         "",
-        "| agent | rating (mu ± sigma) | win rate | 95% CI | mean score | mean decisions |",
-        "|---|---|---|---|---|---|",
+        "| agent | rating (mu ± sigma) | win rate | failures | 95% CI | mean score | mean decisions |",
+        "|---|---|---|---|---|---|---|",
     ]
     for kind, a in results["agents"].items():
         rating = results["ratings"][kind]
         lines.append(
-            f"| {kind} | {rating['mu']:.1f} ± {rating['sigma']:.1f} | {a['win_rate']:.3f} "
+            f"| {kind} | {rating['mu']:.1f} ± {rating['sigma']:.1f} | {a['win_rate']:.3f} | {a['failures']} "
             f"| {a['ci_low']:.3f}-{a['ci_high']:.3f} | {a['mean_score']:.1f} | {a['mean_decisions']:.1f} |"
         )
-    lines.append(f"\ntruncated matches: {results['truncated']}; failed matches: {len(results['failures'])}")
+    lines.append(f"\ntruncated matches: {results['truncated']}; failed matches: {len(results['failures'])} "
+                 "(each a loss for the agent that failed)")
     return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ four sides say what lies across them, which carries the whole geometry in 68 row
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -53,7 +53,7 @@ OCCUPANT_COLUMN = {**{k: 0 for k in cp.RESIDENCES}, **{k: 1 for k in cp.BUSINESS
 FREE_COLUMN = 10
 
 
-@cache
+@lru_cache(maxsize=1)
 def _static_plots() -> np.ndarray:
     rows = np.zeros((cp.NUM_PLOTS, PLOT_WIDTH), dtype=np.float32)
     for p in range(cp.NUM_PLOTS):
@@ -120,7 +120,7 @@ def board_block(s: State) -> np.ndarray:
     return s.memo["board"]
 
 
-@cache
+@lru_cache(maxsize=25)  # one per (player count, seat)
 def _owner_columns(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Target and source columns that turn absolute owners into seats relative to p."""
     targets = [c for c in range(PLOT_WIDTH) if not OWNER + n <= c < OWNER + 5]

@@ -26,7 +26,7 @@ Observation for seat p: float32, 2200 values (spec section 9.3); seats relative 
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,9 +40,12 @@ CELL = 98
 SECTION_BASE, SECTION_WIDTH = 29, 15  # inside a cell: after tile (21), completed, dragons (3), figures (4)
 
 
-@cache
+@lru_cache(maxsize=64)
 def static_city(tile_at: tuple[int, ...]) -> np.ndarray:
-    """The printed side of the layout: tile identities, sections and rewards (read-only)."""
+    """The printed side of the layout: tile identities, sections and rewards (read-only).
+
+    Every deal has its own layout, so the cache keeps only the most recent ones (a process plays
+    one or a few matches at a time; an unbounded cache grew with every match played)."""
     city = np.zeros((cp.NUM_POSITIONS, CELL), dtype=np.float32)
     for position, tile in enumerate(tile_at):
         cell = city[position]
@@ -80,7 +83,7 @@ def city_block(s: State) -> np.ndarray:
     return s.city_memo
 
 
-@cache
+@lru_cache(maxsize=16)  # one per (player count, seat)
 def _city_columns(n: int, p: int) -> np.ndarray:
     """Columns of `city_block` that make marker occupants relative to seat p (absent seats: zero)."""
     columns = list(range(CELL))

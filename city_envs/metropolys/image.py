@@ -14,7 +14,7 @@ each glyph anew, which made one frame cost several hundred milliseconds).
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -79,7 +79,7 @@ TOKEN_XY = np.array([_token_spot(nb) for nb in range(cp.NUM_NBHDS)])
 
 
 # ----- text as glyph paths ---------------------------------------------------------------------
-@cache
+@lru_cache(maxsize=1024)  # the few characters, sizes and weights the drawing uses
 def _glyph(char: str, size: float, bold: bool) -> tuple[Path | None, float]:
     """One character as a path in points (pen at the origin, baseline y=0; None if blank), its advance in points."""
     prop = FontProperties(weight="bold" if bold else "normal")

@@ -24,7 +24,7 @@ rows are seat-relative: 0 = p, then clockwise; rows of absent seats are zero.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -75,7 +75,7 @@ def board_block(s: State) -> np.ndarray:
     return s.board_memo
 
 
-@cache
+@lru_cache(maxsize=16)  # one per (player count, seat)
 def _board_columns(n: int, p: int) -> np.ndarray:
     """Columns of `board_block` giving seat-relative owners for seat p (absent seats: zero column)."""
     owners = [4 + (p + o) % n if o < n else 12 for o in range(4)]

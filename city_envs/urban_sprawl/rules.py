@@ -243,17 +243,27 @@ def new_state(n: int, variant: str, rng: np.random.Generator) -> State:
         s.slots[slot] = _setup_draw(s, cp.TOWN)
     s.decks[cp.TOWN].append(_setup_draw(s, cp.TOWN))
     s.deck_up[cp.TOWN] = True
+    if s.airport:  # the Airport came up in the deal: the City deck is active from the start and shows its top
+        s.decks[cp.CITY].append(_setup_draw(s, cp.CITY))
+        s.deck_up[cp.CITY] = True
     s.decision, s.decider = START_BUY, 0
     return s
 
 
 def _setup_draw(s: State, deck: int) -> int:
-    """Setup reveals trigger nothing (3.1 step 7); an event revealed then leaves the game unresolved."""
+    """The next contract card of the setup deal (3.1 step 7). Setup reveals trigger nothing, so an
+    ordinary event revealed then leaves the game unresolved. The Airport comes into play instead: it
+    opens the City deck, without which the Olympic Games could never come (with the short stacking,
+    the four ordinary Town events among the first nine cards bring it into the deal). The deal never
+    reaches the City deck's Sports Team: the City top is dealt past at most four ordinary events, and the
+    Sports Team lies tenth or deeper."""
     while True:
         card = s.decks[deck].pop()
         if card < cp.EVENT_BASE:
             return card
         s.events_done.append(card - cp.EVENT_BASE)
+        if card == cp.EVENT_BASE + cp.SPECIAL_EVENT[cp.TOWN]:
+            s.airport = True
 
 
 def starting_lots_left(s: State) -> list[int]:

@@ -29,7 +29,7 @@ Observation for seat p: float32, `OBS_SIZE` = 5219 values (spec section 9.4 plus
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -57,7 +57,7 @@ LOT_BASE = tuple(LOT_FEATURES * (12 * i + j) for (i, j) in cp.LOT_COORDS)
 LOT_BASE_ARRAY = np.asarray(LOT_BASE)
 
 
-@cache
+@lru_cache(maxsize=1)
 def _static_lots() -> np.ndarray:
     """Flat lot planes with what never changes: adjacency to water (16) and forest (17)."""
     plane = np.zeros(LOTS_SIZE, dtype=np.float32)
@@ -68,7 +68,7 @@ def _static_lots() -> np.ndarray:
     return plane
 
 
-@cache
+@lru_cache(maxsize=cp.NUM_CONTRACTS)
 def contract_features(card: int) -> np.ndarray:
     """The printed side of a contract (38 values)."""
     f = np.zeros(38, dtype=np.float32)

@@ -185,6 +185,34 @@ def test_no_markers_anywhere_is_a_draw():
     assert game.is_over() and game.winners() == [A, B] and game.returns() == [0.0, 0.0]
 
 
+def test_an_action_that_ends_the_game_ends_it_before_the_forced_end_of_turn():
+    """6 after 4: the payment that places the last marker in anyone's reserve also spends A's last
+    card; the game is a draw at once, with no automatic draw of two cards and no turn passed."""
+    game = position(2, A=hand(card(cp.BLUE, 3)))
+    s = game.state
+    s.markers = [1, 0]
+    place_tile(game, tile_id("Thermae"), 0)
+    stand_on(game, 0)
+    turns = s.turns
+    game.apply(rules.SELECT_SECTION + 1)
+    game.apply(rules.ADD_CARD + card(cp.BLUE, 3))
+    assert game.is_over() and game.winners() == [A, B]
+    assert sum(s.hands[A]) == 0 and s.turns == turns and not s.pending
+
+
+def test_a_forced_end_of_turn_still_comes_when_the_game_goes_on():
+    """The same payment with a marker left: the empty hand ends the turn (draw 2) as before."""
+    game = position(2, A=hand(card(cp.BLUE, 3)))
+    s = game.state
+    s.markers = [2, 0]
+    place_tile(game, tile_id("Thermae"), 0)
+    stand_on(game, 0)
+    turns = s.turns
+    game.apply(rules.SELECT_SECTION + 1)
+    game.apply(rules.ADD_CARD + card(cp.BLUE, 3))
+    assert not game.is_over() and s.turns == turns + 1 and sum(s.hands[A]) >= 2 and s.active == B
+
+
 def test_complete_city_ends_with_the_ranking_when_nobody_can_offer():
     """6.2: all 20 buildings complete and no affordable offering: most offerings, then crystals."""
     game = position(3, A=hand(card(cp.RED, 1)))

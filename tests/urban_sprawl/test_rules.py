@@ -684,3 +684,19 @@ def test_planning_event_drawn_on_refill_is_resolved_then_replaced():
     run_tasks(game, ["refill_planning"])
     assert s.planning_slots[0] == permit and s.planning_discard[-1] == tax
     assert all(w == max(0, v - 3) for w, v in zip(s.wealth, wealth, strict=True))
+
+
+def test_an_airport_dealt_during_setup_comes_into_play():
+    """Short game, seed 17157: the four ordinary Town events and then the Airport come up in the deal.
+    The Airport is resolved (no election, no payout), the City deck opens and the match ends by the
+    Olympic Games instead of running to the turn cap."""
+    game = UrbanSprawl(2, seed=17157, variant="short")
+    s = game.state
+    assert s.events_done[-1] == cp.SPECIAL_EVENT[cp.TOWN] and len(s.events_done) == 5
+    assert s.airport and not s.sports
+    assert s.deck_up[cp.CITY] and s.decks[cp.CITY][-1] < cp.EVENT_BASE and not s.deck_up[cp.METRO]
+    assert s.offices == [rules.NOBODY] * 6 and s.prestige == [0, 0]  # nothing else happened
+    rng = np.random.default_rng(0)
+    while not game.is_over():
+        game.apply(int(rng.choice(np.flatnonzero(game.legal_actions()))))
+    assert not game.is_truncated() and cp.SPECIAL_EVENT[cp.METRO] in s.events_done
