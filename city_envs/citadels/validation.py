@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.core.validation import (
+    InvalidStateError,
     check_bool,
     check_bools,
     check_int,
@@ -46,21 +49,33 @@ def validate_state(s: r.State, num_players: int, options: dict) -> None:
 
 
 def _check_cards(s: r.State, n: int) -> None:
+    _check_count_array("hands", s.hands, n, int(cp.COPIES.max()))
+    _check_count_array("cities", s.cities, n, 1)
     check_ints("deck", s.deck, low=0, high=cp.NUM_KINDS - 1)
-    check_card_table("hands", s.hands.tolist(), n, int(cp.COPIES.max()))
-    check_card_table("cities", s.cities.tolist(), n, 1)
     check_ints("drawn", s.drawn, low=0, high=cp.NUM_KINDS - 1)
     check_ints("marked", s.marked, low=0, high=cp.NUM_KINDS - 1)
     check_int("graveyard_card", s.graveyard_card, -1, cp.NUM_KINDS - 1)
-    places = list(s.deck) + s.drawn + s.marked + ([s.graveyard_card] if s.graveyard_card >= 0 else [])
-    for seat in range(n):
-        for kind in range(cp.NUM_KINDS):
-            places += [kind] * (int(s.hands[seat, kind]) + int(s.cities[seat, kind]))
-    check_multiset("deck", places, _DISTRICT_COPIES)
+    loose = list(s.deck) + s.drawn + s.marked + ([s.graveyard_card] if s.graveyard_card >= 0 else [])
+    counts = np.bincount(np.array(loose, dtype=np.int64), minlength=cp.NUM_KINDS)
+    if not np.array_equal(counts + s.hands.sum(axis=0) + s.cities.sum(axis=0), cp.COPIES):
+        held = [kind for kind, count in enumerate((s.hands.sum(axis=0) + s.cities.sum(axis=0)).tolist())
+                for _ in range(count)]
+        check_multiset("deck", loose + held, _DISTRICT_COPIES)  # names what is duplicated or missing
     check_ints("city_size", s.city_size, n)
+    sizes = s.cities.sum(axis=1).tolist()
     for seat in range(n):
-        require(s.city_size[seat] == int(s.cities[seat].sum()), f"city_size[{seat}]",
-                f"{s.city_size[seat]} but the city holds {int(s.cities[seat].sum())} districts")
+        require(s.city_size[seat] == sizes[seat], f"city_size[{seat}]",
+                f"{s.city_size[seat]} but the city holds {sizes[seat]} districts")
+
+
+def _check_count_array(field: str, table: np.ndarray, n: int, high: int) -> None:
+    """A per-seat, per-kind count array of the state (the JSON lists were checked at load)."""
+    require(isinstance(table, np.ndarray) and table.shape == (n, cp.NUM_KINDS), field,
+            f"not an array of {n} x {cp.NUM_KINDS} counts")
+    bad = np.argwhere((table < 0) | (table > high))
+    if len(bad):
+        seat, kind = bad[0].tolist()
+        raise InvalidStateError(f"{field}[{seat}][{kind}]", f"{int(table[seat, kind])} is outside 0..{high}")
 
 
 def _check_counters(s: r.State, n: int) -> None:

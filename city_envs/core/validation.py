@@ -66,6 +66,10 @@ def check_ints(field: str, value: Any, length: int | None = None, low: int | Non
                high: int | None = None) -> list[int]:
     """A list of integers, each in `low..high`; the error names the first bad index."""
     check_list(field, value, length)
+    if not value:
+        return value
+    if set(map(type, value)) == {int} and (low is None or min(value) >= low) and (high is None or max(value) <= high):
+        return value  # the common case, checked without naming every entry
     for i, item in enumerate(value):
         check_int(f"{field}[{i}]", item, low, high)
     return value
@@ -73,6 +77,8 @@ def check_ints(field: str, value: Any, length: int | None = None, low: int | Non
 
 def check_bools(field: str, value: Any, length: int | None = None) -> list[bool]:
     check_list(field, value, length)
+    if all(type(item) is bool for item in value):
+        return value
     for i, item in enumerate(value):
         check_bool(f"{field}[{i}]", item)
     return value
@@ -89,10 +95,14 @@ def check_int_table(field: str, value: Any, rows: int, columns: int | None = Non
 
 def check_multiset(field: str, items: Iterable[int], expected: Counter | Iterable[int]) -> None:
     """The items, wherever they lie, are exactly `expected` (every card once: a permutation)."""
-    found = Counter(items)
-    wanted = expected if isinstance(expected, Counter) else Counter(expected)
-    if found == wanted:
-        return
+    items = list(items)
+    wanted_list = sorted(expected.elements()) if isinstance(expected, Counter) else sorted(expected)
+    try:
+        if sorted(items) == wanted_list:
+            return
+    except TypeError:  # items of mixed types: fall through to the naming below
+        pass
+    found, wanted = Counter(items), Counter(wanted_list)
     extra = sorted((found - wanted).elements())
     missing = sorted((wanted - found).elements())
     parts = []
