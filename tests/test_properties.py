@@ -276,11 +276,12 @@ class MatchMachine(RuleBasedStateMachine):
             game.validate()
 
 
-def machine_for(name: str) -> type:
+def machine_for(name: str, slow: bool = False) -> type:
     machine = type(f"{name}_machine", (MatchMachine,), {"game_name": name})
     case = machine.TestCase
-    case.settings = settings(max_examples=8, stateful_step_count=12)
-    return case
+    case.settings = settings(max_examples=150, stateful_step_count=40) if slow else \
+        settings(max_examples=8, stateful_step_count=12)
+    return pytest.mark.slow(case) if slow else case
 
 
 TestCitadelsInterleavings = machine_for("citadels")
@@ -288,3 +289,8 @@ TestMetropolysInterleavings = machine_for("metropolys")
 TestBlueMoonCityInterleavings = machine_for("blue_moon_city")
 TestBigCityInterleavings = machine_for("big_city")
 TestUrbanSprawlInterleavings = machine_for("urban_sprawl")
+TestCitadelsInterleavingsMany = machine_for("citadels", slow=True)
+TestMetropolysInterleavingsMany = machine_for("metropolys", slow=True)
+TestBlueMoonCityInterleavingsMany = machine_for("blue_moon_city", slow=True)
+TestBigCityInterleavingsMany = machine_for("big_city", slow=True)
+TestUrbanSprawlInterleavingsMany = machine_for("urban_sprawl", slow=True)
