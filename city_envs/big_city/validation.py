@@ -9,6 +9,7 @@ from __future__ import annotations
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.core.validation import (
+    InvalidStateError,
     check_bool,
     check_bools,
     check_distinct,
@@ -55,8 +56,8 @@ def _check_tiles(s: r.State) -> None:
         check_int(field, rotation, 0, len(cp.LAYOUTS[number]) - 1)
         for k, (c, w) in enumerate(cp.LAYOUTS[number][rotation][2]):
             p = cp.OFFSET[number] + k
-            require(s.px[p] == ax + c and s.py[p] == ay + w, f"px[{p}]", f"plot {cp.PLOT_NUMBER[p]} is not where "
-                    f"tile {number} puts it")
+            if s.px[p] != ax + c or s.py[p] != ay + w:
+                raise InvalidStateError(f"px[{p}]", f"plot {cp.PLOT_NUMBER[p]} is not where tile {number} puts it")
     check_distinct("px", [(s.px[p], s.py[p]) for p in range(cp.NUM_PLOTS) if s.px[p] >= 0])
 
 
@@ -93,16 +94,18 @@ def _check_pieces(s: r.State, n: int) -> None:
         check_distinct(field, plots)
         check_int(field, points, 0, 0 if kind >= cp.PARK2 else None)
         for p in plots:
-            require(s.px[p] >= 0 and s.occupant[p] == index, f"occupant[{p}]", f"disagrees with {field}")
-            require(kind >= cp.PARK2 or s.out[p], f"out[{p}]",
-                    f"the card of plot {cp.PLOT_NUMBER[p]} built on is not out")
+            if s.px[p] < 0 or s.occupant[p] != index:
+                raise InvalidStateError(f"occupant[{p}]", f"disagrees with {field}")
+            if kind < cp.PARK2 and not s.out[p]:
+                raise InvalidStateError(f"out[{p}]", f"the card of plot {cp.PLOT_NUMBER[p]} built on is not out")
         if kind >= cp.PARK2:
             require(s.out[_FACILITY_CARD[kind]], f"out[{_FACILITY_CARD[kind]}]", "a facility built from no card")
         kinds.append(kind)
     for p, piece in enumerate(s.occupant):
-        require(piece < len(s.pieces) and (piece < 0 or p in s.pieces[piece][2]), f"occupant[{p}]",
-                f"{piece} is not a piece standing on plot {cp.PLOT_NUMBER[p]}")
-        require(not (p < cp.NUM_CARDS and s.out[p]) or piece >= 0, f"out[{p}]", "a plot card out for a free plot")
+        if piece >= len(s.pieces) or (piece >= 0 and p not in s.pieces[piece][2]):
+            raise InvalidStateError(f"occupant[{p}]", f"{piece} is not a piece standing on plot {cp.PLOT_NUMBER[p]}")
+        if piece < 0 and s.out[p]:
+            raise InvalidStateError(f"out[{p}]", "a plot card out for a free plot")
     check_ints("supply", s.supply, cp.NUM_KINDS, 0)
     for kind in range(cp.NUM_KINDS):
         require(s.supply[kind] + kinds.count(kind) == cp.KIND_COUNT[kind], f"supply[{kind}]",

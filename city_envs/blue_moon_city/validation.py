@@ -7,6 +7,7 @@ from collections import Counter
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
 from city_envs.core.validation import (
+    InvalidStateError,
     check_bool,
     check_bools,
     check_distinct,
@@ -45,7 +46,8 @@ def _check_city(s: r.State, n: int, center: str) -> None:
     for position in range(cp.NUM_POSITIONS):
         sections = len(cp.SECTIONS[s.tile_at[position]])
         free = s.markers_on[position][sections:] if not s.complete[position] else s.markers_on[position]
-        require(all(seat == -1 for seat in free), f"markers_on[{position}]", "a marker where no section is open")
+        if any(seat != -1 for seat in free):
+            raise InvalidStateError(f"markers_on[{position}]", "a marker where no section is open")
     check_ints("dragons", s.dragons, 3, 0, cp.OFF_BOARD)
     check_ints("figures", s.figures, n, 0, cp.NUM_POSITIONS - 1)
     check_int("last_completion_turn", s.last_completion_turn, -1)

@@ -72,8 +72,8 @@ def _check_count_array(field: str, table: np.ndarray, n: int, high: int) -> None
     """A per-seat, per-kind count array of the state (the JSON lists were checked at load)."""
     require(isinstance(table, np.ndarray) and table.shape == (n, cp.NUM_KINDS), field,
             f"not an array of {n} x {cp.NUM_KINDS} counts")
-    bad = np.argwhere((table < 0) | (table > high))
-    if len(bad):
+    if table.size and (table.min() < 0 or table.max() > high):
+        bad = np.argwhere((table < 0) | (table > high))
         seat, kind = bad[0].tolist()
         raise InvalidStateError(f"{field}[{seat}][{kind}]", f"{int(table[seat, kind])} is outside 0..{high}")
 
@@ -121,9 +121,10 @@ def _check_round(s: r.State, n: int) -> None:
     check_list("sel_log", s.sel_log)
     for i, entry in enumerate(s.sel_log):
         require(isinstance(entry, tuple) and len(entry) == 3, f"sel_log[{i}]", f"{entry!r} is not (event, seat, rank)")
-        check_int(f"sel_log[{i}]", entry[0], r.EV_FACEDOWN, r.EV_LEFTOVER)
-        check_int(f"sel_log[{i}]", entry[1], -1, n - 1)
-        check_int(f"sel_log[{i}]", entry[2], 1, cp.NUM_CHARACTERS)
+        event, seat, rank = entry
+        if not (type(event) is type(seat) is type(rank) is int and r.EV_FACEDOWN <= event <= r.EV_LEFTOVER
+                and -1 <= seat < n and 1 <= rank <= cp.NUM_CHARACTERS):
+            raise InvalidStateError(f"sel_log[{i}]", f"{entry!r} is not (event, seat, rank)")
     require(s.sel_log[:1] == [(r.EV_FACEDOWN, -1, s.facedown)], "sel_log", "does not open with the face-down card")
     picks = {rank: seat for event, seat, rank in s.sel_log if event == r.EV_PICK}
     held = {rank: seat for rank, seat in enumerate(s.holder) if seat >= 0}
@@ -138,9 +139,9 @@ def _check_round(s: r.State, n: int) -> None:
         check_int(name, getattr(s, name), 0, cp.NUM_CHARACTERS)
     check_int("turn_seat", s.turn_seat, -1, n - 1)
     check_list("events", s.events)
-    for i, event in enumerate(s.events):
-        require(isinstance(event, tuple) and event and event[0] in _EVENT_NAMES, f"events[{i}]",
-                f"{event!r} is not a logged event")
+    if not all(type(event) is tuple and event and event[0] in _EVENT_NAMES for event in s.events):
+        i, event = next((i, e) for i, e in enumerate(s.events) if not (type(e) is tuple and e and e[0] in _EVENT_NAMES))
+        raise InvalidStateError(f"events[{i}]", f"{event!r} is not a logged event")
 
 
 def _check_decision(s: r.State, n: int) -> None:

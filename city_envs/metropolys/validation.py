@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from city_envs.core.validation import (
+    InvalidStateError,
     check_bools,
     check_distinct,
     check_int,
@@ -62,12 +63,12 @@ def _check_buildings(s: r.State, n: int) -> None:
         check_int(f"bids[{i}]", bid[2], 1, cp.NUM_BUILDINGS)
     for nb in range(cp.NUM_NBHDS):
         if s.owner[nb] >= 0:
-            require(s.in_play[nb] and s.token[nb] == cp.NO_TOKEN and s.bid_owner[nb] < 0
-                    and s.built_value[nb] >= 1, f"owner[{nb}]", "a building where none can stand")
-        else:
-            require(s.built_value[nb] == 0, f"built_value[{nb}]", "a value without a building")
-        if s.bid_owner[nb] < 0:
-            require(s.bid_value[nb] == 0, f"bid_value[{nb}]", "a value without a bid")
+            if not (s.in_play[nb] and s.token[nb] == cp.NO_TOKEN and s.bid_owner[nb] < 0 and s.built_value[nb] >= 1):
+                raise InvalidStateError(f"owner[{nb}]", "a building where none can stand")
+        elif s.built_value[nb] != 0:
+            raise InvalidStateError(f"built_value[{nb}]", "a value without a building")
+        if s.bid_owner[nb] < 0 and s.bid_value[nb] != 0:
+            raise InvalidStateError(f"bid_value[{nb}]", "a value without a bid")
     # each seat's 13 values: in its supply, built, or bid, exactly once
     for seat in range(n):
         values = [s.built_value[nb] for nb in range(cp.NUM_NBHDS) if s.owner[nb] == seat]

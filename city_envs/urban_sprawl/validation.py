@@ -8,6 +8,7 @@ have a legal action.
 from __future__ import annotations
 
 from city_envs.core.validation import (
+    InvalidStateError,
     check_bool,
     check_bools,
     check_distinct,
@@ -55,12 +56,13 @@ def _check_city(s: r.State, n: int) -> None:
         check_int(field, owner, r.NOBODY, n - 1)
         require(len({x // 4 for x in lots}) == 1, field, "its lots lie in several blocks")
         for x in lots:
-            require(s.lot_building[x] == bid, f"lot_building[{x}]", f"does not name building {bid} standing there")
+            if s.lot_building[x] != bid:
+                raise InvalidStateError(f"lot_building[{x}]", f"does not name building {bid} standing there")
         on_board[zone][size - 1] += 1
         covered += size
     for x, bid in enumerate(s.lot_building):
-        require(bid < len(s.buildings) and (bid < 0 or s.buildings[bid] is not None), f"lot_building[{x}]",
-                f"{bid} is not a standing building")
+        if bid >= len(s.buildings) or (bid >= 0 and s.buildings[bid] is None):
+            raise InvalidStateError(f"lot_building[{x}]", f"{bid} is not a standing building")
     require(covered == sum(bid >= 0 for bid in s.lot_building), "lot_building", "disagrees with the buildings")
     for zone in range(5):
         for size in range(4):
