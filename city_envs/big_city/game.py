@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from city_envs.big_city import render, rules, view
+from city_envs.big_city import render, rules, validation, view
 from city_envs.big_city.rules import State
 from city_envs.core.state_game import StateGame
 
@@ -47,7 +47,11 @@ class BigCity(StateGame):
 
     def _state_from_dict(self, data: dict) -> None:
         self.state = State(**data)
+        validation.validate_state(self.state, self.num_players)  # the geometry below trusts these fields
         rules.rebuild_derived(self.state)
+
+    def _validate_state(self) -> None:
+        validation.validate_state(self.state, self.num_players)
 
     # ----- people -------------------------------------------------------------------------------
     def describe_public_action(self, action: int) -> str:

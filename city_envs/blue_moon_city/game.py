@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from city_envs.blue_moon_city import render, rules, view
+from city_envs.blue_moon_city import render, rules, validation, view
 from city_envs.blue_moon_city.rules import Payment, State
 from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
@@ -58,6 +58,9 @@ class BlueMoonCity(StateGame):
         if fields["payment"] is not None:
             fields["payment"] = Payment(**fields["payment"])
         self.state = State(**fields)
+
+    def _validate_state(self) -> None:
+        validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
     def render_private(self, player: int) -> str:

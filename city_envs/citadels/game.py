@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from city_envs.citadels import components as cp
-from city_envs.citadels import render, rules, view
+from city_envs.citadels import render, rules, validation, view
 from city_envs.citadels.rules import State
 from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
@@ -64,11 +64,17 @@ class Citadels(StateGame):
 
     def _state_from_dict(self, data: dict) -> None:
         fields = dict(data)
+        validation.check_seats(fields.get("n"), self.num_players)
+        validation.check_card_table("hands", fields.get("hands"), self.num_players, int(cp.COPIES.max()))
+        validation.check_card_table("cities", fields.get("cities"), self.num_players, 1)
         for key, dtype in _ARRAY_FIELDS.items():
             fields[key] = np.array(fields[key], dtype=dtype).reshape(self.num_players, cp.NUM_KINDS)
         for key in _TUPLE_LIST_FIELDS:
             fields[key] = [tuple(item) for item in fields[key]]
         self.state = State(**fields)
+
+    def _validate_state(self) -> None:
+        validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
     def describe_public_action(self, action: int) -> str:

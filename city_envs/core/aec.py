@@ -39,7 +39,7 @@ class CityAECEnv(AECEnv):
         **options: Any,
     ) -> None:
         super().__init__()
-        game_cls.check_num_players(num_players)
+        num_players = game_cls.check_num_players(num_players)
         self.game_options = game_cls.check_options(options)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"invalid render_mode {render_mode!r}; allowed: None, {', '.join(RENDER_MODES)}")
@@ -107,15 +107,16 @@ class CityAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         game = self.game
         try:
             game.apply(action)
         except IllegalActionError:
             if self.illegal_action == "raise":
-                raise
+                raise  # a refused step changes nothing: the agent may try again
+            self._cumulative_rewards[agent] = 0.0
             self._end_by_illegal_action(agent, action)
             return
+        self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         for a in rewards:
             rewards[a] = 0.0

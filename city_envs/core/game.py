@@ -14,7 +14,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from city_envs.core.validation import InvalidStateError, check_int, check_ints, is_int, require
+
 SERIAL_FORMAT = 1
+SERIAL_KEYS = ("game", "format", "state_version", "num_players", "options", "seed", "rng", "history", "state")
+# the bit generators a match may use (`default_rng` builds PCG64); a file may not name any other
+BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
 class IllegalActionError(ValueError):
@@ -62,6 +67,65 @@ def rng_from_state(state: dict) -> np.random.Generator:
     bit_generator = getattr(np.random, state["bit_generator"])()
     bit_generator.state = state
     return np.random.Generator(bit_generator)
+
+
+def checked_rng(state: Any) -> np.random.Generator:
+    """`rng_from_state` for untrusted data: anything but a well-formed generator state is rejected."""
+    require(isinstance(state, dict), "rng", f"{type(state).__name__} found where a generator state belongs")
+    name = state.get("bit_generator")
+    require(name in BIT_GENERATORS, "rng", f"unknown bit_generator {name!r}; allowed: {', '.join(BIT_GENERATORS)}")
+    try:
+        generator = rng_from_state(state)
+        restored = generator.bit_generator.state
+    except (TypeError, ValueError, KeyError, OverflowError) as error:
+        raise InvalidStateError("rng", f"not a {name} state ({error})") from None
+    require(_plain(restored) == _plain(state), "rng", f"not a {name} state (it does not read back unchanged)")
+    return generator
+
+
+def action_index(action: Any, decision: str) -> int:
+    """`action` as an int: Python ints, numpy integer scalars and 0-d integer arrays only.
+
+    Floats (even integral ones), bools, strings and anything else are refused with their type
+    named, as gymnasium's `Discrete.contains` refuses them.
+    """
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action[()]
+    if not is_int(action):
+        raise IllegalActionError(
+            action, decision, f"a {type(action).__name__} is not an action; actions are integers"
+        )
+    return int(action)
+
+
+def _plain(value: Any) -> Any:
+    """`value` with tuples as lists and numpy scalars as Python ones, as JSON would return it."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The path of the first place two plain JSON-like values differ, or None when equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if key not in a or key not in b:
+                return f"{path}.{key}".lstrip(".")
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found is not None:
+                return found.lstrip(".")
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if a == b and type(a) is type(b) else (path.lstrip(".") or "<root>")
 
 
 class LazyGenerator:
@@ -127,7 +191,7 @@ class Game(abc.ABC):
     @classmethod
     def check_num_players(cls, num_players: Any) -> int:
         allowed = cls.allowed_player_counts()
-        if isinstance(num_players, bool) or num_players not in allowed:
+        if not is_int(num_players) or num_players not in allowed:
             raise ValueError(
                 f"{cls.name} supports {', '.join(map(str, allowed))} players, not {num_players!r}"
             )
@@ -170,6 +234,14 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def _copy_state_from(self, other: Game) -> None:
         """Copy `other`'s mutable state into self so that the two share nothing mutable."""
+
+    @abc.abstractmethod
+    def _validate_state(self) -> None:
+        """Raise `InvalidStateError` naming the first field of `self`'s state that breaks an invariant.
+
+        Every shipped game checks conservation of its cards and pieces, ranges, ids, who acts and
+        agreement with `num_players` and the options; `validate()` adds what holds for every game.
+        """
 
     @abc.abstractmethod
     def decision_name(self) -> str:
@@ -242,16 +314,15 @@ class Game(abc.ABC):
         return self._mask
 
     def apply(self, action: int) -> None:
-        """Advance by `action`; an illegal one raises `IllegalActionError` and changes nothing."""
+        """Advance by `action`; an illegal one raises `IllegalActionError` and changes nothing.
+
+        Only integers are actions (see `action_index`): a float, bool or string is refused even
+        when it would convert to a legal id.
+        """
         if self.is_over():
             raise IllegalActionError(action, "none (game over)", "the game is over")
-        if isinstance(action, bool):
-            raise IllegalActionError(action, self.decision_name(), "not an integer")
-        try:
-            index = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(action, self.decision_name(), "not an integer") from None
-        if index != action or not 0 <= index < self.num_actions:
+        index = action_index(action, self.decision_name())
+        if not 0 <= index < self.num_actions:
             raise IllegalActionError(
                 action, self.decision_name(), f"out of range 0..{self.num_actions - 1}"
             )
@@ -302,6 +373,36 @@ class Game(abc.ABC):
         twin._mask = None
         return twin
 
+    def validate(self) -> None:
+        """Check every invariant of the current state; raise `InvalidStateError` (a `ValueError`)
+        naming the first broken field. `from_dict` runs it; the randomized tests run it every step."""
+        check_ints("history", self.history, low=0, high=self.num_actions - 1)
+        if self.seed is not None:
+            check_int("seed", self.seed, low=0)
+        self._validate_state()
+        actor = self.current_player()
+        if self.is_over():
+            require(actor == -1, "current_player", f"{actor!r} acts although the game is over")
+            return
+        check_int("current_player", actor, 0, self.num_players - 1)
+        require(bool(self._legal_actions().any()), "decision",
+                f"the pending decision {self.decision_name()} of seat {actor} has no legal action")
+
+    def verify_history(self) -> None:
+        """Replay `history` from the seed and options; the result must equal this match exactly."""
+        if self.seed is None:
+            raise InvalidStateError("seed", "no seed to replay the history from (a determinized match?)")
+        replayed = type(self)(self.num_players, seed=self.seed, **self.options)
+        for i, action in enumerate(self.history):
+            try:
+                replayed.apply(action)
+            except IllegalActionError as error:
+                raise InvalidStateError(f"history[{i}]", f"illegal on replay from the seed: {error}") from None
+        mine, theirs = _plain(self.to_dict()), _plain(replayed.to_dict())
+        where = first_difference(mine, theirs)
+        if where is not None:
+            raise InvalidStateError(where, "differs from the replay of the history from the seed")
+
     def to_dict(self) -> dict:
         """Full state as JSON-safe data, versioned, including the RNG state (a snapshot)."""
         return copy.deepcopy({
@@ -317,9 +418,22 @@ class Game(abc.ABC):
         })
 
     @classmethod
-    def from_dict(cls, data: dict) -> Game:
-        """The match `to_dict` described; `data` is copied, never shared."""
+    def from_dict(cls, data: dict, verify_history: bool = False) -> Game:
+        """The match `to_dict` described; `data` is copied, never shared.
+
+        Every value is checked (`validate()`), so an impossible state is refused here with a
+        `ValueError` naming the field; `verify_history=True` also replays the history from the seed
+        and requires the very same state.
+        """
+        if not isinstance(data, dict):
+            raise TypeError(f"a {cls.name} state is a dict, not a {type(data).__name__}")
         data = copy.deepcopy(data)
+        missing = [key for key in SERIAL_KEYS if key not in data]
+        if missing:
+            raise ValueError(f"state data lacks {', '.join(missing)}")
+        unknown = sorted(set(data) - set(SERIAL_KEYS), key=str)
+        if unknown:
+            raise ValueError(f"state data has unknown key(s) {', '.join(map(repr, unknown))}")
         if data.get("game") != cls.name:
             raise ValueError(f"data is for game {data.get('game')!r}, not {cls.name!r}")
         if data.get("format") != SERIAL_FORMAT or data.get("state_version") != cls.state_version:
@@ -329,13 +443,20 @@ class Game(abc.ABC):
             )
         game = object.__new__(cls)
         game.num_players = cls.check_num_players(data["num_players"])
+        if not isinstance(data["options"], dict):
+            raise ValueError(f"options must be a dict, not a {type(data['options']).__name__}")
         game.options = cls.check_options(dict(data["options"]))
-        game.seed = data["seed"]
-        game._rng, game._rng_state = None, data["rng"]
+        game.seed = None if data["seed"] is None else check_int("seed", data["seed"], low=0)
+        game._rng, game._rng_state = checked_rng(data["rng"]), None
         game.chance = LazyGenerator(game)
-        game.history = [int(a) for a in data["history"]]
+        game.history = [int(a) for a in check_ints("history", data["history"], low=0, high=game.num_actions - 1)]
         game._mask = None
+        if not isinstance(data["state"], dict):
+            raise InvalidStateError("state", f"{type(data['state']).__name__} found where a dict belongs")
         game._state_from_dict(data["state"])
+        game.validate()
+        if verify_history:
+            game.verify_history()
         return game
 
     @classmethod

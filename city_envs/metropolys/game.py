@@ -9,7 +9,7 @@ import numpy as np
 from city_envs.core.game import Option
 from city_envs.core.state_game import StateGame
 from city_envs.metropolys import components as cp
-from city_envs.metropolys import render, rules, view
+from city_envs.metropolys import render, rules, validation, view
 from city_envs.metropolys.rules import State
 
 _PERIPHERAL_NAMES = tuple(cp.DISTRICT_NAMES[d] for d in cp.PERIPHERAL)
@@ -108,6 +108,9 @@ class Metropolys(StateGame):
         fields = dict(data)
         fields["bids"] = [tuple(bid) for bid in fields["bids"]]
         self.state = State(**fields)
+
+    def _validate_state(self) -> None:
+        validation.validate_state(self.state, self.num_players, self.options, self._removed_districts())
 
     # ----- people -------------------------------------------------------------------------------
     def render_private(self, player: int) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
 from city_envs.urban_sprawl import components as cp
-from city_envs.urban_sprawl import render, rules, view
+from city_envs.urban_sprawl import render, rules, validation, view
 from city_envs.urban_sprawl.rules import State
 
 
@@ -66,6 +66,9 @@ class UrbanSprawl(StateGame):
 
     def _state_from_dict(self, data: dict) -> None:
         self.state = State(**data)
+
+    def _validate_state(self) -> None:
+        validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
     def render_image(self) -> np.ndarray:

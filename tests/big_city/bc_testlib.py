@@ -48,6 +48,7 @@ def recount_points(game: BigCity) -> list[int]:
 
 def check_state(game: BigCity) -> None:
     """Every invariant a reachable state satisfies."""
+    game.validate()  # the product's own check first; the lines below are an independent recount
     s = game.state
     n = s.n
     assert sorted(card_places(game)) == list(range(72))

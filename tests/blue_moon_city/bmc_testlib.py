@@ -38,6 +38,7 @@ def card_counts(game: BlueMoonCity) -> list[int]:
 
 def check_state(game: BlueMoonCity) -> None:
     """Every invariant a reachable state satisfies."""
+    game.validate()  # the product's own check first; the lines below are an independent recount
     s = game.state
     n = s.n
     assert card_counts(game) == SPEC_COPIES

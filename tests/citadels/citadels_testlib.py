@@ -102,6 +102,7 @@ def check_state(game: Citadels) -> list[int]:
     Returns the legal action ids (empty once the game is over) so that callers need not
     compute them again.
     """
+    game.validate()  # the product's own check first; the lines below are an independent recount
     s = game.state
     n = game.num_players
     counts = card_counts(game)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from city_envs.core.game import Game, Option, positive_int
+from city_envs.core.validation import check_bool, check_int, check_ints
 
 
 def _heap_option(value: Any) -> bool:
@@ -68,6 +69,14 @@ class Nim(Game):
     def _state_from_dict(self, data: dict) -> None:
         self.heap, self.to_move, self.last = data["heap"], data["to_move"], data["last"]
         self.taken, self.turns, self.truncated = list(data["taken"]), data["turns"], data["truncated"]
+
+    def _validate_state(self) -> None:
+        check_int("heap", self.heap, 0)
+        check_int("to_move", self.to_move, 0, self.num_players - 1)
+        check_ints("taken", self.taken, self.num_players, 0)
+        check_int("last", self.last, -1, self.num_players - 1)
+        check_int("turns", self.turns, 0, self.options["max_turns"])
+        check_bool("truncated", self.truncated)
 
     def _copy_state_from(self, other: Nim) -> None:
         self._state_from_dict(other._state_to_dict())

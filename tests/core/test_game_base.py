@@ -89,11 +89,23 @@ def test_apply_after_the_end_raises():
         game.apply(0)
 
 
-def test_integer_like_actions():
+def test_integer_actions_of_every_kind():
     game = Nim(2, heap=9)
     game.apply(np.int64(2))
-    game.apply(1.0)  # an integral float names the same id
-    assert game.history == [2, 1] and all(type(a) is int for a in game.history)
+    game.apply(np.array(1, dtype=np.uint8))  # a 0-d integer array, as a policy's argmax may give
+    game.apply(np.int8(0))
+    assert game.history == [2, 1, 0] and all(type(a) is int for a in game.history)
+
+
+@pytest.mark.parametrize("action", [1.0, np.float32(1), np.array(1.0), True, np.bool_(True), "1", float("inf"),
+                                    None, [1], np.array([1]), 1 + 0j])
+def test_non_integer_actions_are_refused_by_type(action):
+    game = Nim(2, heap=9)
+    before = game.to_dict()
+    with pytest.raises(IllegalActionError, match=f"a {type(action).__name__} is not an action.*") as caught:
+        game.apply(action)
+    assert caught.value.decision == "TAKE" and "TAKE" in str(caught.value)
+    assert game.to_dict() == before
 
 
 # ----- returns ---------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ def secret_cards(game: Metropolys, seat: int) -> tuple[int, int, int]:
 
 def check_state(game: Metropolys) -> None:
     """Every invariant a reachable state satisfies."""
+    game.validate()  # the product's own check first; the lines below are an independent recount
     s = game.state
     n = s.n
     in_play_count = sum(s.in_play)

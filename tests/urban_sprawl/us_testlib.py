@@ -27,6 +27,7 @@ def mid_game_states(n: int, seeds, per_game: int = 3, **options) -> list[UrbanSp
 
 def check_state(game: UrbanSprawl) -> None:
     """Every invariant a reachable state satisfies."""
+    game.validate()  # the product's own check first; the lines below are an independent recount
     s = game.state
     n = s.n
     # planning cards: each of the 54 exactly once
