@@ -46,7 +46,15 @@ def greedy_match(module, name: str, num_players: int, seed: int) -> int:
     return decisions
 
 
-@pytest.mark.parametrize(("name", "num_players"), [(name, 2) for name in city_envs.GAMES] + [("big_city", 4)])
+# The default suite (and CI) trains three configurations; the other games run with -m slow.
+IN_DEFAULT_SUITE = {("citadels", 2), ("metropolys", 2), ("big_city", 4)}
+CONFIGS = [
+    pytest.param(name, n, id=f"{name}-{n}p", marks=[] if (name, n) in IN_DEFAULT_SUITE else [pytest.mark.slow])
+    for name, n in [(name, 2) for name in city_envs.GAMES] + [("big_city", 4)]
+]
+
+
+@pytest.mark.parametrize(("name", "num_players"), CONFIGS)
 def test_ppo_iteration_with_action_masking(local_ray, name, num_players):
     config = city_rllib.ppo_config(
         name, num_players, hidden=(32,), batch_size=BATCH, minibatch_size=128, epochs=1, seed=0

@@ -21,7 +21,15 @@ from city_envs.integrations.tianshou import dqn_against_random, tianshou_env  # 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
 
-@pytest.mark.parametrize(("name", "num_players"), [(name, 2) for name in city_envs.GAMES] + [("citadels", 4)])
+# The default suite (and CI) trains two configurations; the other games run with -m slow.
+IN_DEFAULT_SUITE = {("metropolys", 2), ("citadels", 4)}
+CONFIGS = [
+    pytest.param(name, n, id=f"{name}-{n}p", marks=[] if (name, n) in IN_DEFAULT_SUITE else [pytest.mark.slow])
+    for name, n in [(name, 2) for name in city_envs.GAMES] + [("citadels", 4)]
+]
+
+
+@pytest.mark.parametrize(("name", "num_players"), CONFIGS)
 def test_masked_dqn_epoch(name, num_players):
     torch.manual_seed(0)
     np.random.seed(0)
