@@ -14,7 +14,6 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test, performance_b
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import city_envs
-from city_envs.core.aec import RENDER_MODES
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Observation space for each agent:UserWarning", "ignore:Observation is not a NumPy array:UserWarning"
@@ -30,7 +29,9 @@ EVERY_COUNT = [
 @pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
 def test_render_test(name, n):
     """PettingZoo's render_test opens the env with render_mode="human" first, then tries every listed mode."""
-    if "human" not in RENDER_MODES:
+    try:
+        city_envs.make_env(name, n, render_mode="human")
+    except ValueError:
         pytest.xfail('render_mode="human" is not supported yet (the package-cli branch adds it)')
     render_test(lambda render_mode=None: city_envs.make_env(name, n, render_mode=render_mode))
 
