@@ -1,4 +1,4 @@
-"""A rule-based Big City player (shared/rules/big_city.md section 11).
+"""A rule-based Big City player (the strategy notes in docs/games/big_city.md).
 
 It reads only its seat's information set: `view()` and the legal action ids. The view is turned into
 a seat-only State (`view.seat_state`: its own hand, the public board) on which the pure rule

@@ -1,4 +1,4 @@
-"""A rule-based Blue Moon City player (shared/rules/blue_moon_city.md section 11).
+"""A rule-based Blue Moon City player (the strategy notes in docs/games/blue_moon_city.md).
 
 It reads only its seat's information set: `view()` and the legal action ids, plus the static tile
 data and the pure payment search `rules.can_finish`. The generator only breaks exact ties.

@@ -1,4 +1,4 @@
-"""A rule-based Citadels player (shared/rules/citadels.md section 11).
+"""A rule-based Citadels player (the strategy notes in docs/games/citadels.md).
 
 It reads only its seat's information set: `view()` and the legal action ids. Every decision is a
 score over the legal options; the agent's generator is used only to break exact ties, so a seeded

@@ -1,4 +1,4 @@
-"""A rule-based Metropolys player (shared/rules/metropolys.md section 11).
+"""A rule-based Metropolys player (the strategy notes in docs/games/metropolys.md).
 
 It reads only its seat's information set: `view()` and the legal action ids. Every decision is a
 score over the legal options; the agent's generator only breaks exact ties, so a seeded agent is

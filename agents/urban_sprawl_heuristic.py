@@ -1,4 +1,4 @@
-"""A rule-based Urban Sprawl player (shared/rules/urban_sprawl.md section 11).
+"""A rule-based Urban Sprawl player (the strategy notes in docs/games/urban_sprawl.md).
 
 It reads only its seat's information set: `view()` and the legal action ids, plus the static card
 and board data of components.py. The generator only breaks exact ties.

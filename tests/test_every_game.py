@@ -325,8 +325,12 @@ def test_rewards(name, n, options):
         ({"render_mode": "human3d"}, "ansi, rgb_array"),
         ({"reward": "points"}, "win, score"),
         ({"illegal_action": "skip"}, "raise, lose"),
+        ({"observation_key": ""}, "other than 'action_mask'"),
+        ({"observation_key": "action_mask"}, "other than 'action_mask'"),
+        ({"observation_key": 3}, "other than 'action_mask'"),
     ],
-    ids=["render_mode", "reward", "illegal_action"],
+    ids=["render_mode", "reward", "illegal_action", "observation_key-empty", "observation_key-mask",
+         "observation_key-int"],
 )
 @pytest.mark.parametrize("entry", ["env", "raw_env"])
 @GAMES

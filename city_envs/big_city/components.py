@@ -1,9 +1,9 @@
 """Big City components: neighbourhood tiles, plots, cards, pieces, trams, the building rules table.
 
-Transcribed from shared/rules/big_city.md sections 2-3. Every value the spec marks RECONSTRUCTED
-is data here: the special buildings' prerequisites and values live in `BUILDING_RULES` (one table,
-replaceable without touching the engine), the facility shapes in `FACILITY_SHAPES`, the plot
-numbering inside a tile in `LAYOUTS`.
+Transcribed from the published rules (summarized in docs/games/big_city.md). Every value marked
+RECONSTRUCTED (filled in where no official figure exists) is data here: the special buildings'
+prerequisites and values live in `BUILDING_RULES` (one table, replaceable without touching the
+engine), the facility shapes in `FACILITY_SHAPES`, the plot numbering inside a tile in `LAYOUTS`.
 """
 
 from __future__ import annotations

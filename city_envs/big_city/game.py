@@ -12,7 +12,7 @@ DERIVED_FIELDS = ("grid", "outskirts", "holes", "exterior", "covered", "tram_set
 
 
 class BigCity(StateGame):
-    """Big City, 2-5 players (shared/rules/big_city.md)."""
+    """Big City, 2-5 players (docs/games/big_city.md)."""
 
     name = "big_city"
     min_players = 2

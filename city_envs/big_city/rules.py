@@ -1,6 +1,6 @@
-"""Big City rules: state, geometry, legal actions, transitions (shared/rules/big_city.md).
+"""Big City rules: state, geometry, legal actions, transitions (docs/games/big_city.md).
 
-Flat action space, 389 ids (spec section 9.2):
+Flat action space, 389 ids (the action table in docs/games/big_city.md):
 
 | ids     | action       | decoding                                                | decision kinds               |
 |---------|--------------|---------------------------------------------------------|------------------------------|

@@ -1,4 +1,4 @@
-"""What one seat of Big City may know (spec section 7), its tensor encoding, determinization.
+"""What one seat of Big City may know, its tensor encoding, determinization.
 
 Public: the city (tiles, pieces and owners, trams), scores, the supply, pile sizes, the number of
 cards each seat holds from each pile, every card played or discarded, the pending public choices
@@ -6,7 +6,7 @@ and how many cards of each pile the active seat has set aside for an exchange. P
 own hand, its own exchange choices, and the cards it returned to pile bottoms (where they are).
 Hidden from everyone: the order of the other cards in each pile.
 
-Observation for seat p: float32, 3787 values; seats relative (0 = p). The spec's 54 x 54 board
+Observation for seat p: float32, 3787 values; seats relative (0 = p). A 54 x 54 board
 planes (9.4) are replaced by a per-plot table: the plot index is a stable identity, and each plot's
 four sides say what lies across them, which carries the whole geometry in 68 rows.
 

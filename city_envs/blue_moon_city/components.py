@@ -1,8 +1,9 @@
 """Blue Moon City components: peoples and cards, the 21 building tiles, the grid, the obelisk.
 
-Transcribed from shared/rules/blue_moon_city.md section 2. Figures the spec marks RECONSTRUCTED (R)
-are data here so they can be replaced without touching the rules: the card split per colour
-(`CARD_COPIES`) and the tile values/rewards flagged in `RECONSTRUCTED_TILE_FIELDS`.
+Transcribed from the published rules (summarized in docs/games/blue_moon_city.md). Figures marked
+RECONSTRUCTED (R) (filled in where no official figure exists) are data here so they can be replaced
+without touching the rules: the card split per colour (`CARD_COPIES`) and the tile values/rewards
+flagged in `RECONSTRUCTED_TILE_FIELDS`.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ STAR_REWARD = tuple(t[2] for t in TILES)
 EACH_REWARD = tuple(t[3] for t in TILES)
 NEIGHBOUR_REWARD = tuple(t[4] for t in TILES)
 MAX_SECTIONS = 4
-# What the spec marks RECONSTRUCTED, per tile (documentation; the values above are the data).
+# What is marked RECONSTRUCTED, per tile (documentation; the values above are the data).
 RECONSTRUCTED_TILE_FIELDS = {
     "Fire Temple": "star, each", "Earth Temple": "star, each", "Water Temple": "star, each",
     "Aqueduct": "section value, each", "Hospice": "section value, each", "Citadel": "section value, each",

@@ -11,7 +11,7 @@ from city_envs.core.state_game import StateGame
 
 
 class BlueMoonCity(StateGame):
-    """Blue Moon City, 2-4 players (shared/rules/blue_moon_city.md)."""
+    """Blue Moon City, 2-4 players (docs/games/blue_moon_city.md)."""
 
     name = "blue_moon_city"
     min_players = 2

@@ -1,6 +1,6 @@
-"""Blue Moon City rules: state, legal actions, transitions (shared/rules/blue_moon_city.md).
+"""Blue Moon City rules: state, legal actions, transitions (docs/games/blue_moon_city.md).
 
-Flat action space, 220 ids (spec section 9.1):
+Flat action space, 220 ids (the action table in docs/games/blue_moon_city.md):
 
 | ids     | action                 | decoding                                   | decision kind |
 |---------|------------------------|--------------------------------------------|---------------|

@@ -1,11 +1,11 @@
-"""What one seat of Blue Moon City may know (spec section 7), its tensor encoding, determinization.
+"""What one seat of Blue Moon City may know, its tensor encoding, determinization.
 
 Public: the city, markers, dragons, figures, the obelisk, every seat's crystals (derivable by perfect
 recall), scales, offerings, markers, hand size and pending count, the scale supply, the deck size,
 the face-up discard pile and the open payment. Private: the seat's own hand. Hidden from everyone:
 deck order, other hands, the identities of the active seat's pending reward cards.
 
-Observation for seat p: float32, 2200 values (spec section 9.3); seats relative (0 = p).
+Observation for seat p: float32, 2200 values (laid out in docs/games/blue_moon_city.md); seats relative (0 = p).
 
 | offset | block | contents |
 |---|---|---|

@@ -1,4 +1,4 @@
-"""Citadels (Classic edition) component data, from shared/rules/citadels.md section 2-3.
+"""Citadels (Classic edition) component data, from the published rules (summarized in docs/games/citadels.md).
 
 Everything a rule needs to look up lives here as data; rules.py holds no card numbers.
 """

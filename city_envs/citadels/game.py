@@ -15,7 +15,7 @@ _TUPLE_LIST_FIELDS = ("steps", "sel_log", "events")
 
 
 class Citadels(StateGame):
-    """Citadels, Classic edition, 2-7 players (shared/rules/citadels.md)."""
+    """Citadels, Classic edition, 2-7 players (docs/games/citadels.md)."""
 
     name = "citadels"
     min_players = 2

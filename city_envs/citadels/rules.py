@@ -1,6 +1,6 @@
-"""Citadels rules: the state, the legal actions and the transitions (shared/rules/citadels.md).
+"""Citadels rules: the state, the legal actions and the transitions (docs/games/citadels.md).
 
-Flat action space, 376 ids (spec section 9.2). Seats inside actions are relative offsets
+Flat action space, 376 ids (the action table in docs/games/citadels.md). Seats inside actions are relative offsets
 o = (target - actor) mod n.
 
 | ids     | action            | decoding                            | decision kind     |
@@ -175,7 +175,7 @@ def start_round(s: State, rng: np.random.Generator) -> None:
     s.called = s.killed = s.robbed = 0
     s.turn_seat = -1
     # Face-up discards are a uniform subset of the seven non-King characters; the face-down card
-    # is uniform among the rest (the spec's "set the King aside and redraw" has this distribution).
+    # is uniform among the rest (the rulebook's "set the King aside and redraw" has this distribution).
     non_king = [r for r in cp.RANKS if r != cp.KING]
     face_up = [non_king[i] for i in rng.permutation(len(non_king))[: cp.FACE_UP_DISCARDS[n]]]
     s.face_up = sum(bit(r) for r in face_up)

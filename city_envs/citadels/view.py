@@ -1,6 +1,6 @@
-"""What one seat of Citadels may know (spec section 7), its tensor encoding, and determinization.
+"""What one seat of Citadels may know, its tensor encoding, and determinization.
 
-Observation for seat p: float32, 621 values, the spec's section 9.3 blocks and sizes with the
+Observation for seat p: float32, 621 values, in blocks, with the
 features inside blocks C and D regrouped so that scalars sit together (one write, not many).
 Seat blocks are in relative order o = 0..6 (o = 0 is p), zero-padded for absent seats.
 
@@ -173,7 +173,7 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
     Resampled: other seats' hands, the deck order, cards another seat is drawing or discarding
     this turn, and which unrevealed characters other seats hold (subject to p's offered sets,
     its own picks and discards, the face-up cards, every reveal and every called rank).
-    As the spec allows, cards p itself put under the deck are treated as shuffled.
+    As the rules allow, cards p itself put under the deck are treated as shuffled.
     """
     t = copy_state(s)
     _resample_cards(t, p, rng)

@@ -26,7 +26,9 @@ class CityAECEnv(AECEnv):
 
     Options beyond the game's own: `illegal_action` ("raise": `IllegalActionError`; "lose": the
     offender gets -1, the others share +1, the game ends) and `reward` ("win": terminal `returns()`
-    only; "score": plus the change of each seat's game score after every step, as dense shaping).
+    only; "score": plus the change of each seat's game score after every step, as dense shaping),
+    and `observation_key`, the name of the tensor in each observation dict (default "observation",
+    PettingZoo's convention; RLlib's action-masking module reads "observations").
     """
 
     def __init__(
@@ -36,6 +38,7 @@ class CityAECEnv(AECEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         reward: str = "win",
+        observation_key: str = "observation",
         **options: Any,
     ) -> None:
         super().__init__()
@@ -48,7 +51,10 @@ class CityAECEnv(AECEnv):
             raise ValueError(f"invalid illegal_action {illegal_action!r}; allowed: {allowed}")
         if reward not in REWARD_MODES:
             raise ValueError(f"invalid reward {reward!r}; allowed: {', '.join(REWARD_MODES)}")
+        if not isinstance(observation_key, str) or not observation_key or observation_key == "action_mask":
+            raise ValueError(f"invalid observation_key {observation_key!r}; a non-empty name other than 'action_mask'")
         self.game_cls = game_cls
+        self.observation_key = observation_key
         self.num_players = num_players
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -66,7 +72,7 @@ class CityAECEnv(AECEnv):
         obs_box = spaces.Box(-np.inf, np.inf, shape=probe.observation_shape, dtype=np.float32)
         mask_box = spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8)
         self._observation_spaces = {
-            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+            a: spaces.Dict({observation_key: obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._no_mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -100,7 +106,7 @@ class CityAECEnv(AECEnv):
         seat = self._seat[agent]
         game = self.game
         mask = game.legal_actions().view(np.int8) if game.current_player() == seat else self._no_mask
-        return {"observation": game.observation(seat), "action_mask": mask.copy()}
+        return {self.observation_key: game.observation(seat), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

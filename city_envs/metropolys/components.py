@@ -1,6 +1,6 @@
 """Metropolys components: the 55-neighbourhood board, buildings, tokens and secret cards.
 
-All tables are transcribed from shared/rules/metropolys.md (sections 2.2-2.7); the first-game token
+All tables are transcribed from the published rules (summarized in docs/games/metropolys.md); the first-game token
 layout (2.5) is RECONSTRUCTED there and kept here as data so it can be replaced without touching rules.
 """
 

@@ -45,7 +45,7 @@ def allowed_removals(num_players: int) -> list[tuple[str, ...]]:
 
 
 class Metropolys(StateGame):
-    """Metropolys, family and expert versions, 2-4 players (shared/rules/metropolys.md)."""
+    """Metropolys, family and expert versions, 2-4 players (docs/games/metropolys.md)."""
 
     name = "metropolys"
     min_players = 2

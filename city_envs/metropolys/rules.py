@@ -1,7 +1,7 @@
-"""Metropolys rules: the state, the legal actions and the transitions (shared/rules/metropolys.md).
+"""Metropolys rules: the state, the legal actions and the transitions (docs/games/metropolys.md).
 
-Flat action space, 69 ids (spec section 9.1). A bid is two decisions by the same seat: first the
-neighbourhood, then the building value.
+Flat action space, 69 ids (the action table in docs/games/metropolys.md). A bid is two decisions by
+the same seat: first the neighbourhood, then the building value.
 
 | ids   | action       | decoding          | decision kind |
 |-------|--------------|-------------------|---------------|

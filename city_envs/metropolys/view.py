@@ -1,9 +1,9 @@
-"""What one seat of Metropolys may know (spec section 7), its tensor encoding, and determinization.
+"""What one seat of Metropolys may know, its tensor encoding, and determinization.
 
 Everything is public except the secret cards: each seat sees its own; at the end all are revealed.
 Remaining supplies are public (every value was shown while it was a bid; perfect recall).
 
-Observation for seat p: the spec's section 9.2 flat variant, float32, 2164 values (the constant
+Observation for seat p: float32, 2164 values (the constant
 adjacency matrix and the action mask are left out; the adapter adds the mask). Seat columns and
 rows are seat-relative: 0 = p, then clockwise; rows of absent seats are zero.
 

@@ -1,6 +1,6 @@
 """Urban Sprawl components: the city grid, starting buildings, card spaces, the four decks, politicians.
 
-Transcribed from shared/rules/urban_sprawl.md section 2. Most card data is RECONSTRUCTED there; every
+Transcribed from the published rules (see docs/games/urban_sprawl.md); most card data is RECONSTRUCTED; every
 card is one row of data here (`PERMITS`, `PLANNING_EVENTS`, `CONTRACTS`, `CONTRACT_EVENTS`), written
 with a small vocabulary of effect templates, restrictions and event kinds that rules.py implements
 once, so the real card list can replace these rows without touching the rules.

@@ -12,7 +12,7 @@ from city_envs.urban_sprawl.rules import State
 
 
 class UrbanSprawl(StateGame):
-    """Urban Sprawl, 2-4 players (shared/rules/urban_sprawl.md)."""
+    """Urban Sprawl, 2-4 players (docs/games/urban_sprawl.md)."""
 
     name = "urban_sprawl"
     min_players = 2

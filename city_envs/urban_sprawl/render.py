@@ -77,7 +77,7 @@ def _filter(zones: tuple[int, ...], size: int) -> str:
 
 
 def effect_text(effect: tuple) -> str:
-    """One effect row of components.CONTRACTS in the spec's notation (5.2)."""
+    """One effect row of components.CONTRACTS in the notation of docs/games/urban_sprawl.md."""
     template = effect[0]
     if template == cp.GAIN:
         return f"GAIN({_amounts(effect[1], effect[2])})"

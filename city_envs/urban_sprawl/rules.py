@@ -1,6 +1,6 @@
-"""Urban Sprawl rules: state, legal actions, transitions (shared/rules/urban_sprawl.md).
+"""Urban Sprawl rules: state, legal actions, transitions (docs/games/urban_sprawl.md).
 
-Flat action space, 219 ids (spec section 9.2):
+Flat action space, 219 ids (the action table in docs/games/urban_sprawl.md):
 
 | ids     | action            | meaning by decision kind                                                  |
 |---------|-------------------|---------------------------------------------------------------------------|

@@ -1,11 +1,11 @@
-"""What one seat of Urban Sprawl may know (spec section 7), its tensor encoding, determinization.
+"""What one seat of Urban Sprawl may know, its tensor encoding, determinization.
 
 Everything is public (the board, every seat's wealth, prestige, hand, Favors, vocations, offices,
 face-up cards, the planning discard pile, deck sizes) except the order of the face-down cards of
 the four decks, which is hidden from everyone; `determinize` resamples it within what the stacking
 rules and the cards already seen allow. Seats are rotated so the observer is offset 0.
 
-Observation for seat p: float32, `OBS_SIZE` = 5219 values (spec section 9.4 plus the tile supply):
+Observation for seat p: float32, `OBS_SIZE` = 5219 values (laid out in docs/games/urban_sprawl.md):
 
 | offset | block | contents |
 |---|---|---|

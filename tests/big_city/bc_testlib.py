@@ -1,6 +1,6 @@
 """Shared helpers for the Big City tests: random play, invariant checks, positions.
 
-Counts are copied from the spec (shared/rules/big_city.md 2.1-2.5, 3), not imported from the
+Counts are copied from the rules (docs/games/big_city.md), not imported from the
 engine, so the checks are an independent recount.
 """
 
@@ -17,7 +17,7 @@ COUNTS = (2, 3, 4, 5)
 SPEC_PIECES = {"RES1": 8, "RES2": 6, "RES3": 3, "BUS1": 8, "BUS2": 6, "BUS3": 3, "CITY_HALL": 1, "CHURCH": 2,
                "CINEMA": 4, "POST_OFFICE": 2, "BANK": 3, "SHOPPING_CENTER": 2}
 SPEC_HAND = {2: 5, 3: 5, 4: 5, 5: 6}
-# reference layout L3 of spec section 10: tile 1 r0 at (25,25); tile 2 r0 at (25,23); tile 3 r0 at (28,25)
+# reference layout L3 of the worked examples: tile 1 r0 at (25,25); tile 2 r0 at (25,23); tile 3 r0 at (28,25)
 L3 = ((1, 0, 25, 25), (2, 0, 25, 23), (3, 0, 28, 25))
 # layout of E5: a hole at (28,25) and (28,26)
 E5 = ((1, 0, 25, 25), (2, 0, 25, 23), (4, 1, 29, 23), (3, 0, 28, 27))

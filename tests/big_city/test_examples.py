@@ -1,4 +1,4 @@
-"""The worked examples of the Big City spec (shared/rules/big_city.md section 10), E1-E9.
+"""The worked examples E1-E9 of Big City, hand-worked from the rules.
 
 Positions are written into a fresh game's state (the L3 and E5 layouts cannot arise from a real
 setup); every action then goes through `Game.apply` and every number the example states is asserted.

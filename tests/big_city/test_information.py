@@ -1,4 +1,4 @@
-"""What a Big City seat may know (spec section 7): hands, exchange choices and pile order.
+"""What a Big City seat may know: hands, exchange choices and pile order.
 
 1. `determinize(p, rng)` keeps p's observation, view and (when p acts) legal actions, conserves the
    cards and each seat's cards per pile, keeps p's hand and p's returned cards in place, really

@@ -1,4 +1,4 @@
-"""Big City rule by rule (shared/rules/big_city.md sections 2-6), beyond the worked examples."""
+"""Big City rule by rule (docs/games/big_city.md), beyond the worked examples."""
 
 from __future__ import annotations
 

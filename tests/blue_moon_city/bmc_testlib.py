@@ -1,6 +1,6 @@
 """Shared helpers for the Blue Moon City tests: random play, invariant checks, positions.
 
-Counts are copied from the spec (shared/rules/blue_moon_city.md 2.2-2.4, 3), not imported from the
+Counts are copied from the rules (docs/games/blue_moon_city.md), not imported from the
 engine, so the checks are an independent recount.
 """
 

@@ -1,8 +1,8 @@
-"""The worked examples of the Blue Moon City spec (shared/rules/blue_moon_city.md section 10), E1-E9.
+"""The worked examples E1-E9 of Blue Moon City, hand-worked from the rules.
 
 Positions are written into a fresh game's state; every action then goes through `Game.apply` and
-every number the example states is asserted. Where the spec says "only 153 (END_CONTRIBUTION) is
-legal", the engine takes that forced step itself (the spec's section 9.1 recommends it), so the
+every number the example states is asserted. Where an example says "only 153 (END_CONTRIBUTION) is
+legal", the engine takes that forced step itself (as docs/games/blue_moon_city.md describes), so the
 tests check that the game moved on to the DISCARD decision.
 """
 

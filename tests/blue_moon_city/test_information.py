@@ -1,4 +1,4 @@
-"""What a Blue Moon City seat may know (spec section 7): hands, pending cards and the deck.
+"""What a Blue Moon City seat may know: hands, pending cards and the deck.
 
 1. `determinize(p, rng)` keeps p's observation, view and (when p acts) legal actions, conserves the
    cards, keeps p's hand, really redeals the others' hands, and the twin can be played on:

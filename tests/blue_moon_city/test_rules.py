@@ -1,4 +1,4 @@
-"""One test per Blue Moon City rule (shared/rules/blue_moon_city.md sections 2-6 and the choices of 8).
+"""One test per Blue Moon City rule (docs/games/blue_moon_city.md).
 
 The worked examples (test_examples.py) and the randomized invariants cover more; here each rule is
 exercised on its own with exact values.

@@ -1,6 +1,6 @@
-"""Shared helpers for the Citadels property tests: spec data, invariant checks, random play.
+"""Shared helpers for the Citadels property tests: rules data, invariant checks, random play.
 
-The data below is copied from the spec (shared/rules/citadels.md, sections 2.4 and 9.2), not
+The data below is copied from the rules (the district list and the action table of docs/games/citadels.md), not
 imported from the engine, so the checks are an independent recount.
 """
 
@@ -10,7 +10,7 @@ import numpy as np
 
 from city_envs.citadels.game import Citadels
 
-# ----- spec section 2.4: (name, type, cost, copies); types 0 noble .. 4 unique ----------------
+# ----- districts: (name, type, cost, copies); types 0 noble .. 4 unique ----------------
 SPEC_DISTRICTS = (
     ("Manor", 0, 3, 5), ("Castle", 0, 4, 4), ("Palace", 0, 5, 3),
     ("Temple", 1, 1, 3), ("Church", 1, 2, 3), ("Monastery", 1, 3, 3), ("Cathedral", 1, 5, 2),
@@ -34,7 +34,7 @@ CHARS_PER_SEAT = {2: 2, 3: 2, 4: 1, 5: 1, 6: 1, 7: 1}
 ASSASSIN, THIEF, MAGICIAN, WARLORD = 1, 2, 3, 8
 INCOME_RANKS = (4, 5, 6, 8)
 
-# ----- spec section 9.2: which ids may appear in the mask of each decision kind ---------------
+# ----- the action table: which ids may appear in the mask of each decision kind ---------------
 DECISIONS = ("SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD")
 
 
@@ -162,7 +162,7 @@ def check_state(game: Citadels) -> list[int]:
     return ids
 
 
-# ----- scoring recount (spec 6.2, 6.3) ----------------------------------------------------------
+# ----- scoring recount -------------------------------------------------------------------------
 def spec_score(game: Citadels, seat: int) -> int:
     s = game.state
     city = np.flatnonzero(s.cities[seat]).tolist()

@@ -1,4 +1,4 @@
-"""The worked examples of the Citadels spec (shared/rules/citadels.md section 10), E1-E10.
+"""The worked examples E1-E10 of Citadels, hand-worked from the rules.
 
 Each test writes the example's position into a fresh game's state (tests/citadels/positions.py),
 plays the example's exact action ids through `Game.apply` and asserts every number the example
@@ -6,7 +6,7 @@ states. Examples that start at the beginning of a round (E4-E7) run the characte
 PICK/DISCARD actions from a chosen deal of the character cards, so the engine itself calls the
 ranks in order.
 
-Spec erratum: E8 says the Observatory turn leaves the deck at 18; by the spec's own rules (4.3
+Erratum: the worked example E8 says the Observatory turn leaves the deck at 18; by the rules themselves (4.3
 "Drawing", 5.9.5) 20 - 3 drawn + 2 put back = 19, which is what is asserted.
 """
 

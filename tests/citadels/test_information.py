@@ -1,4 +1,4 @@
-"""What a Citadels seat may know (spec section 7): determinization and hidden-item invariance.
+"""What a Citadels seat may know: determinization and hidden-item invariance.
 
 1. For random mid-game states of every player count (selection, MAIN, KEEP_DRAWN,
    MAGICIAN_DISCARD, GRAVEYARD) and every seat p: `determinize(p, rng)` leaves p's observation,

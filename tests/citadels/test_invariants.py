@@ -2,7 +2,7 @@
 
 GAME_DONE.md "Tests": cards conserved, no negative resources, masks never empty before the end
 and limited to the pending decision, the game always ends, returns sum to 0, scores equal an
-independent recount (spec 6.2), winners follow the tie-break (spec 6.3).
+independent recount, winners follow the tie-break.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def run_batch(n: int, count: int, seed0: int, classic_variant: bool = False) -> 
 
 
 def test_spec_component_totals():
-    """The spec's table (as copied here) and components.py agree, and match the spec's totals."""
+    """The rulebook's table (as copied here) and components.py agree, and match the rulebook's totals."""
     assert int(SPEC_COPIES.sum()) == 68
     per_type = [int(sum(SPEC_COPIES[k] for k in range(30) if SPEC_TYPE[k] == t)) for t in range(5)]
     assert per_type == [12, 11, 20, 11, 14]

@@ -1,4 +1,4 @@
-"""One test per Citadels rule (shared/rules/citadels.md sections 3-6 and the rulings of 8.2).
+"""One test per Citadels rule (docs/games/citadels.md).
 
 The worked examples (test_examples.py) and the randomized invariants cover more; here each rule is
 exercised on its own, with exact values, in a position built for it.

@@ -1,6 +1,6 @@
 """Shared helpers for the Metropolys property tests: random play and invariant checks.
 
-Counts below are copied from the spec (shared/rules/metropolys.md 2.3-2.5), not imported from the
+Counts below are copied from the rules (docs/games/metropolys.md), not imported from the
 engine, so the checks are an independent recount.
 """
 
@@ -16,7 +16,7 @@ from .. import game_helpers
 
 COUNTS = (2, 3, 4)
 VERSIONS = ("family", "expert")
-# spec 2.5: tokens per player count (trendy, subway, archaeological)
+# tokens per player count (trendy, subway, archaeological)
 SPEC_TOKENS = {4: (9, 9, 9), 3: (8, 7, 7), 2: (5, 6, 6)}
 SPEC_DEAD_ENDS = {11, 21, 28, 35}
 SPEC_DISTRICT_SIZES = (15, 10, 10, 10, 10)
@@ -117,7 +117,7 @@ def recount_score(s, seat: int) -> int:
         qualifying = cp.FAMILY_QUALIFYING[s.family_card[seat]]
         return total + 3 * sum(nb in qualifying for nb in mine)
     total += 2 * sum(cp.COLOUR[nb] == s.colour_card[seat] for nb in mine)
-    total += r.area_points(s.area_card[seat], mine)  # set packing: checked by the spec's examples
+    total += r.area_points(s.area_card[seat], mine)  # set packing: checked by the worked examples
     for district in range(5):
         lists = {}
         for nb in range(55):

@@ -1,4 +1,4 @@
-"""The worked examples of the Metropolys spec (shared/rules/metropolys.md section 10), E1-E9.
+"""The worked examples E1-E9 of Metropolys, hand-worked from the rules.
 
 Positions are written into a fresh game's state (`built` buildings leave their owner's supply);
 every action then goes through `Game.apply`, and every number the example states is asserted.
@@ -58,7 +58,7 @@ def test_e2_dead_end_opening_builds_at_once():
 
 
 def test_e3_a_full_call():
-    """E3: the spec's first call, seat by seat, with the Subway card going to Red."""
+    """E3: the example's first call, seat by seat, with the Subway card going to Red."""
     blue, gray, red, white = range(4)
     game = Metropolys(4, seed=0, layout="first_game")
     s = game.state

@@ -1,4 +1,4 @@
-"""What a Metropolys seat may know (spec section 7): only the secret cards are hidden.
+"""What a Metropolys seat may know: only the secret cards are hidden.
 
 1. For random mid-game states of every count and version and every seat p, `determinize(p, rng)`
    leaves p's observation, view and legal actions unchanged, keeps p's own cards, draws the others'

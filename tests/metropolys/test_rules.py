@@ -1,7 +1,7 @@
-"""One test per Metropolys rule (shared/rules/metropolys.md sections 2-6 and the choices of 8).
+"""One test per Metropolys rule (docs/games/metropolys.md).
 
 The worked examples (test_examples.py) and randomized invariants cover more; here each rule is
-exercised on its own with exact values. Board facts are checked against the spec's own counts.
+exercised on its own with exact values. Board facts are checked against the rulebook's own counts.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Urban Sprawl data (components.py) against the counts and totals the spec states (section 2)."""
+"""Urban Sprawl data (components.py) against the counts and totals the rulebook states."""
 
 from __future__ import annotations
 

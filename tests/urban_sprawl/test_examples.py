@@ -1,4 +1,4 @@
-"""The worked examples of shared/rules/urban_sprawl.md section 10, with the spec's exact numbers."""
+"""The worked examples of the rules, with their exact numbers."""
 
 from __future__ import annotations
 

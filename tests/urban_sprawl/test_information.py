@@ -1,4 +1,4 @@
-"""What an Urban Sprawl seat may know (spec section 7): everything but the order of the decks.
+"""What an Urban Sprawl seat may know: everything but the order of the decks.
 
 1. `determinize(p, rng)` keeps p's observation, view and legal actions, keeps every card in its place
    except the hidden deck order, really reorders the decks, and the twin plays on:

@@ -1,4 +1,4 @@
-"""Urban Sprawl rules one at a time (spec sections 3-6), on small built positions."""
+"""Urban Sprawl rules one at a time, on small built positions."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Shared helpers for the Urban Sprawl tests: random play, invariant checks, position builders.
 
-Counts are copied from the spec (shared/rules/urban_sprawl.md sections 2-3), not imported from the
+Counts are copied from the rules (docs/games/urban_sprawl.md), not imported from the
 engine, so the checks are an independent recount.
 """
 
