@@ -2,6 +2,6 @@
 
 from agents.base import Agent, play_game
 from agents.random_agent import RandomAgent
-from agents.registry import make_agent
+from agents.registry import make_agent, make_opponents
 
-__all__ = ["Agent", "RandomAgent", "make_agent", "play_game"]
+__all__ = ["Agent", "RandomAgent", "make_agent", "make_opponents", "play_game"]

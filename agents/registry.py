@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -81,3 +82,12 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
         path = spec.removesuffix("sample").removesuffix(":") if sample else spec
         return PolicyAgent(path or None, seed, greedy=not sample)
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")
+
+
+def make_opponents(kinds: Sequence[str], game_name: str, seed: int | None = None) -> list[Agent]:
+    """Agents by name for the other seats of a `city_envs.SingleAgentEnv`, e.g. `["heuristic", "ppo"]`.
+
+    Each gets its own seed (the env reseeds them on every `reset` anyway); a bad name raises ValueError.
+    """
+    seeds = np.random.SeedSequence(seed).spawn(len(kinds))
+    return [make_agent(kind, game_name, np.random.default_rng(s)) for kind, s in zip(kinds, seeds, strict=True)]
