@@ -31,8 +31,12 @@ def load_policy(path: str | Path):
     if key not in _POLICIES:
         if not Path(key).is_file():
             raise ValueError(f"no PPO model at {path}")
-        import torch
-        from sb3_contrib import MaskablePPO
+        try:
+            import torch
+            from sb3_contrib import MaskablePPO
+        except ImportError as error:
+            raise ImportError(f"ppo agents need the train extra ({error.name} is not installed): "
+                              "pip install 'city-envs[train]' (see the README for the CPU build of torch)") from None
 
         # loading reseeds the global RNGs with the model's seed: keep them as they were, so a policy
         # loaded in a trainer's process (a pool opponent, an evaluation) does not change its run
@@ -85,6 +89,10 @@ class PolicyAgent:
             raise ValueError(f"model {path} expects (observation shape, actions) {expected}, "
                              f"{info_set.game_name} {info_set.num_players}p has {actual}")
         return policy
+
+    def prepare(self, info_set: InfoSet) -> None:
+        """Load and check the model for `info_set`'s game and player count now, not at the first move."""
+        self._policy = self._checked_policy(info_set, info_set.observation())
 
     def act(self, info_set: InfoSet) -> int:
         mask = info_set.legal_actions()

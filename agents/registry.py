@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -53,11 +56,58 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
     return params
 
 
+def user_agent(kind: str, seed: int | np.random.Generator | None) -> Agent:
+    """`module:Class[:key=value...]`: the user's class, built as `Class(seed=seed, key=value, ...)`.
+
+    Values are Python literals where they parse as one (`depth=3`, `greedy=True`), text otherwise;
+    `seed` is an int or None. The module must be importable (installed, on PYTHONPATH, or in the
+    current directory). Every failure is a ValueError naming the spec.
+    """
+    module_name, _, rest = kind.partition(":")
+    class_name, _, spec = rest.partition(":")
+    params = {}
+    for part in filter(None, spec.split(":")):
+        key, sep, text = part.partition("=")
+        if not sep or not key.isidentifier() or key == "seed":
+            raise ValueError(f"bad parameter {part!r} in agent {kind!r}: expected key=value (seed is given)")
+        try:
+            params[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            params[key] = text
+    if str(Path.cwd()) not in sys.path and "" not in sys.path:
+        sys.path.append(str(Path.cwd()))  # `python -m` finds modules of the current directory; so does the CLI
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"agent {kind!r}: cannot import module {module_name!r} ({error})") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"agent {kind!r}: module {module_name!r} has no class {class_name!r}")
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(2**63))
+    try:
+        agent = cls(seed=seed, **params)
+    except TypeError as error:
+        raise ValueError(f"agent {kind!r}: {class_name}(seed=..., {', '.join(params)}) failed: {error}") from None
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"agent {kind!r}: {class_name} has no act(info_set) method")
+    return agent
+
+
+def is_user_agent(kind: str) -> bool:
+    """Whether `kind` names a class (`module:Class...`) rather than a built-in agent."""
+    name, _, rest = kind.partition(":")
+    return name not in AGENT_KINDS and rest.partition(":")[0].isidentifier()
+
+
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
     [:max_rollout=N|none][:rollout=random|heuristic][:bias=X][:opponents=heuristic|search], or
     ppo[:PATH][:sample] (a saved MaskablePPO model, by default the committed baseline
-    `training/baselines/<game>_<players>p.zip`; greedy, or sampling from its policy with `:sample`)."""
+    `training/baselines/<game>_<players>p.zip`; greedy, or sampling from its policy with `:sample`),
+    or a class of the user's, `module:Class[:key=value...]` (see `user_agent`)."""
+    if is_user_agent(kind):
+        return user_agent(kind, seed)
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
@@ -81,7 +131,7 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
         sample = spec == "sample" or spec.endswith(":sample")
         path = spec.removesuffix("sample").removesuffix(":") if sample else spec
         return PolicyAgent(path or None, seed, greedy=not sample)
-    raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")
+    raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}, or module:Class[:key=value...]")
 
 
 def make_opponents(kinds: Sequence[str], game_name: str, seed: int | None = None) -> list[Agent]:
@@ -91,3 +141,17 @@ def make_opponents(kinds: Sequence[str], game_name: str, seed: int | None = None
     """
     seeds = np.random.SeedSequence(seed).spawn(len(kinds))
     return [make_agent(kind, game_name, np.random.default_rng(s)) for kind, s in zip(kinds, seeds, strict=True)]
+
+
+def prepare_agents(agents: Sequence[Agent], game) -> None:
+    """Let every agent check, before any match, that it can play its seat of `game`'s kind of match.
+
+    An agent may define `prepare(info_set)` (the PPO agent loads its model and checks its shapes);
+    its ValueError or ImportError then stops the command line before any work starts.
+    """
+    from city_envs.core.infoset import InfoSet
+
+    for seat, agent in enumerate(agents):
+        prepare = getattr(agent, "prepare", None)
+        if prepare is not None:
+            prepare(InfoSet(game, seat))
