@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import make_rng
+from city_envs.agents.base import make_rng
 from city_envs.core.infoset import InfoSet
 
+# the training package sits next to this one, in the repository (agents/, training/) and installed alike
 BASELINES_DIR = Path(__file__).resolve().parent.parent / "training" / "baselines"
 _POLICIES: dict[str, object] = {}  # resolved path -> loaded policy, shared by the agents of a process
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.random_agent import RandomAgent
+from city_envs.agents.base import Agent
+from city_envs.agents.random_agent import RandomAgent
 
 # game name -> "module:Class" of its HeuristicAgent
 HEURISTICS: dict[str, str] = {
-    "citadels": "agents.citadels_heuristic:CitadelsHeuristicAgent",
-    "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
-    "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
-    "big_city": "agents.big_city_heuristic:BigCityHeuristicAgent",
-    "urban_sprawl": "agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
+    "citadels": "city_envs.agents.citadels_heuristic:CitadelsHeuristicAgent",
+    "metropolys": "city_envs.agents.metropolys_heuristic:MetropolysHeuristicAgent",
+    "blue_moon_city": "city_envs.agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
+    "big_city": "city_envs.agents.big_city_heuristic:BigCityHeuristicAgent",
+    "urban_sprawl": "city_envs.agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic", "ismcts", "ppo")
 # `ismcts:key=value:...` parameters and their types
@@ -114,7 +114,7 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
     if name == "heuristic" and not spec:
         return heuristic_class(game_name)(seed)
     if name == "ismcts":
-        from agents.ismcts import ISMCTSAgent
+        from city_envs.agents.ismcts import ISMCTSAgent
 
         params = parse_params(spec, ISMCTS_PARAMS)
         if "c" in params:
@@ -126,7 +126,7 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
             heuristic_class(game_name)  # fail now, not at the first decision, for a game without one
         return agent
     if name == "ppo":
-        from agents.policy_agent import PolicyAgent
+        from city_envs.agents.policy_agent import PolicyAgent
 
         sample = spec == "sample" or spec.endswith(":sample")
         path = spec.removesuffix("sample").removesuffix(":") if sample else spec

@@ -47,7 +47,7 @@ def positive_float(text: str) -> float:
 
 
 def has_heuristic(name: str) -> bool:
-    from agents.registry import HEURISTICS
+    from city_envs.agents.registry import HEURISTICS
 
     return name in HEURISTICS
 
@@ -83,7 +83,7 @@ class HumanAgent:
 
 def play_match(game: Game, seats: list[str], seed: int, stdin: TextIO, stdout: TextIO, quiet: bool) -> Game:
     """Play to the end; bots' moves are printed as the table sees them (no secret choices)."""
-    from agents.registry import make_agent
+    from city_envs.agents.registry import make_agent
 
     if len(seats) != game.num_players:
         raise ValueError(f"--seats names {len(seats)} seats for a {game.num_players}-player game")
@@ -178,7 +178,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from training.arena import evaluate, format_results, write_reports
+    from city_envs.training.arena import evaluate, format_results, write_reports
 
     kinds = [k.strip() for k in args.agents.split(",")]
     options = parse_options(args.option)
@@ -198,7 +198,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from training.selfplay import run_command
+    from city_envs.training.selfplay import run_command
 
     return run_command(args)
 
@@ -206,7 +206,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job for now: one rendered match of the heuristic against random bots, then a
     short seat-rotated evaluation of the same line-up."""
-    from training.arena import evaluate, format_results
+    from city_envs.training.arena import evaluate, format_results
 
     seats = ["heuristic"] + ["random"] * (args.players - 1)
     game = make_game(args.game, args.players, seed=args.seed)
@@ -247,7 +247,7 @@ def check_setup(args: argparse.Namespace) -> None:
     is loaded and must fit the game and player count; a user's class is imported and constructed)."""
     if not hasattr(args, "game"):
         return
-    from agents.registry import make_agent, prepare_agents
+    from city_envs.agents.registry import make_agent, prepare_agents
 
     cls = game_class(args.game)
     cls.check_num_players(args.players)
@@ -310,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=cmd_evaluate)
 
     train = game_command("train", "self-play MaskablePPO (needs the train extra)", 2)
-    from training.selfplay import add_arguments
+    from city_envs.training.selfplay import add_arguments
 
     add_arguments(train)
     train.set_defaults(func=cmd_train)

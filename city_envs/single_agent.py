@@ -8,8 +8,8 @@ by an opponent object inside `reset` and `step`, so the learner only ever sees i
 - Legal actions: `action_masks()` (what sb3-contrib's MaskablePPO asks for) and `info["action_mask"]`
   (a bool array) after every `reset` and `step`; all False once the match is over.
 - Opponents: any objects with `act(info_set) -> int` (the `agents` of this project, or your own),
-  one per other seat in seat order; by default uniformly random legal play. `make_opponents` of
-  the agents package builds them from the command line's names ("heuristic", "ppo", ...).
+  one per other seat in seat order; by default uniformly random legal play. `city_envs.agents.
+  make_opponents` builds them from the command line's names ("heuristic", "ppo", ...).
 - Seat: a fixed seat, or None to draw it for every episode from the env's seeded generator.
 - `reset(seed=s)` is repeatable: the same seed gives the same deal, the same seat and the same
   opponents' play, because the env hands every opponent with an `rng` attribute (a numpy

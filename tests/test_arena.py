@@ -1,4 +1,4 @@
-"""training.arena: seat rotation, reproducibility, shared wins and the Wilson interval."""
+"""city_envs.training.arena: seat rotation, reproducibility, shared wins and the Wilson interval."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from training import arena
-from training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
+from city_envs.training import arena
+from city_envs.training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
 
 
 @pytest.mark.parametrize(

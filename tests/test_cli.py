@@ -142,7 +142,7 @@ def test_counts_and_durations_must_be_positive(capsys, argv):
 
 
 def test_ppo_without_torch_is_refused_before_any_match(capsys, monkeypatch):
-    from agents import policy_agent
+    from city_envs.agents import policy_agent
 
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now raises ImportError
     monkeypatch.setattr(policy_agent, "_POLICIES", {})
@@ -177,7 +177,7 @@ def user_module(tmp_path, monkeypatch):
 
 
 def test_a_users_agent_class_plays_with_its_parameters(capsys, user_module):
-    from agents.registry import make_agent
+    from city_envs.agents.registry import make_agent
 
     agent = make_agent(f"{user_module}:FirstLegal:offset=2", "citadels", seed=7)
     assert (type(agent).__name__, agent.seed, agent.offset) == ("FirstLegal", 7, 2)

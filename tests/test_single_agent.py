@@ -11,8 +11,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import city_envs
-from agents import make_opponents
 from city_envs import IllegalActionError, SingleAgentEnv
+from city_envs.agents import make_opponents
 
 GAMES = pytest.mark.parametrize("name", city_envs.GAMES)
 # observations are unbounded float32 boxes, as in the PettingZoo envs; the checkers only advise against that

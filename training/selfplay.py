@@ -34,9 +34,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent
-from agents.random_agent import RandomAgent
-from agents.registry import HEURISTICS, heuristic_class
+from city_envs.agents.base import Agent
+from city_envs.agents.random_agent import RandomAgent
+from city_envs.agents.registry import HEURISTICS, heuristic_class
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
 
@@ -191,7 +191,7 @@ class SelfPlayEnv(gym.Env):
             return kind, RandomAgent(seed)
         if kind == "heuristic":
             return kind, heuristic_class(self.config.game)(seed)
-        from agents.policy_agent import PolicyAgent
+        from city_envs.agents.policy_agent import PolicyAgent
 
         path = self.snapshots[self.np_rng.integers(len(self.snapshots))]
         return f"self:{Path(path).stem}", PolicyAgent(path, seed, greedy=False)
@@ -291,7 +291,7 @@ def evaluate_model(model_path: str | Path, game: str, players: int, games: int, 
                    **options: Any) -> dict[str, dict]:
     """Seat-rotated arena matches of the model (greedy, or sampling) against each opponent kind filling
     the other seats."""
-    from training.arena import evaluate
+    from city_envs.training.arena import evaluate
 
     spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
     results = {}
@@ -490,7 +490,7 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 0, jobs: int
     """Copy a finished run's model and config to `training/baselines/<game>_<n>p.*` with a `games`-game
     seat-rotated evaluation against random and the heuristic (what `ppo` agents load); with `sample`,
     the evaluation is of `ppo:sample` (the policy sampled) instead of the greedy `ppo`."""
-    from agents.policy_agent import baseline_path
+    from city_envs.agents.policy_agent import baseline_path
 
     run = Path(run)
     config = load_config(_read_toml(run / "config.toml")["game"], run / "config.toml")

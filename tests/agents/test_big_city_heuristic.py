@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.big_city_heuristic import BigCityHeuristicAgent
+from city_envs.agents.big_city_heuristic import BigCityHeuristicAgent
 
 from .handles import heuristic_self_play
 

@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.policy_agent import baseline_path  # noqa: E402
+from city_envs.agents.policy_agent import baseline_path  # noqa: E402
 from city_envs.core.registry import GAMES  # noqa: E402
-from training.arena import evaluate  # noqa: E402
-from training.selfplay import evaluate_model, load_config  # noqa: E402
+from city_envs.training.arena import evaluate  # noqa: E402
+from city_envs.training.selfplay import evaluate_model, load_config  # noqa: E402
 
 
 def record(game: str) -> dict:

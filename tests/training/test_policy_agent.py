@@ -14,13 +14,13 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from agents.base import play_game  # noqa: E402
-from agents.policy_agent import PolicyAgent, baseline_path, load_policy, masked_logits  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
 from city_envs import make_game  # noqa: E402
+from city_envs.agents.base import play_game  # noqa: E402
+from city_envs.agents.policy_agent import PolicyAgent, baseline_path, load_policy, masked_logits  # noqa: E402
+from city_envs.agents.random_agent import RandomAgent  # noqa: E402
+from city_envs.agents.registry import make_agent  # noqa: E402
 from city_envs.core.infoset import InfoSet  # noqa: E402
-from training.selfplay import SelfPlayEnv, TrainConfig, save_policy  # noqa: E402
+from city_envs.training.selfplay import SelfPlayEnv, TrainConfig, save_policy  # noqa: E402
 
 
 @pytest.fixture(scope="module")

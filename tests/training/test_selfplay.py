@@ -14,11 +14,11 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from agents.random_agent import RandomAgent  # noqa: E402
-from agents.registry import heuristic_class  # noqa: E402
 from city_envs import cli  # noqa: E402
+from city_envs.agents.random_agent import RandomAgent  # noqa: E402
+from city_envs.agents.registry import heuristic_class  # noqa: E402
 from city_envs.core.registry import GAMES  # noqa: E402
-from training.selfplay import (  # noqa: E402
+from city_envs.training.selfplay import (  # noqa: E402
     SelfPlayEnv,
     TrainConfig,
     config_to_toml,
