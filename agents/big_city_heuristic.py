@@ -18,7 +18,7 @@ functions value moves. The generator only breaks exact ties.
 
 from __future__ import annotations
 
-from agents.base import HeuristicAgent
+from city_envs.agents.base import HeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State

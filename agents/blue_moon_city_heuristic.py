@@ -17,7 +17,7 @@ data and the pure payment search `rules.can_finish`. The generator only breaks e
 
 from __future__ import annotations
 
-from agents.base import HeuristicAgent
+from city_envs.agents.base import HeuristicAgent
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
 from city_envs.core.infoset import InfoSet

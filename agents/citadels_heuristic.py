@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import HeuristicAgent
+from city_envs.agents.base import HeuristicAgent
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.core.infoset import InfoSet

@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from agents.base import make_rng
+from city_envs.agents.base import make_rng
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 
@@ -183,7 +183,7 @@ class ISMCTSAgent:
         """One heuristic agent per seat, for rollouts, hints and the opponent model, if any uses one."""
         if not self.needs_heuristic:
             return None
-        from agents.registry import make_agent
+        from city_envs.agents.registry import make_agent
 
         return [make_agent("heuristic", game_name, self.rng) for _ in range(num_players)]
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from agents.base import HeuristicAgent
+from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r

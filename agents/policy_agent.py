@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import make_rng
-from agents.policy_file import SUFFIX, PolicyFileError, load_policy_file, load_sb3_zip
+from city_envs.agents.base import make_rng
+from city_envs.agents.policy_file import SUFFIX, PolicyFileError, load_policy_file, load_sb3_zip
 from city_envs.core.infoset import InfoSet
 
+# the training package sits next to this one, in the repository (agents/, training/) and installed alike
 BASELINES_DIR = Path(__file__).resolve().parent.parent / "training" / "baselines"
 POLICY_CACHE_SIZE = 16  # loaded policies kept per process (a pool holds at most a few snapshots)
 _POLICIES: OrderedDict[tuple[str, float, bool], object] = OrderedDict()
@@ -38,6 +39,13 @@ def load_policy(path: str | Path, trust_pickle: bool = False):
     if key in _POLICIES:
         _POLICIES.move_to_end(key)
         return _POLICIES[key]
+    try:
+        import safetensors  # noqa: F401
+        import sb3_contrib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise ImportError(f"ppo agents need the train extra ({error.name} is not installed): "
+                          "pip install 'city-envs[train]' (see the README for the CPU build of torch)") from None
     if resolved.suffix == ".zip":
         policy = load_sb3_zip(resolved, trust_pickle=trust_pickle)
     else:
@@ -99,6 +107,10 @@ class PolicyAgent:
             raise PolicyFileError(f"model {path} expects (observation shape, actions) {expected}, "
                                   f"{info_set.game_name} {info_set.num_players}p has {actual}")
         return policy
+
+    def prepare(self, info_set: InfoSet) -> None:
+        """Load and check the model for `info_set`'s game and player count now, not at the first move."""
+        self._policy = self._checked_policy(info_set, info_set.observation())
 
     def act(self, info_set: InfoSet) -> int:
         mask = info_set.legal_actions()

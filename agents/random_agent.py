@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import make_rng
+from city_envs.agents.base import make_rng
 from city_envs.core.infoset import InfoSet
 
 

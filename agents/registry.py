@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.random_agent import RandomAgent
+from city_envs.agents.base import Agent
+from city_envs.agents.random_agent import RandomAgent
 
 # game name -> "module:Class" of its HeuristicAgent
 HEURISTICS: dict[str, str] = {
-    "citadels": "agents.citadels_heuristic:CitadelsHeuristicAgent",
-    "metropolys": "agents.metropolys_heuristic:MetropolysHeuristicAgent",
-    "blue_moon_city": "agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
-    "big_city": "agents.big_city_heuristic:BigCityHeuristicAgent",
-    "urban_sprawl": "agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
+    "citadels": "city_envs.agents.citadels_heuristic:CitadelsHeuristicAgent",
+    "metropolys": "city_envs.agents.metropolys_heuristic:MetropolysHeuristicAgent",
+    "blue_moon_city": "city_envs.agents.blue_moon_city_heuristic:BlueMoonCityHeuristicAgent",
+    "big_city": "city_envs.agents.big_city_heuristic:BigCityHeuristicAgent",
+    "urban_sprawl": "city_envs.agents.urban_sprawl_heuristic:UrbanSprawlHeuristicAgent",
 }
 AGENT_KINDS = ("random", "heuristic", "ismcts", "ppo")
 PPO_FLAGS = ("sample", "trust_pickle")
@@ -53,19 +57,66 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
     return params
 
 
+def user_agent(kind: str, seed: int | np.random.Generator | None) -> Agent:
+    """`module:Class[:key=value...]`: the user's class, built as `Class(seed=seed, key=value, ...)`.
+
+    Values are Python literals where they parse as one (`depth=3`, `greedy=True`), text otherwise;
+    `seed` is an int or None. The module must be importable (installed, on PYTHONPATH, or in the
+    current directory). Every failure is a ValueError naming the spec.
+    """
+    module_name, _, rest = kind.partition(":")
+    class_name, _, spec = rest.partition(":")
+    params = {}
+    for part in filter(None, spec.split(":")):
+        key, sep, text = part.partition("=")
+        if not sep or not key.isidentifier() or key == "seed":
+            raise ValueError(f"bad parameter {part!r} in agent {kind!r}: expected key=value (seed is given)")
+        try:
+            params[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            params[key] = text
+    if str(Path.cwd()) not in sys.path and "" not in sys.path:
+        sys.path.append(str(Path.cwd()))  # `python -m` finds modules of the current directory; so does the CLI
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"agent {kind!r}: cannot import module {module_name!r} ({error})") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"agent {kind!r}: module {module_name!r} has no class {class_name!r}")
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(2**63))
+    try:
+        agent = cls(seed=seed, **params)
+    except TypeError as error:
+        raise ValueError(f"agent {kind!r}: {class_name}(seed=..., {', '.join(params)}) failed: {error}") from None
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"agent {kind!r}: {class_name} has no act(info_set) method")
+    return agent
+
+
+def is_user_agent(kind: str) -> bool:
+    """Whether `kind` names a class (`module:Class...`) rather than a built-in agent."""
+    name, _, rest = kind.partition(":")
+    return name not in AGENT_KINDS and rest.partition(":")[0].isidentifier()
+
+
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
     [:max_rollout=N|none][:rollout=random|heuristic][:bias=X][:opponents=heuristic|search], or
     ppo[:PATH][:sample][:trust_pickle] (a policy file, by default the committed baseline
     `training/baselines/<game>_<players>p.safetensors`; greedy, or sampling from its policy with `:sample`;
-    an SB3 `.zip` only with `:trust_pickle`, since opening one can run code)."""
+    an SB3 `.zip` only with `:trust_pickle`, since opening one can run code),
+    or a class of the user's, `module:Class[:key=value...]` (see `user_agent`)."""
+    if is_user_agent(kind):
+        return user_agent(kind, seed)
     name, _, spec = kind.partition(":")
     if name == "random" and not spec:
         return RandomAgent(seed)
     if name == "heuristic" and not spec:
         return heuristic_class(game_name)(seed)
     if name == "ismcts":
-        from agents.ismcts import ISMCTSAgent
+        from city_envs.agents.ismcts import ISMCTSAgent
 
         params = parse_params(spec, ISMCTS_PARAMS)
         if "c" in params:
@@ -77,7 +128,7 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
             heuristic_class(game_name)  # fail now, not at the first decision, for a game without one
         return agent
     if name == "ppo":
-        from agents.policy_agent import PolicyAgent
+        from city_envs.agents.policy_agent import PolicyAgent
 
         parts = spec.split(":") if spec else []
         flags = {p for p in parts if p in PPO_FLAGS}
@@ -86,4 +137,27 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
             raise ValueError(f"bad ppo spec {kind!r}: one path at most, then flags {', '.join(PPO_FLAGS)}")
         return PolicyAgent(paths[0] if paths else None, seed, greedy="sample" not in flags,
                            trust_pickle="trust_pickle" in flags)
-    raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}")
+    raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}, or module:Class[:key=value...]")
+
+
+def make_opponents(kinds: Sequence[str], game_name: str, seed: int | None = None) -> list[Agent]:
+    """Agents by name for the other seats of a `city_envs.SingleAgentEnv`, e.g. `["heuristic", "ppo"]`.
+
+    Each gets its own seed (the env reseeds them on every `reset` anyway); a bad name raises ValueError.
+    """
+    seeds = np.random.SeedSequence(seed).spawn(len(kinds))
+    return [make_agent(kind, game_name, np.random.default_rng(s)) for kind, s in zip(kinds, seeds, strict=True)]
+
+
+def prepare_agents(agents: Sequence[Agent], game) -> None:
+    """Let every agent check, before any match, that it can play its seat of `game`'s kind of match.
+
+    An agent may define `prepare(info_set)` (the PPO agent loads its model and checks its shapes);
+    its ValueError or ImportError then stops the command line before any work starts.
+    """
+    from city_envs.core.infoset import InfoSet
+
+    for seat, agent in enumerate(agents):
+        prepare = getattr(agent, "prepare", None)
+        if prepare is not None:
+            prepare(InfoSet(game, seat))

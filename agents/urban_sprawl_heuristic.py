@@ -15,7 +15,7 @@ and board data of components.py. The generator only breaks exact ties.
 
 from __future__ import annotations
 
-from agents.base import HeuristicAgent
+from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -31,10 +32,29 @@ def parse_options(pairs: list[str] | None) -> dict:
     return options
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
 def has_heuristic(name: str) -> bool:
-    from agents.registry import HEURISTICS
+    from city_envs.agents.registry import HEURISTICS
 
     return name in HEURISTICS
+
+
+class Abandoned(Exception):
+    """The person at the terminal quit the game (typed q, or closed the input)."""
 
 
 class HumanAgent:
@@ -55,7 +75,7 @@ class HumanAgent:
             print("choose a number (q quits): ", end="", file=out, flush=True)
             line = self.stdin.readline()
             if not line or line.strip().lower() == "q":
-                raise KeyboardInterrupt
+                raise Abandoned
             text = line.strip()
             if text.isdigit() and int(text) < len(legal):
                 return legal[int(text)]
@@ -64,7 +84,7 @@ class HumanAgent:
 
 def play_match(game: Game, seats: list[str], seed: int, stdin: TextIO, stdout: TextIO, quiet: bool) -> Game:
     """Play to the end; bots' moves are printed as the table sees them (no secret choices)."""
-    from agents.registry import make_agent
+    from city_envs.agents.registry import make_agent
 
     if len(seats) != game.num_players:
         raise ValueError(f"--seats names {len(seats)} seats for a {game.num_players}-player game")
@@ -106,13 +126,18 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def play_seats(args: argparse.Namespace) -> list[str]:
+    """`--seats`, or by default a person at seat 0 and heuristic bots at the others."""
+    return [s.strip() for s in (args.seats or ",".join(["human"] + ["heuristic"] * (args.players - 1))).split(",")]
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     options = parse_options(args.option)
-    seats = [s.strip() for s in (args.seats or ",".join(["human"] + ["heuristic"] * (args.players - 1))).split(",")]
+    seats = play_seats(args)
     game = make_game(args.game, args.players, seed=args.seed, **options)
     try:
         play_match(game, seats, args.seed, sys.stdin, sys.stdout, quiet=args.quiet)
-    except KeyboardInterrupt:
+    except Abandoned:
         print("\ngame abandoned")
         return 1
     print_result(game, seats, sys.stdout)
@@ -154,7 +179,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from training.arena import evaluate, format_results, write_reports
+    from city_envs.training.arena import evaluate, format_results, write_reports
 
     kinds = [k.strip() for k in args.agents.split(",")]
     options = parse_options(args.option)
@@ -187,15 +212,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from training.selfplay import run_command
+    from city_envs.training.selfplay import run_command
 
     return run_command(args)
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     """Retrain a committed baseline from its own config (resuming a stopped run), then publish it."""
-    from agents.policy_agent import baseline_path
-    from training.selfplay import publish_baseline, retrain_baseline
+    from city_envs.agents.policy_agent import baseline_path
+    from city_envs.training.selfplay import publish_baseline, retrain_baseline
 
     config_path = baseline_path(args.game, args.players).with_suffix(".toml")
     if not config_path.is_file():
@@ -211,7 +236,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 def cmd_convert_model(args: argparse.Namespace) -> int:
     """An SB3 MaskablePPO zip (a pickle) rewritten as a data-only policy file."""
-    from agents.policy_file import PICKLE_WARNING, convert_sb3_zip
+    from city_envs.agents.policy_file import PICKLE_WARNING, convert_sb3_zip
 
     if not args.trust_pickle:
         raise ValueError(f"{args.zip} {PICKLE_WARNING}: pass --trust-pickle if you trust it")
@@ -223,7 +248,7 @@ def cmd_convert_model(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job for now: one rendered match of the heuristic against random bots, then a
     short seat-rotated evaluation of the same line-up."""
-    from training.arena import evaluate, format_results
+    from city_envs.training.arena import evaluate, format_results
 
     seats = ["heuristic"] + ["random"] * (args.players - 1)
     game = make_game(args.game, args.players, seed=args.seed)
@@ -239,37 +264,90 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- checks before any work -------------------------------------------------------------------
+def agent_specs(args: argparse.Namespace) -> list[str]:
+    """The bots a command will seat, as `make_agent` spells them."""
+    if args.command == "play":
+        seats = play_seats(args)
+        if len(seats) != args.players:
+            raise ValueError(f"--seats names {len(seats)} seats for a {args.players}-player game")
+        return [kind for kind in seats if kind != "human"]
+    if args.command == "evaluate":
+        kinds = [k.strip() for k in args.agents.split(",")]
+        if len(kinds) < args.players:
+            raise ValueError(f"--agents names {len(kinds)} agents for a {args.players}-player game: "
+                             "list one per seat, or more")
+        return kinds
+    if args.command == "demo":
+        return ["heuristic", "random"]
+    return []
+
+
+def check_setup(args: argparse.Namespace) -> None:
+    """Game, player count, options and every agent, checked before a command starts its work: each
+    distinct agent is built once and prepared for a seat of a match like the command's (a PPO model
+    is loaded and must fit the game and player count; a user's class is imported and constructed)."""
+    if not hasattr(args, "game"):
+        return
+    from city_envs.agents.registry import make_agent, prepare_agents
+
+    cls = game_class(args.game)
+    options = cls.check_options(parse_options(getattr(args, "option", None)))
+    if args.players is None:  # `train` without --players: its config file says how many
+        return
+    cls.check_num_players(args.players)
+    kinds = list(dict.fromkeys(agent_specs(args)))
+    if kinds:
+        probe = cls(args.players, seed=args.seed, **options)
+        agents = [make_agent(kind, args.game, args.seed) for kind in kinds]
+        for start in range(0, len(agents), args.players):  # each agent at some seat of the probe match
+            prepare_agents(agents[start:start + args.players], probe)
+
+
 # ----- entry point ------------------------------------------------------------------------------
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, and none for options without one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False or action.default == []:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="city-envs", description=__doc__)
+    parser = argparse.ArgumentParser(prog="city-envs", description=__doc__, formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("list", help="games, player counts and options").set_defaults(func=cmd_list)
+    sub.add_parser("list", help="games, player counts and options", formatter_class=HelpFormatter,
+                   description="games, player counts and options").set_defaults(func=cmd_list)
 
     def game_command(name: str, helptext: str, players: int):
-        command = sub.add_parser(name, help=helptext)
+        command = sub.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
         command.add_argument("game", help=f"one of: {', '.join(GAMES)}")
-        command.add_argument("--players", type=int, default=players)
-        command.add_argument("--seed", type=int, default=0)
+        command.add_argument("--players", type=int, default=players, help="player count")
+        command.add_argument("--seed", type=int, default=0, help="seed of the matches (and of the bots)")
         command.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
         return command
 
     play = game_command("play", "play in the terminal against bots", 4)
-    play.add_argument("--seats", help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH]")
+    play.add_argument("--seats", help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH], "
+                      "module:Class[:key=value...] (default: human, then heuristic bots)")
     play.add_argument("--quiet", action="store_true", help="do not print the bots' moves")
     play.set_defaults(func=cmd_play)
 
     bench = game_command("bench", "measure speed (random legal play)", 4)
-    bench.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
+    bench.add_argument("--seconds", type=positive_float, default=3.0, help="duration of each measurement")
     bench.add_argument("--json", help="also write the figures to this file")
     bench.set_defaults(func=cmd_bench)
 
-    from training.arena import DEFAULT_MATCH_TIMEOUT
+    from city_envs.training.arena import DEFAULT_MATCH_TIMEOUT
 
     evaluate = game_command("evaluate", "seat-rotated matches between bots, with win rates", 2)
-    evaluate.add_argument("--agents", default="heuristic,random", help="comma-separated agents")
-    evaluate.add_argument("--games", type=int, default=100)
-    evaluate.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
+    evaluate.add_argument("--agents", default="heuristic,random",
+                          help="comma-separated agents (one per seat or more): random, heuristic, ismcts[:...], "
+                          "ppo[:PATH], or your own class as module:Class[:key=value...]")
+    evaluate.add_argument("--games", type=positive_int, default=100, help="matches to play")
+    evaluate.add_argument("--jobs", type=positive_int, default=1, help="worker processes (results do not depend on it)")
     evaluate.add_argument("--backend", choices=("process", "ray"), default="process",
                           help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')")
     evaluate.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
@@ -282,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=cmd_evaluate)
 
     train = game_command("train", "warm start and self-play MaskablePPO (needs the train extra)", None)
-    from training.selfplay import add_arguments
+    from city_envs.training.selfplay import add_arguments
 
     add_arguments(train)
     train.set_defaults(func=cmd_train, seed=None)  # the config file decides unless a flag says otherwise
@@ -303,19 +381,32 @@ def build_parser() -> argparse.ArgumentParser:
     convert.set_defaults(func=cmd_convert_model)
 
     demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
-    demo.add_argument("--games", type=int, default=100)
+    demo.add_argument("--games", type=positive_int, default=100, help="matches of the evaluation")
     demo.add_argument("--image", default="city-envs-demo.png", help="PNG of the final table ('' for none)")
     demo.set_defaults(func=cmd_demo)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Bad input ends with one line and exit 2, before any work; Ctrl-C with exit 130 and a closed
+    output pipe (`city-envs list | head -1`) with exit 1, both without a traceback."""
     try:
-        return args.func(args)
-    except ValueError as error:  # bad game, player count, option or seats: say so, no traceback
-        print(f"city-envs: {error}", file=sys.stderr)
-        return 2
+        args = build_parser().parse_args(argv)
+        try:
+            check_setup(args)
+            code = args.func(args)
+        except (ValueError, ImportError) as error:  # bad game, count, option, agent, or a missing extra
+            print(f"city-envs {args.command}: error: {error}", file=sys.stderr)
+            return 2
+        sys.stdout.flush()  # a closed pipe shows here, where it is handled, not at interpreter exit
+        return code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Python's documented way: send the rest of the output to devnull, so the exit flush is quiet
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

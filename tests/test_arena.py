@@ -1,4 +1,4 @@
-"""training.arena: seat rotation, reproducibility, shared wins and the Wilson interval."""
+"""city_envs.training.arena: seat rotation, reproducibility, shared wins and the Wilson interval."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training import arena
-from training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
+from city_envs.training import arena
+from city_envs.training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -318,7 +318,7 @@ def test_records_stream_to_the_log_and_resume_gives_the_uninterrupted_results(tm
 
 
 HANGING_RUN = """
-from training import arena
+from city_envs.training import arena
 
 class Spin:
     def act(self, info_set):

@@ -91,7 +91,7 @@ class _Quitter:
 
 
 def test_evaluate_fails_with_the_reasons_when_a_match_failed(capsys, monkeypatch):
-    from training import arena
+    from city_envs.training import arena
 
     real = arena.make_agent
     monkeypatch.setattr(arena, "make_agent", lambda kind, game, seed: _Quitter() if kind == "quit" else real(
@@ -158,3 +158,138 @@ def test_bad_input_exits_2_with_the_reason(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert message in err
+
+
+# ===== checks before any work ===================================================================
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evaluate", "citadels", "--agents", "foo,random", "--games", "2"], "unknown agent 'foo'"),
+        (["evaluate", "chess", "--games", "2"], "unknown game 'chess'"),
+        (["evaluate", "citadels", "--option", "colour=red"], "unknown option(s) colour"),
+        (["evaluate", "citadels", "--players", "9"], "supports 2, 3, 4, 5, 6, 7 players, not 9"),
+        (["evaluate", "citadels", "--players", "4", "--agents", "ppo,random,random,random"],
+         "no PPO baseline for citadels with 4 players"),
+        (["evaluate", "citadels", "--agents", "ppo:no/such/model.zip,random"], "no PPO model at no/such/model.zip"),
+        (["evaluate", "citadels", "--agents", "random"], "names 1 agents for a 2-player game"),
+        (["evaluate", "citadels", "--agents", "ismcts:iters=x,random"], "bad value in agent parameter"),
+        (["evaluate", "citadels", "--agents", "no_such_module_x:Bot,random"], "cannot import module"),
+        (["demo", "metropolys", "--players", "7"], "metropolys supports 2, 3, 4 players, not 7"),
+        (["train", "chess"], "unknown game 'chess'"),
+        (["bench", "citadels", "--option", "max_rounds=0"], "max_rounds"),
+    ],
+)
+def test_every_command_checks_its_input_before_any_work(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.startswith(f"city-envs {argv[0]}: error: ") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv", [["evaluate", "citadels", "--games", "0"], ["evaluate", "citadels", "--jobs", "-1"],
+                                  ["bench", "citadels", "--seconds", "0"]])
+def test_counts_and_durations_must_be_positive(capsys, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2 and "must be" in capsys.readouterr().err
+
+
+def test_ppo_without_torch_is_refused_before_any_match(capsys, monkeypatch):
+    from city_envs.agents import policy_agent
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now raises ImportError
+    monkeypatch.setattr(policy_agent, "_POLICIES", {})
+    code, _, err = run(capsys, "evaluate", "citadels", "--agents", "ppo,random", "--games", "2")
+    assert code == 2 and "ppo agents need the train extra (torch is not installed)" in err
+
+
+USER_AGENT = '''
+class FirstLegal:
+    """Plays the lowest legal action id; `offset` picks the next ones instead."""
+
+    def __init__(self, seed, offset=0):
+        self.seed, self.offset = seed, offset
+
+    def act(self, info_set):
+        legal = info_set.legal_action_ids()
+        return legal[min(self.offset, len(legal) - 1)]
+
+
+class NoAct:
+    def __init__(self, seed):
+        pass
+'''
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "my_city_bots.py").write_text(USER_AGENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "my_city_bots"
+    sys.modules.pop("my_city_bots", None)
+
+
+def test_a_users_agent_class_plays_with_its_parameters(capsys, user_module):
+    from city_envs.agents.registry import make_agent
+
+    agent = make_agent(f"{user_module}:FirstLegal:offset=2", "citadels", seed=7)
+    assert (type(agent).__name__, agent.seed, agent.offset) == ("FirstLegal", 7, 2)
+    spec = f"{user_module}:FirstLegal:offset=1"
+    code, out, _ = run(capsys, "evaluate", "metropolys", "--agents", f"{spec},random", "--games", "2")
+    assert code == 0 and spec in out
+    code, out, _ = run(capsys, "play", "metropolys", "--players", "2", "--seats", f"random,{spec}", "--quiet")
+    assert code == 0 and "final scores:" in out
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("{m}:Missing", "has no class 'Missing'"),
+        ("{m}:NoAct", "has no act(info_set) method"),
+        ("{m}:FirstLegal:depth=3", "unexpected keyword argument 'depth'"),
+        ("{m}:FirstLegal:offset", "bad parameter 'offset'"),
+        ("{m}:FirstLegal:seed=3", "seed is given"),
+    ],
+)
+def test_a_bad_user_agent_is_refused_with_the_reason(capsys, user_module, spec, message):
+    code, _, err = run(capsys, "evaluate", "citadels", "--agents", spec.format(m=user_module) + ",random")
+    assert code == 2 and message in err, err
+
+
+def test_help_shows_the_defaults(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["evaluate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())  # help text is wrapped to the terminal width
+    assert "(default: heuristic,random)" in out and "(default: 100)" in out and "(default: 2)" in out
+
+
+# ===== pipes and Ctrl-C, as a shell runs the command ============================================
+def command(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "city_envs.cli", *argv]
+
+
+def test_a_closed_output_pipe_ends_quietly():
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `| head -1` once head has gone: every write fails
+    try:
+        result = subprocess.run(command("list"), stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 1 and result.stderr == ""
+
+
+def test_ctrl_c_ends_quietly_with_exit_130():
+    process = subprocess.Popen(command("play", "citadels", "--players", "2", "--seats", "human,random"),
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        seen = ""
+        while "your decision" not in seen:  # the game is about to wait for the person
+            line = process.stdout.readline()
+            assert line, process.stderr.read()
+            seen += line
+        os.killpg(process.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130 and "Traceback" not in err, err

@@ -7,9 +7,11 @@ between games (player counts, variants, the texts their errors list, where to sa
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import json
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 import city_envs
 from city_envs.blue_moon_city.components import COURTYARD_POSITION
@@ -542,6 +544,54 @@ def test_clone_is_independent(name, n, options):
         case.check_state(mirror)
 
 
+COPIERS = {"deepcopy": copy.deepcopy, "pickle": lambda thing: pickle.loads(pickle.dumps(thing))}
+
+
+@pytest.mark.parametrize("copier", COPIERS.values(), ids=COPIERS.keys())
+@pytest.mark.parametrize(("name", "n", "options"), configs("round_trip_options"))
+def test_deepcopy_and_pickle_round_trip_and_play_on_alike(name, n, options, copier):
+    """A copied match equals its source, shares nothing with it, and both play on to the same end
+    (the copy keeps the generator, so future chance agrees too)."""
+    case = CASES[name]
+    rng = np.random.default_rng(n)
+    for game in [city_envs.game_class(name)(n, seed=n, **options), *case.round_trip_states(n, options)[:3]]:
+        twin = copier(game)
+        assert type(twin) is type(game) and twin.chance._game is twin
+        assert_same_game(game, twin)
+        case.check_state(twin)
+        before = snapshot(twin)
+        game.apply(random_action(game, rng))
+        assert snapshot(twin) == before
+        twin.apply(game.history[-1])
+        while not game.is_over():
+            action = random_action(game, rng)
+            game.apply(action)
+            twin.apply(action)
+        assert_same_game(game, twin)
+        assert game.returns() == twin.returns()
+
+
+@pytest.mark.parametrize("copier", COPIERS.values(), ids=COPIERS.keys())
+@GAMES
+def test_env_deepcopy_and_pickle_after_reset_and_mid_game(name, copier):
+    rng = np.random.default_rng(1)
+    env = city_envs.make_env(name, 3)
+    env.reset(seed=5)
+    for _ in range(2):
+        twin = copier(env)
+        assert twin.agent_selection == env.agent_selection
+        assert all(np.array_equal(twin.observe(a)["observation"], env.observe(a)["observation"]) for a in env.agents)
+        for _ in range(30):  # both play the same actions to the same place; the second copy is mid-game
+            observation, *_ = env.last()
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            env.step(action)
+            twin.step(action)
+            if env.unwrapped.game.is_over():
+                break
+        assert twin.unwrapped.game.to_dict() == env.unwrapped.game.to_dict()
+        assert twin.rewards == env.rewards and twin.agent_selection == env.agent_selection
+
+
 # ===== information ==============================================================================
 @pytest.mark.parametrize(("name", "n"), EVERY_COUNT)
 def test_determinize_keeps_what_the_seat_knows(name, n):
@@ -585,6 +635,16 @@ def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(name, n):
         game.apply(random_action(game, rng))
     image = game.render_image()
     assert image.shape == first.shape and not np.array_equal(first, image)
+
+
+@GAMES
+def test_pettingzoo_render_test_and_human_mode_prints_the_text(name, capsys):
+    render_test(lambda render_mode=None: city_envs.make_env(name, 3, render_mode=render_mode))
+    env = city_envs.make_env(name, 3, render_mode="human")
+    env.reset(seed=0)
+    capsys.readouterr()
+    assert env.render() is None
+    assert capsys.readouterr().out == env.unwrapped.game.render_text() + "\n"
 
 
 @GAMES

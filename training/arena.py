@@ -1,6 +1,6 @@
 """Seat-rotated matches between agents: win rates with confidence intervals, OpenSkill ratings, reports.
 
-Generic over every game (`city_envs.make_game`) and every agent kind (`agents.registry.make_agent`).
+Generic over every game (`city_envs.make_game`) and every agent kind (`city_envs.agents.registry.make_agent`).
 Match i is seeded from (seed, i) alone and its line-up is fixed by i, so any match can be replayed
 on its own and a run's results do not depend on how many worker processes played it.
 
@@ -9,7 +9,7 @@ every seat equally often (exactly when the number of games is a multiple of the 
 With more agents than seats, every combination of seats' worth of agents is played in turn, each
 rotated through the seats the same way.
 
-    >>> from training.arena import evaluate
+    >>> from city_envs.training.arena import evaluate
     >>> evaluate("citadels", 4, ["heuristic", "random", "random", "random"], games=8, seed=0)
 """
 
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import make_agent
 from city_envs import make_game
+from city_envs.agents.registry import make_agent
 from city_envs.core.infoset import InfoSet
 
 Z_95 = 1.959963984540054

@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from agents.policy_file import ACTIVATIONS, normalize_net_arch
-from agents.registry import HEURISTICS
+from city_envs.agents.policy_file import ACTIVATIONS, normalize_net_arch
+from city_envs.agents.registry import HEURISTICS
 from city_envs.core.registry import game_class
-from training.vec_env import REWARDS
+from city_envs.training.vec_env import REWARDS
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 

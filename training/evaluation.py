@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from agents.registry import HEURISTICS
+from city_envs.agents.registry import HEURISTICS
 
 
 def evaluate_model(model_path: str | Path, game: str, players: int, games: int, seed: int, jobs: int = 1,
@@ -14,7 +14,7 @@ def evaluate_model(model_path: str | Path, game: str, players: int, games: int, 
                    **options: Any) -> dict[str, dict]:
     """Seat-rotated arena matches of the policy (greedy, or sampling) against each opponent kind filling
     every other seat; win rates with Wilson 95% intervals (ties share the win)."""
-    from training.arena import evaluate
+    from city_envs.training.arena import evaluate
 
     spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
     results = {}

@@ -1,8 +1,8 @@
 """The strength ladder: one arena run per game and player count, gathered into one Markdown table.
 
-    python -m training.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
-    python -m training.ladder --game citadels --players 2 --games 40 --out runs/ladder
-    python -m training.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
+    python -m city_envs.training.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
+    python -m city_envs.training.ladder --game citadels --players 2 --games 40 --out runs/ladder
+    python -m city_envs.training.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
 
 Each run plays the rungs (random, heuristic, ISMCTS at two budgets) against each other with the
 arena's schedule, so every pair meets in every seat equally often, and writes its full reports to
@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from city_envs import GAMES
-from training.arena import evaluate, write_reports
+from city_envs.training.arena import evaluate, write_reports
 
 RUNGS = ("random", "heuristic", "ismcts:iters=10", "ismcts:iters=50")
 # games whose heuristic plays a match out fast enough for ISMCTS rollouts to go to the end; the others

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.policy_agent import batch_logits, load_policy, pick_action
-from agents.random_agent import RandomAgent
-from agents.registry import HEURISTICS, heuristic_class
+from city_envs.agents.policy_agent import batch_logits, load_policy, pick_action
+from city_envs.agents.random_agent import RandomAgent
+from city_envs.agents.registry import HEURISTICS, heuristic_class
 from city_envs.core.game import rng_from_state
 
 KINDS = ("self", "heuristic", "random")

@@ -26,13 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.policy_agent import batch_logits
-from agents.policy_file import build_policy, load_policy_file, save_policy
-from agents.registry import make_agent
+from city_envs.agents.policy_agent import batch_logits
+from city_envs.agents.policy_file import build_policy, load_policy_file, save_policy
+from city_envs.agents.registry import make_agent
 from city_envs.core.infoset import InfoSet
-from training.config import TrainConfig
-from training.pool import OpponentPool
-from training.vec_env import SelfPlayVecEnv
+from city_envs.training.config import TrainConfig
+from city_envs.training.pool import OpponentPool
+from city_envs.training.vec_env import SelfPlayVecEnv
 
 EXPLORATION = 0.03  # share of the student's moves played at random in DAgger rounds
 HELD_OUT = 0.1  # share of matches held out to pick each head's best epoch

@@ -28,13 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import load_policy_file, policy_kwargs, save_policy
-from training import checkpoint
-from training.config import TrainConfig, config_to_toml, load_config, read_toml
-from training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
-from training.pool import OpponentPool
-from training.pretrain import warm_start
-from training.vec_env import SelfPlayVecEnv
+from city_envs.agents.policy_file import load_policy_file, policy_kwargs, save_policy
+from city_envs.training import checkpoint
+from city_envs.training.config import TrainConfig, config_to_toml, load_config, read_toml
+from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
+from city_envs.training.pool import OpponentPool
+from city_envs.training.pretrain import warm_start
+from city_envs.training.vec_env import SelfPlayVecEnv
 
 
 def make_env(config: TrainConfig, pool: OpponentPool):
@@ -253,7 +253,7 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
     """Copy a finished run's policy and config to `training/baselines/<game>_<n>p.*`, with a `games`-game
     seat-rotated evaluation against random and the heuristic on `seed` (one training never used: runs
     evaluate on seeds `seed + 1` and `seed + 2` of their config, 0-100 in the committed ones)."""
-    from agents.policy_agent import baseline_path
+    from city_envs.agents.policy_agent import baseline_path
 
     run = Path(run)
     config = load_config(read_toml(run / "config.toml")["game"], run / "config.toml")

@@ -8,7 +8,7 @@ learn from the same pool mix (a snapshot of the initial policy stands in for the
 for the same number of env steps, one after the other in the same run, so the ratio is fair on a
 shared, noisy machine.
 
-    python -m training.throughput --games citadels --steps 16384
+    python -m city_envs.training.throughput --games citadels --steps 16384
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from agents.policy_file import build_policy, save_policy
+from city_envs.agents.policy_file import build_policy, save_policy
 from city_envs.core.registry import GAMES, make_game
-from training.pool import OpponentPool
-from training.vec_env import SelfPlayVecEnv
+from city_envs.training.pool import OpponentPool
+from city_envs.training.vec_env import SelfPlayVecEnv
 
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
 REFERENCE = {"n_envs": 2, "n_steps": 512, "batch_size": 256}

@@ -18,7 +18,7 @@ from city_envs.core.registry import ENV_VERSION
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
 REWARD_MODES = ("win", "score")
-RENDER_MODES = ("ansi", "rgb_array")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 class CityAECEnv(AECEnv):
@@ -151,7 +151,12 @@ class CityAECEnv(AECEnv):
 
     # ----- people -------------------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
+        """"ansi": the table as text; "rgb_array": an image; "human": prints the text (no window,
+        so it works in any terminal and over ssh) and returns None, as Gymnasium asks."""
         if self.render_mode is None:
+            return None
+        if self.render_mode == "human":
+            print(self.game.render_text())
             return None
         if self.render_mode == "ansi":
             return self.game.render_text()

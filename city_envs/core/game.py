@@ -141,7 +141,14 @@ class LazyGenerator:
         self._game = game
 
     def __getattr__(self, name: str) -> Any:
+        # dunders are the copy/pickle protocols asking about the proxy itself, not the generator
+        if name.startswith("__"):
+            raise AttributeError(name)
         return getattr(self._game.rng, name)
+
+    def __reduce__(self) -> tuple:
+        """Copied or pickled with its match (which already holds the generator or its state)."""
+        return LazyGenerator, (self._game,)
 
 
 class Game(abc.ABC):

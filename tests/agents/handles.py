@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, play_game
-from agents.random_agent import RandomAgent
 from city_envs import make_game
+from city_envs.agents.base import Agent, play_game
+from city_envs.agents.random_agent import RandomAgent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 

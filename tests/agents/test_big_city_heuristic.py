@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from agents.big_city_heuristic import LAST_EXCHANGE_TURN, BigCityHeuristicAgent
 from city_envs import make_game
+from city_envs.agents.big_city_heuristic import LAST_EXCHANGE_TURN, BigCityHeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.core.infoset import InfoSet
-from training.arena import evaluate, match_seeds
+from city_envs.training.arena import evaluate, match_seeds
 
 from .handles import heuristic_self_play
 

@@ -3,7 +3,7 @@ heuristic does alike is in tests/agents/test_every_heuristic.py)."""
 
 from __future__ import annotations
 
-from agents.blue_moon_city_heuristic import BlueMoonCityHeuristicAgent
+from city_envs.agents.blue_moon_city_heuristic import BlueMoonCityHeuristicAgent
 
 from .handles import heuristic_self_play
 

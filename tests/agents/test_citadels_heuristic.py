@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.citadels_heuristic import CitadelsHeuristicAgent
+from city_envs.agents.citadels_heuristic import CitadelsHeuristicAgent
 from city_envs.core.infoset import InfoSet
 
 from .handles import heuristic_self_play, mixed_games

@@ -17,16 +17,16 @@ import numpy as np
 import pytest
 
 import city_envs
-from agents.big_city_heuristic import BigCityHeuristicAgent
-from agents.blue_moon_city_heuristic import BlueMoonCityHeuristicAgent
-from agents.citadels_heuristic import CitadelsHeuristicAgent
-from agents.metropolys_heuristic import MetropolysHeuristicAgent
-from agents.registry import make_agent
-from agents.urban_sprawl_heuristic import UrbanSprawlHeuristicAgent
 from city_envs import make_game
+from city_envs.agents.big_city_heuristic import BigCityHeuristicAgent
+from city_envs.agents.blue_moon_city_heuristic import BlueMoonCityHeuristicAgent
+from city_envs.agents.citadels_heuristic import CitadelsHeuristicAgent
+from city_envs.agents.metropolys_heuristic import MetropolysHeuristicAgent
+from city_envs.agents.registry import make_agent
+from city_envs.agents.urban_sprawl_heuristic import UrbanSprawlHeuristicAgent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
-from training.arena import evaluate
+from city_envs.training.arena import evaluate
 
 from .handles import SeatOnly, heuristic_self_play, mixed_games
 

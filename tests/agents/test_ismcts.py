@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.ismcts import ISMCTSAgent
-from agents.registry import HEURISTICS, make_agent
 from city_envs import GAMES, make_game
+from city_envs.agents.ismcts import ISMCTSAgent
+from city_envs.agents.registry import HEURISTICS, make_agent
 from city_envs.core.infoset import InfoSet
 from tests.core.nim_toy import Nim
 

@@ -3,7 +3,7 @@ game's heuristic does alike is in tests/agents/test_every_heuristic.py)."""
 
 from __future__ import annotations
 
-from agents.urban_sprawl_heuristic import UrbanSprawlHeuristicAgent
+from city_envs.agents.urban_sprawl_heuristic import UrbanSprawlHeuristicAgent
 
 from .handles import heuristic_self_play
 

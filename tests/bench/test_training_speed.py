@@ -1,7 +1,7 @@
 """Training-throughput benchmarks (pytest-benchmark; timings only with `--benchmark-enable`, never asserted).
 
 The side-by-side figure the docs quote (reference set-up against the default, one run) is
-`python -m training.throughput`; these time the pieces it is made of.
+`python -m city_envs.training.throughput`; these time the pieces it is made of.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from training.pool import OpponentPool  # noqa: E402
-from training.vec_env import SelfPlayVecEnv  # noqa: E402
+from city_envs.training.pool import OpponentPool  # noqa: E402
+from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
 
 
 @pytest.mark.parametrize("n_envs", [1, 64])

@@ -9,12 +9,12 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.policy_agent import baseline_path  # noqa: E402
-from agents.policy_file import read_metadata  # noqa: E402
+from city_envs.agents.policy_agent import baseline_path  # noqa: E402
+from city_envs.agents.policy_file import read_metadata  # noqa: E402
 from city_envs.core.registry import GAMES  # noqa: E402
-from training.arena import evaluate  # noqa: E402
-from training.config import load_config  # noqa: E402
-from training.evaluation import evaluate_model  # noqa: E402
+from city_envs.training.arena import evaluate  # noqa: E402
+from city_envs.training.config import load_config  # noqa: E402
+from city_envs.training.evaluation import evaluate_model  # noqa: E402
 
 BASELINES = [(game, players) for game in GAMES for players in (2, 4)]
 

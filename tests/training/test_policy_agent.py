@@ -14,12 +14,18 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from agents.base import play_game  # noqa: E402
-from agents.policy_agent import PolicyAgent, baseline_path, load_policy, masked_logits  # noqa: E402
-from agents.policy_file import PolicyFileError, build_policy, convert_sb3_zip, read_metadata, save_policy  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
 from city_envs import make_game  # noqa: E402
+from city_envs.agents.base import play_game  # noqa: E402
+from city_envs.agents.policy_agent import PolicyAgent, baseline_path, load_policy, masked_logits  # noqa: E402
+from city_envs.agents.policy_file import (  # noqa: E402
+    PolicyFileError,
+    build_policy,
+    convert_sb3_zip,
+    read_metadata,
+    save_policy,
+)
+from city_envs.agents.random_agent import RandomAgent  # noqa: E402
+from city_envs.agents.registry import make_agent  # noqa: E402
 from city_envs.core.infoset import InfoSet  # noqa: E402
 
 
@@ -39,8 +45,8 @@ def citadels_model(tmp_path_factory):
 def sb3_zip(path: Path) -> Path:
     from sb3_contrib import MaskablePPO
 
-    from training.pool import OpponentPool
-    from training.vec_env import SelfPlayVecEnv
+    from city_envs.training.pool import OpponentPool
+    from city_envs.training.vec_env import SelfPlayVecEnv
 
     env = SelfPlayVecEnv("citadels", 2, 1, seed=0, pool=OpponentPool("citadels", {"random": 1.0}))
     model = MaskablePPO("MlpPolicy", env, seed=3, device="cpu", policy_kwargs={"net_arch": [32]})

@@ -13,16 +13,16 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from agents.policy_file import load_policy_file  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
-from agents.registry import heuristic_class  # noqa: E402
 from city_envs import cli  # noqa: E402
+from city_envs.agents.policy_file import load_policy_file  # noqa: E402
+from city_envs.agents.random_agent import RandomAgent  # noqa: E402
+from city_envs.agents.registry import heuristic_class  # noqa: E402
 from city_envs.core.registry import GAMES, make_game  # noqa: E402
-from training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
-from training.pool import OpponentPool  # noqa: E402
-from training.pretrain import collect, fit, warm_start  # noqa: E402
-from training.selfplay import best_point, train  # noqa: E402
-from training.vec_env import SelfPlayVecEnv  # noqa: E402
+from city_envs.training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
+from city_envs.training.pool import OpponentPool  # noqa: E402
+from city_envs.training.pretrain import collect, fit, warm_start  # noqa: E402
+from city_envs.training.selfplay import best_point, train  # noqa: E402
+from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
 
 TINY = {"n_envs": 2, "n_steps": 32, "batch_size": 32, "n_epochs": 2, "net_arch": [32],
         "snapshot_every": 64, "checkpoint_every": 128, "eval_every": 10**9, "final_eval_games": 0,
@@ -117,7 +117,7 @@ def test_the_pool_mix_decides_the_opponents():
 
 
 def test_env_state_round_trip_continues_identically_with_snapshot_opponents(tmp_path):
-    from agents.policy_file import build_policy, save_policy
+    from city_envs.agents.policy_file import build_policy, save_policy
 
     probe = make_game("citadels", 2, seed=0)
     snapshot = save_policy(build_policy(probe.observation_shape, probe.num_actions, [16]), tmp_path / "s.safetensors",
@@ -145,8 +145,8 @@ def test_env_state_round_trip_continues_identically_with_snapshot_opponents(tmp_
 def test_cloning_loss_falls_on_a_tiny_set():
     import torch.nn.functional as F
 
-    from agents.policy_agent import batch_logits
-    from agents.policy_file import build_policy
+    from city_envs.agents.policy_agent import batch_logits
+    from city_envs.agents.policy_file import build_policy
 
     config = TrainConfig("metropolys", **{**TINY_WARM, "pretrain_epochs": 8, "pretrain_lr": 3e-3})
     samples, stats = collect(config, 12, [0, 1])
