@@ -9,8 +9,8 @@ import pkgutil
 import numpy as np
 import pytest
 
-import city_envs.agents as agents
 import city_envs
+import city_envs.agents as agents
 from city_envs import GAMES, make_game
 from city_envs.blue_moon_city import view as blue_moon_city_view
 
