@@ -197,6 +197,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from city_envs.web.app import serve
+    except ImportError as error:
+        raise ValueError(f"serve needs the web extra (pip install 'city-envs[web]'): {error}") from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"city-envs: warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+    serve(args.folders, host=args.host, port=args.port)
+    return 0
+
+
 # ----- entry point ------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="city-envs", description=__doc__)
@@ -238,6 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(train)
     train.set_defaults(func=cmd_train)
+
+    serve = sub.add_parser("serve", help="play and replay in the browser (needs the web extra)")
+    serve.add_argument("folders", nargs="*", help="folders to replay from: evaluate --out runs, saved games (JSON)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=cmd_serve)
 
     demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=int, default=100)
