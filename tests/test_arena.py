@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
 import pytest
 
+from city_envs import make_game
 from training import arena
 from training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
 
@@ -191,3 +193,17 @@ def test_ray_backend_gives_the_process_backend_results():
     finally:
         ray.shutdown()
     assert on_ray == local
+
+
+def test_a_match_record_keeps_the_actions_that_replay_it(tmp_path):
+    results = evaluate("metropolys", 2, ["heuristic", "random"], games=2, seed=5)
+    for record in results["matches"]:
+        assert len(record["history"]) == sum(record["decisions"])
+        game = make_game("metropolys", 2, seed=record["seed"])
+        for action in record["history"]:
+            game.apply(action)
+        assert game.is_over() and game.scores() == record["scores"]
+    arena.write_reports(results, tmp_path)
+    with open(tmp_path / "matches.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [list(map(int, row["actions"].split())) for row in rows] == [r["history"] for r in results["matches"]]

@@ -80,17 +80,21 @@ def play_match(
     game_seed, agent_seeds = match_seeds(seed, match, num_players)
     record = {"match": match, "seed": game_seed, "kinds": list(kinds), "failed": False, "reason": ""}
     decisions = [0] * num_players
+    history: list[int] = []  # the match's actions, so that a viewer can replay it
     try:
         game = make_game(game_name, num_players, seed=game_seed, **options)
         agents = [make_agent(kind, game_name, s) for kind, s in zip(kinds, agent_seeds, strict=True)]
         handles = [InfoSet(game, seat) for seat in range(num_players)]
         while not game.is_over():
             seat = game.current_player()
-            game.apply(agents[seat].act(handles[seat]))
+            action = agents[seat].act(handles[seat])
+            game.apply(action)
+            history.append(int(action))
             decisions[seat] += 1
     except Exception as error:  # noqa: BLE001 - the run goes on and the report counts it
         record.update(failed=True, reason=f"{type(error).__name__}: {error}", decisions=decisions,
-                      scores=[0.0] * num_players, win_share=[0.0] * num_players, winners=[], truncated=False)
+                      scores=[0.0] * num_players, win_share=[0.0] * num_players, winners=[], truncated=False,
+                      history=list(history))
         return record
     won = game.winners()
     record.update(
@@ -99,6 +103,7 @@ def play_match(
         winners=list(won),
         decisions=decisions,
         truncated=bool(game.is_truncated()),
+        history=list(history),
     )
     return record
 
@@ -293,18 +298,20 @@ def format_results(results: dict) -> str:
 
 
 def write_reports(results: dict, out_dir: str | Path) -> list[Path]:
-    """results.json, matches.csv, report.md and two PNG plots (ratings, pairwise win rates)."""
+    """results.json, matches.csv (one row per match, with its actions, so that `city-envs serve` can
+    replay it), report.md and two PNG plots (ratings, pairwise win rates)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     summary = {k: v for k, v in results.items() if k != "matches"}
     (out / "results.json").write_text(json.dumps(summary, indent=2))
     with open(out / "matches.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason"])
+        writer.writerow(["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason",
+                         "actions"])
         for r in results["matches"]:
             writer.writerow([r["match"], r["seed"], " ".join(r["kinds"]), " ".join(f"{x:g}" for x in r["scores"]),
                              " ".join(map(str, r["winners"])), sum(r["decisions"]), r["truncated"], r["failed"],
-                             r["reason"]])
+                             r["reason"], " ".join(map(str, r.get("history", ())))])
     report = [f"# {results['game']}, {results['num_players']} players", "", format_results(results), ""]
     if results["failures"]:
         report += ["## Failed matches", "", "| match | seed | seats | reason |", "|---|---|---|---|"]
