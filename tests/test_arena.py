@@ -207,3 +207,5 @@ def test_a_match_record_keeps_the_actions_that_replay_it(tmp_path):
     with open(tmp_path / "matches.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [list(map(int, row["actions"].split())) for row in rows] == [r["history"] for r in results["matches"]]
+    report = (tmp_path / "report.md").read_text()
+    assert "[watch](http://127.0.0.1:8000/replay?src=0&match=1)" in report

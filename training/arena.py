@@ -317,10 +317,26 @@ def write_reports(results: dict, out_dir: str | Path) -> list[Path]:
         report += ["## Failed matches", "", "| match | seed | seats | reason |", "|---|---|---|---|"]
         report += [f"| {f['match']} | {f['seed']} | {', '.join(f['kinds'])} | {f['reason']} |"
                    for f in results["failures"]]
+    report += _match_links(results)
     (out / "report.md").write_text("\n".join(report) + "\n")
     paths = [out / "results.json", out / "matches.csv", out / "report.md"]
     paths += _plots(results, out)
     return paths
+
+
+VIEWER = "http://127.0.0.1:8000"  # where `city-envs serve` listens by default
+
+
+def _match_links(results: dict) -> list[str]:
+    """Every match with a link that opens it in the web viewer started on this folder."""
+    lines = ["## Matches", "",
+             f"Watch any match: `city-envs serve <this folder>` (the `web` extra), then follow its link ({VIEWER}).",
+             "", "| match | seats | winners | decisions | replay |", "|---|---|---|---|---|"]
+    for r in results["matches"]:
+        winners = ", ".join(f"seat {w}" for w in r["winners"]) if not r["failed"] else "failed"
+        lines.append(f"| {r['match']} | {', '.join(r['kinds'])} | {winners} | {sum(r['decisions'])} "
+                     f"| [watch]({VIEWER}/replay?src=0&match={r['match']}) |")
+    return lines + [""]
 
 
 def _plots(results: dict, out: Path) -> list[Path]:

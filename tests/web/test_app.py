@@ -248,6 +248,19 @@ def test_an_arena_match_replays_from_its_recorded_actions(client, replay_folder)
     assert "needs a match number" in client.get("/replay?src=0/run").text
 
 
+def test_the_report_links_open_its_matches_when_its_folder_is_served(tmp_path):
+    from starlette.testclient import TestClient
+
+    from city_envs.web.app import create_app
+
+    write_reports(evaluate("metropolys", 2, ["heuristic", "random"], games=2, seed=1), tmp_path)
+    links = re.findall(r"\(http://127\.0\.0\.1:8000(/replay\?[^)]+)\)", (tmp_path / "report.md").read_text())
+    assert len(links) == 2
+    client = TestClient(create_app([tmp_path]))
+    for link in links:
+        assert "Metropolys, 2 players" in client.get(link).text
+
+
 def test_a_run_without_actions_is_rebuilt_from_the_seeds(client, replay_folder):
     run = replay_folder / "old"
     write_reports(evaluate("citadels", 2, ["heuristic", "random"], games=2, seed=2), run)
