@@ -138,8 +138,8 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
             cls.check_num_players(players)
         except ValueError as error:
             raise BadRequest(str(error)) from None
-        return page(request, "new.html", game=name, cls=cls, players=players, seed=secrets.randbelow(10**6),
-                    bots=BOT_SUGGESTIONS, person=PERSON)
+        return page(request, "new.html", games=GAMES, game=name, cls=cls, players=players,
+                    seed=secrets.randbelow(10**6), bots=BOT_SUGGESTIONS, person=PERSON)
 
     async def create_game(request: Request) -> Response:
         form = await form_data(request)

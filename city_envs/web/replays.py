@@ -2,10 +2,11 @@
 
 A replay is a game's seed, options and action history; position N is rebuilt by replaying the
 first N actions. An arena run folder (`city-envs evaluate --out`) holds `results.json` (game, player
-count, options, run seed) and its match records: `matches.jsonl` with each match's action history
-where the arena wrote one, else `matches.csv`, in which case a match is rebuilt by playing its
-agents again from their seeds (checked against the recorded length; an agent limited by seconds
-rather than iterations does not replay the same moves, and is reported as such).
+count, options, run seed) and its match records with each match's actions: `matches.jsonl` where
+the arena wrote one, else `matches.csv` (column `actions`). A run written before the arena kept
+actions is rebuilt by playing its agents again from the match's seeds (checked against the recorded
+length; an agent limited by seconds rather than iterations does not repeat its moves, and is
+reported as such).
 
 Only paths inside a served folder are read (`Sources.resolve`), and files are parsed as JSON or
 CSV data, never executed.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -121,10 +123,15 @@ def arena_records(folder: Path) -> list[dict]:
         return records
     with open(folder / "matches.csv", newline="", encoding="utf-8") as handle:
         try:
-            return [{"match": int(row["match"]), "seed": int(row["seed"]), "kinds": row["seats"].split(),
-                     "length": int(row["length"]), "failed": row["failed"] == "True", "reason": row["reason"]}
-                    for row in csv.DictReader(handle)]
-        except (KeyError, TypeError, ValueError) as error:
+            records = []
+            for row in csv.DictReader(handle):
+                record = {"match": int(row["match"]), "seed": int(row["seed"]), "kinds": row["seats"].split(),
+                          "length": int(row["length"]), "failed": row["failed"] == "True", "reason": row["reason"]}
+                if row.get("actions") is not None:  # runs before the arena kept actions have no such column
+                    record["history"] = [int(action) for action in row["actions"].split()]
+                records.append(record)
+            return records
+        except (KeyError, TypeError, ValueError, csv.Error) as error:
             raise ValueError(f"matches.csv is not an arena match list: {error}") from None
 
 
@@ -137,12 +144,20 @@ def load_arena_match(folder: Path, match: int) -> Replay:
         options, run_seed = dict(results.get("options") or {}), int(results["seed"])
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{folder.name}/results.json lacks {error}") from None
-    records = {record.get("match"): record for record in arena_records(folder)}
+    records = {record.get("match"): record for record in arena_records(folder) if isinstance(record, dict)}
     if match not in records:
         raise ValueError(f"match {match} is not in this run (matches {min(records, default=0)}.."
                          f"{max(records, default=-1)})")
-    record = records[match]
-    kinds = [str(kind) for kind in record.get("kinds", [])]
+    try:
+        return _arena_replay(folder, records[match], game_name, num_players, options, run_seed)
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"match {match}'s record is incomplete: {type(error).__name__}: {error}") from None
+
+
+def _arena_replay(folder: Path, record: dict, game_name: str, num_players: int, options: dict,
+                  run_seed: int) -> Replay:
+    match = record["match"]
+    kinds = [str(kind) for kind in record["kinds"]]
     if len(kinds) != num_players:
         raise ValueError(f"match {match} lists {len(kinds)} seats for a {num_players}-player game")
     note = f"failed: {record.get('reason')}" if record.get("failed") else ""
@@ -237,20 +252,23 @@ class Sources:
         return replay
 
     def listing(self) -> tuple[list[tuple[str, dict]], list[str]]:
-        """Arena runs (name, results summary) and JSON files that may be saved games, under the roots."""
+        """Arena runs (name, results summary) and JSON files that may be saved games, under the roots
+        (the first `MAX_LISTED`, folders walked in name order; hidden folders are left out)."""
         runs, files = [], []
         for root in self.roots:
-            for path in [root, *sorted(root.rglob("*"))]:
+            for folder, subfolders, names in os.walk(root):
+                subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+                path = Path(folder)
                 if len(runs) + len(files) >= MAX_LISTED:
                     break
-                if path.is_dir():
-                    if is_arena_run(path):
-                        try:
-                            summary = _read_json(path / "results.json")
-                        except (OSError, ValueError):
-                            continue
-                        if isinstance(summary, dict):
-                            runs.append((self.name(path), summary))
-                elif path.suffix == ".json" and path.name != "results.json":
-                    files.append(self.name(path))
+                if is_arena_run(path):
+                    try:
+                        summary = _read_json(path / "results.json")
+                    except (OSError, ValueError):
+                        summary = None
+                    if isinstance(summary, dict) and summary.get("game") in GAMES and isinstance(
+                            summary.get("games"), int) and isinstance(summary.get("lineup"), list):
+                        runs.append((self.name(path), summary))
+                files += [self.name(path / name) for name in sorted(names)
+                          if name.endswith(".json") and name != "results.json"][:MAX_LISTED]
         return runs, files

@@ -87,8 +87,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
             break
         buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
         assert buttons, "the person's turn shows no choices"
-        assert browser.find_element(By.ID, "private").text.strip() or game == "urban_sprawl"
-        if decisions == 8:
+        assert browser.find_element(By.ID, "private").text.strip()
+        if decisions in (8, 15):  # the later one, where the game has it, makes the README's picture
             check_board_image(browser)
             if screenshots:
                 Path(screenshots).mkdir(parents=True, exist_ok=True)
