@@ -176,8 +176,13 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
             groups = group_actions(game, game.legal_action_ids()) if choosing else []
             private = game.render_private(viewer) if viewer is not None else ""
             events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
+            so_far = []  # a multi-step decision: the person's own choices since another seat last moved
+            for event in reversed(session.log if choosing else []):
+                if event.seat != viewer:
+                    break
+                so_far.insert(0, event.private)
             context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups,
-                           private=private, events=events[-300:], step=len(game.history),
+                           private=private, events=events[-300:], so_far=so_far, step=len(game.history),
                            decision=game.decision_name().replace("_", " ").lower(), outcome=outcome(game),
                            bots_to_move=session.bots_to_move())
         return page(request, "play.html", **context)

@@ -93,6 +93,15 @@ def test_bots_moves_are_logged_with_their_public_descriptions(client):
     assert "seat 0 (random): chooses a character" in page  # the character itself stays secret
 
 
+def test_a_turn_of_several_decisions_shows_what_was_chosen_so_far(client):
+    url = start(client, "big_city", ["person", "random"], seed=4)
+    page = client.get(url).text
+    first = choices(page)[0]
+    client.post(f"{url}/act", data={"seat": "0", "action": str(first), "step": str(step_of(page))})
+    page = text_of(client.get(url).text)
+    assert "Chosen so far this turn: place neighbourhood" in page
+
+
 def test_a_bot_only_match_is_watched_to_its_end(client):
     url = start(client, "metropolys", ["random", "heuristic"])
     for _ in range(200):
