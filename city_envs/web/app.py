@@ -99,7 +99,7 @@ def outcome(game: Game) -> dict:
 def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> Starlette:
     """The app; replays are read only from `folders` (and from finished matches played in it)."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.globals.update(title=title, urlencode=urlencode)
+    templates.env.globals.update(title=title)
     sources = Sources(list(folders or []))
     store = SessionStore(capacity=max_games)
 
