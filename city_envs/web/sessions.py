@@ -19,6 +19,7 @@ from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
 
 PERSON = "person"
+PPO_FLAGS = ("sample", "trust_pickle")  # the parts of a ppo spec that are not a model path
 BOT_SUGGESTIONS = ("random", "heuristic", "ismcts:iters=50", "ismcts:iters=200", "ppo", "ppo:sample")
 
 
@@ -44,8 +45,7 @@ def check_seat_kind(kind: str, game_name: str, num_players: int) -> None:
     if name == "ppo":
         if find_spec("sb3_contrib") is None or find_spec("torch") is None:
             raise ValueError("the ppo agent needs the train extra: pip install 'city-envs[train]'")
-        spec = kind.partition(":")[2]
-        if spec in ("", "sample"):
+        if all(part in PPO_FLAGS for part in kind.split(":")[1:] if part):  # no path: the committed baseline
             from agents.policy_agent import baseline_path
 
             if not baseline_path(game_name, num_players).is_file():
