@@ -304,6 +304,17 @@ def check_setup(args: argparse.Namespace) -> None:
             prepare_agents(agents[start:start + args.players], probe)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from city_envs.web.app import serve
+    except ImportError as error:
+        raise ValueError(f"serve needs the web extra (pip install 'city-envs[web]'): {error}") from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"city-envs: warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+    serve(args.folders, host=args.host, port=args.port)
+    return 0
+
+
 # ----- entry point ------------------------------------------------------------------------------
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows each option's default, and none for options without one."""
@@ -379,6 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--players", type=int, default=2)
     convert.add_argument("--trust-pickle", action="store_true", help="you trust the zip's author")
     convert.set_defaults(func=cmd_convert_model)
+
+    serve = sub.add_parser("serve", help="play and replay in the browser (needs the web extra)")
+    serve.add_argument("folders", nargs="*", help="folders to replay from: evaluate --out runs, saved games (JSON)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=cmd_serve)
 
     demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=positive_int, default=100, help="matches of the evaluation")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from city_envs import make_game
 from city_envs.training import arena
 from city_envs.training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
 
@@ -345,3 +347,19 @@ def test_workers_busy_in_a_match_end_with_a_killed_parent(tmp_path):
     for process in alive:
         process.kill()
     assert not alive, "workers outlived the killed arena"
+
+
+def test_a_match_record_keeps_the_actions_that_replay_it(tmp_path):
+    results = evaluate("metropolys", 2, ["heuristic", "random"], games=2, seed=5)
+    for record in results["matches"]:
+        assert len(record["history"]) == sum(record["decisions"])
+        game = make_game("metropolys", 2, seed=record["seed"])
+        for action in record["history"]:
+            game.apply(action)
+        assert game.is_over() and game.scores() == record["scores"]
+    arena.write_reports(results, tmp_path)
+    with open(tmp_path / "matches.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [list(map(int, row["actions"].split())) for row in rows] == [r["history"] for r in results["matches"]]
+    report = (tmp_path / "report.md").read_text()
+    assert "[watch](http://127.0.0.1:8000/replay?src=0&match=1)" in report

@@ -117,6 +117,7 @@ def play_match(
     game_seed, agent_seeds = match_seeds(seed, match, num_players)
     record = _new_record(kinds, game_seed, match)
     decisions = [0] * num_players
+    history: list[int] = []  # the match's actions, so that a viewer can replay it
     culprit: int | None = None
 
     def turn(seat: int | None) -> None:
@@ -139,6 +140,7 @@ def play_match(
             action = agents[seat].act(handles[seat])
             turn(None if _is_legal(game, action) else seat)  # a refused action is the agent's fault
             game.apply(action)
+            history.append(int(action))
             decisions[seat] += 1
         turn(None)
         won = game.winners()
@@ -148,8 +150,10 @@ def play_match(
             winners=list(won),
             decisions=decisions,
             truncated=bool(game.is_truncated()),
+            history=history,
         )
     except BaseException as error:  # noqa: BLE001 - whatever an agent raises ends its match, not the run
+        record["history"] = history
         return _fail(record, culprit, f"{type(error).__name__}: {error}", decisions)
     finally:
         if on_turn is not None:
@@ -574,27 +578,45 @@ def format_results(results: dict) -> str:
 
 
 def write_reports(results: dict, out_dir: str | Path) -> list[Path]:
-    """results.json, matches.csv, report.md and two PNG plots (ratings, pairwise win rates)."""
+    """results.json, matches.csv (one row per match, with its actions, so that `city-envs serve` can
+    replay it), report.md and two PNG plots (ratings, pairwise win rates)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     summary = {k: v for k, v in results.items() if k != "matches"}
     (out / "results.json").write_text(json.dumps(summary, indent=2))
     with open(out / "matches.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason"])
+        writer.writerow(["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason",
+                         "actions"])
         for r in results["matches"]:
             writer.writerow([r["match"], r["seed"], " ".join(r["kinds"]), " ".join(f"{x:g}" for x in r["scores"]),
                              " ".join(map(str, r["winners"])), sum(r["decisions"]), r["truncated"], r["failed"],
-                             r["reason"]])
+                             r["reason"], " ".join(map(str, r.get("history", ())))])
     report = [f"# {results['game']}, {results['num_players']} players", "", format_results(results), ""]
     if results["failures"]:
         report += ["## Failed matches", "", "| match | seed | seats | reason |", "|---|---|---|---|"]
         report += [f"| {f['match']} | {f['seed']} | {', '.join(f['kinds'])} | {f['reason']} |"
                    for f in results["failures"]]
+    report += _match_links(results)
     (out / "report.md").write_text("\n".join(report) + "\n")
     paths = [out / "results.json", out / "matches.csv", out / "report.md"]
     paths += _plots(results, out)
     return paths
+
+
+VIEWER = "http://127.0.0.1:8000"  # where `city-envs serve` listens by default
+
+
+def _match_links(results: dict) -> list[str]:
+    """Every match with a link that opens it in the web viewer started on this folder."""
+    lines = ["## Matches", "",
+             f"Watch any match: `city-envs serve <this folder>` (the `web` extra), then follow its link ({VIEWER}).",
+             "", "| match | seats | winners | decisions | replay |", "|---|---|---|---|---|"]
+    for r in results["matches"]:
+        winners = ", ".join(f"seat {w}" for w in r["winners"]) if not r["failed"] else "failed"
+        lines.append(f"| {r['match']} | {', '.join(r['kinds'])} | {winners} | {sum(r['decisions'])} "
+                     f"| [watch]({VIEWER}/replay?src=0&match={r['match']}) |")
+    return lines + [""]
 
 
 def _plots(results: dict, out: Path) -> list[Path]:

@@ -1,0 +1,315 @@
+"""The `city-envs serve` web app: play any game against any bot, and replay saved games and arena matches.
+
+Server-rendered pages (Starlette and Jinja2 templates) with one small script; everything is served
+from this package, so it works offline. A person sees the public table (each game's image renderer
+draws only public information) and their own seat's private information (`Game.render_private`),
+never another seat's. Every bad request gets a page (or JSON, when asked for) saying what was wrong.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import logging
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from city_envs.core.game import Game
+from city_envs.core.registry import GAMES, game_class
+from city_envs.web.replays import Replay, Sources
+from city_envs.web.sessions import BOT_SUGGESTIONS, PERSON, PlaySession, SessionStore
+
+HERE = Path(__file__).resolve().parent
+MAX_FORM_BYTES = 64 * 1024
+log = logging.getLogger("city_envs.web")
+_render_lock = threading.Lock()  # matplotlib drawing is kept to one frame at a time
+
+
+class BadRequest(Exception):
+    """Input the app refuses, with the reason shown to the user."""
+
+    def __init__(self, message: str, status: int = 400, back: str = "") -> None:
+        super().__init__(message)
+        self.message, self.status, self.back = message, status, back
+
+
+def title(game_name: str) -> str:
+    return game_name.replace("_", " ").title()
+
+
+def png(game: Game) -> Response:
+    from PIL import Image
+
+    with _render_lock:
+        frame = game.render_image()
+    buffer = io.BytesIO()
+    Image.fromarray(frame).save(buffer, format="PNG")
+    return Response(buffer.getvalue(), media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+def int_param(value: Any, name: str, default: int | None = None) -> int:
+    if value in (None, ""):
+        if default is None:
+            raise BadRequest(f"missing {name}")
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise BadRequest(f"{name} must be a whole number, not {value!r}") from None
+
+
+def parse_option(text: str) -> Any:
+    """A typed option value: a Python literal when it parses as one (as `--option` does), else the text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Legal actions grouped by what they do (the first word of their description: build, keep, bid ...)."""
+    groups: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+    for action in actions:
+        text = game.describe_action(action)
+        words = text.split()
+        key = " ".join(words[:2]) if len(words) > 1 and words[0] in ("the", "a", "an") else (words or [""])[0]
+        groups.setdefault(key, []).append((action, text))
+    if len(groups) == 1:
+        return [(game.decision_name().replace("_", " ").lower(), next(iter(groups.values())))]
+    return list(groups.items())
+
+
+def outcome(game: Game) -> dict:
+    winners = set(game.winners()) if game.is_over() else set()
+    return {"scores": [f"{x:g}" for x in game.scores()], "winners": winners, "truncated": game.is_truncated()}
+
+
+def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> Starlette:
+    """The app; replays are read only from `folders` (and from finished matches played in it)."""
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.globals.update(title=title)
+    sources = Sources(list(folders or []))
+    store = SessionStore(capacity=max_games)
+
+    def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    async def form_data(request: Request) -> dict[str, str]:
+        body = await request.body()
+        if len(body) > MAX_FORM_BYTES:
+            raise BadRequest("form too large", 413)
+        try:
+            return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
+        except UnicodeDecodeError:
+            raise BadRequest("the form is not UTF-8 text") from None
+
+    def session_of(request: Request) -> PlaySession:
+        try:
+            return store.get(request.path_params["game_id"])
+        except KeyError:
+            raise BadRequest("no such game here (the server was restarted, or the game was dropped "
+                             "to make room for newer ones)", 404) from None
+
+    # ----- pages ------------------------------------------------------------------------------
+    def home(request: Request) -> Response:
+        runs, files = sources.listing()
+        return page(request, "home.html", games=GAMES, classes={g: game_class(g) for g in GAMES},
+                    sessions=store.listing(), runs=runs, files=files, roots=sources.roots)
+
+    def new_game(request: Request) -> Response:
+        name = request.query_params.get("game", GAMES[0])
+        if name not in GAMES:
+            raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+        cls = game_class(name)
+        players = int_param(request.query_params.get("players"), "players", min(4, cls.max_players))
+        try:
+            cls.check_num_players(players)
+        except ValueError as error:
+            raise BadRequest(str(error)) from None
+        return page(request, "new.html", games=GAMES, game=name, cls=cls, players=players,
+                    seed=secrets.randbelow(10**6), bots=BOT_SUGGESTIONS, person=PERSON)
+
+    async def create_game(request: Request) -> Response:
+        form = await form_data(request)
+        name = form.get("game", "")
+        if name not in GAMES:
+            raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+        cls = game_class(name)
+        players = int_param(form.get("players"), "players")
+        seed = int_param(form.get("seed"), "seed", 0)
+        options = {}
+        for key, option in cls.options_spec.items():
+            text = form.get(f"opt_{key}", "").strip()
+            if option.choices is not None and text.isdigit() and int(text) < len(option.choices):
+                options[key] = option.choices[int(text)]
+            elif text:
+                options[key] = parse_option(text)
+        seats = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(max(0, min(players, 16)))]
+        try:
+            session = PlaySession(name, players, seats, seed, options)
+        except ValueError as error:
+            raise BadRequest(str(error)) from None
+        store.add(session)
+        return RedirectResponse(f"/games/{session.id}", status_code=303)
+
+    def play(request: Request) -> Response:
+        session = session_of(request)
+        wanted = request.query_params.get("seat")
+        wanted_seat = int_param(wanted, "seat") if wanted else None
+        game = session.game
+        with session.lock:
+            viewer = session.viewer(wanted_seat)
+            current = game.current_player()
+            choosing = viewer is not None and viewer == current and not session.error
+            groups = group_actions(game, game.legal_action_ids()) if choosing else []
+            private = game.render_private(viewer) if viewer is not None else ""
+            events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
+            so_far = []  # a multi-step decision: the person's own choices since another seat last moved
+            for event in reversed(session.log if choosing else []):
+                if event.seat != viewer:
+                    break
+                so_far.insert(0, event.private)
+            context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups,
+                           private=private, events=events[-300:], so_far=so_far, step=len(game.history),
+                           decision=game.decision_name().replace("_", " ").lower(), outcome=outcome(game),
+                           bots_to_move=session.bots_to_move())
+        return page(request, "play.html", **context)
+
+    async def act(request: Request) -> Response:
+        session = session_of(request)
+        form = await form_data(request)
+        seat = int_param(form.get("seat"), "seat")
+        action = int_param(form.get("action"), "action")
+        step = int_param(form.get("step"), "step")
+        try:
+            session.act(seat, action, step)
+        except ValueError as error:
+            raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
+        return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
+
+    def advance(request: Request) -> Response:
+        session = session_of(request)
+        session.advance()
+        seat = request.query_params.get("seat", "")
+        return RedirectResponse(f"/games/{session.id}" + (f"?seat={int_param(seat, 'seat')}" if seat else ""),
+                                status_code=303)
+
+    def board(request: Request) -> Response:
+        session = session_of(request)
+        with session.lock:
+            twin = session.game.clone()
+        return png(twin)
+
+    def save(request: Request) -> Response:
+        session = session_of(request)
+        if not session.game.is_over():
+            raise BadRequest("a game can be saved once it is over (the file holds every hidden card)", 409,
+                             back=f"/games/{session.id}")
+        name = f"{session.game.name}-seed{session.seed}.json"
+        return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    # ----- replays ----------------------------------------------------------------------------
+    def load_replay(request: Request) -> tuple[Replay, int, str, str]:
+        params = request.query_params
+        src = params.get("src", "")
+        match = int_param(params.get("match"), "match") if params.get("match") else None
+        try:
+            if src.startswith("live/"):
+                session = store.get(src.removeprefix("live/"))
+                if not session.game.is_over():
+                    raise BadRequest("a game can be replayed once it is over", 409)
+                game = session.game
+                replay = Replay(f"{title(game.name)} played here", game.name, game.num_players, dict(game.options),
+                                game.seed, list(game.history), [session.who(s) for s in range(game.num_players)])
+                replay.describe_steps()
+            else:
+                replay = sources.load(src, match)
+        except KeyError:
+            raise BadRequest("no such game here", 404) from None
+        except (OSError, ValueError) as error:
+            raise BadRequest(str(error), 404 if isinstance(error, FileNotFoundError) else 400) from None
+        step = int_param(params.get("step"), "step", 0)
+        if not 0 <= step <= len(replay.history):
+            raise BadRequest(f"decision {step} is outside this replay (0..{len(replay.history)})")
+        view = params.get("view", "full")
+        if view != "full" and not (view.isdigit() and int(view) < replay.num_players):
+            raise BadRequest(f"view must be 'full' or a seat 0..{replay.num_players - 1}, not {view!r}")
+        return replay, step, view, src
+
+    def replay_page(request: Request) -> Response:
+        replay, step, view, src = load_replay(request)
+        game = replay.game_at(step)
+        seats = range(replay.num_players) if view == "full" else [int(view)]
+        private = [(seat, game.render_private(seat)) for seat in seats]
+        steps = replay.describe_steps()
+        shown = [(s, s.private if view == "full" or int(view) == s.seat else s.public) for s in steps]
+        match = request.query_params.get("match", "")
+
+        def link(**changes: Any) -> str:
+            query = {"src": src, "step": step, "view": view} | ({"match": match} if match else {})
+            return "/replay?" + urlencode(query | changes)
+
+        return page(request, "replay.html", replay=replay, step=step, view=view, game=game, private=private,
+                    shown=shown, link=link, total=len(replay.history), outcome=outcome(game),
+                    board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}")
+
+    def replay_board(request: Request) -> Response:
+        replay, step, _, _ = load_replay(request)
+        return png(replay.game_at(step))
+
+    # ----- errors -----------------------------------------------------------------------------
+    def wants_json(request: Request) -> bool:
+        return "application/json" in request.headers.get("accept", "")
+
+    def error_response(request: Request, message: str, status: int, back: str = "") -> Response:
+        if wants_json(request):
+            return JSONResponse({"error": message}, status_code=status)
+        return page(request, "error.html", status=status, message=message, code=status, back=back)
+
+    async def bad_request(request: Request, error: BadRequest) -> Response:
+        return error_response(request, error.message, error.status, error.back)
+
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        return error_response(request, str(error.detail), error.status_code)
+
+    async def server_error(request: Request, error: Exception) -> Response:
+        log.exception("error serving %s", request.url.path)
+        return error_response(request, f"internal error ({type(error).__name__}); the server log has the details",
+                              500)
+
+    routes = [
+        Route("/", home),
+        Route("/new", new_game),
+        Route("/games", create_game, methods=["POST"]),
+        Route("/games/{game_id}", play),
+        Route("/games/{game_id}/act", act, methods=["POST"]),
+        Route("/games/{game_id}/advance", advance, methods=["POST"]),
+        Route("/games/{game_id}/board.png", board),
+        Route("/games/{game_id}/save.json", save),
+        Route("/replay", replay_page),
+        Route("/replay/board.png", replay_board),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    return Starlette(routes=routes, exception_handlers={BadRequest: bad_request, HTTPException: http_error,
+                                                        Exception: server_error})
+
+
+def serve(folders: list[str], host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Run the app with uvicorn until interrupted."""
+    import uvicorn
+
+    app = create_app(folders)
+    print(f"city-envs: open http://{host}:{port}/ (Ctrl+C stops)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,150 @@
+"""The web app in a real browser: headless Chromium plays a whole game of every title through the page
+against bots, and steps an arena replay back and forth. Run with `pytest -m browser tests/web`.
+
+`CITY_ENVS_SCREENSHOTS=DIR` also saves a screenshot of each game in DIR (the README's come from here).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# options that keep a game short where the game has them; the person plays seat 0 against a heuristic
+SHORT_GAMES = {
+    "citadels": {"max_rounds": "3"},
+    "metropolys": {},
+    "blue_moon_city": {"max_rounds": "3"},
+    "big_city": {},
+    "urban_sprawl": {"max_turns": "6"},
+}
+MAX_PAGES = 800
+
+
+def wait_for_page(driver, old_root=None):
+    """Until a new page has loaded and it asks something of the person, shows the end, or an error."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, 120)
+    if old_root is not None:
+        wait.until(expected_conditions.staleness_of(old_root))
+    wait.until(lambda d: any(d.find_elements(By.ID, name)
+                             for name in ("actions", "game-over", "error-message", "bot-error")))
+
+
+def click_and_wait(driver, element) -> None:
+    from selenium.webdriver.common.by import By
+
+    root = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    wait_for_page(driver, root)
+
+
+def no_error(driver) -> None:
+    from selenium.webdriver.common.by import By
+
+    for name in ("error-message", "bot-error"):
+        found = driver.find_elements(By.ID, name)
+        assert not found, f"{name}: {found[0].text}"
+
+
+def check_board_image(driver) -> None:
+    from selenium.webdriver.common.by import By
+
+    board = driver.find_element(By.ID, "board")
+    assert driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", board) > 200
+
+
+@pytest.mark.parametrize("game", list(SHORT_GAMES))
+def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"{live_server}/new?game={game}&players=2")
+    assert Select(browser.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == game
+    for key, value in SHORT_GAMES[game].items():
+        field = browser.find_element(By.ID, f"opt_{key}")
+        field.clear()
+        field.send_keys(value)
+    assert browser.find_element(By.ID, "seat0").get_attribute("value") == "person"
+    seed = browser.find_element(By.ID, "seed")
+    seed.clear()
+    seed.send_keys("7")
+    click_and_wait(browser, browser.find_element(By.ID, "start"))
+
+    chooser = random.Random(0)
+    decisions = 0
+    screenshots = os.environ.get("CITY_ENVS_SCREENSHOTS")
+    for _ in range(MAX_PAGES):
+        no_error(browser)
+        if browser.find_elements(By.ID, "game-over"):
+            break
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
+        assert buttons, "the person's turn shows no choices"
+        assert browser.find_element(By.ID, "private").text.strip()
+        if decisions in (8, 15):  # the later one, where the game has it, makes the README's picture
+            check_board_image(browser)
+            if screenshots:
+                Path(screenshots).mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(str(Path(screenshots) / f"web_{game}.png"))
+        click_and_wait(browser, chooser.choice(buttons))
+        decisions += 1
+    else:
+        pytest.fail(f"{game} did not end within {MAX_PAGES} pages")
+    assert decisions > 3
+    log = browser.find_elements(By.CSS_SELECTOR, "#log li")
+    assert any("heuristic" in item.text for item in log), "the bot's moves are missing from the log"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#scores tr")) == 2
+
+    # the finished game opens in the replay viewer, and steps forward
+    browser.get(browser.find_element(By.ID, "replay-link").get_attribute("href"))
+    assert browser.find_element(By.ID, "step").text == "0"
+    browser.find_element(By.ID, "forward").click()
+    assert browser.find_element(By.ID, "step").text == "1"
+
+
+@pytest.fixture(scope="module")
+def arena_run(served_folder: Path) -> Path:
+    from city_envs.training.arena import evaluate, write_reports
+
+    out = served_folder / "run"
+    write_reports(evaluate("citadels", 2, ["heuristic", "random"], games=2, seed=3), out)
+    return out
+
+
+def test_an_arena_match_steps_back_and_forth(live_server, browser, arena_run):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{live_server}/")
+    links = browser.find_elements(By.CSS_SELECTOR, "a.match-link")
+    assert [link.text for link in links] == ["0", "1"]
+    links[1].click()
+    step = lambda: int(browser.find_element(By.ID, "step").text)  # noqa: E731
+    assert step() == 0
+    for expected in (1, 2, 3):
+        browser.find_element(By.ID, "forward").click()
+        assert step() == expected
+    browser.find_element(By.ID, "back").click()
+    assert step() == 2
+    jump = browser.find_element(By.ID, "jump")
+    jump.clear()
+    jump.send_keys("40\n")
+    assert step() == 40
+    assert "step=40" in browser.current_url
+    check_board_image(browser)
+    browser.find_element(By.ID, "view-1").click()
+    assert step() == 40 and "view=1" in browser.current_url
+    assert len(browser.find_elements(By.CSS_SELECTOR, "pre.private")) == 1
+    browser.find_element(By.ID, "view-full").click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "pre.private")) == 2
+    browser.find_element(By.ID, "last").click()
+    assert browser.find_elements(By.ID, "game-over")
+    if os.environ.get("CITY_ENVS_SCREENSHOTS"):
+        browser.get(f"{live_server}/replay?src=0/run&match=1&step=60&view=full")
+        browser.save_screenshot(str(Path(os.environ["CITY_ENVS_SCREENSHOTS"]) / "web_replay.png"))
