@@ -170,7 +170,7 @@ def test_bad_input_exits_2_with_the_reason(capsys, argv, message):
         (["evaluate", "citadels", "--players", "9"], "supports 2, 3, 4, 5, 6, 7 players, not 9"),
         (["evaluate", "citadels", "--players", "4", "--agents", "ppo,random,random,random"],
          "no PPO baseline for citadels with 4 players"),
-        (["evaluate", "citadels", "--agents", "ppo:no/such/model.zip,random"], "no PPO model at no/such/model.zip"),
+        (["evaluate", "citadels", "--agents", "ppo:no/such/model.zip,random"], "no policy file at no/such/model.zip"),
         (["evaluate", "citadels", "--agents", "random"], "names 1 agents for a 2-player game"),
         (["evaluate", "citadels", "--agents", "ismcts:iters=x,random"], "bad value in agent parameter"),
         (["evaluate", "citadels", "--agents", "no_such_module_x:Bot,random"], "cannot import module"),
