@@ -85,21 +85,23 @@ def test_evaluate_writes_reports_with_worker_processes(capsys, tmp_path):
         "matches.csv", "matches.jsonl", "pairwise.png", "ratings.png", "report.md", "results.json"]
 
 
-class _Quitter:
+class Quitter:
+    """A user's agent class (`tests.test_cli:Quitter`) that gives up at its first decision."""
+
+    def __init__(self, seed=None) -> None:
+        self.seed = seed
+
     def act(self, info_set) -> int:
         raise SystemExit("agent gave up")
 
 
-def test_evaluate_fails_with_the_reasons_when_a_match_failed(capsys, monkeypatch):
-    from city_envs.training import arena
-
-    real = arena.make_agent
-    monkeypatch.setattr(arena, "make_agent", lambda kind, game, seed: _Quitter() if kind == "quit" else real(
-        kind, game, seed))
-    code, out, err = run(capsys, "evaluate", "citadels", "--agents", "quit,random", "--games", "2")
+def test_evaluate_fails_with_the_reasons_when_a_match_failed(capsys):
+    quit_spec = "tests.test_cli:Quitter"
+    code, out, err = run(capsys, "evaluate", "citadels", "--agents", f"{quit_spec},random", "--games", "2")
     assert code == 1
-    assert "| quit | " in out and "failed matches: 2" in out
-    assert "2 of 2 matches failed" in err and "match 1 (seed " in err and "(quit): SystemExit: agent gave up" in err
+    assert f"| {quit_spec} | " in out and "failed matches: 2" in out
+    assert "2 of 2 matches failed" in err and "match 1 (seed " in err
+    assert f"({quit_spec}): SystemExit: agent gave up" in err
 
 
 def test_resume_needs_the_run_folder(capsys):
@@ -168,8 +170,8 @@ def test_bad_input_exits_2_with_the_reason(capsys, argv, message):
         (["evaluate", "chess", "--games", "2"], "unknown game 'chess'"),
         (["evaluate", "citadels", "--option", "colour=red"], "unknown option(s) colour"),
         (["evaluate", "citadels", "--players", "9"], "supports 2, 3, 4, 5, 6, 7 players, not 9"),
-        (["evaluate", "citadels", "--players", "4", "--agents", "ppo,random,random,random"],
-         "no PPO baseline for citadels with 4 players"),
+        (["evaluate", "citadels", "--players", "5", "--agents", "ppo,random,random,random,random"],
+         "no PPO baseline for citadels with 5 players"),
         (["evaluate", "citadels", "--agents", "ppo:no/such/model.zip,random"], "no policy file at no/such/model.zip"),
         (["evaluate", "citadels", "--agents", "random"], "names 1 agents for a 2-player game"),
         (["evaluate", "citadels", "--agents", "ismcts:iters=x,random"], "bad value in agent parameter"),

@@ -22,6 +22,7 @@ import math
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -225,12 +226,24 @@ def _die_with_parent(parent: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before the signal was armed
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (a fork server's child: when it ends)
+
+    def alive() -> bool:  # a forked worker's parent is the caller; a fork server's child asks after it by id
+        if os.getppid() == parent:
+            return True
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    if not alive():  # the caller died before the signal was armed
         os._exit(1)
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while alive():
             time.sleep(0.5)
         os._exit(1)
 
@@ -282,8 +295,14 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
     """Play `work` in `jobs` supervised child processes: a match that outlives `timeout`, or whose
     process dies (an agent calling os._exit, a crash in native code), is recorded as failed and its
     process replaced. Workers are forked where the platform allows it, so they inherit the caller's
-    modules; they end with the caller, however it ends."""
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else None)
+    modules, except once torch is loaded: its thread pools do not survive a fork (a forked child can
+    hang on their locks), so such a caller's workers come from a fork server. They end with the
+    caller, however it ends."""
+    methods = mp.get_all_start_methods()
+    if "torch" in sys.modules and "forkserver" in methods:
+        ctx = mp.get_context("forkserver")
+    else:
+        ctx = mp.get_context("fork" if "fork" in methods else None)
     pending = list(reversed(work))
     workers = [_Worker(ctx) for _ in range(min(jobs, len(work)))]
     clean = False
