@@ -14,9 +14,9 @@ from typing import Any
 from city_envs.agents.policy_file import ACTIVATIONS, normalize_net_arch
 from city_envs.agents.registry import HEURISTICS
 from city_envs.core.registry import game_class
-from city_envs.training.vec_env import REWARDS
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+REWARDS = ("win", "score")  # the learner's reward: terminal outcome, or outcome plus score-margin shaping
 
 
 @dataclass

@@ -33,13 +33,13 @@ from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config, read_toml
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
 from city_envs.training.pool import OpponentPool
-from city_envs.training.pretrain import warm_start
-from city_envs.training.vec_env import SelfPlayVecEnv
 
 
 def make_env(config: TrainConfig, pool: OpponentPool):
     """The learner's vector env with SB3's episode statistics."""
     from stable_baselines3.common.vec_env import VecMonitor
+
+    from city_envs.training.vec_env import SelfPlayVecEnv
 
     return VecMonitor(SelfPlayVecEnv(config.game, config.players, config.n_envs, config.seed, pool,
                                      config.options, config.reward, config.score_scale))
@@ -204,6 +204,8 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     summary: dict[str, Any] = {"game": config.game, "players": config.players}
     init = Path(config.init_from) if config.init_from else None
     if config.pretrain:
+        from city_envs.training.pretrain import warm_start
+
         clock = time.time()
         init = warm_start(config, out, log)
         summary["warm_start_seconds"] = round(time.time() - clock, 1)

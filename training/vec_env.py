@@ -31,9 +31,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from city_envs.core.game import Game, rng_from_state
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
+from city_envs.training.config import REWARDS
 from city_envs.training.pool import Opponent, OpponentPool
-
-REWARDS = ("win", "score")
 
 
 class SelfPlayVecEnv(VecEnv):
