@@ -94,3 +94,12 @@ def assert_rejected(game: Game, action: Any) -> IllegalActionError:
 def same_for(a: Game, b: Game, p: int) -> bool:
     """Whether seat `p` observes and views the two games alike."""
     return np.array_equal(a.observation(p), b.observation(p)) and a.view(p) == b.view(p)
+
+
+VALIDATE_STRIDE = 10  # Game.validate() costs several times a step; the randomized tests call it this often
+
+
+def validate_now(game) -> bool:
+    """Whether a per-step invariant check should also run `game.validate()` now: every tenth decision,
+    and at the end (the slow suite's thousands of games still reach every kind of position)."""
+    return game.is_over() or len(game.history) % VALIDATE_STRIDE == 0

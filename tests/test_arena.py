@@ -363,3 +363,10 @@ def test_a_match_record_keeps_the_actions_that_replay_it(tmp_path):
     assert [list(map(int, row["actions"].split())) for row in rows] == [r["history"] for r in results["matches"]]
     report = (tmp_path / "report.md").read_text()
     assert "[watch](http://127.0.0.1:8000/replay?src=0&match=1)" in report
+
+
+@pytest.fixture(autouse=True)
+def forked_workers(monkeypatch):
+    """These tests patch the arena's module; forked workers inherit the patches (none of them runs torch,
+    so forking is safe even when another test module has loaded it)."""
+    monkeypatch.setattr(arena, "worker_start_method", lambda: "fork")

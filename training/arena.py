@@ -291,6 +291,14 @@ class _Worker:
         self.conn.close()
 
 
+def worker_start_method() -> str | None:
+    """"fork" (workers inherit the caller's modules), or a fork server once torch is loaded."""
+    methods = mp.get_all_start_methods()
+    if "torch" in sys.modules and "forkserver" in methods:
+        return "forkserver"
+    return "fork" if "fork" in methods else None
+
+
 def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: Callable[[dict], None]) -> None:
     """Play `work` in `jobs` supervised child processes: a match that outlives `timeout`, or whose
     process dies (an agent calling os._exit, a crash in native code), is recorded as failed and its
@@ -298,11 +306,7 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
     modules, except once torch is loaded: its thread pools do not survive a fork (a forked child can
     hang on their locks), so such a caller's workers come from a fork server. They end with the
     caller, however it ends."""
-    methods = mp.get_all_start_methods()
-    if "torch" in sys.modules and "forkserver" in methods:
-        ctx = mp.get_context("forkserver")
-    else:
-        ctx = mp.get_context("fork" if "fork" in methods else None)
+    ctx = mp.get_context(worker_start_method())
     pending = list(reversed(work))
     workers = [_Worker(ctx) for _ in range(min(jobs, len(work)))]
     clean = False

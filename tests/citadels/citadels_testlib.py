@@ -10,6 +10,8 @@ import numpy as np
 
 from city_envs.citadels.game import Citadels
 
+from ..game_helpers import validate_now
+
 # ----- districts: (name, type, cost, copies); types 0 noble .. 4 unique ----------------
 SPEC_DISTRICTS = (
     ("Manor", 0, 3, 5), ("Castle", 0, 4, 4), ("Palace", 0, 5, 3),
@@ -102,7 +104,8 @@ def check_state(game: Citadels) -> list[int]:
     Returns the legal action ids (empty once the game is over) so that callers need not
     compute them again.
     """
-    game.validate()  # the product's own check first; the lines below are an independent recount
+    if validate_now(game):  # the product's own check (on a stride of steps: it is costly); then an independent recount
+        game.validate()
     s = game.state
     n = game.num_players
     counts = card_counts(game)

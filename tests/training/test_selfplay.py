@@ -291,7 +291,7 @@ def test_cli_smoke_train_resume_init_from_evaluate_and_play(tmp_path, capsys):
     assert (out / "checkpoint" / "state.json").exists() and (out / "logs" / "part_1" / "progress.csv").exists()
     assert cli.main(["train", "citadels", "--resume", "--timesteps", "320", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "320 PPO steps" in text and "warm start round 1: kept" in text
+    assert "320 PPO steps" in text and "warm start: all 2 rounds kept" in text
     assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 320
     model = out / "model.safetensors"
     assert model.stat().st_size < 5_000_000

@@ -229,7 +229,7 @@ def test_a_saved_game_replays_at_any_decision_and_from_any_seat(client, replay_f
     ("src=0/missing.json", "does not exist"),
     ("src=0/junk.json", "junk.json is not valid JSON"),
     ("src=0/other.json", "is not a saved city-envs game"),
-    ("src=0/tampered.json", "its history cannot be replayed: illegal action"),
+    ("src=0/tampered.json", "is not a valid saved game"),
     ("src=0/richer.json", "does not give its saved state"),
     ("src=0", "not an arena run folder"),
     ("src=live/nope", "no such game"),
