@@ -70,6 +70,9 @@ class TrainConfig:
     vf_coef: float = 0.5
 
     def __post_init__(self) -> None:
+        for name in ("pretrain", "select_best"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false (--set {name}=True), not {getattr(self, name)!r}")
         cls = game_class(self.game)
         cls.check_num_players(self.players)
         cls.check_options(self.options)

@@ -236,6 +236,8 @@ def test_bad_configs_are_refused_with_what_is_allowed(tmp_path):
         TrainConfig("citadels", init_from="x.safetensors", dagger_rounds=0)
     with pytest.raises(ValueError):
         TrainConfig("citadels", players=9)
+    with pytest.raises(ValueError, match="pretrain must be true or false"):
+        TrainConfig("citadels", pretrain="false")
     with pytest.raises(ValueError, match="net_arch"):
         TrainConfig("citadels", net_arch=[64, -1])
     (tmp_path / "bad.toml").write_text("players = [")
