@@ -35,7 +35,7 @@ from city_envs.training.pool import OpponentPool
 from city_envs.training.vec_env import SelfPlayVecEnv
 
 EXPLORATION = 0.03  # share of the student's moves played at random in DAgger rounds
-HELD_OUT = 0.1  # share of matches held out to pick each head's best epoch
+HELD_OUT_EVERY = 10  # every tenth match of each round is held out to pick each head's best epoch
 ACTOR_PREFIXES = ("mlp_extractor.policy_net", "action_net")
 
 
@@ -114,15 +114,19 @@ def collect(config: TrainConfig, matches: int, seed: list[int], student=None) ->
     return samples, stats
 
 
+def held_out(matches: np.ndarray) -> np.ndarray:
+    """Which samples are held out, by their match id: the same matches in every round, since a match
+    trained on in an earlier round would look well predicted and stop the later rounds' training early."""
+    return matches % HELD_OUT_EVERY == 0
+
+
 def fit(policy, samples: Samples, config: TrainConfig, seed: int) -> dict:
     """Train both heads on `samples`; each head ends at its best held-out epoch. Returns the metrics."""
     import torch
     import torch.nn.functional as F
 
     generator = torch.Generator().manual_seed(seed)
-    match_ids = np.unique(samples.matches)
-    held = set(np.random.default_rng(seed).choice(match_ids, max(1, int(len(match_ids) * HELD_OUT)), replace=False))
-    is_held = np.isin(samples.matches, list(held))
+    is_held = held_out(samples.matches)
     train_idx, val_idx = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)

@@ -20,7 +20,7 @@ from city_envs.agents.registry import heuristic_class  # noqa: E402
 from city_envs.core.registry import GAMES, make_game  # noqa: E402
 from city_envs.training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
 from city_envs.training.pool import OpponentPool  # noqa: E402
-from city_envs.training.pretrain import collect, fit, warm_start  # noqa: E402
+from city_envs.training.pretrain import Samples, collect, fit, held_out, warm_start  # noqa: E402
 from city_envs.training.selfplay import best_point, train  # noqa: E402
 from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
 
@@ -164,6 +164,21 @@ def test_cloning_loss_falls_on_a_tiny_set():
     metrics = fit(policy, samples, config, seed=0)
     assert cross_entropy(policy) < 0.8 * before
     assert metrics["held_out_samples"] > 0 and 1 <= metrics["critic_epoch"] <= 8  # best held-out epoch kept
+
+
+def test_a_match_held_out_in_one_round_stays_held_out_when_later_rounds_join():
+    config = TrainConfig("metropolys", **TINY_WARM)
+    first, _ = collect(config, 12, [0, 7, 0])
+    second, _ = collect(config, 12, [0, 7, 1])
+    joined = Samples.join([first, second], keep=10**9)
+    held_first = set(first.matches[held_out(first.matches)].tolist())
+    held_joined = set(joined.matches[held_out(joined.matches)].tolist())
+    assert held_first and held_first <= held_joined  # round 0's held-out matches were never trained on
+    assert set(second.matches[held_out(second.matches)].tolist()) <= held_joined
+    for ids in (first.matches, joined.matches):  # about a tenth of each round's matches, every sample of them
+        matches = np.unique(ids)
+        assert 0 < held_out(matches).mean() <= 0.25
+        assert all(held_out(ids[ids == m]).all() or not held_out(ids[ids == m]).any() for m in matches)
 
 
 def test_the_warm_start_is_repeatable_and_resumes_to_the_same_files(tmp_path):
