@@ -39,6 +39,7 @@ class TrainConfig:
     dagger_rounds: int = 3
     dagger_matches: int = 400  # student-played matches per DAgger round, labelled by the teacher
     pretrain_epochs: int = 12
+    dagger_epochs: int = 0  # epochs of a DAgger round, which starts from the last round's weights (0: pretrain_epochs)
     pretrain_batch_size: int = 512
     pretrain_lr: float = 1e-3
     max_samples: int = 300_000  # the newest samples kept across rounds (memory bound)
@@ -90,7 +91,8 @@ class TrainConfig:
                      "max_snapshots", "pretrain_epochs", "pretrain_batch_size", "max_samples", "torch_threads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        for name in ("timesteps", "bc_matches", "dagger_rounds", "dagger_matches", "eval_games", "final_eval_games"):
+        for name in ("timesteps", "bc_matches", "dagger_rounds", "dagger_matches", "dagger_epochs", "eval_games",
+                     "final_eval_games"):
             if int(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0")
         if self.init_from and self.pretrain and self.dagger_rounds < 1:

@@ -120,8 +120,8 @@ def held_out(matches: np.ndarray) -> np.ndarray:
     return matches % HELD_OUT_EVERY == 0
 
 
-def fit(policy, samples: Samples, config: TrainConfig, seed: int) -> dict:
-    """Train both heads on `samples`; each head ends at its best held-out epoch. Returns the metrics."""
+def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int) -> dict:
+    """Train both heads on `samples` for `epochs`; each head ends at its best held-out epoch. Returns the metrics."""
     import torch
     import torch.nn.functional as F
 
@@ -152,7 +152,7 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int) -> dict:
 
     best = {"actor": (np.inf, None, 0), "critic": (np.inf, None, 0)}
     history = []
-    for epoch in range(config.pretrain_epochs):
+    for epoch in range(epochs):
         order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
         for k in range(0, len(order), config.pretrain_batch_size):
             actor_loss, critic_loss, _ = batch(order[k:k + config.pretrain_batch_size])
@@ -223,7 +223,8 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
                                   config.activation)
         else:
             policy = student
-        metrics = fit(policy, data, config, seed=config.seed * 1000 + round_index)
+        epochs = config.dagger_epochs if round_index > 0 and config.dagger_epochs else config.pretrain_epochs
+        metrics = fit(policy, data, config, seed=config.seed * 1000 + round_index, epochs=epochs)
         record = {"round": round_index, "stage": "clone" if round_index == 0 else "dagger", **stats,
                   **{k: v for k, v in metrics.items() if k != "epochs"}, "epochs": metrics["epochs"]}
         save_policy(policy, path, game=config.game, players=config.players, net_arch=config.net_arch,

@@ -161,7 +161,7 @@ def test_cloning_loss_falls_on_a_tiny_set():
     torch.manual_seed(0)
     policy = build_policy(samples.observations.shape[1:], samples.masks.shape[1], [64])
     before = cross_entropy(policy)
-    metrics = fit(policy, samples, config, seed=0)
+    metrics = fit(policy, samples, config, seed=0, epochs=config.pretrain_epochs)
     assert cross_entropy(policy) < 0.8 * before
     assert metrics["held_out_samples"] > 0 and 1 <= metrics["critic_epoch"] <= 8  # best held-out epoch kept
 
@@ -190,6 +190,13 @@ def test_the_warm_start_is_repeatable_and_resumes_to_the_same_files(tmp_path):
     assert first == again
     a, b = load_policy_file(again)[0].state_dict(), load_policy_file(other)[0].state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_dagger_rounds_train_for_their_own_number_of_epochs(tmp_path):
+    config = TrainConfig("citadels", **{**TINY_WARM, "pretrain_epochs": 3, "dagger_epochs": 1})
+    warm_start(config, tmp_path, log=lambda _: None)
+    rounds = json.loads((tmp_path / "warm_start" / "rounds.json").read_text())
+    assert [len(r["epochs"]) for r in rounds] == [3, 1]
 
 
 def final_parameters(out: Path) -> dict[str, torch.Tensor]:
