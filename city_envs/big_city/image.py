@@ -17,6 +17,7 @@ from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.render import piece_name
 from city_envs.big_city.rules import State
+from city_envs.core.regions import BoardMap, Region, legal_only, pixel_points, rectangle
 
 TILE_TINTS = ("#fdf2e9", "#eaf2f8", "#f4ecf7", "#e9f7ef", "#fef9e7", "#f2f3f4", "#fdedec", "#e8f8f5")
 SEAT_COLOURS = ("#e74c3c", "#3498db", "#2ecc71", "#f39c12", "#8e44ad")
@@ -27,9 +28,12 @@ KIND_COLOURS = {**dict.fromkeys(cp.RESIDENCES, "#f5cba7"), **dict.fromkeys(cp.BU
 LABELS = ("R", "R", "R", "B", "B", "B", "H", "C", "M", "P", "K", "S", "park", "park", "fact", "fact")
 TRAM_COLOUR = "#c0392b"
 WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
+BOARD_RECT = (0.0, 0.0, 0.64, 1.0)  # the city's axes in the figure
 
 
-def _draw_city(ax, s: State) -> None:
+def _frame_city(fig: Figure, s: State):
+    """The board axes framing the city with a margin of at least half a plot (one plot = one data unit)."""
+    ax = fig.add_axes(BOARD_RECT)
     placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
     x0, x1 = min(s.px[p] for p in placed), max(s.px[p] for p in placed) + 1
     y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed) + 1
@@ -39,7 +43,18 @@ def _draw_city(ax, s: State) -> None:
     ax.set_ylim(cy + side / 2, cy - side / 2)
     ax.set_aspect("equal")
     ax.axis("off")
-    font = max(4.5, min(9.0, 90.0 / side))
+    return ax
+
+
+def _new_figure() -> Figure:
+    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _draw_city(ax, s: State) -> None:
+    placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
+    font = max(4.5, min(9.0, 90.0 / (ax.get_xlim()[1] - ax.get_xlim()[0])))
     for i in s.holes:
         hx, hy = i % r.PAD - 1, i // r.PAD - 1
         ax.add_patch(Rectangle((hx, hy), 1, 1, fc="#ffffff", ec="#bbbbbb", hatch="//", lw=0.3))
@@ -104,10 +119,8 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
 
 
 def render_image(s: State) -> np.ndarray:
-    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
-    FigureCanvasAgg(fig)
-    board = fig.add_axes((0.0, 0.0, 0.64, 1.0))
-    _draw_city(board, s)
+    fig = _new_figure()
+    _draw_city(_frame_city(fig, s), s)
     panel = fig.add_axes((0.66, 0.0, 0.34, 1.0))
     panel.axis("off")
     for index, (text, colour, bold) in enumerate(_panel_lines(s)):
@@ -115,3 +128,35 @@ def render_image(s: State) -> np.ndarray:
                    va="top", transform=panel.transAxes)
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def _edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]:
+    """Edge e (side of placed plot q) in data units. For a tile, the quarter of the empty plot beyond it
+    that touches the edge (the quarters of one empty plot never overlap); for a tram, a thin diamond
+    along the street."""
+    q, side = divmod(e, 4)
+    x, y = s.px[q], s.py[q]
+    corners = (((x, y), (x + 1, y)), ((x + 1, y), (x + 1, y + 1)), ((x, y + 1), (x + 1, y + 1)),
+               ((x, y), (x, y + 1)))[side]
+    (ax_, ay_), (bx, by) = corners
+    dx, dy = cp.DIRS[side]
+    mx, my = (ax_ + bx) / 2, (ay_ + by) / 2
+    if tile:
+        return (ax_, ay_), (bx, by), (mx + dx * 0.5, my + dy * 0.5)
+    return (ax_, ay_), (mx + dx * 0.2, my + dy * 0.2), (bx, by), (mx - dx * 0.2, my - dy * 0.2)
+
+
+def board_map(s: State, mask: np.ndarray) -> BoardMap:
+    """Clickable plots (building, facilities) and streets (where a tile touches the city, trams)."""
+    fig = _new_figure()
+    ax = _frame_city(fig, s)
+    regions = []
+    if s.decision in (r.BUILD_SELECT, r.PIECE_SELECT):
+        regions = [Region(p, pixel_points(ax, rectangle(s.px[p] + 0.06, s.py[p] + 0.06, 0.88, 0.88)))
+                   for p in range(cp.NUM_PLOTS) if s.px[p] >= 0 and mask[p]]
+    elif s.decision in (r.TILE_EDGE, r.TRAM_EDGE, r.TRAM_EDGE_OPT):
+        tile = s.decision == r.TILE_EDGE
+        regions = [Region(r.EDGE + e, pixel_points(ax, _edge_shape(s, e, tile)))
+                   for e in np.flatnonzero(mask[r.EDGE:r.LOCAL_CELL]).tolist()]
+    width, height = int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI)
+    return BoardMap(width, height, legal_only(mask, regions))

@@ -18,9 +18,33 @@ def plots_text(plots) -> str:
     return "+".join(str(cp.PLOT_NUMBER[p]) for p in plots)
 
 
-def edge_text(s: State, e: int) -> str:
-    p, side = divmod(e, 4)
-    return f"street {cp.PLOT_NUMBER[p]}{cp.SIDE_NAMES[side]} (edge {e})"
+# where a plot across each side (N, E, S, W) of another lies on the drawn map (north is up)
+SIDE_PLACE = ("above", "right of", "below", "left of")
+TURNS = ("as printed", "turned a quarter turn clockwise", "turned half round", "turned three quarters clockwise")
+
+
+def tile_label(n: int) -> str:
+    width, height = cp.TILE_SIZE[n]
+    plots = cp.TILE_PLOTS[n]
+    name = "" if cp.TILE_NAMES[n - 1].startswith("tile") else f"{cp.TILE_NAMES[n - 1]}, "
+    return (f"neighbourhood {n} ({name}{width} x {height} plots, "
+            f"{cp.PLOT_NUMBER[plots[0]]}-{cp.PLOT_NUMBER[plots[-1]]})")
+
+
+def rotation_text(n: int, rotation: int) -> str:
+    """How tile n lies after `rotation` quarter turns: its frame and which plot is at the top left."""
+    width, height, cells = cp.LAYOUTS[n][rotation]
+    corner = 10 * n + cells.index((0, 0)) + 1
+    return f"{TURNS[rotation]}: {width} wide x {height} high, plot {corner} top left"
+
+
+def street_text(s: State, e: int) -> str:
+    """Edge e (plot q's side) as the street a person sees: between two plots, or at the city's rim."""
+    q, side = divmod(e, 4)
+    other = r.neighbour(s, q, side)
+    if other >= 0:
+        return f"the street between plots {cp.PLOT_NUMBER[q]} and {cp.PLOT_NUMBER[other]}"
+    return f"the street {SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}"
 
 
 def describe_action(s: State, action: int) -> str:
@@ -28,7 +52,7 @@ def describe_action(s: State, action: int) -> str:
     if action < r.BUILD:
         if d in (r.BUILD_SELECT, r.PIECE_SELECT):
             what = piece_name(s.kind)
-            return f"{what}: plot {cp.PLOT_NUMBER[action]}" + (" (completes it)" if _completes(s) else "")
+            return f"{what} on plot {cp.PLOT_NUMBER[action]}" + (" (completes it)" if _completes(s) else "")
         if d == r.MAIN:
             return f"play the {cp.card_name(action)} card"
         if d == r.DEAD_DISCARD:
@@ -39,8 +63,7 @@ def describe_action(s: State, action: int) -> str:
     if action == r.TRAM:
         return "lay tram segments"
     if action < r.EXCHANGE:
-        n = action - r.TILE
-        return f"place neighbourhood {n} ({cp.TILE_NAMES[n - 1]})"
+        return f"place {tile_label(action - r.TILE)}"
     if action == r.EXCHANGE:
         return "exchange cards"
     if action == r.PASS:
@@ -49,16 +72,35 @@ def describe_action(s: State, action: int) -> str:
         return {r.DEAD_DISCARD: "keep the remaining dead cards", r.TRAM_EDGE_OPT: "no second tram segment",
                 r.EXCHANGE_SELECT: "end the exchange and draw"}.get(d, "done")
     if action < r.EDGE:
-        return f"rotate {90 * (action - r.ROTATION)} degrees clockwise"
+        return f"lay it {rotation_text(s.tile, action - r.ROTATION)}"
     if action < r.LOCAL_CELL:
         e = action - r.EDGE
         if d in (r.TRAM_EDGE, r.TRAM_EDGE_OPT):
-            return f"tram on {edge_text(s, e)}"
-        return f"touch the city at {edge_text(s, e)}"
+            return f"tram on {street_text(s, e)}"
+        q, side = divmod(e, 4)
+        return f"put it {SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}"
     if action < r.PILE + 1:
-        j = action - r.LOCAL_CELL
-        return f"put plot {10 * s.tile + j + 1} across that street"
+        q, side = divmod(s.edge, 4)
+        return f"its plot {10 * s.tile + action - r.LOCAL_CELL + 1} lands {SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}"
     return f"draw from pile {action - r.PILE}"
+
+
+def describe_partial(s: State) -> str:
+    """The acting seat's choices so far: the tile, its turn and where it touches; a piece's plots; the exchange."""
+    d = s.decision
+    if d in (r.TILE_ROTATION, r.TILE_EDGE, r.TILE_CELL):
+        parts = [f"placing {tile_label(s.tile)}"]
+        if d != r.TILE_ROTATION:
+            parts.append(rotation_text(s.tile, s.rotation))
+        if d == r.TILE_CELL:
+            q, side = divmod(s.edge, 4)
+            parts.append(f"{SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}")
+        return "; ".join(parts)
+    if d in (r.BUILD_SELECT, r.PIECE_SELECT):
+        return f"{piece_name(s.kind)} on " + (f"plot(s) {plots_text(s.selected)}" if s.selected else "no plot yet")
+    if d == r.EXCHANGE_SELECT and s.exchange:
+        return f"set aside for the exchange: {hand_text(s.exchange)}"
+    return ""
 
 
 def _completes(s: State) -> bool:

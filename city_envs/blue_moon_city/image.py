@@ -15,12 +15,18 @@ from matplotlib.patches import Circle, Rectangle
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
 from city_envs.blue_moon_city.rules import State
+from city_envs.core.regions import BoardMap, Region, legal_only, pixel_points, rectangle
 
 CARD_COLOURS = ("#2b2b2b", "#c0392b", "#2e86de", "#95a5a6", "#8d6e63", "#f4f4f4", "#f1c40f", "#27ae60")
 ANY_COLOUR = "#d7bde2"
 SEAT_COLOURS = ("#e74c3c", "#3498db", "#2ecc71", "#f39c12")
 DRAGON_COLOURS = ("#e74c3c", "#27ae60", "#2e86de")  # Fire (red figure), Earth (green), Water (blue)
 WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
+
+
+def _section_x(x: float, section: int, count: int) -> float:
+    """The left edge of section `section` of a tile at x (sections are 0.9 / count wide, 0.34 high at y + 0.24)."""
+    return x + 0.05 + section * 0.9 / count
 
 
 def _draw_tile(ax, s: State, position: int) -> None:
@@ -39,7 +45,7 @@ def _draw_tile(ax, s: State, position: int) -> None:
         sections = cp.SECTIONS[tile]
         width = 0.9 / len(sections)
         for i, (colour, value) in enumerate(sections):
-            sx = x + 0.05 + i * width
+            sx = _section_x(x, i, len(sections))
             face = ANY_COLOUR if colour == cp.ANY else CARD_COLOURS[colour]
             ax.add_patch(Rectangle((sx, y + 0.24), width - 0.02, 0.34, fc=face, ec="#555555", lw=0.6))
             dark = colour in (cp.BLACK, cp.RED, cp.BLUE, cp.BROWN)
@@ -93,7 +99,8 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
     return lines
 
 
-def render_image(s: State) -> np.ndarray:
+def _new_figure() -> tuple[Figure, object]:
+    """The figure and the city's axes: a 5 x 5 grid of tile cells, one data unit each, y down."""
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
     FigureCanvasAgg(fig)
     board = fig.add_axes((0.0, 0.0, 0.62, 1.0))
@@ -101,6 +108,11 @@ def render_image(s: State) -> np.ndarray:
     board.set_ylim(5, 0)
     board.set_aspect("equal")
     board.axis("off")
+    return fig, board
+
+
+def render_image(s: State) -> np.ndarray:
+    fig, board = _new_figure()
     for position in range(cp.NUM_POSITIONS):
         _draw_tile(board, s, position)
     obelisk = fig.add_axes((0.63, 0.05, 0.07, 0.9))
@@ -115,3 +127,20 @@ def render_image(s: State) -> np.ndarray:
                    va="top", transform=panel.transAxes)
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def board_map(s: State, mask: np.ndarray) -> BoardMap:
+    """Clickable tiles (where the figure moves) and sections of the figure's tile (which one to build)."""
+    _, ax = _new_figure()
+    regions = []
+    for position in np.flatnonzero(mask[r.MOVE_FIGURE:r.SELECT_SECTION]).tolist():
+        row, col = cp.CELLS[position]
+        regions.append(Region(r.MOVE_FIGURE + position, pixel_points(ax, rectangle(col + 0.03, row + 0.03, 0.94,
+                                                                                     0.94))))
+    if s.decision != r.GAME_OVER and s.figures[s.active] >= 0:
+        row, col = cp.CELLS[s.figures[s.active]]
+        count = len(cp.SECTIONS[s.tile_at[s.figures[s.active]]])
+        for section in np.flatnonzero(mask[r.SELECT_SECTION:r.END_CONTRIBUTION]).tolist():
+            box = rectangle(_section_x(col, section, count), row + 0.24, 0.9 / count - 0.02, 0.34)
+            regions.append(Region(r.SELECT_SECTION + section, pixel_points(ax, box)))
+    return BoardMap(int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI), legal_only(mask, regions))

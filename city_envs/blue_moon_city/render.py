@@ -32,17 +32,18 @@ def describe_action(s: State, action: int) -> str:
         section = action - r.SELECT_SECTION
         tile = s.tile_at[s.figures[s.active]]
         colour, value = cp.SECTIONS[tile][section]
-        name = "any colour" if colour == cp.ANY else cp.COLOUR_NAMES[colour]
-        return f"pay section {section} ({name} {value})"
+        name = "cards of any one colour" if colour == cp.ANY else f"{cp.COLOUR_NAMES[colour]} cards"
+        return f"build section {section} of the {cp.TILE_NAMES[tile]}: pay {value} in {name}"
     if action == r.END_CONTRIBUTION:
         return "stop contributing"
     if action < r.ADD_CARD:
         return f"pay the palace section in {cp.COLOUR_NAMES[action - r.PALACE_COLOR]}"
     if action < r.ADD_MIMIX_PAIR:
-        return f"add {card_name(action - r.ADD_CARD)}"
+        card = action - r.ADD_CARD
+        return f"play {card_name(card)}, worth {cp.CARD_VALUE[card]} toward the section"
     if action < r.USE_HOAX1:
         a, b = cp.MIMIX_PAIRS[action - r.ADD_MIMIX_PAIR]
-        return f"add {card_name(a)} + {card_name(b)} as a wild 3"
+        return f"play {card_name(a)} + {card_name(b)} together, worth 3 of any colour toward the section"
     if action < r.USE_HOAX2:
         return f"discard white 1: up to 4 {cp.COLOUR_NAMES[action - r.USE_HOAX1]} cards count as the section colour"
     if action == r.USE_HOAX2:
@@ -56,6 +57,21 @@ def describe_action(s: State, action: int) -> str:
     if action < r.END_TURN:
         return f"discard {card_name(action - r.DISCARD)}"
     return "end the turn: draw cards"
+
+
+def _paying(s: State) -> str:
+    """The section being paid, with how much of it is covered: 'Library's section 1 (2 of 5 paid)'."""
+    pay = s.payment
+    tile = s.tile_at[s.figures[s.active]]
+    return f"{cp.TILE_NAMES[tile]}'s section {pay.section} ({pay.total} of {pay.value} paid)"
+
+
+def describe_partial(s: State) -> str:
+    """The section being paid and the colour it is paid in."""
+    if s.payment is None or s.decision == r.GAME_OVER:
+        return ""
+    colour = cp.COLOUR_NAMES[s.payment.colour] if s.payment.colour >= 0 else "a colour still to choose"
+    return f"paying the {_paying(s)} in {colour}"
 
 
 def hand_text(hand: list[int]) -> str:

@@ -10,6 +10,7 @@ from matplotlib.patches import FancyBboxPatch
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.citadels.rules import State
+from city_envs.core.regions import BoardMap, Region, legal_only, pixel_points, rectangle
 
 TYPE_COLOURS = ("#f2c230", "#3b7dd8", "#3aa655", "#d64541", "#8e44ad")  # noble .. unique
 WIDTH_IN, DPI = 13.0, 96
@@ -23,8 +24,8 @@ def _winner_text(s: State) -> str:
     return f"game over - winner: {who}" + (" (max_rounds reached)" if s.truncated else "")
 
 
-def draw_table(s: State) -> np.ndarray:
-    n = s.n
+def _new_figure(n: int) -> tuple[Figure, object]:
+    """The figure and its one axes: 13 data units wide, a header of 2.2 units then one row per seat, y down."""
     height_units = 2.2 + n * ROW_H
     fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.62 * height_units), dpi=DPI)
     FigureCanvasAgg(fig)
@@ -32,6 +33,28 @@ def draw_table(s: State) -> np.ndarray:
     ax.set_xlim(0, 13)
     ax.set_ylim(height_units, 0)
     ax.axis("off")
+    return fig, ax
+
+
+def _character_x(rank: int) -> float:
+    return 0.1 + (rank - 1) * 1.6
+
+
+def _seat_top(seat: int) -> float:
+    return 2.0 + seat * ROW_H
+
+
+def _card_width(city_size: int) -> float:
+    return min(CARD_W, 10.3 / max(1, city_size) - 0.05)  # cities may grow past completion
+
+
+def _card_x(slot: int, card_w: float) -> float:
+    return 2.6 + slot * (card_w + 0.05)
+
+
+def draw_table(s: State) -> np.ndarray:
+    n = s.n
+    fig, ax = _new_figure(n)
 
     if s.decision == r.GAME_OVER:
         status = _winner_text(s)
@@ -42,7 +65,7 @@ def draw_table(s: State) -> np.ndarray:
 
     # Character row: face-up discards greyed, called ranks marked, revealers named.
     for rank in cp.RANKS:
-        x = 0.1 + (rank - 1) * 1.6
+        x = _character_x(rank)
         face_up = s.face_up & r.bit(rank)
         colour = "#bbbbbb" if face_up else ("#fff3c4" if rank == s.called else "#f4f4f4")
         ax.add_patch(FancyBboxPatch((x, 0.75), 1.45, 1.05, boxstyle="round,pad=0.02", fc=colour, ec="#555555"))
@@ -62,7 +85,7 @@ def draw_table(s: State) -> np.ndarray:
 
     scores = [r.score(s, seat) for seat in range(n)]
     for seat in range(n):
-        top = 2.0 + seat * ROW_H
+        top = _seat_top(seat)
         active = seat == s.actor
         ax.add_patch(FancyBboxPatch((0.05, top + 0.05), 12.9, ROW_H - 0.1, boxstyle="round,pad=0.01",
                                     fc="#fff7d6" if active else "white", ec="#d4a017" if active else "#cccccc",
@@ -81,10 +104,10 @@ def draw_table(s: State) -> np.ndarray:
         ax.text(0.15, top + 0.78, " ".join([", ".join(marks)] + ([f"[{', '.join(played)}]"] if played else [])),
                 fontsize=7.5, color="#444444")
         city = np.flatnonzero(s.cities[seat]).tolist()
-        card_w = min(CARD_W, 10.3 / max(1, len(city)) - 0.05)  # cities may grow past completion
+        card_w = _card_width(len(city))
         for slot, kind in enumerate(city):
             district = cp.DISTRICTS[kind]
-            x = 2.6 + slot * (card_w + 0.05)
+            x = _card_x(slot, card_w)
             ax.add_patch(FancyBboxPatch((x, top + 0.15), card_w, ROW_H - 0.3, boxstyle="round,pad=0.01",
                                         fc=TYPE_COLOURS[district.type], ec="#333333", alpha=0.85))
             ax.text(x + card_w / 2, top + 0.42, district.name.replace(" ", "\n", 1), ha="center", va="center",
@@ -97,3 +120,27 @@ def draw_table(s: State) -> np.ndarray:
                 fontsize=9, color="#8e44ad")
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def board_map(s: State, mask: np.ndarray) -> BoardMap:
+    """Clickable characters (to assassinate or rob), seat rows (the Magician's swap) and districts in
+    cities (the Warlord's destruction): the targets of a character's ability."""
+    fig, ax = _new_figure(s.n)
+    actor = s.turn_seat if s.turn_seat >= 0 else s.actor
+    regions = []
+    for rank in cp.RANKS:
+        box = rectangle(_character_x(rank), 0.75, 1.45, 1.05)
+        regions += [Region(r.ASSASSINATE + rank - 1, pixel_points(ax, box)), Region(r.ROB + rank - 1,
+                                                                                     pixel_points(ax, box))]
+    for seat in range(s.n):
+        offset = (seat - actor) % s.n
+        if offset:
+            box = rectangle(0.05, _seat_top(seat) + 0.05, 2.45, ROW_H - 0.1)  # the seat's name and purse
+            regions.append(Region(r.MAGICIAN_SWAP + offset - 1, pixel_points(ax, box)))
+        city = np.flatnonzero(s.cities[seat]).tolist()
+        card_w = _card_width(len(city))
+        for slot, kind in enumerate(city):
+            box = rectangle(_card_x(slot, card_w), _seat_top(seat) + 0.15, card_w, ROW_H - 0.3)
+            regions.append(Region(r.DESTROY + offset * cp.NUM_KINDS + kind, pixel_points(ax, box)))
+    width, height = fig.canvas.get_width_height()
+    return BoardMap(width, height, legal_only(mask, regions))

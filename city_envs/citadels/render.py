@@ -77,6 +77,38 @@ def describe_public_action(s: State, action: int) -> str:
     return describe_action(s, action)
 
 
+def describe_outcome(before: State, after: State) -> list[str]:
+    """What the table learns after an action: characters revealed as they are called (with their
+    bonuses), the Thief's takings, the Assassin's victim passed over, a crown changing hands at the
+    end of a round. Read from the public round log (`events`) and public fields only."""
+    same_round = after.round == before.round
+    texts = []
+    killed = after.killed if same_round else before.killed
+    called = after.called if same_round else cp.NUM_CHARACTERS
+    if killed and before.called < killed <= called and before.called:
+        texts.append(f"the {character_name(killed)} was assassinated and loses its turn")
+    for event in after.events[len(before.events):] if same_round else []:
+        if event[0] == "reveal":
+            seat, rank = event[1], event[2]
+            bonus = {cp.KING: " and takes the crown",
+                     cp.MERCHANT: f" and takes {cp.MERCHANT_BONUS_GOLD} gold",
+                     cp.ARCHITECT: f" and draws {cp.ARCHITECT_BONUS_CARDS} cards"}.get(rank, "")
+            texts.append(f"seat {seat} reveals the {character_name(rank)}{bonus}")
+        elif event[0] == "robbed":
+            texts.append(f"the Thief (seat {event[1]}) takes {event[3]} gold from seat {event[2]}")
+    if not same_round and after.decision != r.GAME_OVER:
+        heir = " (the assassinated King's heir)" if before.killed == cp.KING else ""
+        texts.append(f"round {after.round} begins; seat {after.crown} holds the crown{heir}")
+    return texts
+
+
+def describe_partial(s: State) -> str:
+    """The Magician's cards set aside so far (the drawn cards to keep from are the choices themselves)."""
+    if s.decision == r.MAGICIAN_DISCARD and s.marked:
+        return "set aside to redraw: " + ", ".join(district_label(k) for k in s.marked)
+    return ""
+
+
 def render_text(s: State) -> str:
     """The public table: what every seat at a real game could see."""
     scores = [r.score(s, seat) for seat in range(s.n)]

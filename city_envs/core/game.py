@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from city_envs.core.regions import BoardMap
 from city_envs.core.validation import InvalidStateError, check_int, check_ints, is_int, require
 
 SERIAL_FORMAT = 1
@@ -305,6 +306,21 @@ class Game(abc.ABC):
     def describe_public_action(self, action: int) -> str:
         """`describe_action` as the other seats see it (games hide secret choices here)."""
         return self.describe_action(action)
+
+    def describe_outcome(self, before: Game) -> list[str]:
+        """Public consequences of the action that led from `before` to now that its own text does not
+        say (a character revealed, gold stolen, a turn skipped), found by comparing the two states.
+        Everyone sees these, so they may only name what the table learns. None by default."""
+        return []
+
+    def describe_partial(self) -> str:
+        """What the acting seat has chosen so far in a decision of several steps ("" when nothing):
+        shown only to that seat, so it may name its own secrets."""
+        return ""
+
+    def board_map(self) -> BoardMap | None:
+        """The clickable regions of `render_image()` for the legal actions drawn on it (None: no board)."""
+        return None
 
     def render_private(self, player: int) -> str:
         """What only `player` knows, as text for a person playing that seat (games may refine it)."""

@@ -27,6 +27,7 @@ from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D, IdentityTransform
 
+from city_envs.core.regions import BoardMap, Region, circle, legal_only, pixel_points
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 from city_envs.metropolys.rules import State
@@ -42,6 +43,7 @@ WIDTH, HEIGHT = int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI)  # 1000 x 640 pixels f
 BOARD_RECT, PANEL_X = (0.0, 0.0, 0.64, 1.0), 655  # board axes; left edge of the panel text, px
 
 XY = np.array(cp.POSITION, dtype=float)
+DISC_SIZE = 520  # a neighbourhood's disc, in points squared (matplotlib's scatter size)
 _EDGES = tuple((a, b) for a in range(cp.NUM_NBHDS) for b in cp.ADJ[a] if a < b)
 _STATUE_XY = np.array([XY[list(statue)].mean(axis=0) for statue in cp.STATUES])
 
@@ -159,7 +161,7 @@ def _faded(colour: str, on: bool) -> tuple[float, float, float, float]:
 def _draw_discs(ax, nbhds: list[int], in_play, zorder: float = 2) -> None:
     face = [_faded(NBHD_COLOURS[cp.COLOUR[nb]], in_play[nb]) for nb in nbhds]
     edge = [_faded("#000000" if nb in cp.BORDER else "#555555", in_play[nb]) for nb in nbhds]
-    ax.scatter(XY[nbhds, 0], XY[nbhds, 1], s=520, c=face, edgecolors=edge, linewidths=1.0, zorder=zorder)
+    ax.scatter(XY[nbhds, 0], XY[nbhds, 1], s=DISC_SIZE, c=face, edgecolors=edge, linewidths=1.0, zorder=zorder)
 
 
 @lru_cache(maxsize=16)
@@ -289,3 +291,12 @@ def render_image(s: State) -> np.ndarray:
     alpha = pieces[:, :, 3:].astype(np.uint16)
     background = _board_layer(tuple(bool(on) for on in s.in_play)).astype(np.uint16)
     return ((pieces[:, :, :3] * alpha + background * (255 - alpha) + 127) // 255).astype(np.uint8)
+
+
+def board_map(s: State, mask: np.ndarray) -> BoardMap:
+    """Each neighbourhood one may bid on, as its disc."""
+    _, ax = _new_figure()
+    radius = np.sqrt(DISC_SIZE) / 2 * DPI / 72 + 2  # the disc's radius in pixels, and its outline
+    regions = [Region(nb, circle(*pixel_points(ax, [XY[nb]])[0], radius))
+               for nb in np.flatnonzero(mask[:cp.NUM_NBHDS]).tolist()]
+    return BoardMap(WIDTH, HEIGHT, legal_only(mask, regions))

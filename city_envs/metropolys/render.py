@@ -11,18 +11,30 @@ _TOKEN_MARK = {cp.NO_TOKEN: "", cp.TRENDY: "T", cp.SUBWAY: "S", cp.ARCH: "A"}
 
 
 def nbhd_label(nb: int) -> str:
-    return f"{nb} ({cp.DISTRICT_NAMES[cp.DISTRICT[nb]]}, {cp.COLOUR_NAMES[cp.COLOUR[nb]]})"
+    colour = cp.COLOUR[nb]
+    return f"{nb} ({cp.DISTRICT_NAMES[cp.DISTRICT[nb]]} district, {cp.COLOUR_NAMES[colour]} {cp.TYPE_NAMES[colour]})"
 
 
 def describe_action(s: State, action: int) -> str:
     if action == r.PASS:
         return "pass (out of this call)"
     if action < r.VALUE_ACTION:
-        extra = f", {cp.TOKEN_NAMES[s.token[action]]} token" if s.token[action] != cp.NO_TOKEN else ""
+        extra = f", with a {cp.TOKEN_NAMES[s.token[action]]} token" if s.token[action] != cp.NO_TOKEN else ""
         return f"bid on neighbourhood {nbhd_label(action)}{extra}"
     value = action - r.VALUE_ACTION + 1
-    where = f" on {s.chosen}" if s.chosen >= 0 else ""
-    return f"bid value {value}{where}"
+    where = f" on neighbourhood {nbhd_label(s.chosen)}" if s.chosen >= 0 else ""
+    return f"bid {value}{where}"
+
+
+def describe_partial(s: State) -> str:
+    """The neighbourhood chosen for the bid whose value comes next."""
+    return f"bidding on neighbourhood {nbhd_label(s.chosen)}" if s.decision == r.VALUE and s.chosen >= 0 else ""
+
+
+def describe_outcome(before: State, after: State) -> list[str]:
+    """The buildings a finished call put up: who won it, where, with which value."""
+    return [f"seat {after.owner[nb]} wins the call and builds {after.built_value[nb]} on neighbourhood "
+            f"{nbhd_label(nb)}" for nb in range(cp.NUM_NBHDS) if before.owner[nb] < 0 <= after.owner[nb]]
 
 
 def render_private(s: State, p: int) -> str:

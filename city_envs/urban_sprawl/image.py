@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
 
+from city_envs.core.regions import BoardMap, Region, circle, legal_only, pixel_points, rectangle
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 from city_envs.urban_sprawl.rules import State
@@ -28,6 +29,15 @@ STREET = 0.25  # gap between blocks
 def _lot_xy(lot: int) -> tuple[float, float]:
     i, j = cp.LOT_COORDS[lot]
     return 1.0 + j * CELL + (j // 2) * STREET, 1.0 + i * CELL + (i // 2) * STREET
+
+
+def _circle_centre(g: int) -> tuple[float, float]:
+    """Grey circles T0-T2 sit on the water above the block columns, R0-R5 on the water to the right."""
+    if g < 3:
+        x, _ = _lot_xy(4 * (2 * g))
+        return x + 2.1, 0.7
+    _, y = _lot_xy(24 * (g - 3))
+    return 12 * CELL + 5 * STREET + 1.3, y + 1.0
 
 
 def _draw_city(ax, s: State) -> None:
@@ -63,12 +73,7 @@ def _draw_city(ax, s: State) -> None:
         _, y = _lot_xy(24 * rows[0])
         ax.text(0.7, y + 2.1, f"P{band}", ha="center", va="center", fontsize=7, rotation=90)
     for g in range(cp.CIRCLES):
-        if g < 3:
-            x, _ = _lot_xy(4 * (2 * g))
-            centre = (x + 2.1, 0.7)
-        else:
-            _, y = _lot_xy(24 * (g - 3))
-            centre = (size + 1.3, y + 1.0)
+        centre = _circle_centre(g)
         marker = s.circles[g]
         fill = "#bfc9ca" if not marker else ("#f5b041" if marker in cp.WEALTH_MARKERS else "#bb8fce")
         ax.add_patch(Circle(centre, 0.27, fc=fill, ec="#566573", lw=0.8))
@@ -116,7 +121,8 @@ def _seat_lines(s: State) -> list[tuple[str, str, bool]]:
     return lines
 
 
-def render_image(s: State) -> np.ndarray:
+def _new_figure() -> tuple[Figure, object]:
+    """The figure and the city's axes (one lot = one data unit, y down)."""
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
     FigureCanvasAgg(fig)
     board = fig.add_axes((0.0, 0.0, 0.5, 1.0))
@@ -125,6 +131,11 @@ def render_image(s: State) -> np.ndarray:
     board.set_ylim(extent + 0.3, 0.3)
     board.set_aspect("equal")
     board.axis("off")
+    return fig, board
+
+
+def render_image(s: State) -> np.ndarray:
+    fig, board = _new_figure()
     _draw_city(board, s)
     panel = fig.add_axes((0.51, 0.0, 0.49, 1.0))
     panel.axis("off")
@@ -134,3 +145,40 @@ def render_image(s: State) -> np.ndarray:
                    va="top", transform=panel.transAxes, family="monospace")
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def _placement_shape(block: int, size: int, variant: int) -> tuple[tuple[float, float], ...]:
+    """Where to click for one placement of a building in a block, so that the placements of one size never
+    overlap: a lot for size 1, the block's triangle on the covered side for size 2, the L's corner lot
+    (the one diagonal to the uncovered lot) for size 3, the whole block for size 4."""
+    x, y = _lot_xy(4 * block)
+    if size == 1:
+        lx, ly = _lot_xy(4 * block + variant)
+        return rectangle(lx + 0.06, ly + 0.06, CELL - 0.12, CELL - 0.12)
+    if size == 3:
+        lx, ly = _lot_xy(4 * block + 3 - variant)
+        return rectangle(lx + 0.06, ly + 0.06, CELL - 0.12, CELL - 0.12)
+    if size == 4:
+        return rectangle(x, y, 2 * CELL, 2 * CELL)
+    centre = (x + CELL, y + CELL)
+    corners = {(0, 1): ((x, y), (x + 2 * CELL, y)), (2, 3): ((x, y + 2 * CELL), (x + 2 * CELL, y + 2 * CELL)),
+               (0, 2): ((x, y), (x, y + 2 * CELL)), (1, 3): ((x + 2 * CELL, y), (x + 2 * CELL, y + 2 * CELL))}
+    return (*corners[cp.FOOTPRINTS[2][variant]], centre)
+
+
+def board_map(s: State, mask: np.ndarray) -> BoardMap:
+    """Clickable placements (PLACE), lots (buildings to pick, parks) and grey circles (markers)."""
+    fig, ax = _new_figure()
+    regions = []
+    lots = np.flatnonzero(mask[r.LOT:r.CIRCLE]).tolist()
+    if s.decision == r.PLACE:
+        size = cp.CONTRACT_SIZE[s.build["card"]]
+        regions += [Region(r.LOT + x, pixel_points(ax, _placement_shape(x // 4, size, x % 4))) for x in lots]
+    else:
+        for x in lots:
+            lx, ly = _lot_xy(x)
+            regions.append(Region(r.LOT + x, pixel_points(ax, rectangle(lx + 0.06, ly + 0.06, CELL - 0.12,
+                                                                         CELL - 0.12))))
+    for g in np.flatnonzero(mask[r.CIRCLE:r.PLAYER]).tolist():
+        regions.append(Region(r.CIRCLE + g, pixel_points(ax, circle(*_circle_centre(g), 0.3))))
+    return BoardMap(int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI), legal_only(mask, regions))

@@ -18,40 +18,47 @@ def _seat(s: State, relative: int) -> int:
     return (s.decider + relative) % s.n
 
 
+ZONE_WORDS = ("civic", "commercial", "industrial", "residential", "park")
+SCOPE_WORDS = ("in the city", "adjacent to the new building", "in the new building's block row or column")
+
+
 def describe_action(s: State, action: int) -> str:
     decision = s.decision
     if action < r.PASS:
-        verb = "invest" if decision == r.INVEST else "pay"
-        extra = f" (+{cp.INVESTMENT[action]} wealth)" if decision == r.INVEST else ""
-        return f"{verb} {cp.planning_name(action)}{extra}"
+        if decision == r.INVEST:
+            return f"invest {cp.planning_name(action)} for {cp.INVESTMENT[action]} wealth"
+        return f"pay with {cp.planning_name(action)} ({cp.PERMIT_VALUE[action]} toward the permits needed)"
     if action == r.PASS:
         return {r.INVEST: "end investments", r.MAIN: "end the turn"}.get(decision, "decline")
     if action < r.BUILD:
         space = action - r.TAKE_PLANNING
         card = r.planning_at(s, space)
-        return f"take {cp.planning_name(card)} from {cp.PLANNING_SPACE_NAMES[space]} ({cp.PLANNING_AP[space]} AP)"
+        return f"take {cp.planning_name(card)} from {cp.PLANNING_SPACE_NAMES[space]} for {cp.PLANNING_AP[space]} AP"
     if action < r.TAKE_FAVOR:
         space = action - r.BUILD
         card = r.contract_at(s, space)
-        return f"build {cp.contract_name(card)} from {cp.CONTRACT_SPACE_NAMES[space]} ({cp.CONTRACT_AP[space]} AP)"
+        return f"build {cp.contract_name(card)} from {cp.CONTRACT_SPACE_NAMES[space]}{build_price(card, space)}"
     if action < r.BUILD_FAVOR:
         space = action - r.TAKE_FAVOR
         card = r.contract_at(s, space)
-        return f"take {cp.contract_name(card)} as a Favor ({cp.CONTRACT_AP[space]} AP)"
+        return f"take {cp.contract_name(card)} as a Favor for {cp.CONTRACT_AP[space]} AP{contract_sentence(card)}"
     if action < r.LOT:
-        k = action - r.BUILD_FAVOR
-        return f"build Favor {cp.contract_name(s.favors[s.decider][k])}"
+        card = s.favors[s.decider][action - r.BUILD_FAVOR]
+        return f"build Favor {cp.contract_name(card)}{build_price(card, -1)}"
     if action < r.CIRCLE:
         x = action - r.LOT
         if decision == r.PLACE:
             block, variant = divmod(x, 4)
             size = cp.CONTRACT_SIZE[s.build["card"]]
             lots = ", ".join(lot_name(4 * block + sub) for sub in cp.FOOTPRINTS[size][variant])
-            return f"place on block {block} ({lots}), value {r.block_value(s, block)}"
+            return f"place on block {block} ({lots}) for {r.block_value(s, block)} wealth"
         if decision in (r.PICK_BUILDING, r.START_BUY):
             bid = s.lot_building[x]
             zone, size = s.buildings[bid][0], s.buildings[bid][1]
-            return f"the {cp.ZONE_NAMES[zone]} {size}-lot building at {lot_name(x)} (value {r.block_value(s, x // 4)})"
+            what = f"the {ZONE_WORDS[zone]} {size}-lot building at {lot_name(x)}"
+            if decision == r.START_BUY:
+                return f"buy {what} for {r.block_value(s, x // 4)} wealth"
+            return f"{what} (block value {r.block_value(s, x // 4)})"
         return f"a park on {lot_name(x)}"
     if action < r.PLAYER:
         g = action - r.CIRCLE
@@ -61,59 +68,104 @@ def describe_action(s: State, action: int) -> str:
     if action < r.OPT_A:
         seat = _seat(s, action - r.PLAYER)
         return f"player {seat}" + (" (self)" if seat == s.decider else "")
-    a_text = {r.VOC_PAYOUT: "take wealth", r.TRIBUTE_PAY: "pay wealth", r.AUCTION: "pay 8 wealth for a park",
-              r.DISASTER_CHOICE: "pay the alternative", r.BLIGHT_CHOICE: "pay 3 prestige to keep it"}
-    b_text = {r.VOC_PAYOUT: "take prestige", r.TRIBUTE_PAY: "pay prestige", r.AUCTION: "decline",
-              r.DISASTER_CHOICE: "demolish a building", r.BLIGHT_CHOICE: "let it be demolished"}
-    return (a_text if action == r.OPT_A else b_text).get(decision, "option")
+    return _option_text(s, action == r.OPT_A)
+
+
+def build_price(card: int, space: int) -> str:
+    """What building a contract from `space` (-1: a Favor, free of AP) costs, then what it does."""
+    ap = cp.CONTRACT_AP[space] if space >= 0 else 0
+    size = cp.CONTRACT_SIZE[card]
+    return (f" for {ap} AP, {size} permit{'s' if size > 1 else ''} and the block's value in wealth"
+            f"{contract_sentence(card)}")
+
+
+def _option_text(s: State, first: bool) -> str:
+    """The two answers of a yes/no or wealth/prestige decision, with their amounts."""
+    decision, ctx = s.decision, s.ctx
+    if decision in (r.VOC_PAYOUT, r.TRIBUTE_PAY):
+        verb = "take" if decision == r.VOC_PAYOUT else "pay"
+        return f"{verb} {ctx['amount']} {'wealth' if first else 'prestige'}"
+    if decision == r.AUCTION:
+        return f"pay {ctx['price']} wealth for a park" if first else "decline"
+    if decision == r.DISASTER_CHOICE:
+        wealth, prestige = cp.CONTRACT_EVENTS[ctx["event"]][4][2:]
+        return f"pay {_amounts(wealth, prestige)} to keep the building" if first else "demolish a building"
+    if decision == r.BLIGHT_CHOICE:
+        return "pay 3 prestige to keep it" if first else "let it be demolished"
+    return "yes" if first else "no"
 
 
 def _amounts(wealth: int, prestige: int) -> str:
-    return ", ".join(text for text in (f"w={wealth}" if wealth else "", f"p={prestige}" if prestige else "") if text)
+    return " and ".join(text for text in (f"{wealth} wealth" if wealth else "",
+                                          f"{prestige} prestige" if prestige else "") if text) or "nothing"
 
 
-def _filter(zones: tuple[int, ...], size: int) -> str:
-    return "+".join(cp.ZONE_NAMES[z] for z in zones) + (f" size {size}" if size else "")
+def _kinds(zones: tuple[int, ...], size: int) -> str:
+    """'residential', 'civic or residential', with the size when it matters."""
+    return " or ".join(ZONE_WORDS[z] for z in zones) + (f" {size}-lot" if size else "")
 
 
 def effect_text(effect: tuple) -> str:
-    """One effect row of components.CONTRACTS in the notation of docs/games/urban_sprawl.md."""
+    """One effect row of components.CONTRACTS as a sentence, built from its template's fields."""
     template = effect[0]
     if template == cp.GAIN:
-        return f"GAIN({_amounts(effect[1], effect[2])})"
+        return f"you gain {_amounts(effect[1], effect[2])}"
     if template == cp.PER_BUILDING:
         _, recipients, wealth, prestige, zones, size, scope = effect
-        who = ("ACTIVE_OWN", "ACTIVE_ALL", "EACH_OWN")[recipients]
-        where = ("CITY", "ADJACENT", "THESE_ROWS")[scope]
-        return f"PER_BUILDING({who}, {_amounts(wealth, prestige)}, {_filter(zones, size)}, {where})"
-    if template in (cp.ELECTION, cp.WIN_ELECTION):
-        return f"{cp.EFFECT_NAMES[template]}({cp.OFFICE_NAMES[effect[1]]})"
-    if template in (cp.MARKER, cp.PARK_EFFECT):
-        return f"{cp.EFFECT_NAMES[template]}({effect[1]})"
-    if template == cp.TRIBUTE:
-        return f"TRIBUTE({effect[1]}, {_filter(effect[2], 0)}, {f'size {effect[3]}' if effect[3] else 'any size'})"
-    return cp.EFFECT_NAMES[template]
+        who, whose = (("you gain", "of your"), ("you gain", "(anyone's)"), ("every player gains", "of their own"))[
+            recipients]
+        kinds = f"{_kinds(zones, size)} building"
+        building = f"{kinds} {whose}" if recipients == cp.ACTIVE_ALL else f"{whose} {kinds}s"
+        return f"{who} {_amounts(wealth, prestige)} for each {building} {SCOPE_WORDS[scope]}"
+    if template == cp.ELECTION:
+        return f"an election for {cp.OFFICE_NAMES[effect[1]]} is held"
+    if template == cp.WIN_ELECTION:
+        return f"you become {cp.OFFICE_NAMES[effect[1]]} (if that office is in play)"
+    if template == cp.MARKER:
+        return f"you put marker {effect[1]} on a grey circle"
+    if template == cp.PARK_EFFECT:
+        return f"you place {effect[1]} park{'s' if effect[1] > 1 else ''} next to it"
+    if template == cp.EXTRA_FAVOR:
+        return "you may hold one more Favor"
+    _, amount, zones, size = effect  # TRIBUTE
+    return (f"every other player pays you {amount} wealth or prestige for each {_kinds(zones, size)} "
+            "building they control")
 
 
 def restriction_text(restriction: tuple[int, int] | None) -> str:
+    """Where a contract may be built, in words ("" without a restriction)."""
     if restriction is None:
-        return "-"
+        return ""
     kind, argument = restriction
     if kind == cp.NOT_ADJ:
-        return f"NOT_ADJ({cp.ZONE_NAMES[argument]})"
+        return f"not next to a {ZONE_WORDS[argument]} building"
     if kind in (cp.MIN_VALUE, cp.MAX_VALUE):
-        return f"{cp.RESTRICTION_NAMES[kind]}({argument})"
-    return cp.RESTRICTION_NAMES[kind]
+        return f"only on a block worth at {'least' if kind == cp.MIN_VALUE else 'most'} {argument}"
+    return {cp.ADJ_WATER: "it must touch the water", cp.ADJ_FOREST: "it must touch the forest",
+            cp.IGNORE_ZONING: "it ignores zoning"}[kind]
+
+
+def contract_sentence(card: int) -> str:
+    """What building a contract does, as '; '-led clauses (restriction, effects, vocations, payout)."""
+    parts = [restriction_text(cp.CONTRACT_RESTRICTION[card])] if cp.CONTRACT_RESTRICTION[card] else []
+    parts += [effect_text(e) for e in cp.CONTRACT_EFFECTS[card]]
+    parts += [f"{cp.VOCATION_NAMES[v].lower()} vocation {k}" for v, k in cp.CONTRACT_VOCATIONS[card]]
+    if cp.CONTRACT_PAYOUT[card]:
+        parts.append(f"prestige payout {cp.CONTRACT_PAYOUT[card]}")
+    return "".join(f"; {part}" for part in parts)
 
 
 def contract_details(card: int) -> str:
-    """A contract's printed side in one line: restriction, vocations, effects, payout icon."""
-    parts = [] if cp.CONTRACT_RESTRICTION[card] is None else [restriction_text(cp.CONTRACT_RESTRICTION[card])]
-    parts += [f"{cp.VOCATION_NAMES[v]}-{k}" for v, k in cp.CONTRACT_VOCATIONS[card]]
-    parts += [effect_text(e) for e in cp.CONTRACT_EFFECTS[card]]
-    if cp.CONTRACT_PAYOUT[card]:
-        parts.append(f"P{cp.CONTRACT_PAYOUT[card]}")
-    return "; ".join(parts)
+    """A contract's printed side in one line: restriction, effects, vocations, payout icon."""
+    return contract_sentence(card).removeprefix("; ")
+
+
+def describe_partial(s: State) -> str:
+    """The building under way: its contract and the permits paid so far."""
+    if s.decision in (r.PAY_PERMIT, r.PLACE) and s.build:
+        card = s.build["card"]
+        return f"building {cp.contract_name(card)}: permits paid {s.build['paid']} of {cp.CONTRACT_SIZE[card]} needed"
+    return ""
 
 
 def render_city(s: State) -> list[str]:

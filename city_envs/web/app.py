@@ -91,6 +91,18 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
     return list(groups.items())
 
 
+def board_overlay(game: Game, texts: dict[int, str]) -> dict | None:
+    """The clickable regions of the board image as an SVG overlay's data: its pixel size and, per legal
+    action drawn on the board, its polygon and its text (the tooltip); None when nothing is clickable."""
+    with _render_lock:
+        board = game.board_map()
+    if board is None or not board.regions:
+        return None
+    areas = [(region.action, " ".join(f"{x:g},{y:g}" for x, y in region.points), texts[region.action])
+             for region in board.regions if region.action in texts]
+    return {"width": board.width, "height": board.height, "areas": areas}
+
+
 def outcome(game: Game) -> dict:
     winners = set(game.winners()) if game.is_over() else set()
     return {"scores": [f"{x:g}" for x in game.scores()], "winners": winners, "truncated": game.is_truncated()}
@@ -176,12 +188,9 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
             groups = group_actions(game, game.legal_action_ids()) if choosing else []
             private = game.render_private(viewer) if viewer is not None else ""
             events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
-            so_far = []  # a multi-step decision: the person's own choices since another seat last moved
-            for event in reversed(session.log if choosing else []):
-                if event.seat != viewer:
-                    break
-                so_far.insert(0, event.private)
-            context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups,
+            so_far = game.describe_partial() if choosing else ""
+            overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
+            context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups, overlay=overlay,
                            private=private, events=events[-300:], so_far=so_far, step=len(game.history),
                            decision=game.decision_name().replace("_", " ").lower(), outcome=outcome(game),
                            bots_to_move=session.bots_to_move())

@@ -37,6 +37,7 @@ class Step:
     seat: int
     public: str
     private: str
+    outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
 
 
 @dataclass
@@ -65,8 +66,10 @@ class Replay:
             steps = []
             for index, action in enumerate(self.history):
                 seat = game.current_player()
-                steps.append(Step(index, seat, game.describe_public_action(action), game.describe_action(action)))
+                public, private = game.describe_public_action(action), game.describe_action(action)
+                before = game.clone()
                 game.apply(action)
+                steps.append(Step(index, seat, public, private, tuple(game.describe_outcome(before))))
             self.steps = steps
         return self.steps
 

@@ -33,6 +33,7 @@ class Event:
     public: str
     private: str
     points: tuple[float, ...]  # each seat's change of score by this decision
+    outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
 
 
 def check_seat_kind(kind: str, game_name: str, num_players: int) -> None:
@@ -104,10 +105,11 @@ class PlaySession:
     def _apply(self, seat: int, action: int) -> None:
         game = self.game
         public, private = game.describe_public_action(action), game.describe_action(action)
-        before = game.scores()
+        before = game.clone()
         game.apply(action)
-        points = tuple(float(a - b) for a, b in zip(game.scores(), before, strict=True))
-        self.log.append(Event(len(game.history) - 1, seat, self.who(seat), public, private, points))
+        points = tuple(float(a - b) for a, b in zip(game.scores(), before.scores(), strict=True))
+        self.log.append(Event(len(game.history) - 1, seat, self.who(seat), public, private, points,
+                              tuple(game.describe_outcome(before))))
 
     def act(self, seat: int, action: int, step: int) -> None:
         """A person's choice, checked: their turn, the page they chose on is the current one, legal."""

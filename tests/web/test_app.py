@@ -99,7 +99,7 @@ def test_a_turn_of_several_decisions_shows_what_was_chosen_so_far(client):
     first = choices(page)[0]
     client.post(f"{url}/act", data={"seat": "0", "action": str(first), "step": str(step_of(page))})
     page = text_of(client.get(url).text)
-    assert "Chosen so far this turn: place neighbourhood" in page
+    assert "So far: placing neighbourhood" in page
 
 
 def test_a_bot_only_match_is_watched_to_its_end(client):

@@ -1,5 +1,6 @@
 """The web app in a real browser: headless Chromium plays a whole game of every title through the page
-against bots, and steps an arena replay back and forth. Run with `pytest -m browser tests/web`.
+against bots (every other choice by clicking the board where it can), and steps an arena replay back and
+forth. Run with `pytest -m browser tests/web`.
 
 `CITY_ENVS_SCREENSHOTS=DIR` also saves a screenshot of each game in DIR (the README's come from here).
 """
@@ -79,7 +80,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
     click_and_wait(browser, browser.find_element(By.ID, "start"))
 
     chooser = random.Random(0)
-    decisions = 0
+    decisions = board_clicks = 0
+    shot = False
     screenshots = os.environ.get("CITY_ENVS_SCREENSHOTS")
     for _ in range(MAX_PAGES):
         no_error(browser)
@@ -88,16 +90,28 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
         buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
         assert buttons, "the person's turn shows no choices"
         assert browser.find_element(By.ID, "private").text.strip()
-        if decisions in (8, 15):  # the later one, where the game has it, makes the README's picture
+        areas = browser.find_elements(By.CSS_SELECTOR, "#board-map polygon")
+        if decisions in (8, 15):
             check_board_image(browser)
-            if screenshots:
-                Path(screenshots).mkdir(parents=True, exist_ok=True)
-                browser.save_screenshot(str(Path(screenshots) / f"web_{game}.png"))
-        click_and_wait(browser, chooser.choice(buttons))
+        # the README's picture: the first page from decision 8 on with places to click, else decision 15
+        if screenshots and not shot and decisions >= 8 and (areas or decisions == 15):
+            Path(screenshots).mkdir(parents=True, exist_ok=True)
+            browser.save_screenshot(str(Path(screenshots) / f"web_{game}.png"))
+            shot = True
+        if areas and decisions % 2 == 0:  # every other turn, choose by clicking the board
+            area = chooser.choice(areas)
+            assert area.find_element(By.TAG_NAME, "title").get_attribute("textContent") in {
+                button.text for button in buttons}
+            click_and_wait(browser, area)
+            board_clicks += 1
+        else:
+            click_and_wait(browser, chooser.choice(buttons))
         decisions += 1
     else:
         pytest.fail(f"{game} did not end within {MAX_PAGES} pages")
     assert decisions > 3
+    if game == "metropolys":  # every opening bid is made on the board
+        assert board_clicks > 0, "no choice was made on the board"
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert any("heuristic" in item.text for item in log), "the bot's moves are missing from the log"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#scores tr")) == 2

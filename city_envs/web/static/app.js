@@ -1,5 +1,12 @@
-// The only script of the app: the bots' turn moves on by itself, and a replay steps with the arrow keys.
+// The only script of the app: the bots' turn moves on by itself, a place clicked on the board presses
+// its action's button, and a replay steps with the arrow keys.
 document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("#board-map [data-action]").forEach((area) => {
+    area.addEventListener("click", () => {
+      const button = document.querySelector(`#actions button[value="${area.dataset.action}"]`);
+      if (button) button.click();
+    });
+  });
   if (document.body.dataset.botsToMove === "1") {
     const form = document.getElementById("advance");
     if (form) setTimeout(() => form.submit(), 150);
