@@ -290,7 +290,8 @@ def test_ctrl_c_ends_quietly_with_exit_130():
             assert line, process.stderr.read()
             seen += line
         os.killpg(process.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
-        _, err = process.communicate(timeout=60)
+        process.wait(timeout=60)  # stdin stays open: closing it could end the game first (no more input)
+        err = process.stderr.read()
     finally:
         if process.poll() is None:
             process.kill()
