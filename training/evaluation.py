@@ -84,7 +84,7 @@ def write_curve(out: Path, rows: list[dict], title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    labels = [f"{r['stage']}\n{r['step']:,}" if r["stage"] == "ppo" else r["stage"] for r in rows]
+    labels = [f"ppo {r['step'] / 1000:,.0f}k" if r["stage"] == "ppo" else r["stage"] for r in rows]
     x = list(range(len(rows)))
     for opponent in ("random", "heuristic"):
         key = f"win_rate_vs_{opponent}"
@@ -95,7 +95,7 @@ def write_curve(out: Path, rows: list[dict], title: str) -> None:
         ax.plot(xs, [r[key] for _, r in points], marker="o", label=f"vs {opponent}")
         ax.fill_between(xs, [r[f"ci_low_vs_{opponent}"] for _, r in points],
                         [r[f"ci_high_vs_{opponent}"] for _, r in points], alpha=0.2)
-    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_xticks(x, labels, fontsize=7, rotation=45, ha="right")  # a long run has many points
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% CI)")
     ax.set_title(title)
