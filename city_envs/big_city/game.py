@@ -6,7 +6,6 @@ import numpy as np
 
 from city_envs.big_city import render, rules, validation, view
 from city_envs.big_city.rules import State
-from city_envs.core.regions import BoardMap
 from city_envs.core.state_game import StateGame
 
 DERIVED_FIELDS = ("grid", "outskirts", "holes", "exterior", "covered", "tram_set", "memo", "geo")
@@ -57,14 +56,6 @@ class BigCity(StateGame):
     # ----- people -------------------------------------------------------------------------------
     def describe_public_action(self, action: int) -> str:
         return render.describe_public_action(self.state, action)
-
-    def describe_partial(self) -> str:
-        return render.describe_partial(self.state)
-
-    def board_map(self) -> BoardMap:
-        from city_envs.big_city.image import board_map
-
-        return board_map(self.state, self.legal_actions())
 
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)

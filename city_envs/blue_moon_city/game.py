@@ -7,7 +7,6 @@ import numpy as np
 from city_envs.blue_moon_city import render, rules, validation, view
 from city_envs.blue_moon_city.rules import Payment, State
 from city_envs.core.game import Option, positive_int
-from city_envs.core.regions import BoardMap
 from city_envs.core.state_game import StateGame
 
 
@@ -64,14 +63,6 @@ class BlueMoonCity(StateGame):
         validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_partial(self) -> str:
-        return render.describe_partial(self.state)
-
-    def board_map(self) -> BoardMap:
-        from city_envs.blue_moon_city.image import board_map
-
-        return board_map(self.state, self.legal_actions())
-
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)
 

@@ -7,8 +7,7 @@ import numpy as np
 from city_envs.citadels import components as cp
 from city_envs.citadels import render, rules, validation, view
 from city_envs.citadels.rules import State
-from city_envs.core.game import Game, Option, positive_int
-from city_envs.core.regions import BoardMap
+from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
 
 _ARRAY_FIELDS = {"hands": np.int16, "cities": np.int8}
@@ -80,17 +79,6 @@ class Citadels(StateGame):
     # ----- people -------------------------------------------------------------------------------
     def describe_public_action(self, action: int) -> str:
         return render.describe_public_action(self.state, action)
-
-    def describe_outcome(self, before: Game) -> list[str]:
-        return render.describe_outcome(before.state, self.state)
-
-    def describe_partial(self) -> str:
-        return render.describe_partial(self.state)
-
-    def board_map(self) -> BoardMap:
-        from city_envs.citadels.image import board_map
-
-        return board_map(self.state, self.legal_actions())
 
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)

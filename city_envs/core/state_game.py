@@ -8,12 +8,14 @@ scores, winners and how its state fields become JSON.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
 
 from city_envs.core.game import Game
+from city_envs.core.regions import BoardMap
 
 
 class StateGame(Game):
@@ -22,8 +24,10 @@ class StateGame(Game):
     `rules_module` provides `DECISION_NAMES`, `GAME_OVER`, `legal_actions(state)`,
     `apply_action(state, action)` and `standing_keys(state)` (the per-seat ranking keys its winners
     are chosen by); `view_module` provides `view`, `observation`, `determinize` and `copy_state`;
-    `render_module` provides `describe_action` and `render_text`. A game whose calls need more
-    arguments (options, the chance proxy) overrides the method concerned.
+    `render_module` provides `describe_action` and `render_text`, and may provide
+    `describe_outcome(before, after)` and `describe_partial(state)`; the `image` module beside it
+    provides `board_map(state, legal)`. A game whose calls need more arguments (options, the chance
+    proxy) overrides the method concerned.
     """
 
     rules_module: ClassVar[ModuleType]
@@ -68,3 +72,16 @@ class StateGame(Game):
 
     def render_text(self) -> str:
         return self.render_module.render_text(self.state)
+
+    def describe_outcome(self, before: Game) -> list[str]:
+        describe = getattr(self.render_module, "describe_outcome", None)
+        return describe(before.state, self.state) if describe else []
+
+    def describe_partial(self) -> str:
+        describe = getattr(self.render_module, "describe_partial", None)
+        return describe(self.state) if describe else ""
+
+    def board_map(self) -> BoardMap | None:
+        # imported on use: the image modules load matplotlib
+        image = importlib.import_module(self.render_module.__name__.rpartition(".")[0] + ".image")
+        return image.board_map(self.state, self.legal_actions())

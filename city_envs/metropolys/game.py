@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from city_envs.core.game import Game, Option
-from city_envs.core.regions import BoardMap
+from city_envs.core.game import Option
 from city_envs.core.state_game import StateGame
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import render, rules, validation, view
@@ -114,17 +113,6 @@ class Metropolys(StateGame):
         validation.validate_state(self.state, self.num_players, self.options, self._removed_districts())
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_outcome(self, before: Game) -> list[str]:
-        return render.describe_outcome(before.state, self.state)
-
-    def describe_partial(self) -> str:
-        return render.describe_partial(self.state)
-
-    def board_map(self) -> BoardMap:
-        from city_envs.metropolys.image import board_map
-
-        return board_map(self.state, self.legal_actions())
-
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)
 

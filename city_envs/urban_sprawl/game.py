@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from city_envs.core.game import Option, positive_int
-from city_envs.core.regions import BoardMap
 from city_envs.core.state_game import StateGame
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import render, rules, validation, view
@@ -72,14 +71,6 @@ class UrbanSprawl(StateGame):
         validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
-    def describe_partial(self) -> str:
-        return render.describe_partial(self.state)
-
-    def board_map(self) -> BoardMap:
-        from city_envs.urban_sprawl.image import board_map
-
-        return board_map(self.state, self.legal_actions())
-
     def render_image(self) -> np.ndarray:
         from city_envs.urban_sprawl.image import render_image
 
