@@ -69,8 +69,9 @@ class HumanAgent:
         print("\n" + self.game.render_text(), file=out)
         print(self.game.render_private(info_set.player), file=out)
         print(f"-- seat {info_set.player}, your decision:", file=out)
-        if self.game.describe_partial():
-            print(f"  so far: {self.game.describe_partial()}", file=out)
+        chosen = self.game.describe_partial()
+        if chosen:
+            print(f"  so far: {chosen}", file=out)
         for number, action in enumerate(legal):
             print(f"  {number:>3}. {info_set.describe_action(action)}", file=out)
         while True:
@@ -100,9 +101,9 @@ def play_match(game: Game, seats: list[str], seed: int, stdin: TextIO, stdout: T
         action = agents[seat].act(handles[seat])
         if seats[seat] != "human" and not quiet:
             print(f"seat {seat} ({seats[seat]}): {game.describe_public_action(action)}", file=stdout)
-        before = game.clone()
+        before = None if quiet else game.clone()  # only to say what the move revealed
         game.apply(action)
-        if not quiet:
+        if before is not None:
             for text in game.describe_outcome(before):
                 print(f"  {text}", file=stdout)
     return game
