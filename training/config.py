@@ -40,6 +40,8 @@ class TrainConfig:
     dagger_matches: int = 400  # student-played matches per DAgger round, labelled by the teacher
     pretrain_epochs: int = 12
     dagger_epochs: int = 0  # epochs of a DAgger round, which starts from the last round's weights (0: pretrain_epochs)
+    # share of the student's decisions the teacher labels in a DAgger round (a search teacher is slow: label a sample)
+    dagger_label_share: float = 1.0
     pretrain_batch_size: int = 512
     pretrain_lr: float = 1e-3
     max_samples: int = 300_000  # the newest samples kept across rounds (memory bound)
@@ -95,6 +97,8 @@ class TrainConfig:
                      "final_eval_games"):
             if int(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0")
+        if not 0 < self.dagger_label_share <= 1:
+            raise ValueError(f"dagger_label_share must be in (0, 1], not {self.dagger_label_share!r}")
         if self.init_from and self.pretrain and self.dagger_rounds < 1:
             raise ValueError("init_from with pretrain = true needs dagger_rounds >= 1 (the rounds continue it)")
 

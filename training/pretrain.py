@@ -35,6 +35,7 @@ from city_envs.training.pool import OpponentPool
 from city_envs.training.vec_env import SelfPlayVecEnv
 
 EXPLORATION = 0.03  # share of the student's moves played at random in DAgger rounds
+UNLABELLED = -1  # a student decision the teacher was not asked about (see `dagger_label_share`)
 HELD_OUT_EVERY = 10  # every tenth match of each round is held out to pick each head's best epoch
 ACTOR_PREFIXES = ("mlp_extractor.policy_net", "action_net")
 
@@ -62,7 +63,8 @@ class Samples:
 
 def collect(config: TrainConfig, matches: int, seed: list[int], student=None) -> tuple[Samples, dict]:
     """`matches` finished matches of the learner's seat, played by the teacher (student None) or by
-    `student` (greedy, with EXPLORATION random moves), every decision labelled by the teacher."""
+    `student` (greedy, with EXPLORATION random moves); the teacher labels every decision, or in student
+    play a random `dagger_label_share` of them, and only labelled decisions are kept."""
     pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     n_envs = max(1, min(config.n_envs, matches))
     env = SelfPlayVecEnv(config.game, config.players, n_envs, int(np.random.SeedSequence(seed).generate_state(1)[0]),
@@ -77,12 +79,18 @@ def collect(config: TrainConfig, matches: int, seed: list[int], student=None) ->
     finished, wins, agreement, count = 0, 0.0, [], 0
     while finished < matches:
         masks = env.action_masks()
-        labels = np.array([teachers[i].act(InfoSet(env.games[i], env.learners[i])) for i in range(n_envs)])
+        if student is None or config.dagger_label_share == 1:
+            labelled = np.arange(n_envs)
+        else:
+            labelled = np.flatnonzero(explore.random(n_envs) < config.dagger_label_share)
+        labels = np.full(n_envs, UNLABELLED, dtype=np.int64)
+        for i in labelled:
+            labels[i] = teachers[i].act(InfoSet(env.games[i], env.learners[i]))
         if student is None:
             actions = labels
         else:
             actions = np.argmax(batch_logits(student, observations, masks), axis=1)
-            agreement.extend((actions == labels).tolist())
+            agreement.extend((actions[labelled] == labels[labelled]).tolist())
             for i in np.flatnonzero(explore.random(n_envs) < EXPLORATION):
                 actions[i] = explore.choice(np.flatnonzero(masks[i]))
         base = count
@@ -103,12 +111,14 @@ def collect(config: TrainConfig, matches: int, seed: list[int], student=None) ->
                     wins += infos[i]["win"]
                     finished += 1
                 open_episodes[i] = []
-    keep = np.array(sorted(returns), dtype=np.int64)
+    all_labels = np.concatenate(recorded["label"])
+    keep = np.array([k for k in sorted(returns) if all_labels[k] != UNLABELLED], dtype=np.int64)
     samples = Samples(observations=np.concatenate(recorded["obs"])[keep], masks=np.concatenate(recorded["mask"])[keep],
-                      labels=np.concatenate(recorded["label"]).astype(np.int64)[keep],
+                      labels=all_labels[keep],
                       returns=np.array([returns[k] for k in keep], dtype=np.float32),
                       matches=np.array([match_of[k] for k in keep], dtype=np.int64) + seed[-1] * 1_000_000)
-    stats = {"matches": finished, "samples": len(samples), "learner_win_rate": wins / max(finished, 1)}
+    stats = {"matches": finished, "decisions": len(returns), "samples": len(samples),
+             "learner_win_rate": wins / max(finished, 1)}
     if agreement:
         stats["student_agreement"] = float(np.mean(agreement))
     return samples, stats

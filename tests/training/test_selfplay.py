@@ -181,6 +181,34 @@ def test_a_match_held_out_in_one_round_stays_held_out_when_later_rounds_join():
         assert all(held_out(ids[ids == m]).all() or not held_out(ids[ids == m]).any() for m in matches)
 
 
+def test_a_label_share_asks_a_slow_teacher_about_that_share_of_the_students_decisions(monkeypatch):
+    from city_envs.agents.policy_file import build_policy
+    from city_envs.training import pretrain
+
+    asked = []
+
+    class CountingTeacher:
+        def __init__(self, agent) -> None:
+            self.agent = agent
+
+        def act(self, info_set) -> int:
+            asked.append(1)
+            return self.agent.act(info_set)
+
+    make_agent = pretrain.make_agent
+    monkeypatch.setattr(pretrain, "make_agent", lambda *args, **kwargs: CountingTeacher(make_agent(*args, **kwargs)))
+    config = TrainConfig("metropolys", **{**TINY_WARM, "dagger_label_share": 0.25})
+    cloned, stats = collect(config, 4, [0, 7, 0])
+    assert stats["samples"] == stats["decisions"] <= len(asked)  # the teacher's own matches: every decision
+    torch.manual_seed(0)
+    student = build_policy(cloned.observations.shape[1:], cloned.masks.shape[1], [32])
+    asked.clear()
+    samples, stats = collect(config, 12, [0, 7, 1], student)
+    assert 0.15 < stats["samples"] / stats["decisions"] < 0.35 and stats["samples"] <= len(asked)
+    assert len(asked) < 0.4 * stats["decisions"]
+    assert samples.masks[np.arange(len(samples)), samples.labels].all()  # only real, legal labels are kept
+
+
 def test_the_warm_start_is_repeatable_and_resumes_to_the_same_files(tmp_path):
     config = TrainConfig("citadels", **TINY_WARM)
     first = warm_start(config, tmp_path / "a", log=lambda _: None)
@@ -260,6 +288,9 @@ def test_bad_configs_are_refused_with_what_is_allowed(tmp_path):
         TrainConfig("citadels", players=9)
     with pytest.raises(ValueError, match="pretrain must be true or false"):
         TrainConfig("citadels", pretrain="false")
+    for share in (0, 1.5):
+        with pytest.raises(ValueError, match="dagger_label_share must be in"):
+            TrainConfig("citadels", dagger_label_share=share)
     with pytest.raises(ValueError, match="net_arch"):
         TrainConfig("citadels", net_arch=[64, -1])
     (tmp_path / "bad.toml").write_text("players = [")
