@@ -65,6 +65,27 @@ def best_point(curve: list[dict]) -> dict | None:
     return curve[max(scored)[1]] if scored else None
 
 
+def average_policies(paths: list[Path], target: Path, config: TrainConfig, **info: Any) -> Path:
+    """The parameter average of the policies in `paths` (same network), written to `target`."""
+    from torch.optim.swa_utils import AveragedModel
+
+    policies = [load_policy_file(path)[0] for path in paths]
+    average = AveragedModel(policies[0])
+    for policy in policies:
+        average.update_parameters(policy)
+    policies[0].load_state_dict(average.module.state_dict())
+    return _save(config, policies[0], target, **info)
+
+
+def _average_point(config: TrainConfig, out: Path, curve: list[dict], started: float) -> dict:
+    """The curve point of the average of the last `average_last` PPO points' policies."""
+    points = [row for row in curve if row["stage"] == "ppo"][-config.average_last:]
+    steps = [row["step"] for row in points]
+    path = average_policies([Path(row["policy"]) for row in points], out / "average.safetensors", config,
+                            stage="average", steps=steps)
+    return _evaluate_point(config, path, "average", steps[-1], started)
+
+
 def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule: dict, progress: Any):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -226,6 +247,11 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     if model_path is None:
         raise ValueError("nothing to train: set pretrain = true, timesteps > 0, or init_from")
     best = best_point(curve) if config.select_best else None
+    if config.average_last and config.timesteps > 0:
+        best = _average_point(config, out, curve, started)
+        curve.append(best)
+        log(f"average of the last {config.average_last} PPO points: "
+            + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in best.items() if k.startswith("win_rate")))
     if best is not None:
         model_path = Path(best["policy"])
         summary["selected"] = {k: v for k, v in best.items() if k != "policy"}
@@ -259,6 +285,11 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
 
     run = Path(run)
     config = load_config(read_toml(run / "config.toml")["game"], run / "config.toml")
+    evaluation = evaluate_model(run / "model.safetensors", config.game, config.players, games, seed, jobs=jobs,
+                                **config.options)
+    failed = {opponent: r["failures"] for opponent, r in evaluation.items() if r["failures"]}
+    if failed:  # e.g. worker processes that could not start: a baseline is never published on lost matches
+        raise RuntimeError(f"failed evaluation matches {failed} (see `city-envs evaluate`): nothing published")
     target = baseline_path(config.game, config.players)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(run / "model.safetensors", target)
@@ -269,9 +300,7 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
     record = {"game": config.game, "players": config.players, "eval_seed": seed, "agent": "ppo",
               "training": {k: trained[k] for k in ("timesteps", "warm_start_seconds", "ppo_seconds",
                                                    "ppo_steps_per_s", "seconds") if k in trained},
-              "selected": trained.get("selected"), "curve": read_curve(run),
-              "evaluation": evaluate_model(target, config.game, config.players, games, seed, jobs=jobs,
-                                           **config.options)}
+              "selected": trained.get("selected"), "curve": read_curve(run), "evaluation": evaluation}
     target.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
     return record
 

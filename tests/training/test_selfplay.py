@@ -293,6 +293,12 @@ def test_bad_configs_are_refused_with_what_is_allowed(tmp_path):
             TrainConfig("citadels", dagger_label_share=share)
     with pytest.raises(ValueError, match="net_arch"):
         TrainConfig("citadels", net_arch=[64, -1])
+    with pytest.raises(ValueError, match="set select_best = false"):
+        TrainConfig("citadels", timesteps=10**6, average_last=3)
+    with pytest.raises(ValueError, match="0 \\(off\\) or >= 2"):
+        TrainConfig("citadels", timesteps=10**6, average_last=1, select_best=False)
+    with pytest.raises(ValueError, match="needs that many PPO curve points"):
+        TrainConfig("citadels", timesteps=100, eval_every=100, average_last=3, select_best=False)
     (tmp_path / "bad.toml").write_text("players = [")
     with pytest.raises(ValueError, match="not valid TOML"):
         load_config("citadels", tmp_path / "bad.toml")
@@ -311,6 +317,41 @@ def test_a_new_run_refuses_a_directory_that_holds_one(tmp_path):
     train(config, tmp_path, log=lambda _: None)
     with pytest.raises(ValueError, match="--resume"):
         train(config, tmp_path, log=lambda _: None)
+
+
+def test_the_average_of_the_last_ppo_points_becomes_the_model(tmp_path):
+    config = TrainConfig("citadels", timesteps=192, **{**TINY, "eval_every": 64, "eval_games": 2,
+                                                      "select_best": False, "average_last": 2})
+    summary = train(config, tmp_path, log=lambda _: None)
+    assert summary["selected"]["stage"] == "average" and summary["selected"]["step"] == 192
+    stages = [line.split(",")[0] for line in (tmp_path / "curve.csv").read_text().splitlines()[1:]]
+    assert stages[-1] == "average" and stages.count("ppo") == 3
+    last_two = [load_policy_file(tmp_path / "snapshots" / "eval_000000128.safetensors")[0].state_dict(),
+                load_policy_file(tmp_path / "ppo.safetensors")[0].state_dict()]
+    model = final_parameters(tmp_path)
+    assert not torch.equal(last_two[0]["action_net.weight"], last_two[1]["action_net.weight"])
+    for name, tensor in model.items():
+        torch.testing.assert_close(tensor, (last_two[0][name] + last_two[1][name]) / 2)
+
+
+def test_a_baseline_is_published_only_on_an_evaluation_without_failed_matches(tmp_path, monkeypatch):
+    from city_envs.agents import policy_agent
+    from city_envs.training import selfplay
+
+    train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "run", log=lambda _: None)
+    folder = tmp_path / "baselines"
+    monkeypatch.setattr(policy_agent, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
+    evaluate_model = selfplay.evaluate_model
+    monkeypatch.setattr(selfplay, "evaluate_model",  # as when worker processes cannot start
+                        lambda *args, **kwargs: {"random": {"games": 4, "win_rate": 0.0, "failures": 4}})
+    with pytest.raises(RuntimeError, match="nothing published"):
+        selfplay.publish_baseline(tmp_path / "run", games=4)
+    assert not folder.exists()
+    monkeypatch.setattr(selfplay, "evaluate_model", evaluate_model)
+    record = selfplay.publish_baseline(tmp_path / "run", games=4)
+    assert record["evaluation"]["random"]["games"] == 4 and record["eval_seed"] == 1000
+    assert json.loads((folder / "citadels_2p.json").read_text()) == json.loads(json.dumps(record))
+    assert (folder / "citadels_2p.safetensors").read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
 
 
 def test_the_best_evaluated_point_becomes_the_model(tmp_path):
