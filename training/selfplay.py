@@ -8,7 +8,10 @@
 - `checkpoint/`: the latest PPO state (`training/checkpoint.py`: JSON and a weights-only tensors file);
 - `logs/part_<k>/`: SB3's CSV (and TensorBoard, when installed) logs, one part per start or resume;
 - `curve.csv` and `learning_curve.png`: win rates with 95% intervals after each stage and evaluation;
-- `model.safetensors` (the final policy) and `evaluation.json` (its final evaluation).
+- `ppo.safetensors` (the last PPO policy), `average.safetensors` (with `average_last`: the parameter
+  average of the last PPO points' policies);
+- `model.safetensors` (the final policy: the best curve point, the average, or the last policy) and
+  `evaluation.json` (its final evaluation).
 
 Nothing is game-specific: a game that registers with `city_envs` and has a heuristic in
 `agents/registry.py` trains with no new code. Resume: every stage continues where it stopped. A
@@ -77,9 +80,8 @@ def average_policies(paths: list[Path], target: Path, config: TrainConfig, **inf
     return _save(config, policies[0], target, **info)
 
 
-def _average_point(config: TrainConfig, out: Path, curve: list[dict], started: float) -> dict:
-    """The curve point of the average of the last `average_last` PPO points' policies."""
-    points = [row for row in curve if row["stage"] == "ppo"][-config.average_last:]
+def _average_point(config: TrainConfig, out: Path, points: list[dict], started: float) -> dict:
+    """The curve point of the average of the policies of the curve `points`."""
     steps = [row["step"] for row in points]
     path = average_policies([Path(row["policy"]) for row in points], out / "average.safetensors", config,
                             stage="average", steps=steps)
@@ -247,10 +249,11 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     if model_path is None:
         raise ValueError("nothing to train: set pretrain = true, timesteps > 0, or init_from")
     best = best_point(curve) if config.select_best else None
-    if config.average_last and config.timesteps > 0:
-        best = _average_point(config, out, curve, started)
+    tail = [row for row in curve if row["stage"] == "ppo"][-config.average_last:] if config.average_last else []
+    if len(tail) >= 2:  # fewer PPO points (a short run, or none): the last policy is the model
+        best = _average_point(config, out, tail, started)
         curve.append(best)
-        log(f"average of the last {config.average_last} PPO points: "
+        log(f"average of the last {len(tail)} PPO points: "
             + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in best.items() if k.startswith("win_rate")))
     if best is not None:
         model_path = Path(best["policy"])
