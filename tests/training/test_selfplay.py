@@ -317,7 +317,15 @@ def test_a_new_run_refuses_a_directory_that_holds_one(tmp_path):
         train(config, tmp_path, log=lambda _: None)
 
 
-def test_the_average_of_the_last_ppo_points_becomes_the_model(tmp_path):
+def test_the_average_of_the_last_ppo_points_becomes_the_model(tmp_path, monkeypatch):
+    from city_envs.training import selfplay
+    from city_envs.training.evaluation import curve_row
+
+    def quick_point(config, path, stage, step, started):  # the curve's matches are tested elsewhere
+        results = {"random": {"games": 2, "win_rate": 1.0, "ci95": [0.34, 1.0]}}
+        return {**curve_row(stage, step, 0.0, results), "policy": str(path)}
+
+    monkeypatch.setattr(selfplay, "_evaluate_point", quick_point)
     config = TrainConfig("citadels", timesteps=192, **{**TINY, "eval_every": 64, "eval_games": 2,
                                                       "select_best": False, "average_last": 2})
     summary = train(config, tmp_path, log=lambda _: None)
