@@ -56,10 +56,17 @@ def no_error(driver) -> None:
 
 
 def check_board_image(driver) -> None:
+    """The board picture loads (the page can be ready before its image is: wait for it) and is a real image."""
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     board = driver.find_element(By.ID, "board")
-    assert driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", board) > 200
+    try:
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return arguments[0].complete", board))
+    except TimeoutException:
+        pytest.fail("the board image did not finish loading in 60 s")
+    assert driver.execute_script("return arguments[0].naturalWidth", board) > 200
 
 
 @pytest.mark.parametrize("game", list(SHORT_GAMES))
