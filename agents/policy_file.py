@@ -8,10 +8,11 @@ the network around the tensors:
 | key | meaning |
 |---|---|
 | `format` | `city-envs-policy` |
-| `format_version` | `1` |
+| `format_version` | `1`, or `2` for a network with an entity head |
 | `game`, `players` | what the policy plays (`players` is where it was trained; any count with the same spaces loads) |
 | `observation_shape`, `num_actions` | the spaces, as JSON |
 | `net_arch`, `activation` | the network: `{"pi": [...], "vf": [...]}` and `tanh` or `relu` |
+| `entity_head` | version 2 only: the shared entity scorer's spec (`agents/entity_policy.py`), as JSON |
 | `info` | free JSON: how it was made (config, steps, stage) |
 
 SB3's own `.zip` files are pickles: opening one can run code. `load_policy` refuses them unless the
@@ -28,7 +29,8 @@ from typing import Any
 import numpy as np
 
 FORMAT = "city-envs-policy"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # a plain actor-critic; files written by every earlier city-envs
+ENTITY_FORMAT_VERSION = 2  # with an entity head, which a reader of version 1 could not build
 SUFFIX = ".safetensors"
 ACTIVATIONS = ("tanh", "relu")
 PICKLE_WARNING = ("is a pickled SB3 zip: opening it can run any code its author put in it. Load it only if you "
@@ -52,31 +54,45 @@ def normalize_net_arch(net_arch: Any) -> dict[str, list[int]]:
     return arch
 
 
-def build_policy(observation_shape: tuple[int, ...], num_actions: int, net_arch: Any, activation: str = "tanh"):
-    """A fresh MaskableActorCriticPolicy on the CPU (the shape every policy file describes)."""
+def build_policy(observation_shape: tuple[int, ...], num_actions: int, net_arch: Any, activation: str = "tanh",
+                 entity_head: dict | None = None):
+    """A fresh MaskableActorCriticPolicy on the CPU (the shape every policy file describes), with the
+    shared entity scorer as its action net when `entity_head` is given."""
     import gymnasium as gym
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, not {activation!r}")
     space = gym.spaces.Box(-np.inf, np.inf, tuple(observation_shape), np.float32)
-    activation_fn = torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU
-    return MaskableActorCriticPolicy(space, gym.spaces.Discrete(int(num_actions)), lambda _: 0.0,
-                                     net_arch=normalize_net_arch(net_arch), activation_fn=activation_fn)
+    return policy_class(entity_head)(space, gym.spaces.Discrete(int(num_actions)), lambda _: 0.0,
+                                     **policy_kwargs(net_arch, activation, entity_head))
 
 
-def policy_kwargs(net_arch: Any, activation: str) -> dict:
+def policy_class(entity_head: dict | None = None) -> type:
+    """The policy class MaskablePPO is given: the plain actor-critic, or the one with an entity head."""
+    if entity_head is None:
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        return MaskableActorCriticPolicy
+    from city_envs.agents.entity_policy import EntityActorCriticPolicy
+
+    return EntityActorCriticPolicy
+
+
+def policy_kwargs(net_arch: Any, activation: str, entity_head: dict | None = None) -> dict:
     """The `policy_kwargs` that make MaskablePPO build the same network as `build_policy`."""
     import torch
 
-    return {"net_arch": normalize_net_arch(net_arch),
-            "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU}
+    kwargs = {"net_arch": normalize_net_arch(net_arch),
+              "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU}
+    if entity_head is not None:
+        kwargs["entity_head"] = entity_head
+    return kwargs
 
 
 def save_policy(policy, path: str | Path, *, game: str, players: int, net_arch: Any, activation: str,
                 info: dict | None = None) -> Path:
-    """Write `policy`'s tensors and metadata to `path` (atomically: a crash leaves the old file)."""
+    """Write `policy`'s tensors and metadata to `path` (atomically: a crash leaves the old file); an
+    entity head is read from the policy itself."""
     from safetensors.torch import save_file
 
     path = Path(path)
@@ -88,6 +104,9 @@ def save_policy(policy, path: str | Path, *, game: str, players: int, net_arch: 
         "net_arch": json.dumps(normalize_net_arch(net_arch)), "activation": activation,
         "info": json.dumps(info or {}),
     }
+    entity_head = getattr(policy, "entity_head", None)
+    if entity_head is not None:
+        metadata.update(format_version=str(ENTITY_FORMAT_VERSION), entity_head=json.dumps(entity_head))
     tensors = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
     tmp = path.with_name(path.name + ".tmp")
     save_file(tensors, str(tmp), metadata=metadata)
@@ -109,14 +128,21 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise PolicyFileError(f"{path} is not a safetensors policy file: {error}") from None
     if raw.get("format") != FORMAT:
         raise PolicyFileError(f"{path} is a safetensors file but not a city-envs policy (format {raw.get('format')!r})")
-    if raw.get("format_version") != str(FORMAT_VERSION):
+    readable = (str(FORMAT_VERSION), str(ENTITY_FORMAT_VERSION))
+    if raw.get("format_version") not in readable:
         raise PolicyFileError(f"{path} has policy format version {raw.get('format_version')!r}; "
-                              f"this city-envs reads version {FORMAT_VERSION}")
+                              f"this city-envs reads versions {' and '.join(readable)}")
     try:
         meta = {"game": raw["game"], "players": int(raw["players"]),
                 "observation_shape": tuple(json.loads(raw["observation_shape"])),
                 "num_actions": int(raw["num_actions"]), "net_arch": normalize_net_arch(json.loads(raw["net_arch"])),
-                "activation": raw["activation"], "info": json.loads(raw.get("info", "{}"))}
+                "activation": raw["activation"], "info": json.loads(raw.get("info", "{}")),
+                "entity_head": None}
+        if raw["format_version"] == str(ENTITY_FORMAT_VERSION):
+            from city_envs.agents.entity_policy import check_entity_head
+
+            meta["entity_head"] = check_entity_head(json.loads(raw["entity_head"]),
+                                                    int(np.prod(meta["observation_shape"])), meta["num_actions"])
     except (KeyError, ValueError, TypeError) as error:
         raise PolicyFileError(f"{path} has broken policy metadata: {error!r}") from None
     if meta["activation"] not in ACTIVATIONS:
@@ -131,7 +157,8 @@ def load_policy_file(path: str | Path):
 
     meta = read_metadata(path)
     with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the caller's RNG alone
-        policy = build_policy(meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"])
+        policy = build_policy(meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"],
+                              meta["entity_head"])
     tensors = load_file(str(path), device="cpu")
     try:
         policy.load_state_dict(tensors, strict=True)

@@ -30,6 +30,9 @@ class TrainConfig:
     # the network (policy and value heads, as in a policy file)
     net_arch: Any = field(default_factory=lambda: {"pi": [256, 128], "vf": [128, 64]})
     activation: str = "tanh"
+    # {hidden = [sizes]}: score the actions on board entities with one shared MLP (agents/entity_policy.py), for a
+    # game whose observation declares an `entity_layout`; {} is the plain flat head
+    entity_head: dict = field(default_factory=dict)
     torch_threads: int = 1
     init_from: str = ""  # a policy file to start from: PPO's start, or round 0 of the DAgger rounds
     # warm start: behaviour cloning of `teacher` (an agent spec), then DAgger rounds
@@ -83,6 +86,7 @@ class TrainConfig:
         cls.check_num_players(self.players)
         cls.check_options(self.options)
         self.net_arch = normalize_net_arch(self.net_arch)
+        self.entity_head_spec()  # checks it
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"invalid activation {self.activation!r}; allowed: {', '.join(ACTIVATIONS)}")
         if self.reward not in REWARDS:
@@ -109,6 +113,21 @@ class TrainConfig:
                 raise ValueError("average_last and select_best both choose the final model: set select_best = false")
         if self.init_from and self.pretrain and self.dagger_rounds < 1:
             raise ValueError("init_from with pretrain = true needs dagger_rounds >= 1 (the rounds continue it)")
+
+    def entity_head_spec(self) -> dict | None:
+        """The policy's entity head (the game's layout plus `hidden`), or None for the flat head."""
+        if not self.entity_head:
+            return None
+        if not isinstance(self.entity_head, dict) or set(self.entity_head) != {"hidden"}:
+            raise ValueError(f"entity_head must be {{}} or {{hidden = [layer sizes]}}, not {self.entity_head!r}")
+        layout = game_class(self.game).entity_layout
+        if layout is None:
+            raise ValueError(f"{self.game}'s observation declares no entity rows: set entity_head = {{}}")
+        hidden = self.entity_head["hidden"]
+        if not isinstance(hidden, list) or not hidden or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in hidden):
+            raise ValueError(f"entity_head.hidden must be a list of positive layer sizes, not {hidden!r}")
+        return {**layout.to_json(), "hidden": list(hidden)}
 
     def pool_weights(self) -> dict[str, float]:
         return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}

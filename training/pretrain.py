@@ -230,7 +230,7 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
         if student is None:
             torch.manual_seed(config.seed)
             policy = build_policy(data.observations.shape[1:], data.masks.shape[1], config.net_arch,
-                                  config.activation)
+                                  config.activation, config.entity_head_spec())
         else:
             policy = student
         epochs = config.dagger_epochs if round_index > 0 and config.dagger_epochs else config.pretrain_epochs

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from city_envs.agents.policy_file import load_policy_file, policy_kwargs, save_policy
+from city_envs.agents.policy_file import load_policy_file, policy_class, policy_kwargs, save_policy
 from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config, read_toml
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
@@ -161,11 +161,12 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
 
     pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     venv = make_env(config, pool)
-    model = MaskablePPO("MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0,
+    head = config.entity_head_spec()
+    model = MaskablePPO(policy_class(head), venv, seed=config.seed, device="cpu", verbose=0,
                         n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
                         learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
                         clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
-                        policy_kwargs=policy_kwargs(config.net_arch, config.activation))
+                        policy_kwargs=policy_kwargs(config.net_arch, config.activation, head))
     if (out / "checkpoint" / "state.json").is_file():
         state, tensors = checkpoint.load(out / "checkpoint")
         model.policy.load_state_dict(tensors["policy"])
@@ -184,7 +185,13 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
         resumed = True
     else:
         if init is not None:
-            model.policy.load_state_dict(load_policy_file(init)[0].state_dict())
+            start, meta = load_policy_file(init)
+            wanted = (config.net_arch, config.activation, head)
+            if (meta["net_arch"], meta["activation"], meta["entity_head"]) != wanted:
+                raise ValueError(f"{init} holds a {meta['activation']} network {meta['net_arch']} with entity head "
+                                 f"{meta['entity_head']}; the config asks for {config.activation} {config.net_arch} "
+                                 f"with {head}: set net_arch, activation and entity_head to match it")
+            model.policy.load_state_dict(start.state_dict())
         schedule = {"snapshots": [], "curve": curve, "next_snapshot": config.snapshot_every,
                     "next_eval": config.eval_every, "next_checkpoint": config.checkpoint_every}
         resumed = False

@@ -33,11 +33,22 @@ import numpy as np
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
 from city_envs.blue_moon_city.rules import Payment, State
+from city_envs.core.game import EntityLayout
 
 OBS_SIZE = 2200
 CITY, DRAGONS, PLAYERS, HAND, PILES, TURN, PAYMENT = 0, 2058, 2061, 2093, 2115, 2145, 2156
 CELL = 98
 SECTION_BASE, SECTION_WIDTH = 29, 15  # inside a cell: after tile (21), completed, dragons (3), figures (4)
+# the city block is one cell per position; the figure's move and every dragon's flight or walk target a position.
+# What a position is worth to the seat also depends on its hand, its own row of the players block, the turn, and
+# where its figure stands (column 25 of every cell: the distance to walk).
+ENTITY_LAYOUT = EntityLayout(
+    offset=CITY, count=cp.NUM_POSITIONS, width=CELL,
+    action_starts=(r.MOVE_FIGURE, *(r.DRAGON_MOVE + 2 * cp.NUM_POSITIONS * d + cp.NUM_POSITIONS * mode
+                                    for d in range(3) for mode in range(2))),
+    context=((HAND, PILES, 1), (PLAYERS, PLAYERS + 8, 1), (TURN, PAYMENT, 1),
+             (CITY + 25, CITY + cp.NUM_POSITIONS * CELL, CELL)),
+)
 
 
 @lru_cache(maxsize=64)

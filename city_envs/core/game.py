@@ -53,6 +53,29 @@ class Option:
             raise ValueError(f"invalid value {value!r} for option {name!r}; allowed: {allowed}")
 
 
+@dataclass(frozen=True)
+class EntityLayout:
+    """Where an observation holds one row of features per board entity, and which actions act on them.
+
+    Rows `offset + k * width ... + width` (k < `count`) describe entity k; each start s in
+    `action_starts` names a group of actions, one per entity (`s + k`). A policy can then score every
+    entity's actions with one shared network (city_envs.agents.entity_policy) instead of learning the
+    same function once per board position. `context` names slices (start, stop, step) of the observation
+    that every entity's score reads as they are (the seat's hand, say). A layout describes the
+    observation; it changes nothing in it.
+    """
+
+    offset: int
+    count: int
+    width: int
+    action_starts: tuple[int, ...]
+    context: tuple[tuple[int, int, int], ...] = ()
+
+    def to_json(self) -> dict:
+        return {"offset": self.offset, "count": self.count, "width": self.width,
+                "action_starts": list(self.action_starts), "context": [list(c) for c in self.context]}
+
+
 def positive_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
 
@@ -160,6 +183,7 @@ class Game(abc.ABC):
     max_players: ClassVar[int]
     options_spec: ClassVar[dict[str, Option]] = {}
     state_version: ClassVar[int] = 1
+    entity_layout: ClassVar[EntityLayout | None] = None  # per-entity rows of the observation, if it has them
 
     num_actions: int
     observation_shape: tuple[int, ...]

@@ -1,0 +1,129 @@
+"""An actor-critic whose actions on board entities are scored by one shared network.
+
+A flat policy head learns the logit of "move to position 17" from a latent vector that has to carry
+what is at every position; the same judgement (can my hand pay there? is a dragon there?) is learnt
+21 times over, once per output row, and a clone of a heuristic stalls on exactly those choices. Here,
+as DouZero scores each candidate move with one network, a small MLP reads one entity's row of the
+observation (`EntityLayout`), the entity's index (one-hot), the layout's context values (read by every
+entity alike) and the actor's latent vector, and writes
+one score per action group; the score of entity k in group g is added to the flat logit of action
+`action_starts[g] + k`. Everything else is sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO,
+the warm start and the policy file format use it as they use the plain one.
+
+The head's spec is plain JSON (the layout plus `hidden`, the shared MLP's layer sizes); a policy file
+stores it, so loading a file builds the same network and runs no code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import MlpExtractor
+from torch import nn
+
+HEAD_KEYS = ("offset", "count", "width", "action_starts", "context", "hidden")
+
+
+def check_entity_head(spec: Any, observation_size: int, num_actions: int) -> dict:
+    """`spec` as a clean dict, or ValueError naming what does not fit the spaces."""
+    if not isinstance(spec, dict) or set(spec) != set(HEAD_KEYS):
+        raise ValueError(f"an entity head is a dict with the keys {', '.join(HEAD_KEYS)}, not {spec!r}")
+    ints = {k: spec[k] for k in ("offset", "count", "width")}
+    starts, hidden, context = spec["action_starts"], spec["hidden"], spec["context"]
+    if not isinstance(context, list) or not all(isinstance(c, list) and len(c) == 3 for c in context):
+        raise ValueError(f"entity head context must be a list of [start, stop, step] slices: {spec!r}")
+    values = [*ints.values(), *starts, *hidden, *(v for c in context for v in c)]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise ValueError(f"entity head values must be integers: {spec!r}")
+    if any(not 0 <= start < stop <= observation_size or step < 1 for start, stop, step in context):
+        raise ValueError(f"entity head context slices must lie in the observation ({observation_size} values): "
+                         f"{spec!r}")
+    if ints["offset"] < 0 or ints["count"] < 1 or ints["width"] < 1 or not starts or not hidden or min(hidden) < 1:
+        raise ValueError(f"entity head sizes must be positive and its lists non-empty: {spec!r}")
+    if ints["offset"] + ints["count"] * ints["width"] > observation_size:
+        raise ValueError(f"entity head rows end past the observation ({observation_size} values): {spec!r}")
+    if min(starts) < 0 or max(starts) + ints["count"] > num_actions:
+        raise ValueError(f"entity head action groups end past the {num_actions} actions: {spec!r}")
+    return {**ints, "action_starts": list(starts), "context": [list(c) for c in context], "hidden": list(hidden)}
+
+
+def context_indices(spec: dict) -> list[int]:
+    """The observation indices the context slices name, in order."""
+    return [i for start, stop, step in spec["context"] for i in range(start, stop, step)]
+
+
+class EntityMlpExtractor(MlpExtractor):
+    """SB3's extractor, whose actor output also carries the raw features (the entity rows live there)."""
+
+    def __init__(self, feature_dim: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(feature_dim, *args, **kwargs)
+        self.feature_dim = feature_dim
+        self.latent_dim_pi += feature_dim
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.policy_net(features), features], dim=1)
+
+
+class EntityActionNet(nn.Module):
+    """Flat logits from the latent vector, plus the shared score of each entity's actions."""
+
+    def __init__(self, latent_dim: int, num_actions: int, spec: dict, activation_fn: type[nn.Module]) -> None:
+        super().__init__()
+        self.latent_dim, self.spec = latent_dim, spec
+        self.flat = nn.Linear(latent_dim, num_actions)
+        layers: list[nn.Module] = []
+        context = context_indices(spec)
+        size = spec["width"] + spec["count"] + len(context) + latent_dim
+        for hidden in spec["hidden"]:
+            layers += [nn.Linear(size, hidden), activation_fn()]
+            size = hidden
+        layers.append(nn.Linear(size, len(spec["action_starts"])))
+        self.scorer = nn.Sequential(*layers)
+        count = spec["count"]
+        self.register_buffer("identity", torch.eye(count), persistent=False)
+        self.register_buffer("context", torch.tensor(context, dtype=torch.long), persistent=False)
+        # group-major, as the scores are flattened: action_starts[g] + k
+        index = [start + k for start in spec["action_starts"] for k in range(count)]
+        self.register_buffer("targets", torch.tensor(index, dtype=torch.long), persistent=False)
+        for module, gain in ((self.flat, 0.01), (self.scorer[-1], 0.01)):
+            nn.init.orthogonal_(module.weight, gain=gain)
+            nn.init.zeros_(module.bias)
+
+    def forward(self, latent_and_features: torch.Tensor) -> torch.Tensor:
+        latent = latent_and_features[:, :self.latent_dim]
+        features = latent_and_features[:, self.latent_dim:]
+        spec, batch = self.spec, latent.shape[0]
+        rows = features[:, spec["offset"]:spec["offset"] + spec["count"] * spec["width"]]
+        rows = rows.reshape(batch, spec["count"], spec["width"])
+        shared = torch.cat([features[:, self.context], latent], dim=1).unsqueeze(1).expand(-1, spec["count"], -1)
+        inputs = torch.cat([rows, self.identity.expand(batch, -1, -1), shared], dim=2)
+        scores = self.scorer(inputs).transpose(1, 2).reshape(batch, -1)  # (batch, groups * count)
+        return self.flat(latent).index_add(1, self.targets, scores)
+
+
+class EntityActorCriticPolicy(MaskableActorCriticPolicy):
+    """`MaskableActorCriticPolicy` with the entity head as its action net (`entity_head`: the spec)."""
+
+    def __init__(self, *args: Any, entity_head: dict, **kwargs: Any) -> None:
+        self.entity_head = dict(entity_head)
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = EntityMlpExtractor(self.features_dim, net_arch=self.net_arch,
+                                                activation_fn=self.activation_fn, device=self.device)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        latent_dim = self.mlp_extractor.latent_dim_pi - self.mlp_extractor.feature_dim
+        spec = check_entity_head(self.entity_head, int(np.prod(self.observation_space.shape)), int(self.action_space.n))
+        self.action_net = EntityActionNet(latent_dim, int(self.action_space.n), spec, self.activation_fn)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "entity_head": self.entity_head}

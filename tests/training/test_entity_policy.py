@@ -1,0 +1,140 @@
+"""The entity head: its layout matches the game, it scores every entity alike, files and trainers carry it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+import torch  # noqa: E402
+
+from city_envs import make_game  # noqa: E402
+from city_envs.agents.base import play_game  # noqa: E402
+from city_envs.agents.entity_policy import EntityActorCriticPolicy, check_entity_head  # noqa: E402
+from city_envs.agents.policy_agent import PolicyAgent, batch_logits  # noqa: E402
+from city_envs.agents.policy_file import PolicyFileError, build_policy, load_policy_file, save_policy  # noqa: E402
+from city_envs.agents.random_agent import RandomAgent  # noqa: E402
+from city_envs.blue_moon_city import components as cp  # noqa: E402
+from city_envs.blue_moon_city import rules as r  # noqa: E402
+from city_envs.core.registry import GAMES, game_class  # noqa: E402
+from city_envs.training.config import TrainConfig  # noqa: E402
+from city_envs.training.selfplay import train  # noqa: E402
+
+ARCH = {"pi": [32], "vf": [32]}
+
+
+def head(game: str = "blue_moon_city", hidden=(16,)) -> dict:
+    return {**game_class(game).entity_layout.to_json(), "hidden": list(hidden)}
+
+
+def entity_policy(seed: int = 0):
+    cls = game_class("blue_moon_city")
+    torch.manual_seed(seed)
+    return build_policy(cls.observation_shape, cls.num_actions, ARCH, "tanh", head())
+
+
+def test_the_blue_moon_city_layout_rows_and_action_groups_name_the_same_positions():
+    """Row k of the city block is position k, and every action group's action k targets position k."""
+    layout = game_class("blue_moon_city").entity_layout
+    game = make_game("blue_moon_city", 3, seed=4)
+    rows = game.observation(0)[layout.offset:layout.offset + layout.count * layout.width].reshape(layout.count, -1)
+    assert layout.count == cp.NUM_POSITIONS
+    for k, tile in enumerate(game.state.tile_at):
+        assert rows[k, tile] == 1.0 and rows[k, :21].sum() == 1.0
+    moves = [(d, mode) for d in range(3) for mode in range(2)]
+    assert layout.action_starts[0] == r.MOVE_FIGURE
+    for start, (d, mode) in zip(layout.action_starts[1:], moves, strict=True):
+        for k in range(layout.count):
+            assert divmod(start + k - r.DRAGON_MOVE, 42) == (d, mode * cp.NUM_POSITIONS + k)
+    assert all(game_class(g).entity_layout is None for g in GAMES if g != "blue_moon_city")
+
+
+def test_entities_with_the_same_row_get_scores_that_differ_only_by_their_index():
+    """One scorer serves every entity: for the same latent vector, swapping two rows swaps their actions'
+    entity scores (once the index input and the flat logits are silenced)."""
+    net = entity_policy().action_net
+    with torch.no_grad():
+        net.flat.weight.zero_()
+        net.flat.bias.zero_()
+        net.scorer[0].weight[:, 98:98 + 21].zero_()
+    obs = torch.as_tensor(make_game("blue_moon_city", 2, seed=1).observation(0))
+    swapped = obs.clone()
+    cells = swapped[:21 * 98].view(21, 98)
+    cells[[3, 17]] = cells[[17, 3]]
+    latent = torch.linspace(-1, 1, net.latent_dim)
+    with torch.no_grad():
+        logits = net(torch.stack([torch.cat([latent, obs]), torch.cat([latent, swapped])])).numpy()
+    for start in head()["action_starts"]:
+        assert logits[0, start + 3] == pytest.approx(logits[1, start + 17], abs=1e-6)
+        assert logits[0, start + 17] == pytest.approx(logits[1, start + 3], abs=1e-6)
+    assert logits[0, 128 + 3] != pytest.approx(logits[0, 128 + 17], abs=1e-6)  # and the rows do matter
+    assert np.count_nonzero(logits[0]) == len(head()["action_starts"]) * 21  # only entity actions get a score
+
+
+def test_a_policy_file_with_an_entity_head_loads_the_same_network_and_plays(tmp_path):
+    policy = entity_policy(seed=2)
+    path = save_policy(policy, tmp_path / "bmc.safetensors", game="blue_moon_city", players=2, net_arch=ARCH,
+                       activation="tanh")
+    loaded, meta = load_policy_file(path)
+    assert isinstance(loaded, EntityActorCriticPolicy) and meta["entity_head"] == head()
+    obs = np.random.default_rng(0).random((4, 2200), dtype=np.float32)
+    mask = np.ones((4, 220), dtype=bool)
+    assert np.array_equal(batch_logits(policy, obs, mask), batch_logits(loaded, obs, mask))
+    game = make_game("blue_moon_city", 2, seed=3)
+    play_game(game, [PolicyAgent(str(path)), RandomAgent(seed=1)])
+    assert game.is_over() or game.is_truncated()
+
+
+def test_a_broken_entity_head_in_a_file_is_refused(tmp_path):
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    path = save_policy(entity_policy(), tmp_path / "ok.safetensors", game="blue_moon_city", players=2,
+                       net_arch=ARCH, activation="tanh")
+    with safe_open(str(path), framework="pt") as handle:
+        metadata = handle.metadata()
+    tensors = load_file(str(path))
+    assert metadata["format_version"] == "2"
+    bad_heads = {"past the 220 actions": {**head(), "action_starts": [215]},
+                 "past the observation": {**head(), "offset": 2190},
+                 "keys": {"offset": 0}, "integers": {**head(), "hidden": [1.5]},
+                 "context slices must lie": {**head(), "context": [[2190, 2210, 1]]},
+                 "list of \\[start, stop, step\\]": {**head(), "context": [[0, 5]]}}
+    for message, bad in bad_heads.items():
+        save_file(tensors, str(tmp_path / "bad.safetensors"), metadata={**metadata, "entity_head": json.dumps(bad)})
+        with pytest.raises(PolicyFileError, match=message):
+            load_policy_file(tmp_path / "bad.safetensors")
+    save_file(tensors, str(tmp_path / "plain.safetensors"), metadata={**metadata, "format_version": "1"})
+    with pytest.raises(PolicyFileError, match="do not fit"):  # a version-1 file is a plain network
+        load_policy_file(tmp_path / "plain.safetensors")
+    with pytest.raises(ValueError, match="past the observation"):
+        check_entity_head({**head(), "count": 30}, 2200, 220)
+
+
+def test_configs_ask_for_an_entity_head_only_where_the_game_declares_its_rows():
+    assert TrainConfig("blue_moon_city", entity_head={"hidden": [64]}).entity_head_spec() == head(hidden=[64])
+    assert TrainConfig("blue_moon_city").entity_head_spec() is None
+    with pytest.raises(ValueError, match="declares no entity rows"):
+        TrainConfig("citadels", entity_head={"hidden": [64]})
+    for bad in ({"hidden": []}, {"hidden": [0]}, {"width": 3}, {"hidden": "64"}):
+        with pytest.raises(ValueError, match="entity_head"):
+            TrainConfig("blue_moon_city", entity_head=bad)
+
+
+def test_a_run_with_an_entity_head_warm_starts_trains_ppo_and_refuses_a_mismatched_start(tmp_path):
+    config = TrainConfig("blue_moon_city", timesteps=64, n_envs=2, n_steps=32, batch_size=32, n_epochs=1,
+                         net_arch=[32], entity_head={"hidden": [16]}, bc_matches=2, dagger_rounds=1,
+                         dagger_matches=1, pretrain_epochs=1, pretrain_batch_size=64, eval_games=0,
+                         final_eval_games=0, snapshot_every=64, checkpoint_every=64, eval_every=10**9)
+    summary = train(config, tmp_path / "run", log=lambda _: None)
+    assert summary["timesteps"] == 64
+    for name in ("warm_start/round_0.safetensors", "warm_start/round_1.safetensors", "model.safetensors"):
+        assert load_policy_file(tmp_path / "run" / name)[1]["entity_head"] == head()
+    flat = TrainConfig(**{**config.__dict__, "entity_head": {}, "pretrain": False,
+                          "init_from": str(tmp_path / "run" / "model.safetensors")})
+    with pytest.raises(ValueError, match="set net_arch, activation and entity_head to match it"):
+        train(flat, tmp_path / "flat", log=lambda _: None)
