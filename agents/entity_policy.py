@@ -24,35 +24,49 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-HEAD_KEYS = ("offset", "count", "width", "action_starts", "context", "hidden")
+HEAD_KEYS = ("count", "rows", "action_starts", "context", "hidden")
+
+
+def _int_lists(value: Any, length: int | None) -> bool:
+    """A list of lists of `length` integers (any length if None)."""
+    return isinstance(value, list) and all(
+        isinstance(item, list) and (length is None or len(item) == length)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in item) for item in value)
 
 
 def check_entity_head(spec: Any, observation_size: int, num_actions: int) -> dict:
     """`spec` as a clean dict, or ValueError naming what does not fit the spaces."""
     if not isinstance(spec, dict) or set(spec) != set(HEAD_KEYS):
         raise ValueError(f"an entity head is a dict with the keys {', '.join(HEAD_KEYS)}, not {spec!r}")
-    ints = {k: spec[k] for k in ("offset", "count", "width")}
-    starts, hidden, context = spec["action_starts"], spec["hidden"], spec["context"]
-    if not isinstance(context, list) or not all(isinstance(c, list) and len(c) == 3 for c in context):
-        raise ValueError(f"entity head context must be a list of [start, stop, step] slices: {spec!r}")
-    values = [*ints.values(), *starts, *hidden, *(v for c in context for v in c)]
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise ValueError(f"entity head values must be integers: {spec!r}")
-    if any(not 0 <= start < stop <= observation_size or step < 1 for start, stop, step in context):
+    count, rows, context = spec["count"], spec["rows"], spec["context"]
+    if not _int_lists([[count], spec["action_starts"], spec["hidden"]], None):
+        raise ValueError(f"entity head count, action_starts and hidden must be integers: {spec!r}")
+    if not _int_lists(rows, 2) or not _int_lists(context, 3):
+        raise ValueError(f"entity head rows must be [offset, width] blocks and its context [start, stop, step] "
+                         f"slices: {spec!r}")
+    starts, hidden = spec["action_starts"], spec["hidden"]
+    if count < 1 or not rows or not starts or not hidden or min(hidden) < 1 or min(w for _, w in rows) < 1:
+        raise ValueError(f"entity head sizes must be positive and its lists non-empty: {spec!r}")
+    if any(offset < 0 or offset + count * width > observation_size for offset, width in rows):
+        raise ValueError(f"entity head rows must lie in the observation ({observation_size} values): {spec!r}")
+    if any(not 0 <= begin < stop <= observation_size or step < 1 for begin, stop, step in context):
         raise ValueError(f"entity head context slices must lie in the observation ({observation_size} values): "
                          f"{spec!r}")
-    if ints["offset"] < 0 or ints["count"] < 1 or ints["width"] < 1 or not starts or not hidden or min(hidden) < 1:
-        raise ValueError(f"entity head sizes must be positive and its lists non-empty: {spec!r}")
-    if ints["offset"] + ints["count"] * ints["width"] > observation_size:
-        raise ValueError(f"entity head rows end past the observation ({observation_size} values): {spec!r}")
-    if min(starts) < 0 or max(starts) + ints["count"] > num_actions:
+    if min(starts) < 0 or max(starts) + count > num_actions:
         raise ValueError(f"entity head action groups end past the {num_actions} actions: {spec!r}")
-    return {**ints, "action_starts": list(starts), "context": [list(c) for c in context], "hidden": list(hidden)}
+    return {"count": count, "rows": [list(b) for b in rows], "action_starts": list(starts),
+            "context": [list(c) for c in context], "hidden": list(hidden)}
+
+
+def row_indices(spec: dict) -> list[list[int]]:
+    """Entity k's observation indices: its row of every block, joined."""
+    return [[offset + k * width + j for offset, width in spec["rows"] for j in range(width)]
+            for k in range(spec["count"])]
 
 
 def context_indices(spec: dict) -> list[int]:
     """The observation indices the context slices name, in order."""
-    return [i for start, stop, step in spec["context"] for i in range(start, stop, step)]
+    return [i for begin, stop, step in spec["context"] for i in range(begin, stop, step)]
 
 
 class EntityMlpExtractor(MlpExtractor):
@@ -78,14 +92,15 @@ class EntityActionNet(nn.Module):
         self.latent_dim, self.spec = latent_dim, spec
         self.flat = nn.Linear(latent_dim, num_actions)
         layers: list[nn.Module] = []
-        context = context_indices(spec)
-        size = spec["width"] + spec["count"] + len(context) + latent_dim
+        rows, context = row_indices(spec), context_indices(spec)
+        size = len(rows[0]) + spec["count"] + len(context) + latent_dim
         for hidden in spec["hidden"]:
             layers += [nn.Linear(size, hidden), activation_fn()]
             size = hidden
         layers.append(nn.Linear(size, len(spec["action_starts"])))
         self.scorer = nn.Sequential(*layers)
         count = spec["count"]
+        self.register_buffer("rows", torch.tensor(rows, dtype=torch.long), persistent=False)
         self.register_buffer("identity", torch.eye(count), persistent=False)
         self.register_buffer("context", torch.tensor(context, dtype=torch.long), persistent=False)
         # group-major, as the scores are flattened: action_starts[g] + k
@@ -98,10 +113,9 @@ class EntityActionNet(nn.Module):
     def forward(self, latent_and_features: torch.Tensor) -> torch.Tensor:
         latent = latent_and_features[:, :self.latent_dim]
         features = latent_and_features[:, self.latent_dim:]
-        spec, batch = self.spec, latent.shape[0]
-        rows = features[:, spec["offset"]:spec["offset"] + spec["count"] * spec["width"]]
-        rows = rows.reshape(batch, spec["count"], spec["width"])
-        shared = torch.cat([features[:, self.context], latent], dim=1).unsqueeze(1).expand(-1, spec["count"], -1)
+        batch, count = latent.shape[0], self.spec["count"]
+        rows = features[:, self.rows]  # (batch, count, features of one entity)
+        shared = torch.cat([features[:, self.context], latent], dim=1).unsqueeze(1).expand(-1, count, -1)
         inputs = torch.cat([rows, self.identity.expand(batch, -1, -1), shared], dim=2)
         scores = self.scorer(inputs).transpose(1, 2).reshape(batch, -1)  # (batch, groups * count)
         return self.flat(latent).index_add(1, self.targets, scores)

@@ -43,7 +43,7 @@ SECTION_BASE, SECTION_WIDTH = 29, 15  # inside a cell: after tile (21), complete
 # What a position is worth to the seat also depends on its hand, its own row of the players block, the turn, and
 # where its figure stands (column 25 of every cell: the distance to walk).
 ENTITY_LAYOUT = EntityLayout(
-    offset=CITY, count=cp.NUM_POSITIONS, width=CELL,
+    count=cp.NUM_POSITIONS, rows=((CITY, CELL),),
     action_starts=(r.MOVE_FIGURE, *(r.DRAGON_MOVE + 2 * cp.NUM_POSITIONS * d + cp.NUM_POSITIONS * mode
                                     for d in range(3) for mode in range(2))),
     context=((HAND, PILES, 1), (PLAYERS, PLAYERS + 8, 1), (TURN, PAYMENT, 1),

@@ -57,7 +57,8 @@ class Option:
 class EntityLayout:
     """Where an observation holds one row of features per board entity, and which actions act on them.
 
-    Rows `offset + k * width ... + width` (k < `count`) describe entity k; each start s in
+    Each block (offset, width) of `rows` holds `count` rows of `width` values: entity k's row starts at
+    `offset + k * width`, and its features are its rows of every block, joined. Each start s in
     `action_starts` names a group of actions, one per entity (`s + k`). A policy can then score every
     entity's actions with one shared network (city_envs.agents.entity_policy) instead of learning the
     same function once per board position. `context` names slices (start, stop, step) of the observation
@@ -65,14 +66,13 @@ class EntityLayout:
     observation; it changes nothing in it.
     """
 
-    offset: int
     count: int
-    width: int
+    rows: tuple[tuple[int, int], ...]
     action_starts: tuple[int, ...]
     context: tuple[tuple[int, int, int], ...] = ()
 
     def to_json(self) -> dict:
-        return {"offset": self.offset, "count": self.count, "width": self.width,
+        return {"count": self.count, "rows": [list(block) for block in self.rows],
                 "action_starts": list(self.action_starts), "context": [list(c) for c in self.context]}
 
 

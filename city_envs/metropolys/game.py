@@ -65,6 +65,7 @@ class Metropolys(StateGame):
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
+    entity_layout = view.ENTITY_LAYOUT
 
     def _setup(self) -> None:
         n = self.num_players

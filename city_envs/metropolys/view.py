@@ -28,6 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from city_envs.core.game import EntityLayout
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 from city_envs.metropolys.rules import State
@@ -38,6 +39,12 @@ OBS_SIZE = 2164
 STATIC_WIDTH, DYNAMIC_WIDTH, PLAYER_WIDTH = 17, 20, 25
 MAX_CALLS = 49
 _ROWS = np.arange(N)
+# a neighbourhood's static and dynamic rows describe it; the neighbourhood actions (where to bid) act on it, and
+# what a bid there is worth also depends on the seat's own row of the players block, its cards and the call
+ENTITY_LAYOUT = EntityLayout(
+    count=N, rows=((STATIC, STATIC_WIDTH), (DYNAMIC, DYNAMIC_WIDTH)), action_starts=(r.NBHD_ACTION,),
+    context=((PLAYERS, PLAYERS + PLAYER_WIDTH, 1), (PRIVATE, OBS_SIZE, 1)),
+)
 # VALUE_BITS[mask] = the 13 values of a supply mask as 0/1 floats
 VALUE_BITS = ((np.arange(1 << cp.NUM_BUILDINGS)[:, None] >> np.arange(cp.NUM_BUILDINGS)) & 1).astype(np.float32)
 

@@ -30,7 +30,7 @@ def test_every_game_ships_small_baselines_with_config_curve_and_figures(game, pl
     meta = read_metadata(path)
     assert (meta["game"], meta["players"]) == (game, players)
     config = load_config(game, path.with_suffix(".toml"))
-    assert config.players == players
+    assert config.players == players and meta["entity_head"] == config.entity_head_spec()  # the config rebuilds it
     figures = record(game, players)["evaluation"]
     assert set(figures) == {"random", "heuristic"}
     assert all(r["games"] >= 400 and r["failures"] == 0 for r in figures.values())

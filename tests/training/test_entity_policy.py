@@ -14,7 +14,7 @@ import torch  # noqa: E402
 
 from city_envs import make_game  # noqa: E402
 from city_envs.agents.base import play_game  # noqa: E402
-from city_envs.agents.entity_policy import EntityActorCriticPolicy, check_entity_head  # noqa: E402
+from city_envs.agents.entity_policy import EntityActorCriticPolicy, check_entity_head, row_indices  # noqa: E402
 from city_envs.agents.policy_agent import PolicyAgent, batch_logits  # noqa: E402
 from city_envs.agents.policy_file import PolicyFileError, build_policy, load_policy_file, save_policy  # noqa: E402
 from city_envs.agents.random_agent import RandomAgent  # noqa: E402
@@ -41,8 +41,8 @@ def test_the_blue_moon_city_layout_rows_and_action_groups_name_the_same_position
     """Row k of the city block is position k, and every action group's action k targets position k."""
     layout = game_class("blue_moon_city").entity_layout
     game = make_game("blue_moon_city", 3, seed=4)
-    rows = game.observation(0)[layout.offset:layout.offset + layout.count * layout.width].reshape(layout.count, -1)
-    assert layout.count == cp.NUM_POSITIONS
+    rows = game.observation(0)[row_indices(head())]
+    assert layout.count == cp.NUM_POSITIONS and rows.shape == (21, 98)
     for k, tile in enumerate(game.state.tile_at):
         assert rows[k, tile] == 1.0 and rows[k, :21].sum() == 1.0
     moves = [(d, mode) for d in range(3) for mode in range(2)]
@@ -50,8 +50,25 @@ def test_the_blue_moon_city_layout_rows_and_action_groups_name_the_same_position
     for start, (d, mode) in zip(layout.action_starts[1:], moves, strict=True):
         for k in range(layout.count):
             assert divmod(start + k - r.DRAGON_MOVE, 42) == (d, mode * cp.NUM_POSITIONS + k)
-    assert all(game_class(g).entity_layout is None for g in GAMES if g != "blue_moon_city")
+    assert all(game_class(g).entity_layout is None for g in GAMES if g not in ("blue_moon_city", "metropolys"))
 
+
+def test_the_metropolys_layout_joins_each_neighbourhoods_static_and_dynamic_rows():
+    """Entity k is neighbourhood k: its district one-hot (static row) and whether a bid there is legal
+    now (dynamic row) match the game, and the neighbourhood action k bids on it."""
+    from city_envs.metropolys import components as mcp
+    from city_envs.metropolys import rules as mr
+
+    game = make_game("metropolys", 3, seed=2)
+    for _ in range(7):  # into the game, past a few bids
+        game.apply(int(np.flatnonzero(game.legal_actions())[0]))
+    spec = head("metropolys")
+    rows = game.observation(game.current_player())[row_indices(spec)]
+    assert rows.shape == (mcp.NUM_NBHDS, 17 + 20) and spec["action_starts"] == [mr.NBHD_ACTION]
+    legal = game.legal_actions()
+    for k in range(mcp.NUM_NBHDS):
+        assert rows[k, :5].argmax() == mcp.DISTRICT[k]
+        assert rows[k, 17 + 18] == legal[mr.NBHD_ACTION + k]
 
 def test_entities_with_the_same_row_get_scores_that_differ_only_by_their_index():
     """One scorer serves every entity: for the same latent vector, swapping two rows swaps their actions'
@@ -100,10 +117,11 @@ def test_a_broken_entity_head_in_a_file_is_refused(tmp_path):
     tensors = load_file(str(path))
     assert metadata["format_version"] == "2"
     bad_heads = {"past the 220 actions": {**head(), "action_starts": [215]},
-                 "past the observation": {**head(), "offset": 2190},
-                 "keys": {"offset": 0}, "integers": {**head(), "hidden": [1.5]},
+                 "rows must lie": {**head(), "rows": [[2190, 98]]},
+                 "\\[offset, width\\] blocks": {**head(), "rows": [[0]]},
+                 "keys": {"offset": 0}, "must be integers": {**head(), "hidden": [1.5]},
                  "context slices must lie": {**head(), "context": [[2190, 2210, 1]]},
-                 "list of \\[start, stop, step\\]": {**head(), "context": [[0, 5]]}}
+                 "context \\[start, stop, step\\] slices": {**head(), "context": [[0, 5]]}}
     for message, bad in bad_heads.items():
         save_file(tensors, str(tmp_path / "bad.safetensors"), metadata={**metadata, "entity_head": json.dumps(bad)})
         with pytest.raises(PolicyFileError, match=message):
@@ -111,7 +129,7 @@ def test_a_broken_entity_head_in_a_file_is_refused(tmp_path):
     save_file(tensors, str(tmp_path / "plain.safetensors"), metadata={**metadata, "format_version": "1"})
     with pytest.raises(PolicyFileError, match="do not fit"):  # a version-1 file is a plain network
         load_policy_file(tmp_path / "plain.safetensors")
-    with pytest.raises(ValueError, match="past the observation"):
+    with pytest.raises(ValueError, match="rows must lie in the observation"):
         check_entity_head({**head(), "count": 30}, 2200, 220)
 
 
@@ -120,6 +138,7 @@ def test_configs_ask_for_an_entity_head_only_where_the_game_declares_its_rows():
     assert TrainConfig("blue_moon_city").entity_head_spec() is None
     with pytest.raises(ValueError, match="declares no entity rows"):
         TrainConfig("citadels", entity_head={"hidden": [64]})
+    assert TrainConfig("metropolys", entity_head={"hidden": [64]}).entity_head_spec() == head("metropolys", [64])
     for bad in ({"hidden": []}, {"hidden": [0]}, {"width": 3}, {"hidden": "64"}):
         with pytest.raises(ValueError, match="entity_head"):
             TrainConfig("blue_moon_city", entity_head=bad)
