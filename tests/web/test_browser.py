@@ -140,27 +140,39 @@ def arena_run(served_folder: Path) -> Path:
 
 
 def test_an_arena_match_steps_back_and_forth(live_server, browser, arena_run):
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     browser.get(f"{live_server}/")
     links = browser.find_elements(By.CSS_SELECTOR, "a.match-link")
     assert [link.text for link in links] == ["0", "1"]
     links[1].click()
-    step = lambda: int(browser.find_element(By.ID, "step").text)  # noqa: E731
-    assert step() == 0
+
+    def reaches_step(expected: int) -> bool:
+        """Whether the page shows `expected` within 30 s: a jump reloads the page, and an element read
+        while the old page unloads goes stale (CI caught it on a busy machine), so it is read again."""
+        wait = WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException))
+        try:
+            return wait.until(lambda b: int(b.find_element(By.ID, "step").text) == expected)
+        except TimeoutException:
+            return False
+
+    assert reaches_step(0)
     for expected in (1, 2, 3):
         browser.find_element(By.ID, "forward").click()
-        assert step() == expected
+        assert reaches_step(expected)
     browser.find_element(By.ID, "back").click()
-    assert step() == 2
+    assert reaches_step(2)
     jump = browser.find_element(By.ID, "jump")
     jump.clear()
     jump.send_keys("40\n")
-    assert step() == 40
+    assert reaches_step(40)
     assert "step=40" in browser.current_url
     check_board_image(browser)
     browser.find_element(By.ID, "view-1").click()
-    assert step() == 40 and "view=1" in browser.current_url
+    WebDriverWait(browser, 30).until(lambda b: "view=1" in b.current_url)
+    assert reaches_step(40)
     assert len(browser.find_elements(By.CSS_SELECTOR, "pre.private")) == 1
     browser.find_element(By.ID, "view-full").click()
     assert len(browser.find_elements(By.CSS_SELECTOR, "pre.private")) == 2
