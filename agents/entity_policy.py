@@ -3,11 +3,10 @@
 A flat policy head learns the logit of "move to position 17" from a latent vector that has to carry
 what is at every position; the same judgement (can my hand pay there? is a dragon there?) is learnt
 21 times over, once per output row, and a clone of a heuristic stalls on exactly those choices. Here,
-as DouZero scores each candidate move with one network, a small MLP reads one entity's row of the
+as DouZero scores each candidate move with one network, a small MLP reads one entity's rows of the
 observation (`EntityLayout`), the entity's index (one-hot), the layout's context values (read by every
-entity alike) and the actor's latent vector, and writes
-one score per action group; the score of entity k in group g is added to the flat logit of action
-`action_starts[g] + k`. Everything else is sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO,
+entity alike) and the actor's latent vector, and writes one score per action group; the score of
+entity k in group g is added to the flat logit of action `action_starts[g] + k`. Everything else is sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO,
 the warm start and the policy file format use it as they use the plain one.
 
 The head's spec is plain JSON (the layout plus `hidden`, the shared MLP's layer sizes); a policy file
@@ -91,15 +90,15 @@ class EntityActionNet(nn.Module):
         super().__init__()
         self.latent_dim, self.spec = latent_dim, spec
         self.flat = nn.Linear(latent_dim, num_actions)
-        layers: list[nn.Module] = []
+        count = spec["count"]
         rows, context = row_indices(spec), context_indices(spec)
-        size = len(rows[0]) + spec["count"] + len(context) + latent_dim
+        layers: list[nn.Module] = []
+        size = len(rows[0]) + count + len(context) + latent_dim
         for hidden in spec["hidden"]:
             layers += [nn.Linear(size, hidden), activation_fn()]
             size = hidden
         layers.append(nn.Linear(size, len(spec["action_starts"])))
         self.scorer = nn.Sequential(*layers)
-        count = spec["count"]
         self.register_buffer("rows", torch.tensor(rows, dtype=torch.long), persistent=False)
         self.register_buffer("identity", torch.eye(count), persistent=False)
         self.register_buffer("context", torch.tensor(context, dtype=torch.long), persistent=False)
