@@ -6,8 +6,9 @@ what is at every position; the same judgement (can my hand pay there? is a drago
 as DouZero scores each candidate move with one network, a small MLP reads one entity's rows of the
 observation (`EntityLayout`), the entity's index (one-hot), the layout's context values (read by every
 entity alike) and the actor's latent vector, and writes one score per action group; the score of
-entity k in group g is added to the flat logit of action `action_starts[g] + k`. Everything else is sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO,
-the warm start and the policy file format use it as they use the plain one.
+entity k in group g is added to the flat logit of action `action_starts[g] + k`. Everything else is
+sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO, the warm start and the policy file format
+use it as they use the plain one.
 
 The head's spec is plain JSON (the layout plus `hidden`, the shared MLP's layer sizes); a policy file
 stores it, so loading a file builds the same network and runs no code.
