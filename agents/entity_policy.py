@@ -10,8 +10,9 @@ entity k in group g is added to the flat logit of action `action_starts[g] + k`.
 sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO, the warm start and the policy file format
 use it as they use the plain one.
 
-The head's spec is plain JSON (the layout plus `hidden`, the shared MLP's layer sizes); a policy file
-stores it, so loading a file builds the same network and runs no code.
+The head's spec is plain JSON (the layout plus `hidden`, the shared MLP's layer sizes; checked by
+`policy_file.check_entity_head`); a policy file stores it, so loading a file builds the same network
+and runs no code.
 """
 
 from __future__ import annotations
@@ -24,38 +25,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-HEAD_KEYS = ("count", "rows", "action_starts", "context", "hidden")
-
-
-def _int_lists(value: Any, length: int | None) -> bool:
-    """A list of lists of `length` integers (any length if None)."""
-    return isinstance(value, list) and all(
-        isinstance(item, list) and (length is None or len(item) == length)
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in item) for item in value)
-
-
-def check_entity_head(spec: Any, observation_size: int, num_actions: int) -> dict:
-    """`spec` as a clean dict, or ValueError naming what does not fit the spaces."""
-    if not isinstance(spec, dict) or set(spec) != set(HEAD_KEYS):
-        raise ValueError(f"an entity head is a dict with the keys {', '.join(HEAD_KEYS)}, not {spec!r}")
-    count, rows, context = spec["count"], spec["rows"], spec["context"]
-    if not _int_lists([[count], spec["action_starts"], spec["hidden"]], None):
-        raise ValueError(f"entity head count, action_starts and hidden must be integers: {spec!r}")
-    if not _int_lists(rows, 2) or not _int_lists(context, 3):
-        raise ValueError(f"entity head rows must be [offset, width] blocks and its context [start, stop, step] "
-                         f"slices: {spec!r}")
-    starts, hidden = spec["action_starts"], spec["hidden"]
-    if count < 1 or not rows or not starts or not hidden or min(hidden) < 1 or min(w for _, w in rows) < 1:
-        raise ValueError(f"entity head sizes must be positive and its lists non-empty: {spec!r}")
-    if any(offset < 0 or offset + count * width > observation_size for offset, width in rows):
-        raise ValueError(f"entity head rows must lie in the observation ({observation_size} values): {spec!r}")
-    if any(not 0 <= begin < stop <= observation_size or step < 1 for begin, stop, step in context):
-        raise ValueError(f"entity head context slices must lie in the observation ({observation_size} values): "
-                         f"{spec!r}")
-    if min(starts) < 0 or max(starts) + count > num_actions:
-        raise ValueError(f"entity head action groups end past the {num_actions} actions: {spec!r}")
-    return {"count": count, "rows": [list(b) for b in rows], "action_starts": list(starts),
-            "context": [list(c) for c in context], "hidden": list(hidden)}
+from city_envs.agents.policy_file import check_entity_head
 
 
 def row_indices(spec: dict) -> list[list[int]]:
@@ -76,9 +46,6 @@ class EntityMlpExtractor(MlpExtractor):
         super().__init__(feature_dim, *args, **kwargs)
         self.feature_dim = feature_dim
         self.latent_dim_pi += feature_dim
-
-    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         return torch.cat([self.policy_net(features), features], dim=1)

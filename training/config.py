@@ -7,11 +7,12 @@ rounds; `training/pretrain.py`) and self-play PPO from the warm start (`training
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from city_envs.agents.policy_file import ACTIVATIONS, normalize_net_arch
+from city_envs.agents.policy_file import ACTIVATIONS, check_entity_head, normalize_net_arch
 from city_envs.agents.registry import HEURISTICS
 from city_envs.core.registry import game_class
 
@@ -120,14 +121,14 @@ class TrainConfig:
             return None
         if not isinstance(self.entity_head, dict) or set(self.entity_head) != {"hidden"}:
             raise ValueError(f"entity_head must be {{}} or {{hidden = [layer sizes]}}, not {self.entity_head!r}")
-        layout = game_class(self.game).entity_layout
-        if layout is None:
+        cls = game_class(self.game)
+        if cls.entity_layout is None:
             raise ValueError(f"{self.game}'s observation declares no entity rows: set entity_head = {{}}")
-        hidden = self.entity_head["hidden"]
-        if not isinstance(hidden, list) or not hidden or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in hidden):
-            raise ValueError(f"entity_head.hidden must be a list of positive layer sizes, not {hidden!r}")
-        return {**layout.to_json(), "hidden": list(hidden)}
+        try:  # the same check a policy file's head gets
+            return check_entity_head({**cls.entity_layout.to_json(), "hidden": self.entity_head["hidden"]},
+                                     math.prod(cls.observation_shape), cls.num_actions)
+        except ValueError as error:
+            raise ValueError(f"entity_head: {error}") from None
 
     def pool_weights(self) -> dict[str, float]:
         return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}

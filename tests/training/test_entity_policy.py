@@ -14,9 +14,15 @@ import torch  # noqa: E402
 
 from city_envs import make_game  # noqa: E402
 from city_envs.agents.base import play_game  # noqa: E402
-from city_envs.agents.entity_policy import EntityActorCriticPolicy, check_entity_head, row_indices  # noqa: E402
+from city_envs.agents.entity_policy import EntityActorCriticPolicy, row_indices  # noqa: E402
 from city_envs.agents.policy_agent import PolicyAgent, batch_logits  # noqa: E402
-from city_envs.agents.policy_file import PolicyFileError, build_policy, load_policy_file, save_policy  # noqa: E402
+from city_envs.agents.policy_file import (  # noqa: E402
+    PolicyFileError,
+    build_policy,
+    check_entity_head,
+    load_policy_file,
+    save_policy,
+)
 from city_envs.agents.random_agent import RandomAgent  # noqa: E402
 from city_envs.blue_moon_city import components as cp  # noqa: E402
 from city_envs.blue_moon_city import rules as r  # noqa: E402
