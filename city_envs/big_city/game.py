@@ -21,6 +21,7 @@ class BigCity(StateGame):
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.OBS_SIZE,)
+    entity_layout = view.ENTITY_LAYOUT
 
     def _setup(self) -> None:
         self.state = rules.new_state(self.num_players, self.rng)

@@ -38,6 +38,7 @@ import numpy as np
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
+from city_envs.core.game import EntityLayout
 
 PLOT_WIDTH = 53
 PLOTS, SPECIAL, PLAYERS, GLOBAL = 0, 3604, 3620, 3690
@@ -51,6 +52,11 @@ OCCUPANT_COLUMN = {**{k: 0 for k in cp.RESIDENCES}, **{k: 1 for k in cp.BUSINESS
                    cp.CHURCH: 3, cp.CINEMA: 4, cp.POST_OFFICE: 5, cp.BANK: 6, cp.SHOPPING_CENTER: 7,
                    cp.PARK2: 8, cp.PARK3: 8, cp.FACTORY_L: 9, cp.FACTORY_4: 9}
 FREE_COLUMN = 10
+# entity k is plot k: action k picks it on the board, or names its card in the hand (plot card k is plot k's)
+ENTITY_LAYOUT = EntityLayout(
+    count=cp.NUM_PLOTS, rows=((PLOTS, PLOT_WIDTH),), action_starts=(r.CARD,),
+    context=((SPECIAL, PLAYERS + PLAYER_WIDTH, 1), (GLOBAL, OBS_SIZE, 1)),
+)
 
 
 @lru_cache(maxsize=1)

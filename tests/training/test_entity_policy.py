@@ -56,7 +56,8 @@ def test_the_blue_moon_city_layout_rows_and_action_groups_name_the_same_position
     for start, (d, mode) in zip(layout.action_starts[1:], moves, strict=True):
         for k in range(layout.count):
             assert divmod(start + k - r.DRAGON_MOVE, 42) == (d, mode * cp.NUM_POSITIONS + k)
-    assert all(game_class(g).entity_layout is None for g in GAMES if g not in ("blue_moon_city", "metropolys"))
+    assert all(game_class(g).entity_layout is None for g in GAMES
+               if g not in ("blue_moon_city", "metropolys", "big_city"))
 
 
 def test_the_metropolys_layout_joins_each_neighbourhoods_static_and_dynamic_rows():
@@ -75,6 +76,35 @@ def test_the_metropolys_layout_joins_each_neighbourhoods_static_and_dynamic_rows
     for k in range(mcp.NUM_NBHDS):
         assert rows[k, :5].argmax() == mcp.DISTRICT[k]
         assert rows[k, 17 + 18] == legal[mr.NBHD_ACTION + k]
+
+def test_the_big_city_layout_rows_are_plots_and_plot_actions_name_them():
+    """Entity k is plot k: its row says whether it is placed and whether the seat holds its card, and
+    action k (a plot to build on, or the card to play) names that plot."""
+    from city_envs.big_city import components as bcp
+    from city_envs.big_city import rules as br
+    from city_envs.big_city import view as bv
+
+    game = make_game("big_city", 2, seed=3)
+    rng = np.random.default_rng(0)
+    spec = head("big_city")
+    seen = set()
+    while not game.is_over():
+        s, seat = game.state, game.current_player()
+        rows = game.observation(seat)[row_indices(spec)]
+        assert rows.shape == (bcp.NUM_PLOTS, bv.PLOT_WIDTH)
+        for k in range(bcp.NUM_PLOTS):
+            assert rows[k, 0] == (s.px[k] >= 0) and rows[k, bv.MINE] == (k in s.hands[seat])
+        legal = np.flatnonzero(game.legal_actions())
+        plots = legal[legal < bcp.NUM_PLOTS]
+        if s.decision == br.BUILD_SELECT and len(plots):  # a board phase: the plots to build on are placed
+            assert all(rows[k, 0] == 1.0 for k in plots)
+            seen.add("board")
+        if s.decision in (br.DEAD_DISCARD, br.EXCHANGE_SELECT) and len(plots):  # a hand phase: cards in hand
+            assert all(rows[k, bv.MINE] == 1.0 for k in plots)
+            seen.add("hand")
+        game.apply(int(rng.choice(legal)))
+    assert seen == {"board", "hand"}
+
 
 def test_entities_with_the_same_row_get_scores_that_differ_only_by_their_index():
     """One scorer serves every entity: for the same latent vector, swapping two rows swaps their actions'
