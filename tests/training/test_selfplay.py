@@ -310,6 +310,15 @@ def test_every_game_has_a_config_that_round_trips_through_toml(game, tmp_path):
     assert load_config(game, path) == config
 
 
+def test_every_committed_config_is_valid_for_the_game_it_names():
+    """training/configs/<game>[_variant].toml: each loads and validates (a bad key or value would raise)."""
+    paths = sorted((Path(__file__).resolve().parents[2] / "training" / "configs").glob("*.toml"))
+    assert {p.stem for p in paths} >= set(GAMES)
+    for path in paths:
+        game = next(g for g in GAMES if path.stem == g or path.stem.startswith(g + "_"))
+        assert load_config(game, path).game == game
+
+
 def test_a_new_run_refuses_a_directory_that_holds_one(tmp_path):
     config = TrainConfig("metropolys", timesteps=64, **TINY)
     train(config, tmp_path, log=lambda _: None)
