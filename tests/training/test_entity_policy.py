@@ -77,9 +77,10 @@ def test_the_metropolys_layout_joins_each_neighbourhoods_static_and_dynamic_rows
         assert rows[k, :5].argmax() == mcp.DISTRICT[k]
         assert rows[k, 17 + 18] == legal[mr.NBHD_ACTION + k]
 
+
 def test_the_big_city_layout_rows_are_plots_and_plot_actions_name_them():
     """Entity k is plot k: its row says whether it is placed and whether the seat holds its card, and
-    action k (a plot to build on, or the card to play) names that plot."""
+    action k (a plot to build on, or its card to discard or set aside) names that plot."""
     from city_envs.big_city import components as bcp
     from city_envs.big_city import rules as br
     from city_envs.big_city import view as bv
