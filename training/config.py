@@ -6,6 +6,7 @@ rounds; `training/pretrain.py`) and self-play PPO from the warm start (`training
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields
@@ -82,7 +83,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         for name in ("pretrain", "select_best"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be true or false (--set {name}=True), not {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be true or false (--set {name}=false), not {getattr(self, name)!r}")
         cls = game_class(self.game)
         cls.check_num_players(self.players)
         cls.check_options(self.options)
@@ -134,16 +135,37 @@ class TrainConfig:
         return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}
 
 
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+
 def read_toml(path: Path) -> dict:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path} is not valid TOML: {error}") from None
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` strings to config values, written as in the config files (`true`, `1e-4`,
+    `1_200_000`, `{pi = [64]}`); a Python literal (`True`) is taken too, and anything else is text (a
+    path, an agent spec such as `ismcts:iters=50`)."""
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {pair!r} is not of the form KEY=VALUE")
+        try:
+            values[key.strip()] = tomllib.loads(f"value = {text}")["value"]
+        except tomllib.TOMLDecodeError:
+            try:
+                values[key.strip()] = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                values[key.strip()] = text
+    return values
 
 
 def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:

@@ -33,7 +33,7 @@ import numpy as np
 
 from city_envs.agents.policy_file import load_policy_file, policy_class, policy_kwargs, save_policy
 from city_envs.training import checkpoint
-from city_envs.training.config import TrainConfig, config_to_toml, load_config, read_toml
+from city_envs.training.config import TrainConfig, config_to_toml, load_config, parse_overrides, read_toml
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
 from city_envs.training.pool import OpponentPool
 
@@ -375,7 +375,7 @@ def run_command(args) -> int:
         if not (out / "config.toml").is_file():
             raise ValueError(f"--fresh: {out} does not hold a training run; not deleting it")
         shutil.rmtree(out)
-    overrides = parse_options(args.set)
+    overrides = parse_overrides(args.set)
     if args.option:
         overrides["options"] = parse_options(args.option)
     if args.init_from:

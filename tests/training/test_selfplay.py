@@ -18,7 +18,7 @@ from city_envs.agents.policy_file import load_policy_file  # noqa: E402
 from city_envs.agents.random_agent import RandomAgent  # noqa: E402
 from city_envs.agents.registry import heuristic_class  # noqa: E402
 from city_envs.core.registry import GAMES, make_game  # noqa: E402
-from city_envs.training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
+from city_envs.training.config import TrainConfig, config_to_toml, load_config, parse_overrides  # noqa: E402
 from city_envs.training.pool import OpponentPool  # noqa: E402
 from city_envs.training.pretrain import Samples, collect, fit, held_out, warm_start  # noqa: E402
 from city_envs.training.selfplay import best_point, train  # noqa: E402
@@ -308,6 +308,20 @@ def test_every_game_has_a_config_that_round_trips_through_toml(game, tmp_path):
     path = tmp_path / "c.toml"
     path.write_text(config_to_toml(config))
     assert load_config(game, path) == config
+
+
+def test_set_values_are_read_as_the_config_files_write_them():
+    """`--set` takes TOML values (what a user copies from a config file), Python literals, or text."""
+    values = parse_overrides(["pretrain=true", "select_best=false", "learning_rate=1e-4", "timesteps=1_200_000",
+                              "net_arch={pi = [64], vf = [32]}", "entity_head={hidden=[128]}", "reward=win",
+                              "teacher=ismcts:iters=50", "init_from=runs/a b/model.safetensors", "select_best=True"])
+    assert values == {"pretrain": True, "select_best": True, "learning_rate": 1e-4, "timesteps": 1_200_000,
+                      "net_arch": {"pi": [64], "vf": [32]}, "entity_head": {"hidden": [128]}, "reward": "win",
+                      "teacher": "ismcts:iters=50", "init_from": "runs/a b/model.safetensors"}
+    config = load_config("metropolys", **parse_overrides(["pretrain=false", "timesteps=64", "select_best=false"]))
+    assert (config.pretrain, config.timesteps, config.select_best) == (False, 64, False)
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        parse_overrides(["pretrain"])
 
 
 def test_every_committed_config_is_valid_for_the_game_it_names():
