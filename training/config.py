@@ -13,6 +13,11 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
 from city_envs.agents.policy_file import ACTIVATIONS, check_entity_head, normalize_net_arch
 from city_envs.agents.registry import HEURISTICS
 from city_envs.core.registry import game_class
@@ -135,12 +140,6 @@ class TrainConfig:
         return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}
 
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
-
-
 def read_toml(path: Path) -> dict:
     try:
         with open(path, "rb") as handle:
@@ -156,15 +155,17 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
-        if not sep or not key.strip():
+        name = key.strip()
+        if not sep or not name:
             raise ValueError(f"--set {pair!r} is not of the form KEY=VALUE")
         try:
-            values[key.strip()] = tomllib.loads(f"value = {text}")["value"]
+            parsed = tomllib.loads(f"value = {text}")
+            values[name] = parsed["value"] if list(parsed) == ["value"] else text
         except tomllib.TOMLDecodeError:
             try:
-                values[key.strip()] = ast.literal_eval(text)
+                values[name] = ast.literal_eval(text)
             except (ValueError, SyntaxError):
-                values[key.strip()] = text
+                values[name] = text
     return values
 
 
