@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib
 import sys
 from collections.abc import Sequence
@@ -12,6 +11,7 @@ import numpy as np
 
 from city_envs.agents.base import Agent
 from city_envs.agents.random_agent import RandomAgent
+from city_envs.core.settings import parse_value
 
 # game name -> "module:Class" of its HeuristicAgent
 HEURISTICS: dict[str, str] = {
@@ -60,7 +60,7 @@ def parse_params(spec: str, allowed: dict[str, type]) -> dict:
 def user_agent(kind: str, seed: int | np.random.Generator | None) -> Agent:
     """`module:Class[:key=value...]`: the user's class, built as `Class(seed=seed, key=value, ...)`.
 
-    Values are Python literals where they parse as one (`depth=3`, `greedy=True`), text otherwise;
+    Values are read as `--option` reads them (`depth=3`, `greedy=true` or `True`; text otherwise);
     `seed` is an int or None. The module must be importable (installed, on PYTHONPATH, or in the
     current directory). Every failure is a ValueError naming the spec.
     """
@@ -71,10 +71,7 @@ def user_agent(kind: str, seed: int | np.random.Generator | None) -> Agent:
         key, sep, text = part.partition("=")
         if not sep or not key.isidentifier() or key == "seed":
             raise ValueError(f"bad parameter {part!r} in agent {kind!r}: expected key=value (seed is given)")
-        try:
-            params[key] = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            params[key] = text
+        params[key] = parse_value(text)
     if str(Path.cwd()) not in sys.path and "" not in sys.path:
         sys.path.append(str(Path.cwd()))  # `python -m` finds modules of the current directory; so does the CLI
     try:

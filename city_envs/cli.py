@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import sys
@@ -15,23 +14,10 @@ import numpy as np
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import ENV_VERSION, GAMES, game_class, make_game
+from city_envs.core.settings import parse_assignments
 
 
 # ----- helpers ----------------------------------------------------------------------------------
-def parse_options(pairs: list[str] | None) -> dict:
-    """`key=value` strings to options; values are Python literals when they parse as one."""
-    options = {}
-    for pair in pairs or []:
-        key, sep, text = pair.partition("=")
-        if not sep:
-            raise ValueError(f"option {pair!r} is not of the form key=value")
-        try:
-            options[key] = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            options[key] = text
-    return options
-
-
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     value = int(text)
@@ -139,7 +125,7 @@ def play_seats(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    options = parse_options(args.option)
+    options = parse_assignments(args.option, "--option")
     seats = play_seats(args)
     game = make_game(args.game, args.players, seed=args.seed, **options)
     try:
@@ -154,7 +140,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from city_envs import bench
 
-    options = parse_options(args.option)
+    options = parse_assignments(args.option, "--option")
     result = bench.run(args.game, args.players, seconds=args.seconds, seed=args.seed, **options)
     rows = [
         ("raw Game API decisions/s", f"{result['decisions_per_s']:,.0f}"),
@@ -189,7 +175,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from city_envs.training.arena import evaluate, format_results, write_reports
 
     kinds = [k.strip() for k in args.agents.split(",")]
-    options = parse_options(args.option)
+    options = parse_assignments(args.option, "--option")
     if args.resume and not args.out:
         raise ValueError("--resume finishes the run saved in --out DIR: name it")
     log = f"{args.out}/matches.jsonl" if args.out else None
@@ -299,7 +285,7 @@ def check_setup(args: argparse.Namespace) -> None:
     from city_envs.agents.registry import make_agent, prepare_agents
 
     cls = game_class(args.game)
-    options = cls.check_options(parse_options(getattr(args, "option", None)))
+    options = cls.check_options(parse_assignments(getattr(args, "option", None), "--option"))
     if args.players is None:  # `train` without --players: its config file says how many
         return
     cls.check_num_players(args.players)

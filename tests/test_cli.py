@@ -162,6 +162,19 @@ def test_bad_input_exits_2_with_the_reason(capsys, argv, message):
     assert message in err
 
 
+def test_options_read_values_as_the_config_files_write_them(capsys):
+    """`--option classic_variant=true` (TOML) and `=True` (Python) are one value; a list of names stays text."""
+    for flag in ("true", "True"):
+        code, out, _ = run(capsys, "play", "citadels", "--players", "4", "--seats", "random,random,random,random",
+                           "--seed", "3", "--option", f"classic_variant={flag}")
+        assert code == 0 and "final scores:" in out
+    code, _, err = run(capsys, "play", "metropolys", "--players", "2", "--seats", "random,random",
+                       "--option", "removed_districts=south,west")
+    assert code == 0, err
+    code, _, err = run(capsys, "play", "citadels", "--players", "2", "--option", "classic_variant")
+    assert code == 2 and "--option 'classic_variant' is not of the form KEY=VALUE" in err
+
+
 # ===== checks before any work ===================================================================
 @pytest.mark.parametrize(
     ("argv", "message"),

@@ -6,7 +6,6 @@ rounds; `training/pretrain.py`) and self-play PPO from the warm start (`training
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields
@@ -23,7 +22,8 @@ from city_envs.agents.registry import HEURISTICS
 from city_envs.core.registry import game_class
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-REWARDS = ("win", "score")  # the learner's reward: terminal outcome, or outcome plus score-margin shaping
+# the learner's reward: terminal outcome, or outcome plus shaping by the score margin over the mean or the best opponent
+REWARDS = ("win", "score", "lead")
 
 
 @dataclass
@@ -146,27 +146,6 @@ def read_toml(path: Path) -> dict:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path} is not valid TOML: {error}") from None
-
-
-def parse_overrides(pairs: list[str]) -> dict[str, Any]:
-    """`--set KEY=VALUE` strings to config values, written as in the config files (`true`, `1e-4`,
-    `1_200_000`, `{pi = [64]}`); a Python literal (`True`) is taken too, and anything else is text (a
-    path, an agent spec such as `ismcts:iters=50`)."""
-    values: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        name = key.strip()
-        if not sep or not name:
-            raise ValueError(f"--set {pair!r} is not of the form KEY=VALUE")
-        try:
-            parsed = tomllib.loads(f"value = {text}")
-            values[name] = parsed["value"] if list(parsed) == ["value"] else text
-        except tomllib.TOMLDecodeError:
-            try:
-                values[name] = ast.literal_eval(text)
-            except (ValueError, SyntaxError):
-                values[name] = text
-    return values
 
 
 def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:

@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from city_envs.agents.policy_file import load_policy_file, policy_class, policy_kwargs, save_policy
+from city_envs.core.settings import parse_assignments
 from city_envs.training import checkpoint
-from city_envs.training.config import TrainConfig, config_to_toml, load_config, parse_overrides, read_toml
+from city_envs.training.config import TrainConfig, config_to_toml, load_config, read_toml
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
 from city_envs.training.pool import OpponentPool
 
@@ -363,8 +364,6 @@ def add_arguments(parser) -> None:
 
 def run_command(args) -> int:
     """`city-envs train`: train, then print the final evaluation table."""
-    from city_envs.cli import parse_options
-
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:
@@ -375,9 +374,9 @@ def run_command(args) -> int:
         if not (out / "config.toml").is_file():
             raise ValueError(f"--fresh: {out} does not hold a training run; not deleting it")
         shutil.rmtree(out)
-    overrides = parse_overrides(args.set)
+    overrides = parse_assignments(args.set, "--set")
     if args.option:
-        overrides["options"] = parse_options(args.option)
+        overrides["options"] = parse_assignments(args.option, "--option")
     if args.init_from:
         overrides = {"init_from": args.init_from, "pretrain": False, **overrides}
     flags = {"timesteps": args.timesteps} if args.resume else {

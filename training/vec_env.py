@@ -15,7 +15,9 @@ continues bit for bit.
 
 Rewards come from the learner's seat only: `win` gives the terminal `returns()` (+1 win, -1 loss,
 shared on ties); `score` adds after each learner step `score_scale` x the change of (own score -
-mean opponent score) over that step and the opponents' replies.
+mean opponent score) over that step and the opponents' replies; `lead` does the same with the best
+opponent's score in place of the mean (the same as `score` at two players: with more, only the seat
+that stands between the learner and the win counts).
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class SelfPlayVecEnv(VecEnv):
         dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i, game in enumerate(self.games):
-            if self.reward_kind == "score":
+            if self.reward_kind != "win":
                 margin = self._margin(i)
                 rewards[i] += self.score_scale * (margin - self.margins[i])
                 self.margins[i] = margin
@@ -182,7 +184,7 @@ class SelfPlayVecEnv(VecEnv):
         scores = self.games[i].scores()
         seat = self.learners[i]
         others = [s for other, s in enumerate(scores) if other != seat]
-        return float(scores[seat] - np.mean(others))
+        return float(scores[seat] - (max(others) if self.reward_kind == "lead" else np.mean(others)))
 
     # ----- checkpoints ------------------------------------------------------------------------
     def get_state(self) -> dict:

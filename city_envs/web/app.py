@@ -8,7 +8,6 @@ never another seat's. Every bad request gets a page (or JSON, when asked for) sa
 
 from __future__ import annotations
 
-import ast
 import io
 import logging
 import secrets
@@ -28,6 +27,7 @@ from starlette.templating import Jinja2Templates
 
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
+from city_envs.core.settings import parse_value
 from city_envs.web.replays import Replay, Sources
 from city_envs.web.sessions import BOT_SUGGESTIONS, PERSON, PlaySession, SessionStore
 
@@ -68,14 +68,6 @@ def int_param(value: Any, name: str, default: int | None = None) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise BadRequest(f"{name} must be a whole number, not {value!r}") from None
-
-
-def parse_option(text: str) -> Any:
-    """A typed option value: a Python literal when it parses as one (as `--option` does), else the text."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
 
 
 def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[int, str]]]]:
@@ -167,7 +159,7 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
             if option.choices is not None and text.isdigit() and int(text) < len(option.choices):
                 options[key] = option.choices[int(text)]
             elif text:
-                options[key] = parse_option(text)
+                options[key] = parse_value(text)
         seats = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(max(0, min(players, 16)))]
         try:
             session = PlaySession(name, players, seats, seed, options)

@@ -18,7 +18,8 @@ from city_envs.agents.policy_file import load_policy_file  # noqa: E402
 from city_envs.agents.random_agent import RandomAgent  # noqa: E402
 from city_envs.agents.registry import heuristic_class  # noqa: E402
 from city_envs.core.registry import GAMES, make_game  # noqa: E402
-from city_envs.training.config import TrainConfig, config_to_toml, load_config, parse_overrides  # noqa: E402
+from city_envs.core.settings import parse_assignments  # noqa: E402
+from city_envs.training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
 from city_envs.training.pool import OpponentPool  # noqa: E402
 from city_envs.training.pretrain import Samples, collect, fit, held_out, warm_start  # noqa: E402
 from city_envs.training.selfplay import best_point, train  # noqa: E402
@@ -89,8 +90,11 @@ def test_batching_changes_nothing_one_env_of_four_steps_like_a_lone_env():
             np.testing.assert_array_equal(env.action_masks()[0], together.action_masks()[i])
 
 
-def test_score_shaping_sums_to_the_final_margin_plus_the_outcome():
-    env = SelfPlayVecEnv("citadels", 2, 1, seed=3, pool=mixed_pool("citadels"), reward="score", score_scale=0.5)
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize(("reward", "rival"), [("score", np.mean), ("lead", max)])
+def test_score_shaping_sums_to_the_final_margin_plus_the_outcome(reward, rival, players):
+    """`score` shapes by the margin over the mean opponent, `lead` over the best one."""
+    env = SelfPlayVecEnv("citadels", players, 1, seed=3, pool=mixed_pool("citadels"), reward=reward, score_scale=0.5)
     env.reset()
     rng = np.random.default_rng(2)
     total, done = 0.0, False
@@ -99,8 +103,11 @@ def test_score_shaping_sums_to_the_final_margin_plus_the_outcome():
         _, rewards, dones, _ = env.step(random_actions(env, rng))
         total, done = total + float(rewards[0]), bool(dones[0])
     scores = match.scores()
-    margin = scores[seat] - np.mean([s for i, s in enumerate(scores) if i != seat])
+    margin = scores[seat] - rival([s for i, s in enumerate(scores) if i != seat])
     assert total == pytest.approx(0.5 * margin + match.returns()[seat], abs=1e-4)
+    if players > 2:  # the two kinds differ here, so the test tells them apart
+        others = [s for i, s in enumerate(scores) if i != seat]
+        assert max(others) != np.mean(others)
 
 
 def test_the_pool_mix_decides_the_opponents():
@@ -312,16 +319,18 @@ def test_every_game_has_a_config_that_round_trips_through_toml(game, tmp_path):
 
 def test_set_values_are_read_as_the_config_files_write_them():
     """`--set` takes TOML values (what a user copies from a config file), Python literals, or text."""
-    values = parse_overrides(["pretrain=true", "select_best=false", "learning_rate=1e-4", "timesteps=1_200_000",
-                              "net_arch={pi = [64], vf = [32]}", "entity_head={hidden=[128]}", "reward=win",
-                              "teacher=ismcts:iters=50", "init_from=runs/a b/model.safetensors", "select_best=True"])
+    values = parse_assignments(["pretrain=true", "select_best=false", "learning_rate=1e-4", "timesteps=1_200_000",
+                                "net_arch={pi = [64], vf = [32]}", "entity_head={hidden=[128]}", "reward=win",
+                                "teacher=ismcts:iters=50", "init_from=runs/a b/model.safetensors", "select_best=True"],
+                               "--set")
     assert values == {"pretrain": True, "select_best": True, "learning_rate": 1e-4, "timesteps": 1_200_000,
                       "net_arch": {"pi": [64], "vf": [32]}, "entity_head": {"hidden": [128]}, "reward": "win",
                       "teacher": "ismcts:iters=50", "init_from": "runs/a b/model.safetensors"}
-    config = load_config("metropolys", **parse_overrides(["pretrain=false", "timesteps=64", "select_best=false"]))
+    overrides = parse_assignments(["pretrain=false", "timesteps=64", "select_best=false"], "--set")
+    config = load_config("metropolys", **overrides)
     assert (config.pretrain, config.timesteps, config.select_best) == (False, 64, False)
-    with pytest.raises(ValueError, match="KEY=VALUE"):
-        parse_overrides(["pretrain"])
+    with pytest.raises(ValueError, match="--set 'pretrain' is not of the form KEY=VALUE"):
+        parse_assignments(["pretrain"], "--set")
 
 
 def test_every_committed_config_is_valid_for_the_game_it_names():

@@ -1,0 +1,41 @@
+"""`KEY=VALUE` settings typed on the command line (`--option` of every command, `--set` of `train`).
+
+Both doors read a value the same way, so what works in one works in the other and in a config file.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+
+def parse_value(text: str) -> Any:
+    """`text` as a TOML value, as the config files write it (`true`, `1e-4`, `1_200_000`, `{pi = [64]}`);
+    else as a Python literal (`True`, `None`); else the text itself (a path, `south,west`, an agent
+    spec such as `ismcts:iters=50`). Text that holds more than one TOML line stays text."""
+    try:
+        parsed = tomllib.loads(f"value = {text}")
+        return parsed["value"] if list(parsed) == ["value"] else text
+    except tomllib.TOMLDecodeError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_assignments(pairs: list[str] | None, flag: str) -> dict[str, Any]:
+    """`KEY=VALUE` strings given with `flag` to a dict of parsed values; a later key wins."""
+    values: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, text = pair.partition("=")
+        name = key.strip()
+        if not sep or not name:
+            raise ValueError(f"{flag} {pair!r} is not of the form KEY=VALUE")
+        values[name] = parse_value(text)
+    return values
