@@ -21,11 +21,11 @@ def parse_value(text: str) -> Any:
     try:
         parsed = tomllib.loads(f"value = {text}")
         return parsed["value"] if list(parsed) == ["value"] else text
-    except tomllib.TOMLDecodeError:
+    except ValueError:  # not TOML (TOMLDecodeError), or a number too long to convert
         pass
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # not a literal, or {[]: 1}
         return text
 
 
