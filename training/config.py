@@ -12,14 +12,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
-
 from city_envs.agents.policy_file import ACTIVATIONS, check_entity_head, normalize_net_arch
 from city_envs.agents.registry import HEURISTICS
 from city_envs.core.registry import game_class
+from city_envs.core.settings import read_toml
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 # the learner's reward: terminal outcome, or outcome plus shaping by the score margin over the mean or the best opponent
@@ -138,14 +134,6 @@ class TrainConfig:
 
     def pool_weights(self) -> dict[str, float]:
         return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}
-
-
-def read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{path} is not valid TOML: {error}") from None
 
 
 def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:

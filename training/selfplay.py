@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from city_envs.agents.policy_file import load_policy_file, policy_class, policy_kwargs, save_policy
-from city_envs.core.settings import parse_assignments
+from city_envs.core.settings import parse_assignments, read_toml
 from city_envs.training import checkpoint
-from city_envs.training.config import TrainConfig, config_to_toml, load_config, read_toml
+from city_envs.training.config import TrainConfig, config_to_toml, load_config
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
 from city_envs.training.pool import OpponentPool
 

@@ -1,4 +1,5 @@
-"""`KEY=VALUE` settings typed on the command line (`--option` of every command, `--set` of `train`).
+"""Settings in TOML: `KEY=VALUE` typed on the command line (`--option` of every command, `--set` of
+`train`) and the files that hold them (training configs).
 
 Both doors read a value the same way, so what works in one works in the other and in a config file.
 """
@@ -6,6 +7,7 @@ Both doors read a value the same way, so what works in one works in the other an
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Any
 
 try:
@@ -39,3 +41,12 @@ def parse_assignments(pairs: list[str] | None, flag: str) -> dict[str, Any]:
             raise ValueError(f"{flag} {pair!r} is not of the form KEY=VALUE")
         values[name] = parse_value(text)
     return values
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file's table; a file that is not TOML is a ValueError naming it."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path} is not valid TOML: {error}") from None
