@@ -172,7 +172,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from city_envs.training.arena import evaluate, format_results, write_reports
+    from city_envs.evaluation import evaluate, format_results, write_reports
 
     kinds = [k.strip() for k in args.agents.split(",")]
     options = parse_assignments(args.option, "--option")
@@ -241,7 +241,7 @@ def cmd_convert_model(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job for now: one rendered match of the heuristic against random bots, then a
     short seat-rotated evaluation of the same line-up."""
-    from city_envs.training.arena import evaluate, format_results
+    from city_envs.evaluation import evaluate, format_results
 
     seats = ["heuristic"] + ["random"] * (args.players - 1)
     game = make_game(args.game, args.players, seed=args.seed)
@@ -344,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", help="also write the figures to this file")
     bench.set_defaults(func=cmd_bench)
 
-    from city_envs.training.arena import DEFAULT_MATCH_TIMEOUT
+    from city_envs.evaluation import DEFAULT_MATCH_TIMEOUT
 
     evaluate = game_command("evaluate", "seat-rotated matches between bots, with win rates", 2)
     evaluate.add_argument("--agents", default="heuristic,random",

@@ -14,7 +14,7 @@ def evaluate_model(model_path: str | Path, game: str, players: int, games: int, 
                    **options: Any) -> dict[str, dict]:
     """Seat-rotated arena matches of the policy (greedy, or sampling) against each opponent kind filling
     every other seat; win rates with Wilson 95% intervals (ties share the win)."""
-    from city_envs.training.arena import evaluate
+    from city_envs.evaluation.arena import evaluate
 
     spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
     results = {}

@@ -180,7 +180,7 @@ def rebuild_history(game_name: str, num_players: int, kinds: list[str], run_seed
     """A match of a run that kept no action history, played again from the arena's seeds."""
     from city_envs.agents.registry import make_agent
     from city_envs.core.infoset import InfoSet
-    from city_envs.training.arena import match_seeds
+    from city_envs.evaluation.scheduling import match_seeds
 
     seed, agent_seeds = match_seeds(run_seed, match, num_players)
     if seed != game_seed:

@@ -10,7 +10,7 @@ from city_envs.agents.big_city_heuristic import LAST_EXCHANGE_TURN, BigCityHeuri
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.core.infoset import InfoSet
-from city_envs.training.arena import evaluate, match_seeds
+from city_envs.evaluation import evaluate, match_seeds
 
 from .handles import heuristic_self_play
 

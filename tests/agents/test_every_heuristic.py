@@ -26,7 +26,7 @@ from city_envs.agents.registry import make_agent
 from city_envs.agents.urban_sprawl_heuristic import UrbanSprawlHeuristicAgent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
-from city_envs.training.arena import evaluate
+from city_envs.evaluation import evaluate
 
 from .handles import SeatOnly, heuristic_self_play, mixed_games
 

@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib")
 from city_envs.agents.policy_agent import baseline_path  # noqa: E402
 from city_envs.agents.policy_file import read_metadata  # noqa: E402
 from city_envs.core.registry import GAMES  # noqa: E402
-from city_envs.training.arena import evaluate  # noqa: E402
+from city_envs.evaluation import evaluate  # noqa: E402
 from city_envs.training.config import load_config  # noqa: E402
 from city_envs.training.evaluation import evaluate_model  # noqa: E402
 

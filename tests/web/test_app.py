@@ -13,7 +13,7 @@ import pytest
 
 from city_envs import make_game
 from city_envs.core.registry import GAMES
-from city_envs.training.arena import evaluate, write_reports
+from city_envs.evaluation import evaluate, write_reports
 
 SHORT = {"citadels": {"opt_max_rounds": "2"}, "blue_moon_city": {"opt_max_rounds": "2"},
          "urban_sprawl": {"opt_max_turns": "4"}}

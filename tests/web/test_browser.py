@@ -132,7 +132,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
 
 @pytest.fixture(scope="module")
 def arena_run(served_folder: Path) -> Path:
-    from city_envs.training.arena import evaluate, write_reports
+    from city_envs.evaluation import evaluate, write_reports
 
     out = served_folder / "run"
     write_reports(evaluate("citadels", 2, ["heuristic", "random"], games=2, seed=3), out)

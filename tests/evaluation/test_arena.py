@@ -1,4 +1,4 @@
-"""city_envs.training.arena: seat rotation, reproducibility, shared wins and the Wilson interval."""
+"""city_envs.evaluation (the arena): seat rotation, reproducibility, shared wins and the Wilson interval."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from city_envs import make_game
-from city_envs.training import arena
-from city_envs.training.arena import evaluate, match_seeds, seat_lineup, wilson_interval
+from city_envs.evaluation import evaluate, format_results, match_seeds, schedule, seat_lineup, wilson_interval, workers
+from city_envs.evaluation.reports import write_reports
 
 
 @pytest.mark.parametrize(
@@ -77,8 +78,8 @@ def test_same_seed_same_results_and_seeds_depend_on_match():
 def test_match_is_reproducible_alone():
     """Match i depends only on (seed, i): replaying it alone gives the same outcome."""
     lineup = seat_lineup(["heuristic", "random"], 3)
-    one = arena.play_match("citadels", 2, lineup, seed=9, match=3)
-    two = arena.play_match("citadels", 2, lineup, seed=9, match=3)
+    one = workers.play_match("citadels", 2, lineup, seed=9, match=3)
+    two = workers.play_match("citadels", 2, lineup, seed=9, match=3)
     assert one == two
 
 
@@ -121,7 +122,7 @@ class _TieGame:
 
 
 def test_shared_wins(monkeypatch):
-    monkeypatch.setattr(arena, "make_game", lambda name, n, seed=None, **options: _TieGame(n))
+    monkeypatch.setattr(workers, "make_game", lambda name, n, seed=None, **options: _TieGame(n))
     results = evaluate("tie", 3, ["random", "random", "random"], games=3, seed=0)
     rand = results["agents"]["random"]
     assert rand["wins"] == pytest.approx(3.0)  # two seats share each match: 1/2 + 1/2
@@ -132,7 +133,7 @@ def test_shared_wins(monkeypatch):
 # ----- scheduling, processes, failures, ratings and reports -------------------------------------
 def test_more_agents_than_seats_plays_every_combination_in_every_seat():
     agents = ["a", "b", "c"]
-    lineups = [arena.schedule(agents, 2, match) for match in range(12)]
+    lineups = [schedule(agents, 2, match) for match in range(12)]
     pairs = [frozenset(lineup) for lineup in lineups]
     assert {p: pairs.count(p) for p in set(pairs)} == {frozenset("ab"): 4, frozenset("ac"): 4, frozenset("bc"): 4}
     for agent in agents:
@@ -157,8 +158,8 @@ class _Crasher:
 
 
 def test_failed_matches_are_recorded_and_the_run_goes_on(monkeypatch):
-    real = arena.make_agent
-    monkeypatch.setattr(arena, "make_agent", lambda kind, game, seed: _Crasher() if kind == "crash" else real(
+    real = workers.make_agent
+    monkeypatch.setattr(workers, "make_agent", lambda kind, game, seed: _Crasher() if kind == "crash" else real(
         kind, game, seed))
     results = evaluate("citadels", 2, ["crash", "random"], games=4, seed=0)
     assert len(results["failures"]) == 4
@@ -169,7 +170,7 @@ def test_failed_matches_are_recorded_and_the_run_goes_on(monkeypatch):
     assert rand["mean_score"] == 0.0 and results["mean_length"] == 0.0  # failed matches have no scores
     assert results["ratings"]["random"]["mu"] > results["ratings"]["crash"]["mu"]
     assert results["pairwise"]["random"]["crash"] == 1.0
-    assert "| crash | " in arena.format_results(results) and " | 0.000 | 4 | " in arena.format_results(results)
+    assert "| crash | " in format_results(results) and " | 0.000 | 4 | " in format_results(results)
 
 
 def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path):
@@ -179,7 +180,7 @@ def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path
     assert heuristic["mu"] > ratings["random"]["mu"]
     assert heuristic["ordinal"] == pytest.approx(heuristic["mu"] - 3 * heuristic["sigma"])
     assert results["pairwise"]["heuristic"]["random"] + results["pairwise"]["random"]["heuristic"] == pytest.approx(1)
-    paths = arena.write_reports(results, tmp_path / "run")
+    paths = write_reports(results, tmp_path / "run")
     names = {p.name for p in paths}
     assert names == {"results.json", "matches.csv", "report.md", "ratings.png", "pairwise.png"}
     saved = json.loads((tmp_path / "run" / "results.json").read_text())
@@ -247,14 +248,14 @@ FAULTS = {
 def faulty_agents(monkeypatch):
     """Agent kinds named after FAULTS misbehave on their third decision, "hang" spins at its first (forked
     workers inherit this)."""
-    real = arena.make_agent
+    real = workers.make_agent
 
     def make(kind, game, seed):
         if kind == "hang":  # at once, so that the time limit can only catch it
             return _Misbehaving(_spin, after=0)
         return _Misbehaving(FAULTS[kind]) if kind in FAULTS else real(kind, game, seed)
 
-    monkeypatch.setattr(arena, "make_agent", make)
+    monkeypatch.setattr(workers, "make_agent", make)
 
 
 @pytest.mark.parametrize(("fault", "reason"), [
@@ -284,7 +285,7 @@ def test_a_fault_of_the_game_itself_blames_no_agent(monkeypatch):
         def winners(self):
             raise ArithmeticError("rules bug")
 
-    monkeypatch.setattr(arena, "make_game", lambda name, n, seed=None, **options: _Broken(n))
+    monkeypatch.setattr(workers, "make_game", lambda name, n, seed=None, **options: _Broken(n))
     results = evaluate("broken", 2, ["random", "random"], games=2, seed=0)
     assert [f["culprit"] for f in results["failures"]] == [None, None]
     assert results["failures"][0]["reason"] == "match: ArithmeticError: rules bug"
@@ -320,15 +321,15 @@ def test_records_stream_to_the_log_and_resume_gives_the_uninterrupted_results(tm
 
 
 HANGING_RUN = """
-from city_envs.training import arena
+from city_envs.evaluation import evaluate, workers
 
 class Spin:
     def act(self, info_set):
         while True:
             pass
 
-arena.make_agent = lambda kind, game, seed: Spin()
-arena.evaluate("citadels", 2, ["a", "b"], games=4, seed=0, jobs=2, match_timeout=0)
+workers.make_agent = lambda kind, game, seed: Spin()
+evaluate("citadels", 2, ["a", "b"], games=4, seed=0, jobs=2, match_timeout=0)
 """
 
 
@@ -357,7 +358,7 @@ def test_a_match_record_keeps_the_actions_that_replay_it(tmp_path):
         for action in record["history"]:
             game.apply(action)
         assert game.is_over() and game.scores() == record["scores"]
-    arena.write_reports(results, tmp_path)
+    write_reports(results, tmp_path)
     with open(tmp_path / "matches.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [list(map(int, row["actions"].split())) for row in rows] == [r["history"] for r in results["matches"]]
@@ -369,4 +370,28 @@ def test_a_match_record_keeps_the_actions_that_replay_it(tmp_path):
 def forked_workers(monkeypatch):
     """These tests patch the arena's module; forked workers inherit the patches (none of them runs torch,
     so forking is safe even when another test module has loaded it)."""
-    monkeypatch.setattr(arena, "worker_start_method", lambda: "fork")
+    monkeypatch.setattr(workers, "worker_start_method", lambda: "fork")
+
+
+@pytest.mark.parametrize("match", ['"1"', "-1", "true", "1.5", "null", "[1]"])
+def test_resume_refuses_a_record_whose_match_is_not_a_match_number(tmp_path, match):
+    log = tmp_path / "matches.jsonl"
+    evaluate("citadels", 2, ["random", "random"], games=2, seed=0, log=log)
+    with open(log, "a") as handle:
+        handle.write('{"match": ' + match + ', "kinds": ["random", "random"]}\n')
+    with pytest.raises(ValueError, match="line 4 is not a match record"):
+        evaluate("citadels", 2, ["random", "random"], games=2, seed=0, log=log, resume=True)
+
+
+@pytest.mark.parametrize("old, new", [("city_envs.training.arena", "city_envs.evaluation"),
+                                      ("city_envs.training.ladder", "city_envs.evaluation.ladder")])
+def test_the_old_module_paths_still_import_with_a_deprecation_warning(old, new):
+    code = (f"import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+            f"try:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert f"{old} is deprecated" in out and new in out
+    name = "evaluate" if old.endswith("arena") else "main"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        module = __import__(old, fromlist=[name])
+    assert getattr(module, name) is getattr(__import__(new, fromlist=[name]), name)

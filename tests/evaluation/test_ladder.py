@@ -1,10 +1,10 @@
-"""city_envs.training.ladder: one arena run per game and count, gathered into leaderboard.md."""
+"""city_envs.evaluation.ladder: one arena run per game and count, gathered into leaderboard.md."""
 
 from __future__ import annotations
 
 import pytest
 
-from city_envs.training import ladder
+from city_envs.evaluation import ladder
 
 RUNGS = "random,heuristic,ismcts:iters=3:max_rollout=5"
 

@@ -1,0 +1,112 @@
+"""Seat-rotated matches between agents, logged as they end and resumable: `evaluate`.
+
+Generic over every game (`city_envs.make_game`) and every agent kind (`city_envs.agents.registry.make_agent`).
+Match i is seeded from (seed, i) alone and its line-up is fixed by i (`scheduling`), so any match can
+be replayed on its own and a run's results do not depend on how many worker processes played it.
+
+    >>> from city_envs.evaluation import evaluate
+    >>> evaluate("citadels", 4, ["heuristic", "random", "random", "random"], games=8, seed=0)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from city_envs.evaluation.ratings import summarize
+from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
+
+
+class MatchLog:
+    """The run's match records on disk as they end: an append-only JSON-lines file whose first line
+    is the run's settings, then one record per line, each flushed and fsynced before the run goes on,
+    so that a run stopped at any moment (even by SIGKILL) loses at most the matches being played."""
+
+    def __init__(self, path: str | Path, settings: dict, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.settings = json.loads(json.dumps(settings))
+        self.records: dict[int, dict] = {}
+        if resume and self.path.exists():
+            self._load()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "w") as handle:
+                handle.write(json.dumps({"run": self.settings}) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def _load(self) -> None:
+        """Read the finished records; an unfinished last line (a write cut short) is dropped."""
+        data = self.path.read_bytes()
+        lines = data.split(b"\n")
+        complete = lines[:-1]  # what follows the last newline was cut short, or is empty
+        try:
+            header = json.loads(complete[0])["run"] if complete else None
+        except (ValueError, KeyError, TypeError):
+            header = None
+        if header != self.settings:
+            raise ValueError(f"--resume: {self.path} is not a log of this run (it holds {header!r}, "
+                             f"this run is {self.settings!r})")
+        for number, line in enumerate(complete[1:], start=2):
+            try:
+                record = json.loads(line)
+                match = record["match"]
+            except (ValueError, KeyError, TypeError):
+                match = None
+            if not isinstance(match, int) or isinstance(match, bool) or match < 0:
+                raise ValueError(f"--resume: {self.path} line {number} is not a match record")
+            self.records.setdefault(match, record)
+        if lines[-1]:
+            with open(self.path, "r+b") as handle:
+                handle.truncate(len(data) - len(lines[-1]))
+
+    def append(self, record: dict) -> None:
+        with open(self.path, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.records.setdefault(record["match"], record)
+
+
+def evaluate(
+    game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, jobs: int = 1,
+    progress: Any = None, backend: str = "process", address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, log: str | Path | None = None, resume: bool = False,
+    **options: Any,
+) -> dict:
+    """Play `games` scheduled matches of the agents and aggregate them by agent.
+
+    With k seats of one agent in a match, the match counts k appearances of it, so `win_rate` is per
+    seat and comparable with 1/num_players. A match won jointly by several seats gives each 1/k of a
+    win. A failed match (an agent raising, refusing the rules or running out of time) is a loss for the
+    agent that failed and a shared win for the other seats; it counts in that agent's `failures` and
+    in the run's `failures` list, and nowhere in scores or lengths. A failure that is no agent's (the
+    game raising on a legal move) counts only in the list.
+
+    `log`: a JSON-lines file that receives every record as its match ends (`MatchLog`); with `resume`,
+    the records already in it are kept and only the other matches are played, which gives the
+    results of an uninterrupted run.
+    """
+    if games < 1:
+        raise ValueError("games must be >= 1")
+    if len(agent_kinds) < num_players:
+        raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
+    if resume and log is None:
+        raise ValueError("resume needs the log of the run to finish (--out)")
+    check_timeout(match_timeout)
+    check_lineup(game_name, num_players, agent_kinds, **options)
+    settings = {"game": game_name, "num_players": num_players, "lineup": list(agent_kinds), "games": games,
+                "seed": seed, "options": dict(options)}
+    match_log = MatchLog(log, settings, resume) if log is not None else None
+    finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}
+    for _ in finished:
+        if progress is not None:
+            progress()
+    played_now = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=progress,
+                             backend=backend, address=address, match_timeout=match_timeout, skip=finished,
+                             on_record=match_log.append if match_log else None, **options)
+    records = sorted([*finished.values(), *played_now], key=lambda r: r["match"])
+    return summarize(records, game_name, num_players, agent_kinds, games, seed, options)
+
