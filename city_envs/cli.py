@@ -257,6 +257,62 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_benchmark_agent(args: argparse.Namespace) -> int:
+    from city_envs.evaluation.benchmark import format_agent_results, run_agent_benchmark
+    from city_envs.evaluation.suite import load_suite
+
+    suite = load_suite(args.suite)
+    say = None if args.quiet else (lambda text: print(text, flush=True))
+    try:
+        results = run_agent_benchmark(args.spec, suite, args.out, jobs=args.jobs, resume=args.resume,
+                                      backend=args.backend, address=args.address, match_timeout=args.match_timeout,
+                                      say=say)
+    except KeyboardInterrupt:
+        print(f"city-envs: benchmark interrupted; the finished matches are in {args.out}, --resume plays the rest",
+              file=sys.stderr)
+        return 130
+    print(format_agent_results(results))
+    print(f"wrote {Path(args.out) / 'results.json'}, report.md, tasks.png, profile.png, marl_eval.json")
+    failed = sum(s["failures"] for t in results["tasks"].values() for s in t["lineups"].values())
+    if failed:
+        print(f"city-envs: the agent failed {failed} matches (each a loss): see the runs in {args.out}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_benchmark_compare(args: argparse.Namespace) -> int:
+    from city_envs.evaluation.compare import format_comparison, write_comparison
+
+    print(format_comparison(write_comparison(args.results, args.out)))
+    print(f"wrote {Path(args.out) / 'comparison.json'}, comparison.md, tasks.png, profile.png")
+    return 0
+
+
+def cmd_benchmark_suites(args: argparse.Namespace) -> int:
+    from city_envs.evaluation.suite import available_suites, load_suite
+
+    for name in available_suites():
+        suite = load_suite(name)
+        description = suite.spec.variants[suite.variant].description
+        print(f"{name}: {description}; {len(suite.tasks)} tasks, {suite.matches} matches per line-up")
+        for task in suite.tasks:
+            print(f"    {task.name}: against {', '.join(suite.lineups_for(task))}")
+    return 0
+
+
+def cmd_benchmark_train(args: argparse.Namespace) -> int:
+    from city_envs.training.algorithms import run_command
+
+    return run_command(args)
+
+
+def cmd_benchmark_exploit(args: argparse.Namespace) -> int:
+    from city_envs.training.exploit import run_command
+
+    return run_command(args)
+
+
 # ----- checks before any work -------------------------------------------------------------------
 def agent_specs(args: argparse.Namespace) -> list[str]:
     """The bots a command will seat, as `make_agent` spells them."""
@@ -316,6 +372,56 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         if action.default is None or action.default is False or action.default == []:
             return action.help or ""
         return super()._get_help_string(action)
+
+
+def add_benchmark_parser(sub, match_timeout: float) -> None:
+    """`city-envs benchmark agent|compare|train|exploit|suites` (docs/benchmark.md)."""
+    benchmark = sub.add_parser("benchmark", help="score agents and training algorithms on a frozen suite",
+                               description="score agents and training algorithms on a frozen suite "
+                               "(docs/benchmark.md)", formatter_class=HelpFormatter)
+    verbs = benchmark.add_subparsers(dest="verb", required=True)
+
+    def verb(name: str, helptext: str):
+        return verbs.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
+
+    def matches_options(command) -> None:
+        command.add_argument("--jobs", type=positive_int, default=1, help="worker processes (results do not "
+                             "depend on it)")
+        command.add_argument("--backend", choices=("process", "ray"), default="process",
+                             help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')")
+        command.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
+        command.add_argument("--match-timeout", type=float, default=match_timeout, metavar="SECONDS",
+                             help="stop a match after this long, as a loss for the agent thinking (0: no limit)")
+
+    agent = verb("agent", "score one agent on every task of a suite")
+    agent.add_argument("spec", help="the agent, as evaluate --agents spells one: random, heuristic, ismcts[:...], "
+                       "ppo (each task's committed baseline), ppo:PATH, module:Class[:key=value...]")
+    agent.add_argument("--suite", default="v1", help="suite and variant: v1, v1-lite, v1-full (benchmark suites)")
+    agent.add_argument("--out", required=True, help="folder for the matches (as they end), results.json, "
+                       "report.md, plots and marl_eval.json")
+    agent.add_argument("--resume", action="store_true", help="finish the interrupted benchmark in --out")
+    agent.add_argument("--quiet", action="store_true", help="print only the final table")
+    matches_options(agent)
+    agent.set_defaults(func=cmd_benchmark_agent)
+
+    compare = verb("compare", "rank benchmark results of one suite, with probabilities of improvement")
+    compare.add_argument("results", nargs="+", help="benchmark folders (or their results.json)")
+    compare.add_argument("--out", default="runs/compare", help="folder for comparison.json, .md and plots")
+    compare.set_defaults(func=cmd_benchmark_compare)
+
+    verb("suites", "the suites, their tasks and line-ups").set_defaults(func=cmd_benchmark_suites)
+
+    from city_envs.training.algorithms import add_arguments as add_train_arguments
+    from city_envs.training.exploit import add_arguments as add_exploit_arguments
+
+    train = verb("train", "train an algorithm on every task of a suite for K seeds, scoring checkpoints")
+    add_train_arguments(train)
+    matches_options(train)
+    train.set_defaults(func=cmd_benchmark_train)
+
+    exploit = verb("exploit", "train a MaskablePPO best response against a frozen agent")
+    add_exploit_arguments(exploit)
+    exploit.set_defaults(func=cmd_benchmark_exploit)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -389,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
+
+    add_benchmark_parser(sub, DEFAULT_MATCH_TIMEOUT)
 
     demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=positive_int, default=100, help="matches of the evaluation")

@@ -1,0 +1,286 @@
+"""The agent benchmark: one agent scored on every task of a suite, aggregated with intervals.
+
+In each task the candidate holds one seat, rotated through every seat, and each of the suite's
+line-ups fills the others for the suite's number of matches on the line-up's own seed (arena runs,
+logged as they end, so `resume=True` finishes an interrupted benchmark with the same matches).
+
+A match's score for the candidate is its win share normalised to chance,
+`(share - 1/n) / (1 - 1/n)`: 1 for a win, 0 for a seat that does no better than chance (or a tie of
+two at 2 players), -1/(n-1) for a loss. A line-up's score is the mean over its matches, a task's the
+mean over its line-ups, and the aggregate the interquartile mean over tasks, with 95% stratified-
+bootstrap intervals (`statistics`). `results.json` keeps every match's win share and score margin,
+so anyone can recompute the figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import platform
+import time
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from city_envs.agents.registry import is_user_agent, make_agent, prepare_agents
+from city_envs.core.registry import make_game
+from city_envs.evaluation.arena import evaluate
+from city_envs.evaluation.plots import plot_profiles, plot_tasks
+from city_envs.evaluation.ratings import counts, wilson_interval
+from city_envs.evaluation.statistics import BOOTSTRAP_REPS, BOOTSTRAP_SEED, aggregate, require_statistics
+from city_envs.evaluation.suite import Suite, Task
+from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
+
+FORMAT = "city-envs-benchmark/1"
+SETTINGS = "benchmark.json"  # the run's settings, written first: what --resume must match
+RESULTS = "results.json"
+PACKAGES = ("city-envs", "numpy", "torch", "stable-baselines3", "sb3-contrib", "pettingzoo", "gymnasium", "rliable")
+
+
+class BenchmarkError(ValueError):
+    """A benchmark that cannot start or cannot be read: its message is the command's one line."""
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def agent_files(spec: str, tasks: Sequence[Task]) -> dict[str, dict[str, str]]:
+    """The files that decide how `spec` plays, with their SHA-256: a policy file, each task's committed
+    baseline for `ppo`, or the module of a `module:Class` agent. Built-in bots have none: the package
+    version says what they are."""
+    name, _, rest = spec.partition(":")
+    if is_user_agent(spec):
+        found = importlib.util.find_spec(name)
+        if found is None or found.origin is None or not Path(found.origin).is_file():
+            return {}
+        return {"module": {"path": found.origin, "sha256": _sha256(Path(found.origin))}}
+    if name != "ppo":
+        return {}
+    paths = [p for p in rest.split(":") if p and p not in ("sample", "trust_pickle")]
+    if paths:
+        return {"policy": {"path": paths[0], "sha256": _sha256(Path(paths[0]))}}
+    from city_envs.agents.policy_agent import baseline_path
+
+    files = {}
+    for task in tasks:
+        path = baseline_path(task.game, task.players)
+        if path.is_file():
+            files[task.name] = {"path": path.name, "sha256": _sha256(path)}
+    return files
+
+
+def check_agent(spec: str, suite: Suite) -> None:
+    """Build the agent for every task and let it check its seat (a policy file's shapes): a spec that
+    cannot play some task stops the benchmark before any match, naming the task."""
+    for task in suite.tasks:
+        try:
+            agent = make_agent(spec, task.game, 0)
+            prepare_agents([agent], make_game(task.game, task.players, seed=0))
+        except (ValueError, ImportError) as error:
+            raise BenchmarkError(f"agent {spec!r} cannot play {task.name} of suite {suite.name}: {error}") from None
+
+
+def candidate_matches(records: Sequence[dict], players: int) -> dict[str, list]:
+    """The candidate's win share and score margin (its score less the mean of the other seats') in each
+    match; the candidate sits first in the line-up, so the arena's rotation puts it in seat
+    `match % players`. A match that failed through no agent's fault counts for nobody (None)."""
+    shares: list[float | None] = []
+    margins: list[float | None] = []
+    for record in records:
+        seat = record["match"] % players
+        if not counts(record):
+            shares.append(None)
+            margins.append(None)
+            continue
+        shares.append(float(record["win_share"][seat]))
+        others = [s for i, s in enumerate(record["scores"]) if i != seat]
+        margins.append(None if record["failed"] else float(record["scores"][seat] - np.mean(others)))
+    return {"win_share": shares, "margin": margins,
+            "failures": sum(bool(r["failed"]) and r.get("culprit") == r["match"] % players for r in records)}
+
+
+def normalised(shares: Sequence[float | None], players: int) -> np.ndarray:
+    """Win shares normalised to chance (NaN for matches that count for nobody)."""
+    chance = 1.0 / players
+    values = np.array([np.nan if s is None else s for s in shares], dtype=float)
+    return (values - chance) / (1.0 - chance)
+
+
+def lineup_summary(matches: dict[str, list], players: int) -> dict:
+    shares = [s for s in matches["win_share"] if s is not None]
+    margins = [m for m in matches["margin"] if m is not None]
+    low, high = wilson_interval(sum(shares), len(shares))
+    return {"win_rate": sum(shares) / len(shares) if shares else 0.0, "ci95": [low, high],
+            "mean_margin": float(np.mean(margins)) if margins else 0.0, "failures": matches["failures"],
+            "score": float(np.nanmean(normalised(matches["win_share"], players))) if shares else 0.0}
+
+
+def score_array(results: dict) -> np.ndarray:
+    """(matches, tasks, line-ups) of normalised match scores, NaN where a task has fewer line-ups."""
+    tasks = results["tasks"]
+    width = max(len(t["lineups"]) for t in tasks.values())
+    rows = results["suite"]["matches"]
+    scores = np.full((rows, len(tasks), width), np.nan)
+    for column, task in enumerate(tasks.values()):
+        for depth, lineup in enumerate(task["lineups"].values()):
+            scores[:, column, depth] = normalised(lineup["win_share"], task["players"])
+    return scores
+
+
+def open_run(out: Path, settings: dict, resume: bool) -> None:
+    """Start `out` with its settings, or on `resume` check that it holds a run of these very settings."""
+    path = out / SETTINGS
+    if resume:
+        try:
+            found = json.loads(path.read_text())
+        except (OSError, ValueError):
+            raise BenchmarkError(f"--resume: {out} holds no benchmark to resume ({SETTINGS} missing or unreadable)") \
+                from None
+        if found != settings:
+            differ = ", ".join(f"{k} {found.get(k)!r} (now {v!r})" for k, v in settings.items() if found.get(k) != v)
+            raise BenchmarkError(f"--resume: {out} holds another benchmark: {differ}")
+        return
+    if path.exists() or (out / RESULTS).exists():
+        raise BenchmarkError(f"{out} already holds a benchmark: add --resume to finish it, or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+def evaluate_task(spec: str, suite: Suite, task: Task, out: Path, matches: int | None = None, jobs: int = 1,
+                  resume: bool = False, backend: str = "process", address: str | None = None,
+                  match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+                  say: Callable[[str], None] | None = None) -> dict:
+    """`spec` against each of the task's line-ups (arena runs logged under `out/<line-up>/`): per line-up
+    the win rate with its Wilson interval, mean margin, failures, score and every match's figures.
+    `matches` (default: the suite's) takes the first matches of the suite's schedule on the same seeds."""
+    lineups = {}
+    for lineup in suite.lineups_for(task):
+        opponent = suite.opponent_spec(task, lineup)
+        tic = time.time()
+        result = evaluate(task.game, task.players, [spec] + [opponent] * (task.players - 1), matches or suite.matches,
+                          suite.seed(lineup), jobs=jobs, backend=backend, address=address,
+                          match_timeout=match_timeout, log=out / lineup / "matches.jsonl", resume=resume)
+        figures = candidate_matches(result["matches"], task.players)
+        lineups[lineup] = {"opponent": lineup if lineup == "reference" else opponent, "seed": suite.seed(lineup),
+                           **lineup_summary(figures, task.players), **figures}
+        if say is not None:
+            s = lineups[lineup]
+            say(f"{task.name} against {lineup}: win rate {s['win_rate']:.3f} ({s['ci95'][0]:.3f}-"
+                f"{s['ci95'][1]:.3f}), margin {s['mean_margin']:+.1f} [{time.time() - tic:.0f} s]")
+    return {"game": task.game, "players": task.players, "lineups": lineups}
+
+
+def task_score(task_result: dict) -> float:
+    """A task's score: the mean over its line-ups of their scores."""
+    return float(np.mean([s["score"] for s in task_result["lineups"].values()]))
+
+
+def run_agent_benchmark(
+    spec: str, suite: Suite, out: str | Path, jobs: int = 1, resume: bool = False, backend: str = "process",
+    address: str | None = None, match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    say: Callable[[str], None] | None = None, reps: int = BOOTSTRAP_REPS,
+) -> dict:
+    """Score `spec` on every task of `suite`; write `results.json`, `report.md`, the plots and the
+    marl-eval export to `out`, and return the results."""
+    out = Path(out)
+    require_statistics()
+    check_agent(spec, suite)
+    open_run(out, {"format": FORMAT, "agent": spec, "suite": suite.name}, resume)
+    started = time.time()
+    tasks = {task.name: evaluate_task(spec, suite, task, out / "runs" / task.slug, jobs=jobs, resume=resume,
+                                      backend=backend, address=address, match_timeout=match_timeout, say=say)
+             for task in suite.tasks}
+    results = {"format": FORMAT, "agent": {"spec": spec, "files": agent_files(spec, suite.tasks)},
+               "suite": suite.describe(), "versions": package_versions(), "tasks": tasks,
+               "seconds": round(time.time() - started, 1)}
+    add_aggregate(results, reps)
+    write_agent_reports(results, out)
+    return results
+
+
+def add_aggregate(results: dict, reps: int = BOOTSTRAP_REPS) -> None:
+    """The task scores and their IQM, with stratified-bootstrap 95% intervals, into `results`."""
+    summary = aggregate(score_array(results), reps=reps)
+    for task, value, ci in zip(results["tasks"].values(), summary["task_scores"], summary["task_ci95"],
+                               strict=True):
+        task["score"], task["ci95"] = value, ci
+    results["aggregate"] = {"iqm": summary["iqm"], "ci95": summary["iqm_ci95"],
+                            "bootstrap": {"reps": reps, "seed": BOOTSTRAP_SEED, "method": "percentile, stratified"}}
+
+
+def load_results(path: str | Path) -> dict:
+    """A benchmark's `results.json` (a folder or the file), checked to be one."""
+    path = Path(path)
+    file = path / RESULTS if path.is_dir() else path
+    try:
+        results = json.loads(file.read_text())
+    except (OSError, ValueError) as error:
+        raise BenchmarkError(f"{file}: not a readable benchmark result ({error})") from None
+    if not isinstance(results, dict) or results.get("format") != FORMAT:
+        raise BenchmarkError(f"{file}: not a city-envs benchmark result (format {FORMAT})")
+    return results
+
+
+# ----- reports ------------------------------------------------------------------------------------
+def format_agent_results(results: dict) -> str:
+    """The Markdown report: the aggregate, then each task's score and each line-up's figures."""
+    agg = results["aggregate"]
+    suite = results["suite"]
+    lines = [f"# {results['agent']['spec']} on suite {suite['suite']}", "",
+             f"IQM over {len(results['tasks'])} tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
+             f"{agg['ci95'][1]:.3f}; stratified bootstrap, {agg['bootstrap']['reps']} resamples). "
+             f"{suite['matches']} matches per line-up; score 1 = wins every match, 0 = chance.", "",
+             "| task | score (95% CI) | line-up | win rate (95% CI) | mean margin | failures |",
+             "|---|---|---|---|---|---|"]
+    for name, task in results["tasks"].items():
+        first = True
+        for lineup, s in task["lineups"].items():
+            head = f"{task['score']:.3f} ({task['ci95'][0]:.3f} to {task['ci95'][1]:.3f})" if first else ""
+            lines.append(f"| {name if first else ''} | {head} | {lineup} | {s['win_rate']:.3f} ({s['ci95'][0]:.3f}-"
+                         f"{s['ci95'][1]:.3f}) | {s['mean_margin']:+.1f} | {s['failures']} |")
+            first = False
+    versions = ", ".join(f"{k} {v}" for k, v in results["versions"].items())
+    lines += ["", f"Versions: {versions}. Took {results['seconds']:.0f} s."]
+    return "\n".join(lines)
+
+
+def marl_eval_export(results: dict) -> dict:
+    """The results in marl-eval's raw-data layout (environment, task, algorithm, run, step): one run
+    per line-up, one evaluation at step 0, each match an evaluation episode of `win_share`,
+    `normalised_score` and `score_margin`; `absolute_metrics` repeat them, as no larger final
+    evaluation exists for a fixed agent."""
+    algorithm = results["agent"]["spec"]
+    export: dict[str, dict] = {"city_envs": {}}
+    for name, task in results["tasks"].items():
+        runs = {}
+        for i, (_lineup, s) in enumerate(task["lineups"].items()):
+            metrics = {"win_share": [x for x in s["win_share"] if x is not None],
+                       "normalised_score": [float(x) for x in normalised(s["win_share"], task["players"])
+                                            if not np.isnan(x)],
+                       "score_margin": [x for x in s["margin"] if x is not None]}
+            runs[f"run_{i}"] = {"step_0": {"step_count": 0, **metrics}, "absolute_metrics": metrics}
+        export["city_envs"][name] = {algorithm: runs}
+    return export
+
+
+def write_agent_reports(results: dict, out: Path) -> None:
+    (out / RESULTS).write_text(json.dumps(results, indent=1) + "\n")
+    (out / "report.md").write_text(format_agent_results(results) + "\n")
+    (out / "marl_eval.json").write_text(json.dumps(marl_eval_export(results)) + "\n")
+    named = {results["agent"]["spec"]: results}
+    plot_tasks(named, out / "tasks.png")
+    plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png")
