@@ -2,6 +2,7 @@
 
 - Hypothesis profiles: modest example counts in the default suite; slow tests raise their own counts;
   `HYPOTHESIS_PROFILE=thorough` runs every property test with many more examples.
+- `tiny_suites`: a benchmark suite of two quick tasks, for the benchmark's tests.
 - The suite tests one checkout: `city_envs.agents` and `city_envs.training` must come from the same
   folder as `city_envs`. They are mapped from the top-level `agents/` and `training/` folders by the
   install, so an editable install of another checkout would silently supply its bots and trainer.
@@ -35,3 +36,36 @@ def pytest_configure(config: pytest.Config) -> None:
         if found != root / folder:
             raise pytest.UsageError(f"city_envs.{folder} comes from {found}, not {root / folder}: "
                                     f"run `pip install -e {root}` in this environment")
+
+
+TINY = """
+name = "tiny"
+env_version = 0
+[lineups]
+random = { opponent = "random", seed = 11 }
+heuristic = { opponent = "heuristic", seed = 12 }
+[variants.default]
+description = "two quick tasks"
+tasks = ["citadels:2", "metropolys:2"]
+matches = 4
+[variants.one]
+description = "one task"
+tasks = ["citadels:2"]
+matches = 4
+"""
+
+
+@pytest.fixture
+def tiny_suites(tmp_path, monkeypatch):
+    """The suites folder replaced by one holding `tiny.toml` (and v1, untouched, beside it)."""
+    from city_envs.evaluation import suite as suite_module
+    from city_envs.evaluation import workers
+
+    folder = tmp_path / "suites"
+    folder.mkdir()
+    (folder / "tiny.toml").write_text(TINY)
+    for item in suite_module.SUITES_DIR.iterdir():
+        (folder / item.name).symlink_to(item)
+    monkeypatch.setattr(suite_module, "SUITES_DIR", folder)
+    monkeypatch.setattr(workers, "worker_start_method", lambda: "fork")  # no torch in these matches
+    return folder

@@ -155,12 +155,14 @@ def _new_logger(out: Path):
 
 
 def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dict], started: float,
-              progress: Any = None) -> tuple[Path, dict]:
-    """Self-play MaskablePPO from `init` (or fresh weights), resuming from `out/checkpoint` if there is one."""
+              progress: Any = None, pool: OpponentPool | None = None) -> tuple[Path, dict]:
+    """Self-play MaskablePPO from `init` (or fresh weights), resuming from `out/checkpoint` if there is one;
+    the opponents come from `pool` (default: the config's pool weights)."""
     import torch
     from sb3_contrib import MaskablePPO
 
-    pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
+    if pool is None:
+        pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     venv = make_env(config, pool)
     head = config.entity_head_spec()
     model = MaskablePPO(policy_class(head), venv, seed=config.seed, device="cpu", verbose=0,
@@ -217,8 +219,10 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
     return path, {**stats, "curve": schedule["curve"]}
 
 
-def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: Any = None, log=print) -> dict:
-    """Run (or resume) every stage of `config` in `out`; returns the summary written to evaluation.json."""
+def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: Any = None, log=print,
+          pool: OpponentPool | None = None) -> dict:
+    """Run (or resume) every stage of `config` in `out`; returns the summary written to evaluation.json.
+    `pool` replaces the config's opponent pool in the PPO stage (the exploit probe's fixed opponent)."""
     import torch
 
     out = Path(out)
@@ -251,7 +255,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
                                              if k.startswith("win_rate")))
     model_path = init
     if config.timesteps > 0:
-        model_path, stats = train_ppo(config, out, init, list(curve), started, progress)
+        model_path, stats = train_ppo(config, out, init, list(curve), started, progress, pool)
         curve = stats.pop("curve")
         summary.update(stats)
     if model_path is None:

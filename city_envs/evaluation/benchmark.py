@@ -83,15 +83,15 @@ def agent_files(spec: str, tasks: Sequence[Task]) -> dict[str, dict[str, str]]:
     return files
 
 
-def check_agent(spec: str, suite: Suite) -> None:
+def check_agent(spec: str, tasks: Sequence[Task]) -> None:
     """Build the agent for every task and let it check its seat (a policy file's shapes): a spec that
-    cannot play some task stops the benchmark before any match, naming the task."""
-    for task in suite.tasks:
+    cannot play some task stops before any match, naming the task."""
+    for task in tasks:
         try:
             agent = make_agent(spec, task.game, 0)
             prepare_agents([agent], make_game(task.game, task.players, seed=0))
         except (ValueError, ImportError) as error:
-            raise BenchmarkError(f"agent {spec!r} cannot play {task.name} of suite {suite.name}: {error}") from None
+            raise BenchmarkError(f"agent {spec!r} cannot play {task.name}: {error}") from None
 
 
 def candidate_matches(records: Sequence[dict], players: int) -> dict[str, list]:
@@ -198,7 +198,7 @@ def run_agent_benchmark(
     marl-eval export to `out`, and return the results."""
     out = Path(out)
     require_statistics()
-    check_agent(spec, suite)
+    check_agent(spec, suite.tasks)
     open_run(out, {"format": FORMAT, "agent": spec, "suite": suite.name}, resume)
     started = time.time()
     tasks = {task.name: evaluate_task(spec, suite, task, out / "runs" / task.slug, jobs=jobs, resume=resume,

@@ -191,7 +191,11 @@ def _read(version: str) -> SuiteFile:
         known = ", ".join(p.stem for p in sorted(SUITES_DIR.glob("*.toml")))
         raise SuiteError(f"unknown suite {version!r}; suites: {known}")
     try:
-        spec = SuiteFile.model_validate(read_toml(path))
+        data = read_toml(path)
+    except (OSError, ValueError) as error:
+        raise SuiteError(f"suite file {path.name}: {error}") from None
+    try:
+        spec = SuiteFile.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(map(str, first["loc"])) or "(top level)"

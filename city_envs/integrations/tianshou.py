@@ -9,13 +9,20 @@ legal. Replace the random seats by other learners, or by frozen copies of the le
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import torch
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
+from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import city_envs
@@ -58,3 +65,76 @@ def dqn_against_random(
         for seat in range(num_players)
     ]
     return MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
+
+
+def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out: Path, *,
+              hidden: Sequence[int] = (256, 256), envs: int = 4, buffer_size: int = 20_000,
+              **options: Any) -> list[Path]:
+    """Masked DQN (`dqn_against_random`) trained to each of `steps` (Tianshou's env steps: every seat's
+    move), the learner's Q-network saved at each as `q_<steps>.safetensors` (tensors and JSON
+    metadata, nothing pickled) for `QNetworkAgent`. Seeded (torch, numpy, the envs); a rerun of the
+    same call gives the same networks on one torch thread."""
+    from safetensors.torch import save_file
+
+    if list(steps) != sorted(set(steps)) or steps[0] < 1:
+        raise ValueError(f"steps must increase from at least 1, not {list(steps)}")
+    torch.set_num_threads(1)  # small networks: more threads only contend
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    algorithm = dqn_against_random(name, num_players, hidden=hidden, **options)
+    train_envs = DummyVectorEnv([lambda: tianshou_env(name, num_players) for _ in range(envs)])
+    train_envs.seed(seed)
+    collector = Collector[CollectStats](algorithm, train_envs, VectorReplayBuffer(buffer_size, envs),
+                                        exploration_noise=True)
+    collector.reset()
+    probe = tianshou_env(name, num_players, **options)
+    net = algorithm.get_algorithm(probe.agents[0]).policy.model  # seat 0 learns
+    out.mkdir(parents=True, exist_ok=True)
+    paths, done = [], 0
+    for target in steps:
+        algorithm.run_training(OffPolicyTrainerParams(
+            training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=target - done,
+            collection_step_num_env_steps=10 * envs, batch_size=64, update_step_num_gradient_steps_per_sample=0.1,
+            test_in_training=False, show_progress=False, verbose=False,
+            multi_agent_return_reduction=lambda returns: returns[:, 0]))
+        done = target
+        path = out / f"q_{target:09d}.safetensors"
+        metadata = {"game": name, "players": str(num_players), "hidden": json.dumps(list(hidden)),
+                    "observation_size": str(int(np.prod(probe.observation_space["observation"].shape))),
+                    "num_actions": str(int(probe.action_space.n)), "env_steps": str(target)}
+        save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(path), metadata=metadata)
+        paths.append(path)
+    return paths
+
+
+class QNetworkAgent:
+    """Plays a Q-network saved by `train_dqn`: the legal action of highest value (`path=FILE` as an
+    agent spec: `city_envs.integrations.tianshou:QNetworkAgent:path=FILE`)."""
+
+    def __init__(self, seed: int | None = None, path: str = "") -> None:
+        from safetensors import safe_open
+
+        if not path or not Path(path).is_file():
+            raise ValueError(f"QNetworkAgent needs path=FILE of a saved Q-network, not {path!r}")
+        with safe_open(path, framework="pt") as handle:
+            meta = handle.metadata() or {}
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118 - not a dict
+        try:
+            self.game, self.players = meta["game"], int(meta["players"])
+            self.net = Net(state_shape=(int(meta["observation_size"]),), action_shape=int(meta["num_actions"]),
+                           hidden_sizes=json.loads(meta["hidden"]))
+            self.net.load_state_dict(tensors)
+        except (KeyError, ValueError, RuntimeError) as error:
+            raise ValueError(f"{path} is not a Q-network saved by train_dqn ({error})") from None
+        self.net.eval()
+        self.path = path
+
+    def prepare(self, info_set) -> None:
+        if (info_set.game_name, info_set.num_players) != (self.game, self.players):
+            raise ValueError(f"{self.path} is a Q-network for {self.game} with {self.players} players, not "
+                             f"{info_set.game_name} with {info_set.num_players}")
+
+    def act(self, info_set) -> int:
+        with torch.no_grad():
+            values = self.net(torch.as_tensor(info_set.observation(), dtype=torch.float32)[None])[0][0].numpy()
+        return int(np.argmax(np.where(info_set.legal_actions(), values, -np.inf)))

@@ -1,0 +1,120 @@
+"""The algorithm benchmark's protocol with trivial plug-ins: checkpoints scored on the suite's first
+tenth of matches, the final one on all of them, failures recorded per seed, resume, the summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from city_envs.evaluation.benchmark import BenchmarkError
+from city_envs.evaluation.suite import load_suite
+from city_envs.training import algorithms
+from city_envs.training.algorithms import TrainRequest, checkpoint_steps, run_algorithm_benchmark
+
+REPS = 50
+CALLS: list[TrainRequest] = []
+
+
+def heuristic_at_every_checkpoint(request: TrainRequest):
+    """No training at all: the heuristic stands for every checkpoint."""
+    CALLS.append(request)
+    return [(step, "heuristic") for step in request.checkpoints]
+
+
+def broken(request: TrainRequest):
+    if request.seed == 1:
+        raise RuntimeError("diverged")
+    return [(step, "random") for step in request.checkpoints]
+
+
+def returns_nothing(request: TrainRequest):
+    return None
+
+
+def too_few(request: TrainRequest):
+    return [(request.budget, "random")]
+
+
+@pytest.fixture
+def plugins(monkeypatch):
+    """This module importable as `test_algorithms_plugins` (the plug-ins are named module:function)."""
+    monkeypatch.setitem(sys.modules, "test_algorithms_plugins", sys.modules[__name__])
+    CALLS.clear()
+
+
+def test_checkpoints_are_a_quarter_of_the_budget_apart():
+    assert checkpoint_steps(100_000) == (25_000, 50_000, 75_000, 100_000)
+    assert checkpoint_steps(2) == (1, 1, 2, 2)
+
+
+def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_path, plugins):
+    suite = load_suite("tiny")
+    name = "test_algorithms_plugins:heuristic_at_every_checkpoint"
+    summary = run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, reps=REPS)
+    assert [(r.task.name, r.seed, r.budget, r.checkpoints) for r in CALLS] == [
+        (task, seed, 400, (100, 200, 300, 400)) for task in ("citadels:2", "metropolys:2") for seed in (0, 1)]
+    assert summary["failures"] == [] and summary["tasks"] == ["citadels:2", "metropolys:2"]
+    folder = tmp_path / "test_algorithms_plugins_heuristic_at_every_checkpoint"
+    record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
+    assert [p["step"] for p in record["checkpoints"]] == [100, 200, 300, 400]
+    assert {p["matches"] for p in record["checkpoints"]} == {2}  # a tenth of 4, at least one per seat
+    assert record["absolute"]["matches"] == 4
+    # the same agent on the same seeds: every seed scores the same, and the IQM is that score's IQM
+    scores = np.array(summary["scores"])
+    assert (scores[0] == scores[1]).all()
+    assert summary["aggregate"]["iqm"] == pytest.approx(np.mean(scores))  # two tasks: nothing trimmed
+    assert len(summary["curve"]) == 4
+    for name_ in ("summary.json", "report.md", "curves.png", "profile.png", "marl_eval.json"):
+        assert (folder / name_).is_file()
+    export = json.loads((folder / "marl_eval.json").read_text())
+    run = export["city_envs"]["citadels:2"]["test_algorithms_plugins:heuristic_at_every_checkpoint"]["run_0"]
+    assert [run[f"step_{i}"]["step_count"] for i in range(4)] == [100, 200, 300, 400]
+    # a rerun with --resume trains nothing again
+    CALLS.clear()
+    again = run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, resume=True, reps=REPS)
+    assert CALLS == [] and again["scores"] == summary["scores"]
+
+
+def test_a_failing_seed_is_recorded_and_the_run_goes_on(tiny_suites, tmp_path, plugins):
+    summary = run_algorithm_benchmark("test_algorithms_plugins:broken", load_suite("tiny-one"), 40, [0, 1, 2],
+                                      tmp_path, reps=REPS)
+    assert summary["failures"] == [{"task": "citadels:2", "seed": 1, "error": "RuntimeError: diverged"}]
+    assert summary["aggregate"]["seeds_used"] == 2
+    report = (tmp_path / "test_algorithms_plugins_broken" / "report.md").read_text()
+    assert "citadels:2 seed 1: RuntimeError: diverged" in report and "failed" in report
+
+
+@pytest.mark.parametrize("plugin, message", [
+    ("returns_nothing", "returned NoneType None, not a list of (step, agent spec)"),
+    ("too_few", "returned 1 checkpoints for the 4 asked"),
+])
+def test_a_plugin_answer_that_is_not_checkpoints_fails_its_seeds(tiny_suites, tmp_path, plugins, plugin, message):
+    summary = run_algorithm_benchmark(f"test_algorithms_plugins:{plugin}", load_suite("tiny-one"), 40, [0],
+                                      tmp_path, reps=REPS)
+    assert summary["aggregate"] is None
+    [failure] = summary["failures"]
+    assert message in failure["error"]
+
+
+def test_an_unknown_agent_in_a_checkpoint_fails_that_seed(tiny_suites, tmp_path, plugins, monkeypatch):
+    monkeypatch.setitem(algorithms.ALGORITHMS, "nonsense", lambda r: [(s, "no_such_agent") for s in r.checkpoints])
+    summary = run_algorithm_benchmark("nonsense", load_suite("tiny-one"), 40, [0], tmp_path, reps=REPS)
+    assert "cannot play citadels:2" in summary["failures"][0]["error"]
+
+
+def test_plugin_names_are_checked_before_anything_runs(tmp_path):
+    with pytest.raises(BenchmarkError, match="cannot import module 'no_such_module_xyz'"):
+        run_algorithm_benchmark("no_such_module_xyz:train", load_suite("v1-lite"), 10, [0], tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+def test_algorithm_benchmark_resume_refuses_other_settings(tiny_suites, tmp_path, plugins):
+    name = "test_algorithms_plugins:too_few"
+    run_algorithm_benchmark(name, load_suite("tiny-one"), 40, [0], tmp_path, reps=REPS)
+    with pytest.raises(BenchmarkError, match="already holds a benchmark"):
+        run_algorithm_benchmark(name, load_suite("tiny-one"), 40, [0], tmp_path, reps=REPS)
+    with pytest.raises(BenchmarkError, match="budget 40 \\(now 80\\)"):
+        run_algorithm_benchmark(name, load_suite("tiny-one"), 80, [0], tmp_path, resume=True, reps=REPS)

@@ -1,0 +1,425 @@
+"""The algorithm benchmark: a training algorithm run on every task of a suite for K seeds, its
+checkpoints scored at fixed points of an environment-step budget, and its final policies scored on
+the suite's full matches (the "absolute" evaluation, ten times the matches of a curve point).
+
+An algorithm is a plug-in: a function from a `TrainRequest` (task, seed, budget, output folder, the
+steps to checkpoint at) to one `(step, agent spec)` pair per checkpoint asked, in order, the step being
+where it actually stopped (a trainer may stop at its next rollout boundary), the last the final policy.
+Built in (`ALGORITHMS`): `ppo_scratch` (this project's MaskablePPO self-play, no warm start),
+`warm_start_ppo` (a small warm start from the heuristic, then the same PPO) and `tianshou_dqn`
+(Tianshou's masked DQN against random seats). Any other is `module:function`.
+
+Layout of `out/<algorithm>/`: `benchmark.json` (the settings), `<task>_<n>p/seed_<k>/` (the plug-in's
+folder, `train/`, its evaluations under `eval/`, and `record.json` once the seed is done or failed),
+then `summary.json`, `report.md`, `curves.png`, `profile.png` and `marl_eval.json`. A seed whose
+plug-in raises, or returns no checkpoints, is recorded as failed and the run goes on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import sys
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from city_envs.evaluation.benchmark import (
+    BenchmarkError,
+    check_agent,
+    evaluate_task,
+    open_run,
+    package_versions,
+    task_score,
+)
+from city_envs.evaluation.plots import plot_profiles
+from city_envs.evaluation.statistics import (
+    BOOTSTRAP_REPS,
+    BOOTSTRAP_SEED,
+    aggregate,
+    interval,
+    iqm_over_runs,
+    require_statistics,
+)
+from city_envs.evaluation.suite import Suite, Task, load_suite
+from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
+
+FORMAT = "city-envs-algorithm-benchmark/1"
+CHECKPOINT_FRACTIONS = (0.25, 0.5, 0.75, 1.0)
+CURVE_SHARE = 10  # a curve point plays 1/10 of the suite's matches; the absolute evaluation all of them
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    """What a plug-in is asked: train on `task` with `seed` for `budget` of the learner's environment
+    steps (its own decisions) in `out`, keeping a policy at each of `checkpoints` (the last is `budget`)."""
+
+    task: Task
+    seed: int
+    budget: int
+    out: Path
+    checkpoints: tuple[int, ...]
+
+
+Algorithm = Callable[[TrainRequest], Sequence[tuple[int, str]]]
+
+
+# ----- the built-in algorithms --------------------------------------------------------------------
+def segmented_ppo(request: TrainRequest, pool: Any = None, **settings: Any) -> list[tuple[int, str]]:
+    """This project's trainer (`selfplay.train`), stopped at each checkpoint and resumed from its own
+    checkpoint to the next: the same run as one uninterrupted one (the trainer resumes bit-exactly),
+    with a policy file kept at each stop. PPO stops at the first rollout boundary past a target, so a
+    checkpoint's step is that boundary (at most one rollout, 4,096 steps, later). The trainer checkpoints at
+    every rollout here, so a resumed segment repeats one rollout at most."""
+    from city_envs.training.config import load_config
+    from city_envs.training.selfplay import train
+
+    run = request.out / "train"
+    kept = request.out / "checkpoints"
+    kept.mkdir(parents=True, exist_ok=True)
+    specs: list[tuple[int, str]] = []
+    for target in request.checkpoints:
+        marker = kept / f"target_{target}.json"
+        if marker.is_file():
+            step, path = json.loads(marker.read_text())
+        else:
+            config = load_config(request.task.game, None, players=request.task.players, seed=request.seed,
+                                 timesteps=target, eval_games=0, final_eval_games=0, select_best=False,
+                                 checkpoint_every=1, **settings)
+            summary = train(config, run, resume=(run / "config.toml").is_file(), log=lambda text: None, pool=pool)
+            step = int(summary.get("timesteps", 0))
+            path = str(kept / f"step_{step:09d}.safetensors")
+            shutil.copyfile(run / "model.safetensors", path)
+            marker.write_text(json.dumps([step, path]))
+        specs.append((step, f"ppo:{path}"))
+    return specs
+
+
+def ppo_scratch(request: TrainRequest) -> list[tuple[int, str]]:
+    """MaskablePPO self-play from random weights, with the game's default settings and opponent pool
+    (`training/configs/<game>.toml`): no warm start."""
+    return segmented_ppo(request, pretrain=False)
+
+
+WARM_START = {"bc_matches": 300, "dagger_rounds": 1, "dagger_matches": 200, "pretrain_epochs": 10}
+
+
+def warm_start_ppo(request: TrainRequest) -> list[tuple[int, str]]:
+    """The project's recipe at one small size for every game: clone the heuristic from 300 matches, one
+    DAgger round of 200 (`WARM_START`; the teacher's matches are not counted in the budget), then the
+    same MaskablePPO self-play as `ppo_scratch`."""
+    return segmented_ppo(request, pretrain=True, **WARM_START)
+
+
+def tianshou_dqn(request: TrainRequest) -> list[tuple[int, str]]:
+    """Tianshou's masked DQN: one seat learns while the others play masked random moves
+    (`city_envs.integrations.tianshou`). Tianshou counts every seat's move as an environment step,
+    so it trains for `budget x players` of them, about `budget` of the learner's own."""
+    from city_envs.integrations.tianshou import train_dqn
+
+    steps = [target * request.task.players for target in request.checkpoints]
+    paths = train_dqn(request.task.game, request.task.players, request.seed, steps, request.out / "train")
+    return [(target, f"city_envs.integrations.tianshou:QNetworkAgent:path={path}")
+            for target, path in zip(request.checkpoints, paths, strict=True)]
+
+
+ALGORITHMS: dict[str, Algorithm] = {"ppo_scratch": ppo_scratch, "warm_start_ppo": warm_start_ppo,
+                                    "tianshou_dqn": tianshou_dqn}
+
+
+def load_algorithm(name: str) -> Algorithm:
+    """A built-in algorithm by name, or `module:function` (the module importable, as for agents)."""
+    if name in ALGORITHMS:
+        return ALGORITHMS[name]
+    module_name, sep, function_name = name.partition(":")
+    if not sep or not function_name.isidentifier():
+        raise BenchmarkError(f"unknown algorithm {name!r}; built in: {', '.join(ALGORITHMS)}, or module:function")
+    if str(Path.cwd()) not in sys.path and "" not in sys.path:
+        sys.path.append(str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise BenchmarkError(f"algorithm {name!r}: cannot import module {module_name!r} ({error})") from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise BenchmarkError(f"algorithm {name!r}: module {module_name!r} has no function {function_name!r}")
+    return function
+
+
+def checkpoint_steps(budget: int) -> tuple[int, ...]:
+    return tuple(max(1, round(budget * fraction)) for fraction in CHECKPOINT_FRACTIONS)
+
+
+# ----- one (task, seed) ---------------------------------------------------------------------------
+def _checked_specs(returned: Any, request: TrainRequest) -> list[tuple[int, str]]:
+    """The plug-in's answer as (step, spec) pairs, one per checkpoint asked, or why it is not that."""
+    if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Sequence) or not returned:
+        raise BenchmarkError(f"the algorithm returned {type(returned).__name__} {returned!r:.80}, not a list of "
+                             "(step, agent spec), one per checkpoint")
+    pairs = list(returned)
+    if len(pairs) != len(request.checkpoints):
+        raise BenchmarkError(f"the algorithm returned {len(pairs)} checkpoints for the {len(request.checkpoints)} "
+                             f"asked ({', '.join(map(str, request.checkpoints))})")
+    if any(not isinstance(pair, (tuple, list)) or len(pair) != 2 for pair in pairs):
+        raise BenchmarkError("every checkpoint must be a (step, agent spec) pair")
+    steps = [step for step, _ in pairs]
+    if any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in steps) or steps != sorted(steps):
+        raise BenchmarkError(f"checkpoint steps must be whole numbers >= 0 in order, not {steps}")
+    if any(not isinstance(spec, str) or not spec for _, spec in pairs):
+        raise BenchmarkError("every checkpoint needs an agent spec (text)")
+    return [(int(step), spec) for step, spec in pairs]
+
+
+def run_seed(algorithm: Algorithm, suite: Suite, task: Task, seed: int, budget: int, out: Path, jobs: int = 1,
+             backend: str = "process", address: str | None = None,
+             match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+             say: Callable[[str], None] | None = None) -> dict:
+    """Train one seed of `task` and score its checkpoints; its `record.json` makes a rerun skip it."""
+    out.mkdir(parents=True, exist_ok=True)
+    record_file = out / "record.json"
+    if record_file.is_file():
+        return json.loads(record_file.read_text())
+    request = TrainRequest(task, seed, budget, out, checkpoint_steps(budget))
+    record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget,
+                              "asked": list(request.checkpoints)}
+    clock = time.time()
+    try:
+        specs = _checked_specs(algorithm(request), request)
+        for spec in dict.fromkeys(spec for _, spec in specs):
+            check_agent(spec, [task])
+    except Exception as error:  # noqa: BLE001 - a plug-in's failure is recorded for its seed; the run goes on
+        record.update(status="failed", error=f"{type(error).__name__}: {error}",
+                      traceback=traceback.format_exc(limit=-3), train_seconds=round(time.time() - clock, 1))
+        record_file.write_text(json.dumps(record, indent=1) + "\n")
+        if say is not None:
+            say(f"{task.name} seed {seed}: FAILED: {record['error']}")
+        return record
+    record["train_seconds"] = round(time.time() - clock, 1)
+    record["checkpoints"] = [{"step": step, "spec": spec} for step, spec in specs]
+    curve_matches = max(task.players, suite.matches // CURVE_SHARE)
+    options = {"jobs": jobs, "resume": True, "backend": backend, "address": address, "match_timeout": match_timeout}
+    for point in record["checkpoints"]:
+        result = evaluate_task(point["spec"], suite, task, out / "eval" / f"step_{point['step']}",
+                               matches=curve_matches, **options)
+        point.update(score=task_score(result), matches=curve_matches)
+    final = record["checkpoints"][-1]
+    absolute = evaluate_task(final["spec"], suite, task, out / "eval" / "absolute", **options)
+    record.update(status="ok", absolute={"score": task_score(absolute), "matches": suite.matches,
+                                         "lineups": absolute["lineups"]},
+                  seconds=round(time.time() - clock, 1))
+    record_file.write_text(json.dumps(record, indent=1) + "\n")
+    if say is not None:
+        say(f"{task.name} seed {seed}: final score {record['absolute']['score']:+.3f} (curve "
+            + ", ".join(f"{p['step']:,}: {p['score']:+.2f}" for p in record["checkpoints"])
+            + f") [{record['seconds']:.0f} s]")
+    return record
+
+
+# ----- the whole benchmark ------------------------------------------------------------------------
+def _run_seed_remote(*args: Any) -> dict:
+    """`run_seed` as one Ray task (the algorithm is named, so that the task can import it)."""
+    name, *rest = args
+    return run_seed(load_algorithm(name), *rest)
+
+
+def run_algorithm_benchmark(
+    name: str, suite: Suite, budget: int, seeds: Sequence[int], out: str | Path, jobs: int = 1,
+    resume: bool = False, backend: str = "process", address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, say: Callable[[str], None] | None = None,
+    reps: int = BOOTSTRAP_REPS,
+) -> dict:
+    """Every (task, seed) of `suite` trained by algorithm `name` and scored; the summary with IQM over
+    seeds and tasks and its interval, the curves and the failures. With `backend="ray"`, each (task,
+    seed) is a Ray task on the cluster at `address` (its matches played in that task's process)."""
+    require_statistics()
+    algorithm = load_algorithm(name)
+    if budget < 1:
+        raise BenchmarkError(f"the budget must be at least 1 environment step, not {budget}")
+    if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
+        raise BenchmarkError(f"seeds must be distinct whole numbers >= 0, not {list(seeds)}")
+    out = Path(out) / name.replace(":", "_").replace("/", "_")
+    open_run(out, {"format": FORMAT, "algorithm": name, "suite": suite.name, "budget": budget, "seeds": list(seeds)},
+             resume)
+    units = [(task, seed) for task in suite.tasks for seed in seeds]
+    started = time.time()
+    if backend == "ray":
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=address, num_cpus=None if address else max(1, jobs), include_dashboard=False,
+                     log_to_driver=False)
+        remote = ray.remote(num_cpus=1)(_run_seed_remote)
+        refs = [remote.remote(name, suite, task, seed, budget, out / task.slug / f"seed_{seed}", 1, "process", None,
+                              match_timeout) for task, seed in units]
+        records = ray.get(refs)
+    else:
+        records = [run_seed(algorithm, suite, task, seed, budget, out / task.slug / f"seed_{seed}", jobs=jobs,
+                            backend=backend, address=address, match_timeout=match_timeout, say=say)
+                   for task, seed in units]
+    summary = summarize_algorithm(name, suite, budget, list(seeds), records, reps)
+    summary["seconds"] = round(time.time() - started, 1)
+    write_algorithm_reports(summary, out, reps)
+    return summary
+
+
+def summarize_algorithm(name: str, suite: Suite, budget: int, seeds: list[int], records: list[dict],
+                        reps: int = BOOTSTRAP_REPS) -> dict:
+    """Scores as (seeds x tasks): the final policies' absolute scores, and one such array per checkpoint
+    fraction; IQM with stratified-bootstrap intervals (a failed seed is left out of its task; a task
+    with no finished seed, out of the aggregate)."""
+    tasks = [t.name for t in suite.tasks]
+    by_unit = {(r["task"], r["seed"]): r for r in records}
+    finished = [t for t in tasks if any(by_unit[(t, s)]["status"] == "ok" for s in seeds)]
+    failures = [{"task": r["task"], "seed": r["seed"], "error": r["error"]} for r in records
+                if r["status"] != "ok"]
+    summary: dict[str, Any] = {"format": FORMAT, "algorithm": name, "budget": budget, "seeds": seeds,
+                               "suite": suite.describe(), "versions": package_versions(),
+                               "curve_matches_share": 1 / CURVE_SHARE, "failures": failures, "runs": records}
+    if not finished:
+        summary["aggregate"] = None
+        return summary
+
+    def array(pick: Callable[[dict], float]) -> np.ndarray:
+        return np.array([[pick(by_unit[(t, s)]) if by_unit[(t, s)]["status"] == "ok" else np.nan
+                          for t in finished] for s in seeds])
+
+    final = array(lambda r: r["absolute"]["score"])
+    complete = final[~np.isnan(final).any(axis=1)]  # rliable's bootstrap needs every task of a row
+    result = aggregate(complete, over_runs=True, reps=reps) if len(complete) else None
+    summary["tasks"] = finished
+    summary["scores"] = final.tolist()
+    summary["aggregate"] = None if result is None else {
+        "iqm": result["iqm"], "ci95": result["iqm_ci95"], "seeds_used": len(complete),
+        "task_scores": dict(zip(finished, result["task_scores"], strict=True)),
+        "task_ci95": dict(zip(finished, result["task_ci95"], strict=True)),
+        "bootstrap": {"reps": reps, "seed": BOOTSTRAP_SEED, "method": "percentile, stratified over seeds"}}
+    curve = []
+    for index, fraction in enumerate(CHECKPOINT_FRACTIONS):
+        scores = array(lambda r, i=index: r["checkpoints"][i]["score"])
+        rows = scores[~np.isnan(scores).any(axis=1)]
+        if not len(rows):
+            continue
+        point, low, high = interval(rows, lambda x: np.array([iqm_over_runs(x)]), reps=reps)
+        curve.append({"fraction": fraction, "step": round(budget * fraction), "iqm": float(point[0]),
+                      "ci95": [float(low[0]), float(high[0])], "scores": scores.tolist()})
+    summary["curve"] = curve
+    return summary
+
+
+def format_algorithm_summary(summary: dict) -> str:
+    suite = summary["suite"]
+    lines = [f"# {summary['algorithm']} on suite {suite['suite']}", "",
+             f"Budget {summary['budget']:,} environment steps per run, seeds {summary['seeds']}; "
+             f"curve points on {summary['curve_matches_share']:.0%} of the suite's matches, the final policy on "
+             f"all {suite['matches']} per line-up."]
+    agg = summary["aggregate"]
+    if agg is None:
+        lines += ["", "No run finished."]
+    else:
+        lines += ["", f"IQM over seeds and tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
+                  f"{agg['ci95'][1]:.3f}; {agg['seeds_used']} seeds with every task).", "",
+                  "| task | score (95% CI) | per seed |", "|---|---|---|"]
+        for i, task in enumerate(summary["tasks"]):
+            per_seed = ", ".join("failed" if np.isnan(row[i]) else f"{row[i]:+.3f}" for row in summary["scores"])
+            low, high = agg["task_ci95"][task]
+            lines.append(f"| {task} | {agg['task_scores'][task]:+.3f} ({low:+.3f} to {high:+.3f}) | {per_seed} |")
+        lines += ["", "| budget share | step | IQM (95% CI) |", "|---|---|---|"]
+        lines += [f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({p['ci95'][0]:+.3f} to "
+                  f"{p['ci95'][1]:+.3f}) |" for p in summary["curve"]]
+    if summary["failures"]:
+        lines += ["", "Failed runs:", ""] + [f"- {f['task']} seed {f['seed']}: {f['error']}"
+                                             for f in summary["failures"]]
+    return "\n".join(lines)
+
+
+def marl_eval_export(summary: dict) -> dict:
+    """marl-eval's raw-data layout: per task, run (seed) and checkpoint the `normalised_score` of each
+    match slot of the curve evaluation, and `absolute_metrics` from the final evaluation."""
+    export: dict[str, dict] = {"city_envs": {}}
+    for record in summary["runs"]:
+        if record["status"] != "ok":
+            continue
+        run: dict[str, Any] = {}
+        for i, point in enumerate(record["checkpoints"]):
+            run[f"step_{i}"] = {"step_count": point["step"], "normalised_score": [point["score"]]}
+        lineups = record["absolute"]["lineups"]
+        run["absolute_metrics"] = {"normalised_score": [s["score"] for s in lineups.values()],
+                                   "win_rate": [s["win_rate"] for s in lineups.values()]}
+        export["city_envs"].setdefault(record["task"], {}).setdefault(summary["algorithm"], {})[
+            f"run_{record['seed']}"] = run
+    return export
+
+
+def write_algorithm_reports(summary: dict, out: Path, reps: int = BOOTSTRAP_REPS) -> None:
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (out / "report.md").write_text(format_algorithm_summary(summary) + "\n")
+    (out / "marl_eval.json").write_text(json.dumps(marl_eval_export(summary)) + "\n")
+    if summary["aggregate"] is None:
+        return
+    plot_curve(summary, out / "curves.png")
+    final = np.array(summary["scores"])
+    final = final[~np.isnan(final).any(axis=1)]
+    plot_profiles({summary["algorithm"]: final}, out / "profile.png", over_runs=True, reps=reps)
+
+
+def plot_curve(summary: dict, path: Path) -> None:
+    """IQM over seeds and tasks at each checkpoint, with its 95% band."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 4), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    steps = [p["step"] for p in summary["curve"]]
+    line = ax.plot(steps, [p["iqm"] for p in summary["curve"]], marker="o", label=summary["algorithm"])[0]
+    ax.fill_between(steps, [p["ci95"][0] for p in summary["curve"]], [p["ci95"][1] for p in summary["curve"]],
+                    color=line.get_color(), alpha=0.2)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("IQM task score (0 = chance)")
+    ax.set_title(f"suite {summary['suite']['suite']}: {len(summary['seeds'])} seeds, 95% CI")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+# ----- command line -------------------------------------------------------------------------------
+def seed_list(text: str) -> list[int]:
+    """`--seeds`: a count (`3` means 0, 1, 2) or a comma-separated list."""
+    try:
+        if "," in text:
+            return [int(part) for part in text.split(",")]
+        count = int(text)
+    except ValueError:
+        raise BenchmarkError(f"--seeds {text!r}: a count such as 3, or seeds such as 0,1,2") from None
+    if count < 1:
+        raise BenchmarkError(f"--seeds {text!r}: at least one seed")
+    return list(range(count))
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("algorithm", help=f"built in: {', '.join(ALGORITHMS)}; or module:function (a plug-in)")
+    parser.add_argument("--suite", default="v1-lite", help="suite and variant whose tasks it trains on")
+    parser.add_argument("--budget", type=int, default=100_000, help="environment steps of the learner per run")
+    parser.add_argument("--seeds", default="3", help="independent runs per task: a count, or a list such as 0,1,2")
+    parser.add_argument("--out", default="runs/algorithms", help="folder; the algorithm's results go in a subfolder")
+    parser.add_argument("--resume", action="store_true", help="finish the interrupted benchmark in --out")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+
+
+def run_command(args) -> int:
+    suite = load_suite(args.suite)
+    say = None if args.quiet else (lambda text: print(text, flush=True))
+    summary = run_algorithm_benchmark(args.algorithm, suite, args.budget, seed_list(args.seeds), args.out,
+                                      jobs=args.jobs, resume=args.resume, backend=args.backend,
+                                      address=args.address, match_timeout=args.match_timeout, say=say)
+    print(format_algorithm_summary(summary))
+    return 1 if summary["failures"] else 0
+
