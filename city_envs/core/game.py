@@ -352,6 +352,14 @@ class Game(abc.ABC):
         mine = self.view(player)
         return "\n".join(f"{k}: {v}" for k, v in mine.items() if k != "player" and public.get(k) != v)
 
+    def action_id(self, action: Any) -> int:
+        """`action` as an id in `0..num_actions - 1`, else `IllegalActionError`: describing an id out of
+        range would describe another action (a table indexed from the end) or fail deep in the rules."""
+        index = action_index(action, self.decision_name())
+        if not 0 <= index < self.num_actions:
+            raise IllegalActionError(action, self.decision_name(), f"out of range 0..{self.num_actions - 1}")
+        return index
+
     def legal_actions(self) -> np.ndarray:
         """Read-only bool mask of the pending decision (cached until the next `apply`)."""
         if self._mask is None:
@@ -368,11 +376,7 @@ class Game(abc.ABC):
         """
         if self.is_over():
             raise IllegalActionError(action, "none (game over)", "the game is over")
-        index = action_index(action, self.decision_name())
-        if not 0 <= index < self.num_actions:
-            raise IllegalActionError(
-                action, self.decision_name(), f"out of range 0..{self.num_actions - 1}"
-            )
+        index = self.action_id(action)
         if not self.legal_actions()[index]:
             raise IllegalActionError(action, self.decision_name())
         self._mask = None
