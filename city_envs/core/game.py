@@ -295,6 +295,11 @@ class Game(abc.ABC):
     def scores(self) -> list[float]:
         """Game points per seat (final at the end, running otherwise)."""
 
+    def public_scores(self) -> list[float]:
+        """The scores every seat sees: `scores()`, except in a game that counts secret points before
+        the end (Metropolys' objectives), which leaves them out until then. People see these."""
+        return self.scores()
+
     @abc.abstractmethod
     def winners(self) -> list[int]:
         """Seats that won after the rulebook's tie-breaks (several only for a surviving tie)."""
