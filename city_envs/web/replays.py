@@ -34,13 +34,28 @@ MAX_FOLDERS_WALKED = 2000  # the home page's walk stops there, however deep the 
 
 @dataclass(frozen=True)
 class Step:
-    """Decision `index` of a replay: who chose, and how it reads publicly and to its own seat."""
+    """Decision `index` of a match: who chose, how it reads publicly and to its own seat, and what it
+    did that the table saw. Everything but `private` is shown to every seat, so it is public only."""
 
     index: int
     seat: int
     public: str
     private: str
+    points: tuple[float, ...] = ()  # each seat's change of public score (`Game.public_scores`)
     outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
+
+
+def play_step(game: Game, action: int) -> Step:
+    """Apply `action` to `game` and describe it for the log; an illegal action raises
+    `IllegalActionError` before anything is described or changed."""
+    if not 0 <= action < game.num_actions or not game.legal_actions()[action]:
+        game.apply(action)  # raises, naming what is wrong
+    seat = game.current_player()
+    public, private = game.describe_public_action(action), game.describe_action(action)
+    before = game.clone()
+    game.apply(action)
+    points = tuple(float(a - b) for a, b in zip(game.public_scores(), before.public_scores(), strict=True))
+    return Step(len(game.history) - 1, seat, public, private, points, tuple(game.describe_outcome(before)))
 
 
 @dataclass
@@ -66,14 +81,7 @@ class Replay:
         """Each decision's description, computed once (replaying the whole match)."""
         if self.steps is None:
             game = game_class(self.game_name)(self.num_players, seed=self.seed, **self.options)
-            steps = []
-            for index, action in enumerate(self.history):
-                seat = game.current_player()
-                public, private = game.describe_public_action(action), game.describe_action(action)
-                before = game.clone()
-                game.apply(action)
-                steps.append(Step(index, seat, public, private, tuple(game.describe_outcome(before))))
-            self.steps = steps
+            self.steps = [play_step(game, action) for action in self.history]
         return self.steps
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
+from city_envs.web.replays import play_step
 from city_envs.web.seats import PERSON, SeatSpec
 
 
@@ -31,7 +32,7 @@ class Event:
     who: str
     public: str
     private: str
-    points: tuple[float, ...]  # each seat's change of score by this decision
+    points: tuple[float, ...]  # each seat's change of public score by this decision
     outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
 
 
@@ -78,15 +79,8 @@ class PlaySession:
 
     # ----- moves --------------------------------------------------------------------------------
     def _apply(self, seat: int, action: int) -> None:
-        game = self.game
-        if not 0 <= action < game.num_actions or not game.legal_actions()[action]:
-            game.apply(action)  # raises IllegalActionError naming what is wrong, before anything is described
-        public, private = game.describe_public_action(action), game.describe_action(action)
-        before = game.clone()
-        game.apply(action)
-        points = tuple(float(a - b) for a, b in zip(game.public_scores(), before.public_scores(), strict=True))
-        self.log.append(Event(len(game.history) - 1, seat, self.who(seat), public, private, points,
-                              tuple(game.describe_outcome(before))))
+        step = play_step(self.game, action)  # IllegalActionError before anything changes
+        self.log.append(Event(step.index, seat, self.who(seat), step.public, step.private, step.points, step.outcome))
 
     def act(self, seat: int, action: int, step: int) -> None:
         """A person's choice, checked: their turn, the page they chose on is the current one, legal."""
