@@ -15,6 +15,12 @@ the network around the tensors:
 | `entity_head` | version 2 only: the shared entity scorer's spec (`agents/entity_policy.py`), as JSON |
 | `info` | free JSON: how it was made (config, steps, stage) |
 
+Opening a file trusts nothing in it: every header field is checked (a known game and a player
+count it allows, positive sizes, known activation), the tensors' names, shapes and types are read
+from the safetensors index and compared with the network the header describes before anything is
+allocated, and weights must be finite floats; anything else is a `PolicyFileError` naming the file
+and the field.
+
 SB3's own `.zip` files are pickles: opening one can run code. `load_policy` refuses them unless the
 caller passes `trust_pickle=True`; `convert_sb3_zip` turns a trusted zip into a policy file once.
 """
