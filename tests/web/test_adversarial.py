@@ -24,6 +24,7 @@ from city_envs.web.app import CSRF_COOKIE, CSRF_FIELD, create_app
 from city_envs.web.sessions import SessionStore
 
 from .conftest import BASE_URL, form_client
+from .test_app import text_of
 
 DEADLINE = 20.0  # seconds any one request may take here (the machine is shared and slow)
 EVIL_MODULE = "city_envs_evil_payload"
@@ -499,3 +500,24 @@ def test_an_expired_game_is_a_404_with_a_reason(served):
         url = new_game(client)
         time.sleep(0.7)
         refused(call(client.get, url), 404, "no such game")
+
+
+# ----- the seats a form may have -------------------------------------------------------------------------
+def test_a_policy_file_in_a_served_folder_and_the_baseline_play_as_seats(web, served, trap):
+    """The built-in seats still work: the committed baseline, and a policy file named as the page lists it
+    (a file for another player count is refused, naming the field)."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from city_envs.agents.policy_agent import baseline_path
+
+    shutil.copy(baseline_path("citadels", 2), served / "mine.safetensors")
+    shutil.copy(baseline_path("citadels", 4), served / "four.safetensors")
+    assert "ppo:0/mine.safetensors" in web.get("/new?game=citadels&players=2").text
+    for seat in ("ppo", "ppo:sample", "ppo:0/mine.safetensors", "ppo:0/mine.safetensors:sample"):
+        url = new_game(web, "citadels", (seat, "person"))
+        call(web.post, f"{url}/advance")
+        page = web.get(url).text
+        assert 'id="bot-error"' not in page and f"seat 0 ({seat}): chooses a character" in text_of(page)
+    refused(call(web.post, "/games", data={"game": "citadels", "players": "2", "seat0": "ppo:0/four.safetensors",
+                                           "seat1": "person"}), 400, "field 'players' is 4")
