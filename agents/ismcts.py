@@ -24,7 +24,8 @@ set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `ret
   to the next offering long before anyone makes one), mapped to [-1, 1].
 
 The budget is a number of iterations or a number of seconds; the agent's generator makes every
-random choice, so a seeded agent with an iteration budget is deterministic. The move played is the
+random choice, so a seeded agent with an iteration budget is deterministic. `time_limit` stops the
+search after that many seconds whatever the budget (the web app's hard deadline per move). The move played is the
 root edge with the most visits; among equals the heuristic's move, then the best mean value.
 """
 
@@ -71,7 +72,7 @@ class ISMCTSAgent:
 
     def __init__(self, seed=None, iters: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int | None = 40, rollout: str = "heuristic",
-                 bias: float = 1.0, opponents: str = "heuristic") -> None:
+                 bias: float = 1.0, opponents: str = "heuristic", time_limit: float | None = None) -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
         if (iters is not None and iters < 1) or (seconds is not None and seconds <= 0):
@@ -84,6 +85,8 @@ class ISMCTSAgent:
             raise ValueError(f"unknown opponents {opponents!r}; allowed: {', '.join(OPPONENTS)}")
         if bias < 0:
             raise ValueError("bias must be >= 0 (0: no heuristic guidance in the tree)")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError("time_limit must be > 0 seconds (None: no limit beyond the budget)")
         self.rng = make_rng(seed)
         self.iters, self.seconds = iters, seconds
         self.exploration = exploration
@@ -91,6 +94,7 @@ class ISMCTSAgent:
         self.rollout = rollout
         self.bias = bias
         self.opponents = opponents
+        self.time_limit = time_limit  # a hard stop, whatever the budget: the web app's bots must answer in time
         self.last_iterations = 0
         self.last_values: dict[int, float] = {}  # the root's own moves: mean value, for analysis
 
@@ -103,9 +107,12 @@ class ISMCTSAgent:
         me = info_set.player
         heuristics = self._heuristics(info_set.game_name, info_set.num_players)
         root = Node()
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        start = time.perf_counter()
+        deadline = None if self.seconds is None else start + self.seconds
+        stop = None if self.time_limit is None else start + self.time_limit
         done = 0
-        while (done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline):
+        while ((done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline)) and (
+                stop is None or done == 0 or time.perf_counter() < stop):
             self._iterate(info_set.determinize(self.rng), me, root, heuristics)
             done += 1
         self.last_iterations = done

@@ -49,7 +49,8 @@ def load_policy(path: str | Path, trust_pickle: bool = False):
     if resolved.suffix == ".zip":
         policy = load_sb3_zip(resolved, trust_pickle=trust_pickle)
     else:
-        policy = load_policy_file(resolved)[0]
+        policy, meta = load_policy_file(resolved)
+        policy.city_envs_game = meta["game"]
     _POLICIES[key] = policy
     while len(_POLICIES) > POLICY_CACHE_SIZE:
         _POLICIES.popitem(last=False)
@@ -101,6 +102,9 @@ class PolicyAgent:
             raise PolicyFileError(f"no PPO baseline for {info_set.game_name} with {info_set.num_players} players "
                                   f"({path}); train one with `city-envs train` and use ppo:PATH")
         policy = load_policy(path, self.trust_pickle)
+        game = getattr(policy, "city_envs_game", None)  # a policy file's game (an SB3 zip does not say)
+        if game is not None and game != info_set.game_name:
+            raise PolicyFileError(f"{path}: field 'game' is {game!r}, but it is asked to play {info_set.game_name}")
         expected = (tuple(policy.observation_space.shape), int(policy.action_space.n))
         actual = (observation.shape, info_set.num_actions)
         if expected != actual:

@@ -15,6 +15,12 @@ the network around the tensors:
 | `entity_head` | version 2 only: the shared entity scorer's spec (`agents/entity_policy.py`), as JSON |
 | `info` | free JSON: how it was made (config, steps, stage) |
 
+Opening a file trusts nothing in it: every header field is checked (a known game and a player
+count it allows, positive sizes, known activation), the tensors' names, shapes and types are read
+from the safetensors index and compared with the network the header describes before anything is
+allocated, and weights must be finite floats; anything else is a `PolicyFileError` naming the file
+and the field.
+
 SB3's own `.zip` files are pickles: opening one can run code. `load_policy` refuses them unless the
 caller passes `trust_pickle=True`; `convert_sb3_zip` turns a trusted zip into a policy file once.
 """
@@ -22,6 +28,7 @@ caller passes `trust_pickle=True`; `convert_sb3_zip` turns a trusted zip into a 
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -148,9 +155,32 @@ def save_policy(policy, path: str | Path, *, game: str, players: int, net_arch: 
     return path
 
 
+FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # safetensors' names; weights of any other type are refused
+
+
+def _json_field(path: Path, raw: dict, key: str, default: str | None = None) -> Any:
+    text = raw.get(key, default)
+    if text is None:
+        raise PolicyFileError(f"{path}: field {key!r} is missing from the metadata")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise PolicyFileError(f"{path}: field {key!r} is not valid JSON: {text[:80]!r}") from None
+
+
+def _whole(path: Path, raw: dict, key: str, low: int, high: int) -> int:
+    text = raw.get(key)
+    if not isinstance(text, str) or not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
+        raise PolicyFileError(f"{path}: field {key!r} must be a whole number {low}..{high}, not {text!r}")
+    return int(text)
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
-    """The decoded metadata of a policy file, checked; reads the JSON header only."""
+    """The decoded metadata of a policy file, each field checked (errors name the file and the field);
+    reads the JSON header only."""
     from safetensors import safe_open
+
+    from city_envs.core.registry import GAMES, game_class
 
     path = Path(path)
     if not path.is_file():
@@ -166,32 +196,115 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     if raw.get("format_version") not in readable:
         raise PolicyFileError(f"{path} has policy format version {raw.get('format_version')!r}; "
                               f"this city-envs reads versions {' and '.join(readable)}")
+    game = raw.get("game")
+    if game not in GAMES:
+        raise PolicyFileError(f"{path}: field 'game' must name one of {', '.join(GAMES)}, not {game!r}")
+    players = _whole(path, raw, "players", 1, 64)
     try:
-        meta = {"game": raw["game"], "players": int(raw["players"]),
-                "observation_shape": tuple(json.loads(raw["observation_shape"])),
-                "num_actions": int(raw["num_actions"]), "net_arch": normalize_net_arch(json.loads(raw["net_arch"])),
-                "activation": raw["activation"], "info": json.loads(raw.get("info", "{}")),
-                "entity_head": None}
-        if raw["format_version"] == str(ENTITY_FORMAT_VERSION):
-            meta["entity_head"] = check_entity_head(json.loads(raw["entity_head"]),
-                                                    int(np.prod(meta["observation_shape"])), meta["num_actions"])
-    except (KeyError, ValueError, TypeError) as error:
-        raise PolicyFileError(f"{path} has broken policy metadata: {error!r}") from None
-    if meta["activation"] not in ACTIVATIONS:
-        raise PolicyFileError(f"{path}: unknown activation {meta['activation']!r}")
+        game_class(game).check_num_players(players)
+    except ValueError as error:
+        raise PolicyFileError(f"{path}: field 'players': {error}") from None
+    shape = _json_field(path, raw, "observation_shape")
+    if not isinstance(shape, list) or not 1 <= len(shape) <= 4 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in shape):
+        raise PolicyFileError(f"{path}: field 'observation_shape' must be a list of 1 to 4 positive sizes, not "
+                              f"{str(shape)[:80]}")
+    num_actions = _whole(path, raw, "num_actions", 1, 2**31 - 1)
+    try:
+        net_arch = normalize_net_arch(_json_field(path, raw, "net_arch"))
+    except (TypeError, ValueError) as error:
+        raise PolicyFileError(f"{path}: field 'net_arch': {error}") from None
+    if raw.get("activation") not in ACTIVATIONS:
+        raise PolicyFileError(f"{path}: field 'activation' must be one of {', '.join(ACTIVATIONS)}, not "
+                              f"{raw.get('activation')!r}")
+    meta = {"game": game, "players": players, "observation_shape": tuple(shape), "num_actions": num_actions,
+            "net_arch": net_arch, "activation": raw["activation"], "info": _json_field(path, raw, "info", "{}"),
+            "entity_head": None}
+    if raw["format_version"] == str(ENTITY_FORMAT_VERSION):
+        try:
+            meta["entity_head"] = check_entity_head(_json_field(path, raw, "entity_head"),
+                                                    math.prod(meta["observation_shape"]), num_actions)
+        except (TypeError, ValueError) as error:
+            raise PolicyFileError(f"{path}: field 'entity_head': {error}") from None
     return meta
 
 
-def load_policy_file(path: str | Path):
-    """(policy in eval mode on the CPU, metadata) from a policy file; wrong tensors raise PolicyFileError."""
+def _mlp_shapes(prefix: str, inputs: int, sizes: list[int]) -> tuple[dict[str, tuple[int, ...]], int]:
+    shapes = {}
+    for index, size in enumerate(sizes):
+        shapes[f"{prefix}.{2 * index}.weight"], shapes[f"{prefix}.{2 * index}.bias"] = (size, inputs), (size,)
+        inputs = size
+    return shapes, inputs
+
+
+def expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Every tensor the network `meta` describes, by state-dict name, with its shape: worked out from
+    the metadata alone, so a file can be checked before any network is allocated."""
+    inputs, actions, arch, head = math.prod(meta["observation_shape"]), meta["num_actions"], meta["net_arch"], \
+        meta["entity_head"]
+    shapes, latent_pi = _mlp_shapes("mlp_extractor.policy_net", inputs, arch["pi"])
+    value_shapes, latent_vf = _mlp_shapes("mlp_extractor.value_net", inputs, arch["vf"])
+    shapes |= value_shapes
+    shapes |= {"value_net.weight": (1, latent_vf), "value_net.bias": (1,)}
+    if head is None:
+        return shapes | {"action_net.weight": (actions, latent_pi), "action_net.bias": (actions,)}
+    shapes |= {"action_net.flat.weight": (actions, latent_pi), "action_net.flat.bias": (actions,)}
+    context = sum(len(range(begin, stop, step)) for begin, stop, step in head["context"])
+    size = sum(width for _, width in head["rows"]) + head["count"] + context + latent_pi
+    scorer, size = _mlp_shapes("action_net.scorer", size, head["hidden"])
+    last = 2 * len(head["hidden"])
+    return shapes | scorer | {f"action_net.scorer.{last}.weight": (len(head["action_starts"]), size),
+                              f"action_net.scorer.{last}.bias": (len(head["action_starts"]),)}
+
+
+def check_tensor_index(path: Path, meta: dict[str, Any]) -> None:
+    """The file's tensors (names, shapes, float types) are exactly the network its header describes;
+    read from the header only, before anything is allocated (a lying header cannot ask for more)."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            found = {name: (handle.get_slice(name).get_dtype(), tuple(handle.get_slice(name).get_shape()))
+                     for name in handle.keys()}  # noqa: SIM118 - a safe_open handle is not iterable
+    except Exception as error:  # safetensors' own error types
+        raise PolicyFileError(f"{path} is not a safetensors policy file: {error}") from None
+    wanted = expected_shapes(meta)
+    if set(found) != set(wanted):
+        missing, extra = sorted(set(wanted) - set(found)), sorted(set(found) - set(wanted))
+        raise PolicyFileError(f"{path}: field 'tensors' does not fit the network its metadata describes "
+                              f"(missing {missing[:4]}, unexpected {extra[:4]})")
+    for name, (dtype, shape) in found.items():
+        if dtype not in FLOAT_DTYPES:
+            raise PolicyFileError(f"{path}: tensor {name!r} holds {dtype} values; weights are floats "
+                                  f"({', '.join(FLOAT_DTYPES)})")
+        if shape != wanted[name]:
+            raise PolicyFileError(f"{path}: tensor {name!r} has shape {list(shape)}, but the metadata "
+                                  f"(observation_shape, num_actions, net_arch, entity_head) describes "
+                                  f"{list(wanted[name])}")
+
+
+def load_policy_file(path: str | Path, game: str | None = None, players: int | None = None):
+    """(policy in eval mode on the CPU, metadata) from a policy file, refused with `PolicyFileError`
+    (naming the file and the field) when its header or tensors are wrong, when a weight is not a
+    finite float, or when it plays another `game` or `players` count than the one asked for."""
     import torch
     from safetensors.torch import load_file
 
+    path = Path(path)
     meta = read_metadata(path)
+    if game is not None and meta["game"] != game:
+        raise PolicyFileError(f"{path}: field 'game' is {meta['game']!r}, but it is asked to play {game}")
+    if players is not None and meta["players"] != players:
+        raise PolicyFileError(f"{path}: field 'players' is {meta['players']}, but it is asked to play a "
+                              f"{players}-player match")
+    check_tensor_index(path, meta)
+    tensors = load_file(str(path), device="cpu")
+    for name, tensor in tensors.items():
+        if not bool(torch.isfinite(tensor).all()):
+            raise PolicyFileError(f"{path}: tensor {name!r} holds NaN or infinite weights")
     with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the caller's RNG alone
         policy = build_policy(meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"],
                               meta["entity_head"])
-    tensors = load_file(str(path), device="cpu")
     try:
         policy.load_state_dict(tensors, strict=True)
     except RuntimeError as error:

@@ -386,6 +386,17 @@ def test_out_of_range_actions_raise_and_change_nothing(name, make_action):
         assert_rejected(position, make_action(position.num_actions))
 
 
+@pytest.mark.parametrize("make_action", OUT_OF_RANGE.values(), ids=OUT_OF_RANGE.keys())
+@GAMES
+def test_out_of_range_actions_are_not_described(name, make_action):
+    """Describing an id out of range refuses it (a negative id once described the action counted from the end)."""
+    for position in [city_envs.game_class(name)(2, seed=0), *illegal_states(name)[:4]]:
+        action = make_action(position.num_actions)
+        for describe in (position.describe_action, position.describe_public_action):
+            with pytest.raises(IllegalActionError, match="out of range|not an action"):
+                describe(action)
+
+
 @GAMES
 def test_numpy_integer_actions_are_accepted(name):
     game = city_envs.game_class(name)(3, seed=0)
@@ -466,6 +477,7 @@ def test_illegal_action_lose_mode(name, n, bad):
     env.step(action)
     assert snapshot(game) == before, "the illegal action must not be applied"
     assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert not env.observe(offender)["action_mask"].any(), "the offender has lost: nothing is left to choose"
     for agent, total in drain(env).items():
         totals[agent] += total
     assert totals[offender] == pytest.approx(-1.0)

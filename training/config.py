@@ -8,107 +8,116 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from city_envs.agents.policy_file import ACTIVATIONS, check_entity_head, normalize_net_arch
-from city_envs.agents.registry import HEURISTICS
+from pydantic import ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass
+
+from city_envs.agents.policy_file import check_entity_head, normalize_net_arch
+from city_envs.agents.registry import HEURISTICS, make_agent
 from city_envs.core.registry import game_class
 from city_envs.core.settings import read_toml
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 # the learner's reward: terminal outcome, or outcome plus shaping by the score margin over the mean or the best opponent
 REWARDS = ("win", "score", "lead")
+MAX_LAYER = 65_536  # a layer wider than this is a typo, not a network
+
+# typed keys (strict: "2", 1.5 or true is not an integer; NaN and inf are no floats here), with their ranges
+Count = Annotated[int, Field(ge=0, le=10**12)]  # how many: 0 allowed
+Positive = Annotated[int, Field(ge=1, le=10**12)]
+Share = Annotated[float, Field(ge=0, le=1)]
+Weight = Annotated[float, Field(ge=0, le=1e6)]
+Rate = Annotated[float, Field(gt=0, le=1)]
 
 
-@dataclass
+@dataclass(config=ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, validate_assignment=True))
 class TrainConfig:
-    """Every setting of a run; `training/configs/<game>.toml` holds a game's defaults."""
+    """Every setting of a run, each typed and ranged (checked by pydantic when made, and on assignment);
+    `training/configs/<game>.toml` holds a game's defaults."""
 
     game: str
-    players: int = 2
-    seed: int = 0
-    options: dict = field(default_factory=dict)  # game options
-    # the network (policy and value heads, as in a policy file)
+    players: Annotated[int, Field(ge=1, le=16)] = 2
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    options: dict[str, Any] = field(default_factory=dict)  # game options
+    # the network (policy and value heads, as in a policy file): [sizes] or {pi = [sizes], vf = [sizes]}
     net_arch: Any = field(default_factory=lambda: {"pi": [256, 128], "vf": [128, 64]})
-    activation: str = "tanh"
+    activation: Literal["tanh", "relu"] = "tanh"
     # {hidden = [sizes]}: score the actions on board entities with one shared MLP (agents/entity_policy.py), for a
     # game whose observation declares an `entity_layout`; {} is the plain flat head
-    entity_head: dict = field(default_factory=dict)
-    torch_threads: int = 1
+    entity_head: dict[str, Any] = field(default_factory=dict)
+    torch_threads: Annotated[int, Field(ge=1, le=1024)] = 1
     init_from: str = ""  # a policy file to start from: PPO's start, or round 0 of the DAgger rounds
     # warm start: behaviour cloning of `teacher` (an agent spec), then DAgger rounds
     pretrain: bool = True
     teacher: str = "heuristic"
-    bc_matches: int = 600  # teacher-played matches of cloning data (one recorded seat per match)
-    dagger_rounds: int = 3
-    dagger_matches: int = 400  # student-played matches per DAgger round, labelled by the teacher
-    pretrain_epochs: int = 12
-    dagger_epochs: int = 0  # epochs of a DAgger round, which starts from the last round's weights (0: pretrain_epochs)
+    bc_matches: Count = 600  # teacher-played matches of cloning data (one recorded seat per match)
+    dagger_rounds: Count = 3
+    dagger_matches: Count = 400  # student-played matches per DAgger round, labelled by the teacher
+    pretrain_epochs: Positive = 12
+    dagger_epochs: Count = 0  # epochs of a DAgger round, which starts from the last round's weights (0: pretrain's)
     # share of the student's decisions the teacher labels in a DAgger round (a search teacher is slow: label a sample)
-    dagger_label_share: float = 1.0
-    pretrain_batch_size: int = 512
-    pretrain_lr: float = 1e-3
-    max_samples: int = 300_000  # the newest samples kept across rounds (memory bound)
+    dagger_label_share: Annotated[float, Field(gt=0, le=1)] = 1.0
+    pretrain_batch_size: Positive = 512
+    pretrain_lr: Rate = 1e-3
+    max_samples: Positive = 300_000  # the newest samples kept across rounds (memory bound)
     # self-play PPO after the warm start (0 steps: the warm start is the model)
-    timesteps: int = 0
-    n_envs: int = 64  # matches stepped together in one process
-    reward: str = "score"
-    score_scale: float = 0.02
-    pool_self: float = 0.2
-    pool_heuristic: float = 0.6
-    pool_random: float = 0.2
-    max_snapshots: int = 10
-    snapshot_every: int = 50_000
-    eval_every: int = 100_000
-    eval_games: int = 60
-    eval_jobs: int = 1
-    final_eval_games: int = 200
-    checkpoint_every: int = 50_000
+    timesteps: Count = 0
+    n_envs: Annotated[int, Field(ge=1, le=4096)] = 64  # matches stepped together in one process
+    reward: Literal["win", "score", "lead"] = "score"
+    score_scale: Weight = 0.02
+    pool_self: Weight = 0.2
+    pool_heuristic: Weight = 0.6
+    pool_random: Weight = 0.2
+    max_snapshots: Positive = 10
+    snapshot_every: Positive = 50_000
+    eval_every: Positive = 100_000
+    eval_games: Count = 60
+    eval_jobs: Annotated[int, Field(ge=1, le=1024)] = 1
+    final_eval_games: Count = 200
+    checkpoint_every: Positive = 50_000
     # the final model: the curve point that did best on the evaluation seed (`seed + 1`), or the last one
     select_best: bool = True
     # or (k >= 2) the parameter average of the policies at the last k PPO curve points (as many as there are, if
     # at least 2): a tail average, as in stochastic weight averaging, less noisy than one point by 100 matches
-    average_last: int = 0
-    n_steps: int = 64  # per env per rollout
-    batch_size: int = 2048
-    n_epochs: int = 4
-    learning_rate: float = 1e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.1
-    ent_coef: float = 0.0
-    vf_coef: float = 0.5
+    average_last: Count = 0
+    n_steps: Positive = 64  # per env per rollout
+    batch_size: Positive = 2048
+    n_epochs: Positive = 4
+    learning_rate: Rate = 1e-4
+    gamma: Share = 0.995
+    gae_lambda: Share = 0.95
+    clip_range: Annotated[float, Field(gt=0, le=10)] = 0.1
+    ent_coef: Weight = 0.0
+    vf_coef: Weight = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("pretrain", "select_best"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be true or false (--set {name}=false), not {getattr(self, name)!r}")
+        """What one key's type cannot say: the game's own checks and the keys that depend on each other."""
         cls = game_class(self.game)
-        cls.check_num_players(self.players)
-        cls.check_options(self.options)
-        self.net_arch = normalize_net_arch(self.net_arch)
+        for key, check in (("players", cls.check_num_players), ("options", cls.check_options)):
+            try:
+                check(getattr(self, key))
+            except ValueError as error:
+                raise ValueError(f"{key} = {getattr(self, key)!r}: {error}") from None
+        try:
+            self.net_arch = normalize_net_arch(self.net_arch)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"net_arch = {self.net_arch!r}: {error}") from None
+        if max(self.net_arch["pi"] + self.net_arch["vf"], default=0) > MAX_LAYER:
+            raise ValueError(f"net_arch = {self.net_arch}: layers have at most {MAX_LAYER} units")
         self.entity_head_spec()  # checks it
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"invalid activation {self.activation!r}; allowed: {', '.join(ACTIVATIONS)}")
-        if self.reward not in REWARDS:
-            raise ValueError(f"invalid reward {self.reward!r}; allowed: {', '.join(REWARDS)}")
         weights = self.pool_weights()
-        if min(weights.values()) < 0 or sum(weights.values()) <= 0:
+        if sum(weights.values()) <= 0:
             raise ValueError(f"pool weights must be >= 0 and not all 0: {weights}")
         if weights["heuristic"] > 0 and self.game not in HEURISTICS:
             raise ValueError(f"{self.game} has no heuristic agent: set pool_heuristic = 0")
-        for name in ("n_envs", "n_steps", "batch_size", "snapshot_every", "eval_every", "checkpoint_every",
-                     "max_snapshots", "pretrain_epochs", "pretrain_batch_size", "max_samples", "torch_threads"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1")
-        for name in ("timesteps", "bc_matches", "dagger_rounds", "dagger_matches", "dagger_epochs", "eval_games",
-                     "final_eval_games"):
-            if int(getattr(self, name)) < 0:
-                raise ValueError(f"{name} must be >= 0")
-        if not 0 < self.dagger_label_share <= 1:
-            raise ValueError(f"dagger_label_share must be in (0, 1], not {self.dagger_label_share!r}")
+        if self.pretrain:
+            try:
+                make_agent(self.teacher, self.game, 0)
+            except (ValueError, ImportError) as error:
+                raise ValueError(f"teacher = {self.teacher!r}: {error}") from None
         if self.average_last:
             if self.average_last < 2:
                 raise ValueError(f"average_last must be 0 (off) or >= 2, not {self.average_last!r}")
@@ -136,8 +145,27 @@ class TrainConfig:
         return {"self": self.pool_self, "heuristic": self.pool_heuristic, "random": self.pool_random}
 
 
+def config_error(error: ValidationError, source: str) -> ValueError:
+    """A pydantic error as one line: each wrong key, its value and what is allowed."""
+    problems = []
+    for item in error.errors():
+        message = item["msg"].removeprefix("Value error, ")
+        key = ".".join(str(part) for part in item["loc"])
+        problems.append(f"{key} = {item['input']!r}: {message[:1].lower()}{message[1:]}" if key else message)
+    return ValueError(f"config {source}: " + "; ".join(problems))
+
+
+def make_config(source: str = "values", **values: Any) -> TrainConfig:
+    """`TrainConfig(**values)`, with any error as one line (`config_error`)."""
+    try:
+        return TrainConfig(**values)
+    except ValidationError as error:
+        raise config_error(error, source) from None
+
+
 def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:
-    """The game's defaults file (or `config_path`), then `overrides` (None values are skipped)."""
+    """The game's defaults file (or `config_path`), then `overrides` (None values are skipped; the
+    command line's `--set` lands here, so it gets the same checks as the file)."""
     path = Path(config_path) if config_path else CONFIG_DIR / f"{game}.toml"
     if not path.is_file():
         raise ValueError(f"no config file {path}")
@@ -150,10 +178,7 @@ def load_config(game: str, config_path: str | Path | None = None, **overrides: A
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise ValueError(f"unknown config keys {unknown}; allowed: {', '.join(sorted(allowed))}")
-    try:
-        return TrainConfig(**values)
-    except TypeError as error:
-        raise ValueError(f"bad config value: {error}") from None
+    return make_config(str(path), **values)
 
 
 def config_to_toml(config: TrainConfig) -> str:

@@ -78,7 +78,7 @@ class Citadels(StateGame):
 
     # ----- people -------------------------------------------------------------------------------
     def describe_public_action(self, action: int) -> str:
-        return render.describe_public_action(self.state, action)
+        return render.describe_public_action(self.state, self.action_id(action))
 
     def render_private(self, player: int) -> str:
         return render.render_private(self.state, player)

@@ -105,7 +105,8 @@ class CityAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         game = self.game
-        mask = game.legal_actions().view(np.int8) if game.current_player() == seat else self._no_mask
+        acting = game.current_player() == seat and not self.terminations.get(agent, True)  # none after losing
+        mask = game.legal_actions().view(np.int8) if acting else self._no_mask
         return {self.observation_key: game.observation(seat), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:

@@ -295,6 +295,11 @@ class Game(abc.ABC):
     def scores(self) -> list[float]:
         """Game points per seat (final at the end, running otherwise)."""
 
+    def public_scores(self) -> list[float]:
+        """The scores every seat sees: `scores()`, except in a game that counts secret points before
+        the end (Metropolys' objectives), which leaves them out until then. People see these."""
+        return self.scores()
+
     @abc.abstractmethod
     def winners(self) -> list[int]:
         """Seats that won after the rulebook's tie-breaks (several only for a surviving tie)."""
@@ -352,6 +357,14 @@ class Game(abc.ABC):
         mine = self.view(player)
         return "\n".join(f"{k}: {v}" for k, v in mine.items() if k != "player" and public.get(k) != v)
 
+    def action_id(self, action: Any) -> int:
+        """`action` as an id in `0..num_actions - 1`, else `IllegalActionError`: describing an id out of
+        range would describe another action (a table indexed from the end) or fail deep in the rules."""
+        index = action_index(action, self.decision_name())
+        if not 0 <= index < self.num_actions:
+            raise IllegalActionError(action, self.decision_name(), f"out of range 0..{self.num_actions - 1}")
+        return index
+
     def legal_actions(self) -> np.ndarray:
         """Read-only bool mask of the pending decision (cached until the next `apply`)."""
         if self._mask is None:
@@ -368,11 +381,7 @@ class Game(abc.ABC):
         """
         if self.is_over():
             raise IllegalActionError(action, "none (game over)", "the game is over")
-        index = action_index(action, self.decision_name())
-        if not 0 <= index < self.num_actions:
-            raise IllegalActionError(
-                action, self.decision_name(), f"out of range 0..{self.num_actions - 1}"
-            )
+        index = self.action_id(action)
         if not self.legal_actions()[index]:
             raise IllegalActionError(action, self.decision_name())
         self._mask = None

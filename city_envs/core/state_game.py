@@ -68,7 +68,7 @@ class StateGame(Game):
 
     # ----- people -------------------------------------------------------------------------------
     def describe_action(self, action: int) -> str:
-        return self.render_module.describe_action(self.state, action)
+        return self.render_module.describe_action(self.state, self.action_id(action))
 
     def render_text(self) -> str:
         return self.render_module.render_text(self.state)

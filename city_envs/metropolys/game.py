@@ -95,6 +95,12 @@ class Metropolys(StateGame):
     def scores(self) -> list[float]:
         return [float(rules.score(self.state, seat)) for seat in range(self.num_players)]
 
+    def public_scores(self) -> list[float]:
+        """Tokens and the two public cards until the end; the secret objectives count only then."""
+        if self.is_over():
+            return self.scores()
+        return [float(rules.token_points(self.state, seat)) for seat in range(self.num_players)]
+
     def winners(self) -> list[int]:
         return rules.winners(self.state)
 

@@ -7,6 +7,9 @@ have a legal action.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from city_envs.core.validation import (
     InvalidStateError,
     check_bool,
@@ -144,6 +147,7 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     check_ints("winners", s.winners, low=0, high=n - 1)
     check_distinct("winners", s.winners)
     require(isinstance(s.ctx, dict), "ctx", f"{type(s.ctx).__name__} found where a dict belongs")
+    _check_ctx(s, n)
     check_list("tasks", s.tasks)
     for i, task in enumerate(s.tasks):
         require(isinstance(task, list) and task and task[0] in r.TASKS, f"tasks[{i}]", f"{task!r} is not a task")
@@ -160,3 +164,46 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     if s.decision in (r.PAY_PERMIT, r.PLACE):
         require(s.build is not None and s.build.get("building") is None and s.decider == s.active, "build",
                 "no contract is being built by the seat to decide")
+
+
+def _check_lots(field: str, value: Any, n: int) -> None:
+    check_ints(field, value, low=0, high=cp.LOTS - 1)
+    require(bool(value), field, "no lot to choose from")
+
+
+def _check_seat_list(field: str, value: Any, n: int) -> None:
+    check_ints(field, value, low=0, high=n - 1)
+    check_distinct(field, value)
+
+
+# the pending decision's context: each key its decision reads, and its check (field, value, seat count)
+_CTX_KEYS: dict[int, dict[str, Callable[[str, Any, int], Any]]] = {
+    r.VOC_SOURCE: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1)},
+    r.VOC_PAYOUT: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1),
+                   "amount": lambda f, v, n: check_int(f, v, 0)},
+    r.TRIBUTE_PAY: {"amount": lambda f, v, n: check_int(f, v, 0)},
+    r.PARK_LOT: {"lots": _check_lots},
+    r.MAYOR_PARK: {"lots": _check_lots},
+    r.MARKER_PLACE: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f, f"{v!r} is no marker")},
+    r.MARKER_MOVE_DST: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f,
+                                                          f"{v!r} is no marker"),
+                        "optional": lambda f, v, n: check_bool(f, v)},
+    r.ELECTION_TIE: {"office": lambda f, v, n: check_int(f, v, 0, len(cp.OFFICE_NAMES) - 1),
+                     "tied": _check_seat_list},
+    r.MEDIA_TIE: {"tied": _check_seat_list},
+    r.PICK_BUILDING: {"purpose": lambda f, v, n: require(v in r.TASKS, f, f"{v!r} is not a task"),
+                      "lots": _check_lots},
+    r.BLIGHT_CHOICE: {"building": lambda f, v, n: check_int(f, v, 0), "affordable": lambda f, v, n: check_bool(f, v)},
+    r.AUCTION: {"affordable": lambda f, v, n: check_bool(f, v), "price": lambda f, v, n: check_int(f, v, 0)},
+    r.DISASTER_CHOICE: {"event": lambda f, v, n: check_int(f, v, 0, cp.NUM_CONTRACT_EVENTS - 1),
+                        "affordable": lambda f, v, n: check_bool(f, v)},
+}
+
+
+def _check_ctx(s: r.State, n: int) -> None:
+    """Exactly the keys the pending decision reads, each of its type and range (none for the others)."""
+    wanted = _CTX_KEYS.get(s.decision, {})
+    require(set(s.ctx) == set(wanted), "ctx", f"keys {sorted(map(str, s.ctx))} for decision {s.decision}, "
+            f"not {sorted(wanted)}")
+    for key, check in wanted.items():
+        check(f"ctx[{key!r}]", s.ctx[key], n)

@@ -2,15 +2,29 @@
 
 Server-rendered pages (Starlette and Jinja2 templates) with one small script; everything is served
 from this package, so it works offline. A person sees the public table (each game's image renderer
-draws only public information) and their own seat's private information (`Game.render_private`),
-never another seat's. Every bad request gets a page (or JSON, when asked for) saying what was wrong.
+draws only public information, and scores are public scores until the end) and their own seat's
+private information (`Game.render_private`), never another seat's.
+
+It listens on the user's machine, where any web page they visit can send it requests, so it trusts
+nothing it receives: a request whose `Host` is not the address it was started on is refused (DNS
+rebinding); a write (POST) needs a same-origin request carrying the browser session's form token
+(a cookie only this app's pages can read); seats are built-in agents within server-side limits
+(`city_envs.web.seats`), never code; replays never create agents; served files are read only as
+bounded data (`city_envs.web.replays`). Every bad request gets a 4xx page (or JSON, when asked for)
+saying what was wrong.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import ipaddress
 import logging
+import os
+import re
 import secrets
+import socket
+import stat
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -18,7 +32,10 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -29,10 +46,19 @@ from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
 from city_envs.web.replays import Replay, Sources
-from city_envs.web.sessions import BOT_SUGGESTIONS, PERSON, PlaySession, SessionStore
+from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
+from city_envs.web.sessions import PlaySession, SessionStore
 
 HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 64 * 1024
+MAX_OPTION_CHARS = 200
+MAX_SEED = 2**63 - 1
+CSRF_COOKIE = "city_envs_form_token"
+CSRF_FIELD = "csrf_token"
+FORM_TYPE = "application/x-www-form-urlencoded"
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,19}")
+SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
+                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
 log = logging.getLogger("city_envs.web")
 _render_lock = threading.Lock()  # matplotlib drawing is kept to one frame at a time
 
@@ -60,14 +86,33 @@ def png(game: Game) -> Response:
 
 
 def int_param(value: Any, name: str, default: int | None = None) -> int:
+    """A whole number in ASCII digits (at most 19 of them), else a 400 naming the parameter."""
     if value in (None, ""):
         if default is None:
             raise BadRequest(f"missing {name}")
         return default
+    if not isinstance(value, str) or not WHOLE_NUMBER.fullmatch(value.strip()):
+        raise BadRequest(f"{name} must be a whole number, not {str(value)[:40]!r}")
+    return int(value)
+
+
+def allowed_hosts_for(host: str) -> list[str]:
+    """The `Host` names a request to a server bound to `host` may carry: that address, and for a
+    loopback address `localhost` too; for every interface (0.0.0.0 or ::) this machine's names and
+    addresses. Any other name could be an attacker's domain resolving to this machine (DNS rebinding)."""
+    names = {host.strip("[]")}
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise BadRequest(f"{name} must be a whole number, not {value!r}") from None
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        address = None
+    if host in ("localhost", "") or (address is not None and (address.is_loopback or address.is_unspecified)):
+        names |= {"localhost", "127.0.0.1", "::1"}
+    if address is not None and address.is_unspecified:
+        names |= {socket.gethostname(), socket.getfqdn()}
+        with contextlib.suppress(OSError):
+            names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
+    names.discard("")
+    return sorted(f"[{name}]" if ":" in name else name for name in names)
 
 
 def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[int, str]]]]:
@@ -96,28 +141,87 @@ def board_overlay(game: Game, texts: dict[int, str]) -> dict | None:
 
 
 def outcome(game: Game) -> dict:
-    winners = set(game.winners()) if game.is_over() else set()
-    return {"scores": [f"{x:g}" for x in game.scores()], "winners": winners, "truncated": game.is_truncated()}
+    """Who won and the scores a person may see: public scores during play; at the end the final
+    scores and the table's full text (every secret is revealed then) as the breakdown."""
+    over = game.is_over()
+    winners = set(game.winners()) if over else set()
+    scores = game.scores() if over else game.public_scores()
+    return {"scores": [f"{x:g}" for x in scores], "winners": winners, "truncated": game.is_truncated(),
+            "breakdown": game.render_text() if over else ""}
 
 
-def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> Starlette:
-    """The app; replays are read only from `folders` (and from finished matches played in it)."""
+def create_app(folders: list[str | Path] | None = None, max_games: int = 64, host: str = "127.0.0.1",
+               session_ttl: float = 6 * 3600.0) -> Starlette:
+    """The app; replays and policy files are read only from `folders` (and finished matches played in
+    it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals.update(title=title)
     sources = Sources(list(folders or []))
-    store = SessionStore(capacity=max_games)
+    store = SessionStore(capacity=max_games, ttl=session_ttl)
+
+    def form_token(request: Request) -> tuple[str, bool]:
+        """The browser session's form token (from its cookie) and whether it is new."""
+        token = request.cookies.get(CSRF_COOKIE, "")
+        if re.fullmatch(r"[A-Za-z0-9_-]{32,64}", token):
+            return token, False
+        return secrets.token_urlsafe(32), True
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
-        return templates.TemplateResponse(request, name, context, status_code=status)
+        token, new = form_token(request)
+        response = templates.TemplateResponse(request, name, context | {"csrf": token}, status_code=status,
+                                              headers=SECURITY_HEADERS)
+        if new:
+            response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
+        return response
+
+    def check_same_origin(request: Request) -> None:
+        """A browser names the page a form came from (`Origin`, or `Sec-Fetch-Site`): refuse another site's."""
+        origin = request.headers.get("origin")
+        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if origin is not None and origin != own:
+            raise BadRequest(f"a form from another site ({origin[:100]}) may not change anything here", 403)
+        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            raise BadRequest("a request from another site may not change anything here", 403)
 
     async def form_data(request: Request) -> dict[str, str]:
-        body = await request.body()
-        if len(body) > MAX_FORM_BYTES:
-            raise BadRequest("form too large", 413)
+        """The form of a write: same origin, URL-encoded, at most `MAX_FORM_BYTES`, with the session's token."""
+        check_same_origin(request)
+        if request.headers.get("content-type", FORM_TYPE).split(";")[0].strip().lower() != FORM_TYPE:
+            raise BadRequest(f"a form is sent as {FORM_TYPE}", 415)
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_FORM_BYTES:
+                raise BadRequest(f"the form is larger than {MAX_FORM_BYTES // 1024} KB", 413)
+            chunks.append(chunk)
         try:
-            return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
+            form = dict(parse_qsl(b"".join(chunks).decode("utf-8"), keep_blank_values=True, max_num_fields=200))
         except UnicodeDecodeError:
             raise BadRequest("the form is not UTF-8 text") from None
+        except ValueError as error:
+            raise BadRequest(f"the form is not URL-encoded fields: {error}") from None
+        token = request.cookies.get(CSRF_COOKIE, "")
+        if not token or not secrets.compare_digest(form.get(CSRF_FIELD, "").encode(), token.encode()):
+            raise BadRequest("this form did not come from this app's own page (its form token is missing or "
+                             "wrong): reload the page and try again", 403)
+        return form
+
+    def served_policy_file(src: str) -> Path:
+        """A regular file inside a served folder (a policy file a seat may play)."""
+        path = sources.resolve(src)
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as error:
+            raise ValueError(f"{src!r} cannot be read: {error.strerror}") from None
+        if not regular:
+            raise ValueError(f"{src!r} is not a regular file")
+        return path
+
+    def seat_param(session: PlaySession, value: str) -> int:
+        seat = int_param(value, "seat")
+        if not 0 <= seat < session.game.num_players:
+            raise BadRequest(f"seat must be 0..{session.game.num_players - 1}, not {seat}")
+        return seat
 
     def session_of(request: Request) -> PlaySession:
         try:
@@ -128,7 +232,7 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
 
     # ----- pages ------------------------------------------------------------------------------
     def home(request: Request) -> Response:
-        runs, files = sources.listing()
+        runs, files, _ = sources.listing()
         return page(request, "home.html", games=GAMES, classes={g: game_class(g) for g in GAMES},
                     sessions=store.listing(), runs=runs, files=files, roots=sources.roots)
 
@@ -142,8 +246,10 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
             cls.check_num_players(players)
         except ValueError as error:
             raise BadRequest(str(error)) from None
+        policies = [f"ppo:{src}" for src in sources.listing()[2]]
         return page(request, "new.html", games=GAMES, game=name, cls=cls, players=players,
-                    seed=secrets.randbelow(10**6), bots=BOT_SUGGESTIONS, person=PERSON)
+                    seed=secrets.randbelow(10**6), bots=BOT_SUGGESTIONS + tuple(policies), person=PERSON,
+                    policies=policies, limits=SEARCH_LIMITS)
 
     async def create_game(request: Request) -> Response:
         form = await form_data(request)
@@ -153,17 +259,24 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
         cls = game_class(name)
         players = int_param(form.get("players"), "players")
         seed = int_param(form.get("seed"), "seed", 0)
-        options = {}
-        for key, option in cls.options_spec.items():
-            text = form.get(f"opt_{key}", "").strip()
-            if option.choices is not None and text.isdigit() and int(text) < len(option.choices):
-                options[key] = option.choices[int(text)]
-            elif text:
-                options[key] = parse_value(text)
-        seats = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(max(0, min(players, 16)))]
+        if not 0 <= seed <= MAX_SEED:
+            raise BadRequest(f"seed must be 0..{MAX_SEED}, not {seed}")
         try:
+            cls.check_num_players(players)
+            options = {}
+            for key, option in cls.options_spec.items():
+                text = form.get(f"opt_{key}", "").strip()
+                if len(text) > MAX_OPTION_CHARS:
+                    raise ValueError(f"option {key!r} is at most {MAX_OPTION_CHARS} characters")
+                if option.choices is not None and WHOLE_NUMBER.fullmatch(text) and 0 <= int(text) < len(
+                        option.choices):
+                    options[key] = option.choices[int(text)]
+                elif text:
+                    options[key] = parse_value(text)
+            seats = [parse_seat(form.get(f"seat{seat}", "").strip() or PERSON, name, players, served_policy_file)
+                     for seat in range(players)]
             session = PlaySession(name, players, seats, seed, options)
-        except ValueError as error:
+        except (TypeError, ValueError, RecursionError, OSError) as error:
             raise BadRequest(str(error)) from None
         store.add(session)
         return RedirectResponse(f"/games/{session.id}", status_code=303)
@@ -171,7 +284,7 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
     def play(request: Request) -> Response:
         session = session_of(request)
         wanted = request.query_params.get("seat")
-        wanted_seat = int_param(wanted, "seat") if wanted else None
+        wanted_seat = seat_param(session, wanted) if wanted else None
         game = session.game
         with session.lock:
             viewer = session.viewer(wanted_seat)
@@ -195,17 +308,18 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
         action = int_param(form.get("action"), "action")
         step = int_param(form.get("step"), "step")
         try:
-            session.act(seat, action, step)
+            await run_in_threadpool(session.act, seat, action, step)
         except ValueError as error:
             raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
         return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
 
-    def advance(request: Request) -> Response:
+    async def advance(request: Request) -> Response:
         session = session_of(request)
-        session.advance()
+        await form_data(request)
         seat = request.query_params.get("seat", "")
-        return RedirectResponse(f"/games/{session.id}" + (f"?seat={int_param(seat, 'seat')}" if seat else ""),
-                                status_code=303)
+        back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
+        await run_in_threadpool(session.advance)
+        return RedirectResponse(back, status_code=303)
 
     def board(request: Request) -> Response:
         session = session_of(request)
@@ -239,14 +353,16 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
                 replay = sources.load(src, match)
         except KeyError:
             raise BadRequest("no such game here", 404) from None
+        except FileNotFoundError as error:
+            raise BadRequest(str(error), 404) from None
         except (OSError, ValueError) as error:
-            raise BadRequest(str(error), 404 if isinstance(error, FileNotFoundError) else 400) from None
+            raise BadRequest(str(error)) from None
         step = int_param(params.get("step"), "step", 0)
         if not 0 <= step <= len(replay.history):
             raise BadRequest(f"decision {step} is outside this replay (0..{len(replay.history)})")
         view = params.get("view", "full")
-        if view != "full" and not (view.isdigit() and int(view) < replay.num_players):
-            raise BadRequest(f"view must be 'full' or a seat 0..{replay.num_players - 1}, not {view!r}")
+        if view != "full" and not (WHOLE_NUMBER.fullmatch(view) and 0 <= int(view) < replay.num_players):
+            raise BadRequest(f"view must be 'full' or a seat 0..{replay.num_players - 1}, not {view[:40]!r}")
         return replay, step, view, src
 
     def replay_page(request: Request) -> Response:
@@ -304,13 +420,15 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64) -> 
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={BadRequest: bad_request, HTTPException: http_error,
-                                                        Exception: server_error})
+                                                        Exception: server_error},
+                     middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host),
+                                            www_redirect=False)])
 
 
 def serve(folders: list[str], host: str = "127.0.0.1", port: int = 8000) -> None:
     """Run the app with uvicorn until interrupted."""
     import uvicorn
 
-    app = create_app(folders)
+    app = create_app(folders, host=host)
     print(f"city-envs: open http://{host}:{port}/ (Ctrl+C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning")

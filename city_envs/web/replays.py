@@ -3,20 +3,21 @@
 A replay is a game's seed, options and action history; position N is rebuilt by replaying the
 first N actions. An arena run folder (`city-envs evaluate --out`) holds `results.json` (game, player
 count, options, run seed) and its match records with each match's actions: `matches.jsonl` where
-the arena wrote one, else `matches.csv` (column `actions`). A run written before the arena kept
-actions is rebuilt by playing its agents again from the match's seeds (checked against the recorded
-length; an agent limited by seconds rather than iterations does not repeat its moves, and is
-reported as such).
+the arena wrote one, else `matches.csv` (column `actions`). A record without its actions is refused:
+a replay never creates an agent (an agent spec in a file could name any module or pickle).
 
-Only paths inside a served folder are read (`Sources.resolve`), and files are parsed as JSON or
-CSV data, never executed.
+Only regular files inside a served folder are read (`Sources.resolve`; no FIFO, device or symlink
+leading out), at most `MAX_FILE_BYTES` each, and JSON at most `MAX_JSON_DEPTH` deep; files are
+parsed as JSON or CSV data, never executed.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
+import stat
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -25,19 +26,36 @@ from pathlib import Path
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 
-MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_JSON_DEPTH = 32  # a saved game is about 5 deep; json itself gives up near 1,000 with a RecursionError
 MAX_LISTED = 400  # files shown on the home page; deeper trees are still reachable by link
+MAX_FOLDERS_WALKED = 2000  # the home page's walk stops there, however deep the served tree
 
 
 @dataclass(frozen=True)
 class Step:
-    """Decision `index` of a replay: who chose, and how it reads publicly and to its own seat."""
+    """Decision `index` of a match: who chose, how it reads publicly and to its own seat, and what it
+    did that the table saw. Everything but `private` is shown to every seat, so it is public only."""
 
     index: int
     seat: int
     public: str
     private: str
+    points: tuple[float, ...] = ()  # each seat's change of public score (`Game.public_scores`)
     outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
+
+
+def play_step(game: Game, action: int) -> Step:
+    """Apply `action` to `game` and describe it for the log; an illegal action raises
+    `IllegalActionError` before anything is described or changed."""
+    if not 0 <= action < game.num_actions or not game.legal_actions()[action]:
+        game.apply(action)  # raises, naming what is wrong
+    seat = game.current_player()
+    public, private = game.describe_public_action(action), game.describe_action(action)
+    before = game.clone()
+    game.apply(action)
+    points = tuple(float(a - b) for a, b in zip(game.public_scores(), before.public_scores(), strict=True))
+    return Step(len(game.history) - 1, seat, public, private, points, tuple(game.describe_outcome(before)))
 
 
 @dataclass
@@ -63,24 +81,56 @@ class Replay:
         """Each decision's description, computed once (replaying the whole match)."""
         if self.steps is None:
             game = game_class(self.game_name)(self.num_players, seed=self.seed, **self.options)
-            steps = []
-            for index, action in enumerate(self.history):
-                seat = game.current_player()
-                public, private = game.describe_public_action(action), game.describe_action(action)
-                before = game.clone()
-                game.apply(action)
-                steps.append(Step(index, seat, public, private, tuple(game.describe_outcome(before))))
-            self.steps = steps
+            self.steps = [play_step(game, action) for action in self.history]
         return self.steps
 
 
-def _read_json(path: Path) -> object:
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB")
+def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of `path` if it is a regular file of at most `limit` bytes, else ValueError. Opened
+    without blocking, so a FIFO or a device named like a data file never holds the request."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise ValueError(f"{path.name} cannot be opened: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path.name} is not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{path.name} is larger than {limit // 2**20} MB")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path.name} is larger than {limit // 2**20} MB")
+    return data
+
+
+def json_depth_ok(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether `value` nests at most `limit` lists and dicts deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return False
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return True
+
+
+def parse_json(text: str | bytes, name: str) -> object:
+    """JSON data, or ValueError naming `name`: not UTF-8, not JSON, or nested too deep."""
+    try:
+        data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path.name} is not valid JSON: {error}") from None
+        raise ValueError(f"{name} is not valid JSON: {error}") from None
+    except RecursionError:
+        data = None
+    if data is None or not json_depth_ok(data):
+        raise ValueError(f"{name} is nested more than {MAX_JSON_DEPTH} deep")
+    return data
+
+
+def _read_json(path: Path) -> object:
+    return parse_json(read_regular_file(path), path.name)
 
 
 def load_saved_game(path: Path) -> Replay:
@@ -90,7 +140,7 @@ def load_saved_game(path: Path) -> Replay:
         raise ValueError(f"{path.name} is not a saved city-envs game (no known 'game' field)")
     try:
         game = game_class(data["game"]).from_dict(data)
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as error:
         raise ValueError(f"{path.name} is not a valid saved game: {type(error).__name__}: {error}") from None
     if game.seed is None:
         raise ValueError(f"{path.name} was saved from a match without a seed, so its decisions cannot be replayed")
@@ -114,91 +164,71 @@ def arena_records(folder: Path) -> list[dict]:
     """The run's match records: from matches.jsonl (with histories) when present, else matches.csv."""
     jsonl = folder / "matches.jsonl"
     if jsonl.is_file():
-        if jsonl.stat().st_size > MAX_FILE_BYTES:
-            raise ValueError(f"{jsonl.name} is larger than {MAX_FILE_BYTES // 2**20} MB")
-        records = []
-        for number, line in enumerate(jsonl.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{jsonl.name} line {number} is not valid JSON: {error}") from None
-        return records
-    with open(folder / "matches.csv", newline="", encoding="utf-8") as handle:
         try:
-            records = []
-            for row in csv.DictReader(handle):
-                record = {"match": int(row["match"]), "seed": int(row["seed"]), "kinds": row["seats"].split(),
-                          "length": int(row["length"]), "failed": row["failed"] == "True", "reason": row["reason"]}
-                if row.get("actions") is not None:  # runs before the arena kept actions have no such column
-                    record["history"] = [int(action) for action in row["actions"].split()]
-                records.append(record)
-            return records
-        except (KeyError, TypeError, ValueError, csv.Error) as error:
-            raise ValueError(f"matches.csv is not an arena match list: {error}") from None
+            lines = read_regular_file(jsonl).decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise ValueError(f"{jsonl.name} is not UTF-8 text") from None
+        return [parse_json(line, f"{jsonl.name} line {number}") for number, line in enumerate(lines, 1)
+                if line.strip()]
+    try:
+        text = read_regular_file(folder / "matches.csv").decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("matches.csv is not UTF-8 text") from None
+    try:
+        records = []
+        for row in csv.DictReader(io.StringIO(text, newline="")):
+            record = {"match": int(row["match"]), "seed": int(row["seed"]), "kinds": row["seats"].split(),
+                      "length": int(row["length"]), "failed": row["failed"] == "True", "reason": row["reason"]}
+            if row.get("actions") is not None:  # runs before the arena kept actions have no such column
+                record["history"] = [int(action) for action in row["actions"].split()]
+            records.append(record)
+        return records
+    except (KeyError, TypeError, ValueError, AttributeError, csv.Error) as error:
+        raise ValueError(f"matches.csv is not an arena match list: {error}") from None
+
+
+def _match_number(record: object) -> int | None:
+    """A record's match number: an int (never a bool, a string or a float); None for a header line."""
+    number = record.get("match") if isinstance(record, dict) else None
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def load_arena_match(folder: Path, match: int) -> Replay:
     results = _read_json(folder / "results.json")
     if not isinstance(results, dict) or results.get("game") not in GAMES:
         raise ValueError(f"{folder.name}/results.json is not an arena result (no known 'game' field)")
-    try:
-        game_name, num_players = results["game"], int(results["num_players"])
-        options, run_seed = dict(results.get("options") or {}), int(results["seed"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"{folder.name}/results.json lacks {error}") from None
-    records = {record.get("match"): record for record in arena_records(folder) if isinstance(record, dict)}
+    game_name, num_players, options = results["game"], results.get("num_players"), results.get("options") or {}
+    if not isinstance(num_players, int) or isinstance(num_players, bool) or not isinstance(options, dict):
+        raise ValueError(f"{folder.name}/results.json needs num_players (a whole number) and options (a table)")
+    records = {_match_number(record): record for record in arena_records(folder)}
+    records.pop(None, None)
     if match not in records:
         raise ValueError(f"match {match} is not in this run (matches {min(records, default=0)}.."
                          f"{max(records, default=-1)})")
     try:
-        return _arena_replay(folder, records[match], game_name, num_players, options, run_seed)
-    except (KeyError, TypeError) as error:
+        return _arena_replay(folder, records[match], game_name, num_players, options)
+    except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"match {match}'s record is incomplete: {type(error).__name__}: {error}") from None
 
 
-def _arena_replay(folder: Path, record: dict, game_name: str, num_players: int, options: dict,
-                  run_seed: int) -> Replay:
+def _arena_replay(folder: Path, record: dict, game_name: str, num_players: int, options: dict) -> Replay:
     match = record["match"]
     kinds = [str(kind) for kind in record["kinds"]]
     if len(kinds) != num_players:
         raise ValueError(f"match {match} lists {len(kinds)} seats for a {num_players}-player game")
     note = f"failed: {record.get('reason')}" if record.get("failed") else ""
-    if "history" in record:
-        history = [int(action) for action in record["history"]]
-    else:
-        history = rebuild_history(game_name, num_players, kinds, run_seed, match, int(record["seed"]),
-                                  record.get("length"), options)
-        note = (note + "; " if note else "") + "rebuilt by playing the agents again from the match's seeds"
+    if "history" not in record:
+        raise ValueError(f"match {match}'s record has no actions (the arena wrote it before it kept them); "
+                         "a replay never plays the agents again, so it cannot be shown")
+    history = record["history"]
+    if not isinstance(history, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in history):
+        raise ValueError(f"match {match}'s actions are not a list of whole numbers")
+    seed = record["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"match {match}'s seed is not a whole number >= 0")
     title = f"{folder.name}: {game_name}, match {match} ({', '.join(kinds)})"
-    return Replay(title, game_name, num_players, options, int(record["seed"]), history,
+    return Replay(title, game_name, num_players, options, seed, list(history),
                   [f"seat {seat} ({kind})" for seat, kind in enumerate(kinds)], note)
-
-
-def rebuild_history(game_name: str, num_players: int, kinds: list[str], run_seed: int, match: int,
-                    game_seed: int, length: int | None, options: dict) -> list[int]:
-    """A match of a run that kept no action history, played again from the arena's seeds."""
-    from city_envs.agents.registry import make_agent
-    from city_envs.core.infoset import InfoSet
-    from city_envs.evaluation.scheduling import match_seeds
-
-    seed, agent_seeds = match_seeds(run_seed, match, num_players)
-    if seed != game_seed:
-        raise ValueError(f"match {match}'s recorded seed is not the one the run's seed gives; cannot rebuild it")
-    game = game_class(game_name)(num_players, seed=seed, **options)
-    agents = [make_agent(kind, game_name, s) for kind, s in zip(kinds, agent_seeds, strict=True)]
-    handles = [InfoSet(game, seat) for seat in range(num_players)]
-    try:
-        while not game.is_over() and (length is None or len(game.history) < length):
-            seat = game.current_player()
-            game.apply(agents[seat].act(handles[seat]))
-    except Exception as error:  # noqa: BLE001 - a failed match is shown up to where it failed
-        if length is None or len(game.history) != length:
-            raise ValueError(f"match {match} could not be rebuilt: {type(error).__name__}: {error}") from None
-    if length is not None and len(game.history) != length:
-        raise ValueError(f"match {match} played again took {len(game.history)} decisions, not the recorded "
-                         f"{length}: its agents do not repeat their moves (a time limit?), so it cannot be shown")
-    return list(game.history)
 
 
 class Sources:
@@ -215,14 +245,20 @@ class Sources:
     def resolve(self, src: str) -> Path:
         """`<root index>/<relative path>` to a path that is inside that served folder."""
         head, _, rest = src.partition("/")
-        if not head.isdigit() or int(head) >= len(self.roots):
+        if not (head.isascii() and head.isdigit()) or int(head) >= len(self.roots):
             raise ValueError(f"unknown replay source {src!r}: no served folder {head!r}")
+        if "\0" in rest or len(src) > 4096:
+            raise ValueError(f"{src[:100]!r} is not a path")
         root = self.roots[int(head)]
-        path = (root / rest).resolve()
+        try:
+            path = (root / rest).resolve()
+            exists = path.exists()
+        except (OSError, RuntimeError) as error:  # a symlink loop (RuntimeError before Python 3.13), a name too long
+            raise ValueError(f"{src!r} cannot be followed: {error}") from None
         if path != root and root not in path.parents:
             raise ValueError(f"{src!r} is outside the served folders")
-        if not path.exists():
-            raise ValueError(f"{src!r} does not exist")
+        if not exists:
+            raise FileNotFoundError(f"{src!r} does not exist")
         return path
 
     def name(self, path: Path) -> str:
@@ -247,26 +283,30 @@ class Sources:
             replay = load_arena_match(path, match)
         else:
             replay = load_saved_game(path)
-        replay.describe_steps()
+        try:
+            replay.describe_steps()
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError) as error:
+            raise ValueError(f"{src!r} cannot be replayed: {type(error).__name__}: {error}") from None
         with self._lock:
             self._cache[key] = replay
             while len(self._cache) > 16:
                 self._cache.popitem(last=False)
         return replay
 
-    def listing(self) -> tuple[list[tuple[str, dict]], list[str]]:
-        """Arena runs (name, results summary) and JSON files that may be saved games, under the roots
-        (the first `MAX_LISTED`, folders walked in name order; hidden folders are left out)."""
-        runs, files = [], []
+    def listing(self) -> tuple[list[tuple[str, dict]], list[str], list[str]]:
+        """Arena runs (name, results summary), JSON files that may be saved games, and policy files
+        (`*.safetensors`, which a seat may play) under the roots (the first `MAX_LISTED`, folders
+        walked in name order; hidden folders are left out)."""
+        runs, files, policies = [], [], []
         for root in self.roots:
-            for folder, subfolders, names in os.walk(root):
+            for visited, (folder, subfolders, names) in enumerate(os.walk(root)):
                 subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
                 path = Path(folder)
-                if len(runs) + len(files) >= MAX_LISTED:
+                if len(runs) + len(files) >= MAX_LISTED or visited >= MAX_FOLDERS_WALKED:
                     break
                 if is_arena_run(path):
-                    try:
-                        summary = _read_json(path / "results.json")
+                    try:  # resolved as a request is: a link out of the served folder is not followed
+                        summary = _read_json(self.resolve(self.name(path / "results.json")))
                     except (OSError, ValueError):
                         summary = None
                     if isinstance(summary, dict) and summary.get("game") in GAMES and isinstance(
@@ -274,4 +314,6 @@ class Sources:
                         runs.append((self.name(path), summary))
                 files += [self.name(path / name) for name in sorted(names)
                           if name.endswith(".json") and name != "results.json"][:MAX_LISTED]
-        return runs, files
+                policies += [self.name(path / name) for name in sorted(names) if name.endswith(".safetensors")][
+                    :MAX_LISTED]
+        return runs, files, policies

@@ -3,6 +3,8 @@
 A `PlaySession` owns one `Game`, the agents of its bot seats and an event log. Every change goes
 through `act` (a person's choice) or `advance` (the bots' moves), each under the session's lock,
 so two browser tabs on one match cannot interleave, and two matches never share anything mutable.
+Seats are checked `SeatSpec`s (`city_envs.web.seats`): built-in agents only. A session not used for
+`SessionStore.ttl` seconds is dropped.
 """
 
 from __future__ import annotations
@@ -11,16 +13,14 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.util import find_spec
 
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
-
-PERSON = "person"
-PPO_FLAGS = ("sample", "trust_pickle")  # the parts of a ppo spec that are not a model path
-BOT_SUGGESTIONS = ("random", "heuristic", "ismcts:iters=50", "ismcts:iters=200", "ppo", "ppo:sample")
+from city_envs.web.replays import play_step
+from city_envs.web.seats import PERSON, SeatSpec
 
 
 @dataclass(frozen=True)
@@ -32,52 +32,28 @@ class Event:
     who: str
     public: str
     private: str
-    points: tuple[float, ...]  # each seat's change of score by this decision
+    points: tuple[float, ...]  # each seat's change of public score by this decision
     outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
-
-
-def check_seat_kind(kind: str, game_name: str, num_players: int) -> None:
-    """Reject an agent spec now, with the reason, rather than at its first move."""
-    from city_envs.agents.registry import make_agent
-
-    if kind == PERSON:
-        return
-    name = kind.partition(":")[0]
-    if name == "ppo":
-        if find_spec("sb3_contrib") is None or find_spec("torch") is None:
-            raise ValueError("the ppo agent needs the train extra: pip install 'city-envs[train]'")
-        if all(part in PPO_FLAGS for part in kind.split(":")[1:] if part):  # no path: the committed baseline
-            from city_envs.agents.policy_agent import baseline_path
-
-            if not baseline_path(game_name, num_players).is_file():
-                raise ValueError(f"no committed PPO baseline for {game_name} at {num_players} players; "
-                                 "give a model with ppo:PATH or choose another agent")
-    make_agent(kind, game_name, 0)  # raises ValueError for an unknown kind or bad parameters
 
 
 class PlaySession:
     """One match in progress in the web app."""
 
-    def __init__(self, game_name: str, num_players: int, seats: list[str], seed: int, options: dict) -> None:
-        from city_envs.agents.registry import make_agent
-
+    def __init__(self, game_name: str, num_players: int, seats: list[SeatSpec], seed: int, options: dict) -> None:
         cls = game_class(game_name)
         cls.check_num_players(num_players)
         if len(seats) != num_players:
             raise ValueError(f"{len(seats)} seats given for a {num_players}-player game")
-        for kind in seats:
-            check_seat_kind(kind, game_name, num_players)
-        self.id = secrets.token_urlsafe(9)
+        self.id = secrets.token_urlsafe(12)
         self.game: Game = make_game(game_name, num_players, seed=seed, **options)
         self.seed = seed
-        self.seats = list(seats)
-        self.agents = [None if kind == PERSON else make_agent(kind, game_name, seed + seat)
-                       for seat, kind in enumerate(seats)]
+        self.seats = [spec.text for spec in seats]
+        self.agents = [spec.build(seed + seat) for seat, spec in enumerate(seats)]
         self.handles = [InfoSet(self.game, seat) for seat in range(num_players)]
         self.log: list[Event] = []
         self.error = ""  # a bot that failed stops the match; the page says why
         self.lock = threading.Lock()
-        self.touched = time.monotonic()
+        self.touched = 0.0  # set by the store, on its own clock
 
     # ----- who is who ---------------------------------------------------------------------------
     @property
@@ -103,18 +79,12 @@ class PlaySession:
 
     # ----- moves --------------------------------------------------------------------------------
     def _apply(self, seat: int, action: int) -> None:
-        game = self.game
-        public, private = game.describe_public_action(action), game.describe_action(action)
-        before = game.clone()
-        game.apply(action)
-        points = tuple(float(a - b) for a, b in zip(game.scores(), before.scores(), strict=True))
-        self.log.append(Event(len(game.history) - 1, seat, self.who(seat), public, private, points,
-                              tuple(game.describe_outcome(before))))
+        step = play_step(self.game, action)  # IllegalActionError before anything changes
+        self.log.append(Event(step.index, seat, self.who(seat), step.public, step.private, step.points, step.outcome))
 
     def act(self, seat: int, action: int, step: int) -> None:
         """A person's choice, checked: their turn, the page they chose on is the current one, legal."""
         with self.lock:
-            self.touched = time.monotonic()
             game = self.game
             if game.is_over():
                 raise ValueError("the game is over")
@@ -126,40 +96,57 @@ class PlaySession:
 
     def advance(self, budget_seconds: float = 2.0) -> None:
         """Let the bots move until a person must choose, the game ends, or the time budget is spent
-        (the page then asks for more, so a long bot-only match still shows its progress)."""
+        (the page then asks for more, so a long bot-only match still shows its progress). Each bot
+        move is bounded itself (`city_envs.web.seats`), so this returns within the budget plus one move."""
         with self.lock:
-            self.touched = time.monotonic()
             deadline = time.monotonic() + budget_seconds
             while self.bots_to_move() and time.monotonic() < deadline:
                 seat = self.game.current_player()
                 try:
                     action = self.agents[seat].act(self.handles[seat])
-                    self._apply(seat, action)
+                    self._apply(seat, int(action))
                 except Exception as error:  # noqa: BLE001 - a bot's failure is shown, the server goes on
                     self.error = f"{self.who(seat)} failed: {type(error).__name__}: {error}"
 
 
 @dataclass
 class SessionStore:
-    """The live matches by id; the least recently used are dropped beyond `capacity`."""
+    """The live matches by id; the least recently used are dropped beyond `capacity`, and any not
+    used for `ttl` seconds (by `clock`) is dropped as well."""
 
     capacity: int = 64
+    ttl: float = 6 * 3600.0
+    clock: Callable[[], float] = time.monotonic
     sessions: OrderedDict[str, PlaySession] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def _expire(self) -> None:
+        now = self.clock()
+        while self.sessions:
+            oldest = next(iter(self.sessions.values()))
+            if now - oldest.touched <= self.ttl:
+                break
+            self.sessions.popitem(last=False)
+
     def add(self, session: PlaySession) -> None:
         with self.lock:
+            session.touched = self.clock()
             self.sessions[session.id] = session
+            self._expire()
             while len(self.sessions) > self.capacity:
                 self.sessions.popitem(last=False)
 
     def get(self, session_id: str) -> PlaySession:
         with self.lock:
+            self._expire()
             if session_id not in self.sessions:
                 raise KeyError(session_id)
             self.sessions.move_to_end(session_id)
-            return self.sessions[session_id]
+            session = self.sessions[session_id]
+            session.touched = self.clock()
+            return session
 
     def listing(self) -> list[PlaySession]:
         with self.lock:
+            self._expire()
             return list(reversed(self.sessions.values()))

@@ -164,7 +164,7 @@ def test_a_broken_entity_head_in_a_file_is_refused(tmp_path):
         with pytest.raises(PolicyFileError, match=message):
             load_policy_file(tmp_path / "bad.safetensors")
     save_file(tensors, str(tmp_path / "plain.safetensors"), metadata={**metadata, "format_version": "1"})
-    with pytest.raises(PolicyFileError, match="do not fit"):  # a version-1 file is a plain network
+    with pytest.raises(PolicyFileError, match="does not fit"):  # a version-1 file is a plain network
         load_policy_file(tmp_path / "plain.safetensors")
     with pytest.raises(ValueError, match="rows must lie in the observation"):
         check_entity_head({**head(), "count": 30}, 2200, 220)

@@ -103,7 +103,7 @@ def test_wrong_files_and_games_are_refused(citadels_model, tmp_path):
     with pytest.raises(ValueError, match="one path at most"):
         make_agent("ppo:a.safetensors:b.safetensors", "citadels")
     game = make_game("metropolys", 2, seed=0)
-    with pytest.raises(ValueError, match="expects"):
+    with pytest.raises(PolicyFileError, match="field 'game' is 'citadels', but it is asked to play metropolys"):
         PolicyAgent(citadels_model).act(InfoSet(game, game.current_player()))
     seven = make_game("citadels", 7, seed=0)
     assert not baseline_path("citadels", 7).exists()

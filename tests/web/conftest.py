@@ -21,11 +21,29 @@ def replay_folder(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture()
-def client(replay_folder: Path):
+BASE_URL = "http://127.0.0.1:8000"  # the app refuses any other Host than the address it serves
+
+
+def form_client(app, **kwargs):
+    """A TestClient that sends each form as the app's own pages do: with the browser session's form
+    token (read from its cookie, which the home page sets)."""
     from starlette.testclient import TestClient
 
-    with TestClient(create_app([replay_folder])) as test_client:
+    from city_envs.web.app import CSRF_COOKIE, CSRF_FIELD
+
+    class FormClient(TestClient):
+        def post(self, url, *args, data=None, **rest):
+            if CSRF_COOKIE not in self.cookies:
+                self.get("/")
+            data = {CSRF_FIELD: self.cookies[CSRF_COOKIE]} | dict(data or {})
+            return super().post(url, *args, data=data, **rest)
+
+    return FormClient(app, base_url=BASE_URL, **kwargs)
+
+
+@pytest.fixture()
+def client(replay_folder: Path):
+    with form_client(create_app([replay_folder])) as test_client:
         yield test_client
 
 

@@ -15,6 +15,8 @@ from city_envs import make_game
 from city_envs.core.registry import GAMES
 from city_envs.evaluation import evaluate, write_reports
 
+from .conftest import form_client
+
 SHORT = {"citadels": {"opt_max_rounds": "2"}, "blue_moon_city": {"opt_max_rounds": "2"},
          "urban_sprawl": {"opt_max_turns": "4"}}
 
@@ -178,11 +180,9 @@ def test_two_games_are_isolated_and_one_game_takes_one_choice_at_a_time(client):
 
 
 def test_a_server_error_is_a_page_without_a_traceback(replay_folder, monkeypatch):
-    from starlette.testclient import TestClient
-
     from city_envs.web.app import create_app
 
-    client = TestClient(create_app([replay_folder]), raise_server_exceptions=False)
+    client = form_client(create_app([replay_folder]), raise_server_exceptions=False)
     url = start(client, "citadels", ["person", "random"])
     monkeypatch.setattr(type(make_game("citadels", 2)), "render_image", lambda self: 1 / 0)
     response = client.get(f"{url}/board.png")
@@ -258,28 +258,25 @@ def test_an_arena_match_replays_from_its_recorded_actions(client, replay_folder)
 
 
 def test_the_report_links_open_its_matches_when_its_folder_is_served(tmp_path):
-    from starlette.testclient import TestClient
-
     from city_envs.web.app import create_app
 
     write_reports(evaluate("metropolys", 2, ["heuristic", "random"], games=2, seed=1), tmp_path)
     links = re.findall(r"\(http://127\.0\.0\.1:8000(/replay\?[^)]+)\)", (tmp_path / "report.md").read_text())
     assert len(links) == 2
-    client = TestClient(create_app([tmp_path]))
+    client = form_client(create_app([tmp_path]))
     for link in links:
         assert "Metropolys, 2 players" in client.get(link).text
 
 
-def test_a_run_without_actions_is_rebuilt_from_the_seeds(client, replay_folder):
+def test_a_run_without_actions_is_refused_rather_than_played_again(client, replay_folder):
+    """Rebuilding a history means creating the recorded agents, and a file can name any agent: refused."""
     run = replay_folder / "old"
     write_reports(evaluate("citadels", 2, ["heuristic", "random"], games=2, seed=2), run)
     rows = (run / "matches.csv").read_text().splitlines()
     (run / "matches.csv").write_text("\n".join(row.rsplit(",", 1)[0] for row in rows) + "\n")
-    page = text_of(client.get("/replay?src=0/old&match=0").text)
-    assert "rebuilt by playing the agents again" in page
-    total = int(re.search(r"after decision 0 of (\d+)", page).group(1))
-    assert total == int(rows[1].split(",")[5])
-    assert "Game over" in text_of(client.get(f"/replay?src=0/old&match=0&step={total}").text)
+    response = client.get("/replay?src=0/old&match=0")
+    assert response.status_code == 400
+    assert "has no actions" in html.unescape(response.text) and "never plays the agents again" in response.text
 
 
 def test_serve_listens_on_this_machine_only_by_default():

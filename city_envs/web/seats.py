@@ -1,0 +1,122 @@
+"""The seats a web form may ask for: built-in agents only, each within the server's limits.
+
+A form is text from anyone who can reach the page, so it never reaches the command line's agent
+parser (which imports `module:Class` and may unpickle a `ppo:...:trust_pickle` zip). A seat is one of
+
+- `person`;
+- `random`, `heuristic`;
+- `ismcts[:iters=N][:seconds=S][:c=X][:max_rollout=N][:rollout=...][:bias=X][:opponents=...]`, with
+  at most `MAX_ISMCTS_ITERS` iterations, `MAX_MOVE_SECONDS` seconds and rollouts of at most
+  `MAX_ROLLOUT` decisions, and always a hard `time_limit` of `MAX_MOVE_SECONDS` inside the search;
+- `ppo` or `ppo:sample` (the committed baseline), or `ppo:SRC[:sample]` with SRC a policy file
+  (`*.safetensors`, data only) inside a folder named on the command line, as the replay list names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+
+from city_envs.agents.base import Agent
+from city_envs.agents.registry import ISMCTS_PARAMS, heuristic_class, parse_params
+
+PERSON = "person"
+BOT_SUGGESTIONS = ("random", "heuristic", "ismcts:iters=50", "ismcts:iters=200", "ppo", "ppo:sample")
+MAX_SEAT_CHARS = 300
+MAX_ISMCTS_ITERS = 2000
+MAX_MOVE_SECONDS = 2.0  # the hard deadline of one bot move
+MAX_ROLLOUT = 200
+MAX_POLICY_BYTES = 64 * 2**20
+SEARCH_LIMITS = (f"{MAX_ISMCTS_ITERS} ISMCTS iterations, {MAX_MOVE_SECONDS:g} seconds and rollouts of "
+                 f"{MAX_ROLLOUT} decisions")
+ALLOWED = ("person, random, heuristic, ismcts[:iters=N][:seconds=S]..., ppo, ppo:sample, "
+           "or ppo:FOLDER/FILE.safetensors[:sample] for a policy file in a served folder")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """A checked seat: `build(seed)` makes its agent (None for a person)."""
+
+    text: str
+    build: Callable[[int], Agent | None]
+
+
+def _ismcts(spec: str, game_name: str) -> Callable[[int], Agent]:
+    from city_envs.agents.ismcts import ISMCTSAgent
+
+    params = parse_params(spec, ISMCTS_PARAMS)
+    if params.get("iters") is not None and not 1 <= params["iters"] <= MAX_ISMCTS_ITERS:
+        raise ValueError(f"ismcts iters must be 1..{MAX_ISMCTS_ITERS} here, not {params['iters']}")
+    if "seconds" in params:
+        if not 0 < params["seconds"] <= MAX_MOVE_SECONDS:
+            raise ValueError(f"ismcts seconds must be more than 0 and at most {MAX_MOVE_SECONDS:g} here, "
+                             f"not {params['seconds']}")
+        params.setdefault("iters", None)
+    if "max_rollout" in params and (params["max_rollout"] is None or not 0 <= params["max_rollout"] <= MAX_ROLLOUT):
+        raise ValueError(f"ismcts max_rollout must be 0..{MAX_ROLLOUT} here, not {params['max_rollout']}")
+    for key in ("c", "bias"):
+        if key in params and not 0 <= params[key] <= 100:
+            raise ValueError(f"ismcts {key} must be 0..100, not {params[key]}")
+    if "c" in params:
+        params["exploration"] = params.pop("c")
+    agent = ISMCTSAgent(0, time_limit=MAX_MOVE_SECONDS, **params)  # checks the remaining parameters
+    if agent.needs_heuristic:
+        heuristic_class(game_name)
+    return lambda seed: ISMCTSAgent(seed, time_limit=MAX_MOVE_SECONDS, **params)
+
+
+def _ppo(spec: str, game_name: str, num_players: int, resolve: Callable[[str], Path]) -> Callable[[int], Agent]:
+    if find_spec("sb3_contrib") is None or find_spec("torch") is None or find_spec("safetensors") is None:
+        raise ValueError("the ppo agent needs the train extra: pip install 'city-envs[train]'")
+    from city_envs.agents.policy_agent import PolicyAgent, baseline_path
+    from city_envs.agents.policy_file import SUFFIX, PolicyFileError, load_policy_file
+
+    parts = [part for part in spec.split(":") if part] if spec else []
+    sample = "sample" in parts
+    sources = [part for part in parts if part != "sample"]
+    if len(sources) > 1 or len(parts) - len(sources) > 1:
+        raise ValueError(f"a ppo seat is ppo, ppo:sample or ppo:FOLDER/FILE{SUFFIX}[:sample], not 'ppo:{spec}'")
+    if sources:
+        path = resolve(sources[0])
+        if path.suffix != SUFFIX:
+            raise ValueError(f"a ppo seat plays a policy file ({SUFFIX}, data only), not {path.name}; "
+                             "pickled SB3 zips are refused here")
+        if path.stat().st_size > MAX_POLICY_BYTES:
+            raise ValueError(f"{path.name} is larger than {MAX_POLICY_BYTES // 2**20} MB")
+    else:
+        path = baseline_path(game_name, num_players)
+        if not path.is_file():
+            raise ValueError(f"no committed PPO baseline for {game_name} at {num_players} players; "
+                             "choose a policy file from a served folder or another agent")
+    try:
+        load_policy_file(path, game=game_name, players=num_players)  # checked now, not at its first move
+    except PolicyFileError as error:
+        raise ValueError(str(error).replace(str(path), path.name)) from None
+    return lambda seed: PolicyAgent(path, seed, greedy=not sample)
+
+
+def parse_seat(text: str, game_name: str, num_players: int, resolve: Callable[[str], Path]) -> SeatSpec:
+    """The seat `text` names, checked now; ValueError for anything else, saying what is allowed.
+
+    `resolve` turns a served path (`0/run/policy.safetensors`) into a regular file inside a served
+    folder, or raises ValueError."""
+    text = text.strip()
+    if len(text) > MAX_SEAT_CHARS:
+        raise ValueError(f"a seat is at most {MAX_SEAT_CHARS} characters")
+    name, _, spec = text.partition(":")
+    if text == PERSON:
+        return SeatSpec(text, lambda seed: None)
+    if text == "random":
+        from city_envs.agents.random_agent import RandomAgent
+
+        return SeatSpec(text, RandomAgent)
+    if text == "heuristic":
+        cls = heuristic_class(game_name)
+        return SeatSpec(text, cls)
+    if name == "ismcts":
+        return SeatSpec(text, _ismcts(spec, game_name))
+    if name == "ppo":
+        return SeatSpec(text, _ppo(spec, game_name, num_players, resolve))
+    raise ValueError(f"unknown agent {text!r}; a seat here is {ALLOWED}")
