@@ -289,6 +289,14 @@ def cmd_benchmark_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_benchmark_tables(args: argparse.Namespace) -> int:
+    from city_envs.evaluation.tables import write_tables
+
+    names = write_tables(args.results, args.doc)
+    print(f"wrote {len(names)} tables into {args.doc}: {', '.join(names)}")
+    return 0
+
+
 def cmd_benchmark_suites(args: argparse.Namespace) -> int:
     from city_envs.evaluation.suite import available_suites, load_suite
 
@@ -410,6 +418,11 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
     compare.set_defaults(func=cmd_benchmark_compare)
 
     verb("suites", "the suites, their tasks and line-ups").set_defaults(func=cmd_benchmark_suites)
+
+    tables = verb("tables", "write the reference tables of a results folder into a page's marked sections")
+    tables.add_argument("results", nargs="?", default="benchmarks", help="folder of agents/, algorithms/, exploit/")
+    tables.add_argument("doc", nargs="?", default="docs/benchmark.md", help="the Markdown page to fill")
+    tables.set_defaults(func=cmd_benchmark_tables)
 
     from city_envs.training.algorithms import add_arguments as add_train_arguments
     from city_envs.training.exploit import add_arguments as add_exploit_arguments

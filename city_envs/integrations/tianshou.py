@@ -10,6 +10,7 @@ legal. Replace the random seats by other learners, or by frozen copies of the le
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,9 @@ def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out:
 
     if list(steps) != sorted(set(steps)) or steps[0] < 1:
         raise ValueError(f"steps must increase from at least 1, not {list(steps)}")
+    # the collector's multi-agent returns have a column per seat, which Tianshou's statistics warn about at
+    # every collection; the learner's returns are reduced by the trainer
+    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     torch.set_num_threads(1)  # small networks: more threads only contend
     torch.manual_seed(seed)
     np.random.seed(seed)

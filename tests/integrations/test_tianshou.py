@@ -61,3 +61,25 @@ def test_masked_dqn_epoch(name, num_players):
 def test_bad_learner_seat():
     with pytest.raises(ValueError, match="learner_seat"):
         dqn_against_random("big_city", 2, learner_seat=2)
+
+
+def test_dqn_checkpoints_play_as_agents_in_the_arena(tmp_path):
+    """The benchmark's Tianshou plug-in: Q-networks saved at each step count, played by QNetworkAgent."""
+    from city_envs.evaluation import evaluate
+    from city_envs.integrations.tianshou import QNetworkAgent, train_dqn
+
+    paths = train_dqn("metropolys", 2, 0, [40, 80], tmp_path, hidden=(16,), envs=1, buffer_size=500)
+    assert [p.name for p in paths] == ["q_000000040.safetensors", "q_000000080.safetensors"]
+    spec = f"city_envs.integrations.tianshou:QNetworkAgent:path={paths[-1]}"
+    result = evaluate("metropolys", 2, [spec, "random"], games=2, seed=0)
+    assert result["failures"] == [] and result["agents"][spec]["appearances"] == 2
+    with pytest.raises(ValueError, match="is a Q-network for metropolys with 2 players, not citadels"):
+        QNetworkAgent(path=str(paths[-1])).prepare(_handle("citadels"))
+    with pytest.raises(ValueError, match="needs path=FILE"):
+        QNetworkAgent(path=str(tmp_path / "missing.safetensors"))
+
+
+def _handle(game: str):
+    from city_envs.core.infoset import InfoSet
+
+    return InfoSet(city_envs.make_game(game, 2, seed=0), 0)

@@ -1,0 +1,108 @@
+"""The benchmark's reference tables, written from the results' JSON into a Markdown page.
+
+`city-envs benchmark tables RESULTS DOC` reads the agent results (`RESULTS/agents/<suite>/<agent>/
+results.json`), the algorithm summaries (`RESULTS/algorithms/<suite>/<algorithm>/summary.json`) and
+the exploit probes (`RESULTS/exploit/*/exploit.json`), and replaces the text between each pair of
+markers `<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` in DOC with the table NAME. No figure in
+those sections is typed by hand, and a test checks that the page matches its JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from city_envs.evaluation.benchmark import load_results
+
+
+def _ci(low: float, high: float, signed: bool = False) -> str:
+    form = "{:+.3f}" if signed else "{:.3f}"
+    return f"{form.format(low)} to {form.format(high)}"
+
+
+def agent_tables(results_dir: Path) -> dict[str, str]:
+    """Per suite: each agent's IQM with its interval and task scores, best first."""
+    tables = {}
+    for suite_dir in sorted(p for p in (results_dir / "agents").glob("*") if p.is_dir()):
+        results = [load_results(p) for p in sorted(suite_dir.glob("*/results.json"))]
+        if not results:
+            continue
+        results.sort(key=lambda r: -r["aggregate"]["iqm"])
+        tasks = list(results[0]["tasks"])
+        lines = ["| agent | IQM (95% CI) | " + " | ".join(tasks) + " | time |",
+                 "|---" * (len(tasks) + 3) + "|"]
+        for r in results:
+            agg = r["aggregate"]
+            cells = [f"{r['tasks'][t]['score']:+.2f}" for t in tasks]
+            lines.append(f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)}) | "
+                         + " | ".join(cells) + f" | {r['seconds'] / 60:.0f} min |")
+        tables[f"agents-{suite_dir.name}"] = "\n".join(lines)
+        detail = ["| agent | task | line-up | win rate (95% CI) | mean margin |", "|---|---|---|---|---|"]
+        for r in results:
+            for task, t in r["tasks"].items():
+                for lineup, s in t["lineups"].items():
+                    detail.append(f"| `{r['agent']['spec']}` | {task} | {lineup} | {s['win_rate']:.3f} "
+                                  f"({_ci(*s['ci95'])}) | {s['mean_margin']:+.1f} |")
+        tables[f"lineups-{suite_dir.name}"] = "\n".join(detail)
+    return tables
+
+
+def algorithm_tables(results_dir: Path) -> dict[str, str]:
+    """Per suite: each algorithm's IQM over seeds and tasks, its curve, and its failures."""
+    tables = {}
+    for suite_dir in sorted(p for p in (results_dir / "algorithms").glob("*") if p.is_dir()):
+        summaries = [json.loads(p.read_text()) for p in sorted(suite_dir.glob("*/summary.json"))]
+        if not summaries:
+            continue
+        lines = ["| algorithm | budget | seeds | IQM of the final policies (95% CI) | IQM at 25 / 50 / 75 / 100% "
+                 "of the budget | failed runs |", "|---|---|---|---|---|---|"]
+        for s in summaries:
+            agg = s["aggregate"]
+            final = "no run finished" if agg is None else f"{agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)})"
+            curve = " / ".join(f"{p['iqm']:+.2f}" for p in s.get("curve", []))
+            lines.append(f"| `{s['algorithm']}` | {s['budget']:,} | {len(s['seeds'])} | {final} | {curve} | "
+                         f"{len(s['failures'])} |")
+        tables[f"algorithms-{suite_dir.name}"] = "\n".join(lines)
+    return tables
+
+
+def exploit_table(results_dir: Path) -> dict[str, str]:
+    probes = [json.loads(p.read_text()) for p in sorted((results_dir / "exploit").glob("*/exploit.json"))]
+    if not probes:
+        return {}
+    lines = ["| task | target | budget | exploiter at the start (95% CI) | after the budget (95% CI) |",
+             "|---|---|---|---|---|"]
+    for p in probes:
+        start, final = p["curve"][0], p["final"]
+        lines.append(f"| {p['task']} | `{p['target']['spec']}` | {p['budget']:,} | {start['win_rate']:.3f} "
+                     f"({_ci(*start['ci95'])}) | {final['win_rate']:.3f} ({_ci(*final['ci95'])}) |")
+    return {"exploit": "\n".join(lines)}
+
+
+def all_tables(results_dir: str | Path) -> dict[str, str]:
+    results_dir = Path(results_dir)
+    return {**agent_tables(results_dir), **algorithm_tables(results_dir), **exploit_table(results_dir)}
+
+
+MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
+
+
+def fill(text: str, tables: dict[str, str]) -> str:
+    """`text` with each marked section replaced by its table (a section without results says so)."""
+    def replace(match: re.Match) -> str:
+        body = tables.get(match["name"], "*No results yet.*")
+        return f"{match.group(1)}{body}\n{match.group(4)}"
+
+    return MARKER.sub(replace, text)
+
+
+def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
+    """Fill `doc`'s marked sections from `results_dir`; the names of the sections filled."""
+    doc = Path(doc)
+    text = doc.read_text()
+    names = [m["name"] for m in MARKER.finditer(text)]
+    if not names:
+        raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
+    doc.write_text(fill(text, all_tables(results_dir)))
+    return names
