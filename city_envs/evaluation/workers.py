@@ -233,6 +233,13 @@ class _Worker:
         self.conn.close()
 
 
+# What a fork server imports once, before it forks any worker, so that each worker inherits it: a
+# policy agent's first model costs seconds of imports otherwise (torch builds its optimizer through
+# torch._dynamo, which imports sympy), in every worker of every run. Only imports: the server runs
+# no torch operation, so forking it is safe. A module that is not installed is skipped.
+FORK_SERVER_PRELOAD = ["torch", "torch._dynamo", "stable_baselines3", "sb3_contrib", "city_envs.agents.policy_agent"]
+
+
 def worker_start_method() -> str | None:
     """"fork" (workers inherit the caller's modules), or a fork server once torch is loaded."""
     methods = mp.get_all_start_methods()
@@ -249,6 +256,8 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
     hang on their locks), so such a caller's workers come from a fork server. They end with the
     caller, however it ends."""
     ctx = mp.get_context(worker_start_method())
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(FORK_SERVER_PRELOAD)  # read when the server starts (once per process)
     pending = list(reversed(work))
     workers = [_Worker(ctx) for _ in range(min(jobs, len(work)))]
     clean = False
