@@ -39,6 +39,7 @@ from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
 from city_envs.core.game import EntityLayout
+from city_envs.core.memo import BoundedMemo
 
 PLOT_WIDTH = 53
 PLOTS, SPECIAL, PLAYERS, GLOBAL = 0, 3604, 3620, 3690
@@ -372,5 +373,29 @@ def seat_state(v: dict) -> State:
     for index, piece in enumerate(s.pieces):
         for p in piece[2]:
             s.occupant[p] = index
-    r.rebuild_derived(s)
+    tiles = tuple(None if t is None else tuple(t) for t in v["tiles"])
+    board = (tiles, tuple((kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]),
+             tuple(v["trams"]))
+    known = _SEAT_BOARDS.get(board)
+    if known is None:
+        geometry = _SEAT_GEOMETRY.get(tiles)
+        if geometry is None:
+            r.rebuild_derived(s)
+            geometry = (s.grid, s.outskirts, s.holes, s.exterior, s.geo)
+            _SEAT_GEOMETRY.put(tiles, geometry)
+        else:
+            s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
+            r.rebuild_piece_derived(s)
+        _SEAT_BOARDS.put(board, (geometry, frozenset(s.covered), s.memo))
+    else:
+        geometry, covered, s.memo = known
+        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
+        s.covered, s.tram_set = set(covered), set(s.trams)
     return s
+
+
+# What `seat_state` derives from the public board, kept for the next views of the same board (an agent
+# asks once per decision, and most decisions leave the board as it was): geometry by the tiles, the
+# pieces' covered edges and the board memo by tiles, pieces and trams. Only public data goes in.
+_SEAT_GEOMETRY = BoundedMemo(256)
+_SEAT_BOARDS = BoundedMemo(1024)
