@@ -143,7 +143,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.seconds is None:
         args.seconds = 1.0 if args.all else 3.0
     if args.all:
-        if args.game or args.option:
+        if args.game_name or args.option:
             raise ValueError("bench --all measures every game with its default options: name no game or --option")
         result = bench.run_all(seconds=args.seconds, seed=args.seed,
                                progress=lambda row: print(f"  measured {row['game']}, {row['num_players']} players",
@@ -157,10 +157,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.docs:
         raise ValueError("--docs writes the table of --all: add --all")
-    if not args.game:
+    if not args.game_name:
         raise ValueError("name a game, or measure them all with --all")
-    options = parse_assignments(args.option, "--option")
-    result = bench.run(args.game, args.players, seconds=args.seconds, seed=args.seed, **options)
+    name = args.game_name
+    cls = game_class(name)
+    options = cls.check_options(parse_assignments(args.option, "--option"))
+    cls.check_num_players(args.players)
+    result = bench.run(name, args.players, seconds=args.seconds, seed=args.seed, **options)
     rows = [
         ("raw Game API decisions/s", f"{result['decisions_per_s']:,.0f}"),
         ("AEC agent-steps/s (last + step)", f"{result['aec_steps_per_s']:,.0f}"),
@@ -181,7 +184,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ]
     else:
         rows.append(("connect_four_v3", "not installed (pip install 'pettingzoo[classic]')"))
-    print(f"{args.game}, {args.players} players, random legal play, seed {args.seed}, ~{args.seconds:g} s each")
+    print(f"{name}, {args.players} players, random legal play, seed {args.seed}, ~{args.seconds:g} s each")
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value:>12}")
@@ -363,7 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     helptext = "measure speed (random legal play, heuristic self-play; with --all also search)"
     bench = sub.add_parser("bench", help=helptext, description=helptext, formatter_class=HelpFormatter)
-    bench.add_argument("game", nargs="?", help=f"one of: {', '.join(GAMES)} (none with --all)")
+    # not `game`: check_setup checks a named game before any command, and with --all there is none
+    bench.add_argument("game_name", metavar="game", nargs="?", help=f"one of: {', '.join(GAMES)} (none with --all)")
     bench.add_argument("--players", type=int, default=4, help="player count")
     bench.add_argument("--seed", type=int, default=0, help="seed of the matches (and of the bots)")
     bench.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
