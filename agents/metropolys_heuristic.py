@@ -30,6 +30,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import numpy as np
+
 from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.metropolys import components as cp
@@ -89,7 +91,8 @@ class Situation:
         self._free_neighbours: dict[int, list[int]] = {}
         self._weights: dict[int, float] = {}
         self._token_worth: dict[int, float] = {}
-        self._denial_worth: dict[int, float] = {}
+        self._denial_worth: list[float] | None = None
+        self._tall: int | None = None
         self._belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
 
     # ----- the board -----------------------------------------------------------------------------
@@ -203,12 +206,16 @@ class Situation:
 
     def denial_worth(self, nb: int) -> float:
         """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
-        if nb not in self._denial_worth:
-            total = 0.0
+        if self._denial_worth is None:  # every neighbourhood at once, each sum in the same order
+            total = None
             for seat in self.others:
-                gain = sum(p * points[nb] for points, p in self.belief_points(seat))
-                total += self.weight(seat) * gain
-            self._denial_worth[nb] = DENIAL * total
+                gain = None
+                for points, p in self.belief_points(seat):
+                    term = p * np.asarray(points)
+                    gain = term if gain is None else gain + term
+                weighted = self.weight(seat) * gain
+                total = weighted if total is None else total + weighted
+            self._denial_worth = (DENIAL * total).tolist()
         return self._denial_worth[nb]
 
     def worth(self, nb: int, value: int) -> float:
@@ -222,7 +229,9 @@ class Situation:
     # ----- prices --------------------------------------------------------------------------------
     def price(self, value: int) -> float:
         price = value / cp.NUM_BUILDINGS * BUILDING_PRICE[self.version] * (1.0 - LATE_DISCOUNT * self.clock)
-        tall = sum(v >= TALL for v in self.supply[self.me])
+        if self._tall is None:
+            self._tall = sum(v >= TALL for v in self.supply[self.me])
+        tall = self._tall
         if value >= TALL and self.clock < LAST_THIRD and tall <= KEEP_TALL:
             price += TALL_RESERVE
         return price
