@@ -125,7 +125,7 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
     key = (s.offices[cp.CONTRACTOR], tuple(s.circles), tuple(s.lot_building),
-           tuple([NO_BUILDING if b is None else b[r.OWNER] for b in s.buildings]))
+           tuple([b and b[r.OWNER] for b in s.buildings]))  # None: demolished
     memo = s.lot_planes_memo
     if memo is None or memo[0] != key:
         seat_zero = np.empty(LOTS_SIZE, dtype=np.float32)
@@ -143,9 +143,6 @@ def _controller_rotation(n: int, p: int) -> np.ndarray:
     index = np.arange(LOTS_SIZE).reshape(cp.LOTS, LOT_FEATURES)
     index[:, 6:6 + n] = np.roll(index[:, 6:6 + n], -p, axis=1)
     return _read_only(index.reshape(LOTS_SIZE))
-
-
-NO_BUILDING = -9  # owner stand-in for a demolished building in `_lots_block`'s key
 
 
 @lru_cache(maxsize=1024)
@@ -181,19 +178,23 @@ def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
 
 
 @lru_cache(maxsize=4096)
-def _players_block(p: int, wealth: tuple[int, ...], prestige: tuple[int, ...], hands: tuple[tuple[int, ...], ...],
-                   favors: tuple[tuple[int, ...], ...], vocations: tuple[tuple[int, ...], ...],
-                   offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
-    """Every seat's row, rotated so that seat p comes first (n x 153 values)."""
-    n = len(wealth)
-    block = np.empty(n * PLAYER_WIDTH, dtype=np.float32)
+def _players_block(p: int, hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, ...], ...],
+                   vocations: tuple[tuple[int, ...], ...], offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
+    """Every seat's row but its wealth and prestige (zeros there), rotated so that seat p comes first."""
+    n = len(hands)
+    block = np.zeros(n * PLAYER_WIDTH, dtype=np.float32)
     for seat in range(n):
         base = PLAYER_WIDTH * ((seat - p) % n)
-        block[base] = wealth[seat] / 50.0
-        block[base + 1] = prestige[seat] / 100.0
         block[base + 2: base + 146] = _holdings_block(hands[seat], favors[seat], vocations[seat])
         block[base + 146: base + 153] = _offices_block(offices, extra_favor, seat)
     return _read_only(block)
+
+
+@cache
+def _wealth_prestige_index(n: int, p: int) -> np.ndarray:
+    """Where each seat's wealth, then each seat's prestige, go in the observation of seat p."""
+    bases = [PLAYERS_AT + PLAYER_WIDTH * ((seat - p) % n) for seat in range(n)]
+    return _read_only(np.array(bases + [base + 1 for base in bases]))
 
 
 @lru_cache(maxsize=8192)
@@ -245,8 +246,9 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
     obs[PLANNING_AT:CONTRACTS_AT] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
     obs[CONTRACTS_AT:PLAYERS_AT] = _contracts_block((*[r.contract_at(s, space) for space in range(3)], *s.slots))
     obs[PLAYERS_AT:PLAYERS_AT + n * PLAYER_WIDTH] = _players_block(
-        p, tuple(s.wealth), tuple(s.prestige), tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)),
-        tuple(map(tuple, s.vocations)), tuple(s.offices), s.extra_favor)
+        p, tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
+        tuple(s.offices), s.extra_favor)
+    obs[_wealth_prestige_index(n, p)] = [*[w / 50.0 for w in s.wealth], *[x / 100.0 for x in s.prestige]]
     g = GLOBALS_AT
     obs[g: DECISION_AT] = _supply_block(tuple(s.voc_supply), tuple(s.planning_discard), tuple(s.removed),
                                         tuple(s.events_done), tuple(map(tuple, s.tiles)))
