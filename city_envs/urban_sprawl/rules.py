@@ -364,11 +364,12 @@ def _bits(lots: tuple[int, ...]) -> int:
     return sum(1 << x for x in lots)
 
 
-# PLACEMENTS[size] with the lots and the lots around as bit sets, so a placement on empty ground with
-# no neighbour is recognized by two integer tests
+# PLACEMENTS[size] by block, with the lots and the lots around as bit sets, so that a block too dear is
+# passed over whole and a placement on empty ground with no neighbour is recognized by two integer tests
 PLACEMENT_BITS = {
-    size: tuple((place, lots, around, water, forest, _bits(lots), _bits(around))
-                for place, lots, around, water, forest in placements)
+    size: tuple(tuple((place, lots, around, water, forest, _bits(lots), _bits(around))
+                      for place, lots, around, water, forest in placements if place >> 2 == block)
+                for block in range(cp.BLOCKS))
     for size, placements in cp.PLACEMENTS.items()
 }
 
@@ -406,43 +407,44 @@ def _search_placements(s: State, seat: int, card: int, first_only: bool, may_dem
     values = block_values(tuple(s.circles))
     lot_building, buildings = s.lot_building, s.buildings
     found: dict[int, list[int]] = {}
-    for place, lots, around, water, forest, lot_bits, around_bits in PLACEMENT_BITS[size]:
-        value = values[place >> 2]
+    for block, placements in enumerate(PLACEMENT_BITS[size]):
+        value = values[block]
         if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
             continue
-        if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
-            continue
-        demolished: list[int] = []
-        if lot_bits & occupied:
-            if not may_demolish:
+        for place, lots, around, water, forest, lot_bits, around_bits in placements:
+            if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
                 continue
-            ok = True
-            for x in lots:
-                bid = lot_building[x]
-                if bid < 0 or bid in demolished:
+            demolished: list[int] = []
+            if lot_bits & occupied:
+                if not may_demolish:
                     continue
-                b = buildings[bid]
-                if (b[SIZE] > size or any(y not in lots for y in b[LOTS_])
-                        or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)):
-                    ok = False
-                    break
-                demolished.append(bid)
-            if not ok:
-                continue
-        if around_bits & occupied:
-            zones = set()
-            for y in around:
-                bid = lot_building[y]
-                if bid >= 0 and bid not in demolished:
-                    zones.add(buildings[bid][ZONE])
-            zones.discard(cp.PARK)
-            if kind != cp.IGNORE_ZONING and zones and zone not in zones:
-                continue
-            if kind == cp.NOT_ADJ and argument in zones:
-                continue
-        found[place] = demolished
-        if first_only:
-            break
+                ok = True
+                for x in lots:
+                    bid = lot_building[x]
+                    if bid < 0 or bid in demolished:
+                        continue
+                    b = buildings[bid]
+                    if (b[SIZE] > size or any(y not in lots for y in b[LOTS_])
+                            or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)):
+                        ok = False
+                        break
+                    demolished.append(bid)
+                if not ok:
+                    continue
+            if around_bits & occupied:
+                zones = set()
+                for y in around:
+                    bid = lot_building[y]
+                    if bid >= 0 and bid not in demolished:
+                        zones.add(buildings[bid][ZONE])
+                zones.discard(cp.PARK)
+                if kind != cp.IGNORE_ZONING and zones and zone not in zones:
+                    continue
+                if kind == cp.NOT_ADJ and argument in zones:
+                    continue
+            found[place] = demolished
+            if first_only:
+                return found
     return found
 
 
