@@ -124,16 +124,18 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     changing hands, a marker moved, a new Contractor. Within one match a building id always names the same
     zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
-    key = (s.offices[cp.CONTRACTOR], tuple(s.circles), tuple(s.lot_building),
-           tuple([b and b[r.OWNER] for b in s.buildings]))  # None: demolished
+    owners = [b and b[r.OWNER] for b in s.buildings]  # None: demolished
     memo = s.lot_planes_memo
-    if memo is None or memo[0] != key:
+    if (memo is None or memo[0] != s.lot_building or memo[1] != owners or memo[2] != s.circles
+            or memo[3] != s.offices[cp.CONTRACTOR]):
         seat_zero = np.empty(LOTS_SIZE, dtype=np.float32)
         _fill_lots(s, 0, seat_zero)
-        memo = s.lot_planes_memo = (key, {0: _read_only(seat_zero)})
-    planes = memo[1].get(p)
+        memo = s.lot_planes_memo = (s.lot_building[:], owners, s.circles[:], s.offices[cp.CONTRACTOR],
+                                    {0: _read_only(seat_zero)})
+    by_seat = memo[4]
+    planes = by_seat.get(p)
     if planes is None:  # seat p's controller columns are seat 0's, rotated by p
-        planes = memo[1][p] = _read_only(memo[1][0][_controller_rotation(s.n, p)])
+        planes = by_seat[p] = _read_only(by_seat[0][_controller_rotation(s.n, p)])
     return planes
 
 
@@ -190,13 +192,6 @@ def _players_block(p: int, hands: tuple[tuple[int, ...], ...], favors: tuple[tup
     return _read_only(block)
 
 
-@cache
-def _wealth_prestige_index(n: int, p: int) -> np.ndarray:
-    """Where each seat's wealth, then each seat's prestige, go in the observation of seat p."""
-    bases = [PLAYERS_AT + PLAYER_WIDTH * ((seat - p) % n) for seat in range(n)]
-    return _read_only(np.array(bases + [base + 1 for base in bases]))
-
-
 @lru_cache(maxsize=8192)
 def _holdings_block(hand: tuple[int, ...], favors: tuple[int, ...], vocations: tuple[int, ...]) -> np.ndarray:
     """A seat's hand, Favors and vocations (values 2..146 of its row)."""
@@ -248,7 +243,11 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
     obs[PLAYERS_AT:PLAYERS_AT + n * PLAYER_WIDTH] = _players_block(
         p, tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
         tuple(s.offices), s.extra_favor)
-    obs[_wealth_prestige_index(n, p)] = [*[w / 50.0 for w in s.wealth], *[x / 100.0 for x in s.prestige]]
+    wealth, prestige = s.wealth, s.prestige
+    for seat in range(n):
+        base = PLAYERS_AT + PLAYER_WIDTH * ((seat - p) % n)
+        obs[base] = wealth[seat] / 50.0
+        obs[base + 1] = prestige[seat] / 100.0
     g = GLOBALS_AT
     obs[g: DECISION_AT] = _supply_block(tuple(s.voc_supply), tuple(s.planning_discard), tuple(s.removed),
                                         tuple(s.events_done), tuple(map(tuple, s.tiles)))
