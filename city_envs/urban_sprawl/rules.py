@@ -135,7 +135,7 @@ class State:
 
     # not a field (no annotation): view.observation's memo of the city planes, never serialized or compared
     lot_planes_memo = None
-    placements_memo = None  # rules.legal_placements' last answer, likewise
+    placements_memo = None  # legal_placements' answers while the lots and markers stay, likewise
 
 
 # ===== the city (2.2-2.4) ======================================================================
@@ -383,18 +383,21 @@ def occupied_lots(lot_building: tuple[int, ...]) -> int:
 def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -> dict[int, list[int]]:
     """Legal placements of contract `card` for `seat` (4.1 step 3): place id -> buildings demolished.
 
-    The answer is read, never changed, by the callers; the last one is kept on the state, since placing
-    a building asks again the question its legal mask just asked."""
+    The answers are read, never changed, by the callers, and kept on the state while the lots and the
+    markers stay as they are: a turn asks the same questions for each of its decisions, and placing a
+    building asks again what its legal mask asked. Within one match a building id always names the same
+    zone, size and lots; owners matter only to a seat that may demolish."""
     contractor = s.offices[cp.CONTRACTOR]
     may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
-    lot_building = tuple(s.lot_building)
-    key = (seat, card, first_only, may_demolish, contractor, s.wealth[seat], tuple(s.circles), lot_building,
-           tuple([None if b is None else b[OWNER] for b in s.buildings]))
     memo = s.placements_memo
-    if memo is not None and memo[0] == key:
-        return memo[1]
-    found = _search_placements(s, seat, card, first_only, may_demolish, occupied_lots(lot_building))
-    s.placements_memo = (key, found)
+    if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
+        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {})
+    key = (seat, card, first_only, may_demolish, contractor, s.wealth[seat],
+           tuple([b and b[OWNER] for b in s.buildings]) if may_demolish else None)
+    found = memo[2].get(key)
+    if found is None:
+        found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish,
+                                                  occupied_lots(tuple(s.lot_building)))
     return found
 
 
