@@ -180,13 +180,13 @@ def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
 
 
 @lru_cache(maxsize=4096)
-def _players_block(p: int, hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, ...], ...],
+def _players_block(hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, ...], ...],
                    vocations: tuple[tuple[int, ...], ...], offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
-    """Every seat's row but its wealth and prestige (zeros there), rotated so that seat p comes first."""
+    """Every seat's row in seat order, but its wealth and prestige (zeros there)."""
     n = len(hands)
     block = np.zeros(n * PLAYER_WIDTH, dtype=np.float32)
     for seat in range(n):
-        base = PLAYER_WIDTH * ((seat - p) % n)
+        base = PLAYER_WIDTH * seat
         block[base + 2: base + 146] = _holdings_block(hands[seat], favors[seat], vocations[seat])
         block[base + 146: base + 153] = _offices_block(offices, extra_favor, seat)
     return _read_only(block)
@@ -240,9 +240,11 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
     planning_up = s.planning_up and s.planning_deck
     obs[PLANNING_AT:CONTRACTS_AT] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
     obs[CONTRACTS_AT:PLAYERS_AT] = _contracts_block((*[r.contract_at(s, space) for space in range(3)], *s.slots))
-    obs[PLAYERS_AT:PLAYERS_AT + n * PLAYER_WIDTH] = _players_block(
-        p, tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
-        tuple(s.offices), s.extra_favor)
+    rows = _players_block(tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
+                          tuple(s.offices), s.extra_favor)
+    split = PLAYERS_AT + (n - p) * PLAYER_WIDTH  # rotated: seat p's row first
+    obs[PLAYERS_AT:split] = rows[p * PLAYER_WIDTH:]
+    obs[split:PLAYERS_AT + n * PLAYER_WIDTH] = rows[:p * PLAYER_WIDTH]
     wealth, prestige = s.wealth, s.prestige
     for seat in range(n):
         base = PLAYERS_AT + PLAYER_WIDTH * ((seat - p) % n)
