@@ -14,23 +14,22 @@ import pytest
 from tests.recordings import record
 
 RECORDED = json.loads(record.RECORDING.read_text())
-KEYS = sorted(RECORDED)
+CASES = {key: (game, players, seed, options) for key, game, players, seed, options in record.cases()}
 
 
 def test_the_recording_covers_every_game_at_two_and_four_players():
     from city_envs.core.registry import GAMES
 
-    assert {key.rsplit("/", 2)[0] for key in KEYS} == set(GAMES)
-    assert {int(key.split("/")[1]) for key in KEYS} == set(record.PLAYER_COUNTS)
+    assert set(RECORDED) == set(CASES)
+    assert {game for game, _, _, _ in CASES.values()} == set(GAMES)
+    assert {players for _, players, _, _ in CASES.values()} == set(record.PLAYER_COUNTS)
 
 
-@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("key", sorted(CASES))
 def test_random_play_observations_masks_and_determinizations_are_unchanged(key):
-    game, players, seed = key.split("/")
-    assert record.random_aec_match(game, int(players), int(seed)) == RECORDED[key]["random_aec"]
+    assert record.random_aec_match(*CASES[key]) == RECORDED[key]["random_aec"]
 
 
-@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("key", sorted(CASES))
 def test_heuristic_self_play_moves_are_unchanged(key):
-    game, players, seed = key.split("/")
-    assert record.heuristic_match(game, int(players), int(seed)) == RECORDED[key]["heuristic"]
+    assert record.heuristic_match(*CASES[key]) == RECORDED[key]["heuristic"]

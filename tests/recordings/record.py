@@ -26,6 +26,8 @@ from city_envs.core.registry import GAMES, make_env, make_game
 RECORDING = Path(__file__).with_name("matches.json")
 PLAYER_COUNTS = (2, 4)
 SEEDS = (0, 1, 2)
+# options other than the defaults whose code paths differ (the expert cards of Metropolys' heuristic)
+OPTION_CASES = (("metropolys", {"version": "expert"}),)
 DETERMINIZE_EVERY = 17  # steps between determinizations in the random matches
 
 
@@ -33,9 +35,9 @@ def _digest() -> hashlib.blake2b:
     return hashlib.blake2b(digest_size=16)
 
 
-def random_aec_match(game: str, players: int, seed: int) -> dict:
+def random_aec_match(game: str, players: int, seed: int, options: dict | None = None) -> dict:
     """Fingerprint of one match of random legal play through the AEC env."""
-    env = make_env(game, players)
+    env = make_env(game, players, **(options or {}))
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     observations, determinized = _digest(), _digest()
@@ -63,9 +65,9 @@ def random_aec_match(game: str, players: int, seed: int) -> dict:
     return {"steps": steps, "observations": observations.hexdigest(), "determinized": determinized.hexdigest()}
 
 
-def heuristic_match(game_name: str, players: int, seed: int) -> dict:
+def heuristic_match(game_name: str, players: int, seed: int, options: dict | None = None) -> dict:
     """Fingerprint of one match of heuristic self-play: the moves, and the final state."""
-    game = make_game(game_name, players, seed=seed)
+    game = make_game(game_name, players, seed=seed, **(options or {}))
     agents = [make_agent("heuristic", game_name, seed * 10 + seat) for seat in range(players)]
     handles = [InfoSet(game, seat) for seat in range(players)]
     while not game.is_over():
@@ -75,15 +77,18 @@ def heuristic_match(game_name: str, players: int, seed: int) -> dict:
     return {"moves": len(game.history), "history": moves, "scores": [float(s) for s in game.scores()]}
 
 
+def cases() -> list[tuple[str, str, int, int, dict]]:
+    """(key, game, players, seed, options) of every recorded match."""
+    plain = [(game, {}) for game in GAMES]
+    return [(f"{game}{''.join(f'[{k}={v}]' for k, v in options.items())}/{players}/{seed}", game, players, seed,
+             options)
+            for game, options in (*plain, *OPTION_CASES) for players in PLAYER_COUNTS for seed in SEEDS]
+
+
 def record() -> dict:
-    matches = {}
-    for game in GAMES:
-        for players in PLAYER_COUNTS:
-            for seed in SEEDS:
-                key = f"{game}/{players}/{seed}"
-                matches[key] = {"random_aec": random_aec_match(game, players, seed),
-                                "heuristic": heuristic_match(game, players, seed)}
-    return matches
+    return {key: {"random_aec": random_aec_match(game, players, seed, options),
+                  "heuristic": heuristic_match(game, players, seed, options)}
+            for key, game, players, seed, options in cases()}
 
 
 if __name__ == "__main__":
