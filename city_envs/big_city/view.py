@@ -135,7 +135,7 @@ def _owner_columns(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(targets), np.array(sources)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _cards_out(out: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
     """The plot cards and the special cards (as 0..3) played or discarded face up."""
     cards = np.flatnonzero(out)
@@ -401,5 +401,5 @@ def seat_state(v: dict) -> State:
 # What `seat_state` derives from the public board, kept for the next views of the same board (an agent
 # asks once per decision, and most decisions leave the board as it was): geometry by the tiles, the
 # pieces' covered edges and the board memo by tiles, pieces and trams. Only public data goes in.
-_SEAT_GEOMETRY = BoundedMemo(256)
-_SEAT_BOARDS = BoundedMemo(1024)
+_SEAT_GEOMETRY = BoundedMemo(64)
+_SEAT_BOARDS = BoundedMemo(256)

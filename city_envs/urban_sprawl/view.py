@@ -29,7 +29,7 @@ Observation for seat p: float32, `OBS_SIZE` = 5219 values (laid out in docs/game
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -139,7 +139,7 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     return planes
 
 
-@cache
+@lru_cache(maxsize=16)  # one per (player count, seat)
 def _controller_rotation(n: int, p: int) -> np.ndarray:
     """Indices taking seat 0's lot planes to seat p's: controller one-hot k of seat p is (k + p) % n of seat 0."""
     index = np.arange(LOTS_SIZE).reshape(cp.LOTS, LOT_FEATURES)
@@ -147,7 +147,7 @@ def _controller_rotation(n: int, p: int) -> np.ndarray:
     return _read_only(index.reshape(LOTS_SIZE))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)
 def _circles_block(circles: tuple[int, ...]) -> np.ndarray:
     """Grey circles and the marker box (99 values)."""
     block = np.zeros(PLANNING_AT - CIRCLES_AT, dtype=np.float32)
@@ -158,7 +158,7 @@ def _circles_block(circles: tuple[int, ...]) -> np.ndarray:
     return _read_only(block)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _planning_block(cards: tuple[int, ...]) -> np.ndarray:
     """The five planning spaces (5 x 41 values)."""
     block = np.zeros(CONTRACTS_AT - PLANNING_AT, dtype=np.float32)
@@ -167,7 +167,7 @@ def _planning_block(cards: tuple[int, ...]) -> np.ndarray:
     return _read_only(block)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
     """The eight contract spaces and their printed features (8 x 97 + 8 x 38 values)."""
     block = np.zeros(PLAYERS_AT - CONTRACTS_AT, dtype=np.float32)
@@ -179,7 +179,7 @@ def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
     return _read_only(block)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _players_block(hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, ...], ...],
                    vocations: tuple[tuple[int, ...], ...], offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
     """Every seat's row in seat order, but its wealth and prestige (zeros there)."""
@@ -192,7 +192,7 @@ def _players_block(hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, 
     return _read_only(block)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def _holdings_block(hand: tuple[int, ...], favors: tuple[int, ...], vocations: tuple[int, ...]) -> np.ndarray:
     """A seat's hand, Favors and vocations (values 2..146 of its row)."""
     block = np.zeros(144, dtype=np.float32)
@@ -204,7 +204,7 @@ def _holdings_block(hand: tuple[int, ...], favors: tuple[int, ...], vocations: t
     return _read_only(block)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.ndarray:
     """The offices a seat holds, and its Extra Favor (values 146..153 of its row)."""
     block = np.zeros(7, dtype=np.float32)
@@ -214,7 +214,7 @@ def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.
     return _read_only(block)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _supply_block(voc_supply: tuple[int, ...], discard: tuple[int, ...], removed: tuple[int, ...],
                   events: tuple[int, ...], tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
     """The slowly changing globals (vocation supply, discard pile, contracts out, events, tile supply),
