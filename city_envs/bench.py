@@ -157,8 +157,10 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
     result["connect_four_aec_steps_per_s"] = reference
     result["aec_ratio_vs_connect_four"] = result["aec_steps_per_s"] / reference if reference else None
     result["raw_ratio_vs_connect_four"] = result["decisions_per_s"] / reference if reference else None
+    beside = connect_four_speed(seconds, seed)  # measured again next to the heuristic loop it scales
+    result["connect_four_aec_steps_per_s_beside_heuristic"] = beside
     result["heuristic_decisions_per_s"] = heuristic_speed(name, num_players, seconds, seed, **options)
-    result["heuristic_ratio_vs_connect_four"] = result["heuristic_decisions_per_s"] / reference if reference else None
+    result["heuristic_ratio_vs_connect_four"] = result["heuristic_decisions_per_s"] / beside if beside else None
     if search:
         result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
     return result
