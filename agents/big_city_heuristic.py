@@ -53,8 +53,17 @@ class Table:
             if kind == cp.CITY_HALL:
                 continue
             for placement in r.kind_placements(self.s, kind, self.held, by_size):
-                out.append((r.building_points(self.s, kind, placement), kind, placement))
+                out.append((self.points(kind, placement), kind, placement))
         return out
+
+    def points(self, kind: int, placement: tuple[int, ...]) -> int:
+        """`r.building_points`, kept in the board's memo (a pure function of the board, which views of
+        the same board share; `tram_gains` swaps the memo out while it tries trams)."""
+        key = ("points", kind, placement)
+        memo = self.s.memo
+        if key not in memo:
+            memo[key] = r.building_points(self.s, kind, placement)
+        return memo[key]
 
     def best_points(self) -> int:
         builds = self.builds(range(cp.NUM_KINDS))
@@ -64,17 +73,30 @@ class Table:
     def tram_gains(self) -> dict[int, int]:
         """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots)."""
         s = self.s
-        base = self.best_points()
+        builds = self.builds(range(cp.NUM_KINDS))
+        base = max((b[0] for b in builds), default=0)
         gains = {}
-        beside = {r.plot_key(s, p, side) for p in self.held for side in range(4)}
+        keys, table = r.key_table(s), r.neighbour_table(s)
+        beside = {keys[p][side] for p in self.held for side in range(4)}
+        board_memo = s.memo
         for e, key in r.tram_edges(s).items():
             if key not in beside:
                 continue
+            # a tram changes only the builds with a plot beside it: it scores them anew (on_tram), or
+            # forbids them when it runs between two of their plots (shape_placements)
             s.tram_set.add(key)
             s.memo = {}
-            gains[e] = self.best_points() - base
+            best = None
+            for points, kind, placement in builds:
+                if any(keys[p][side] == key for p in placement for side in range(4)):
+                    if any(table[p][side] in placement for p in placement for side in range(4)
+                           if keys[p][side] == key):
+                        continue
+                    points = r.building_points(s, kind, placement)
+                best = points if best is None else max(best, points)
+            gains[e] = (0 if best is None else best) - base
             s.tram_set.discard(key)
-            s.memo = {}
+        s.memo = board_memo
         return gains
 
     # ----- cards --------------------------------------------------------------------------------
@@ -89,7 +111,7 @@ class Table:
         if s.px[card] < 0:
             return 2.0 if sum(cp.CARD_PILE[c] == cp.PLOT_TILE[card] for c in self.v["hand"]) >= 2 else 1.0
         partners = sum(1 for side in range(4) if r.neighbour(s, card, side) in self.held)
-        single = max(r.building_points(s, cp.RES1, (card,)), r.building_points(s, cp.BUS1, (card,)))
+        single = max(self.points(cp.RES1, (card,)), self.points(cp.BUS1, (card,)))
         return single + 2.0 * partners
 
     def pile_worth(self, pile: int) -> float:
@@ -116,11 +138,17 @@ class Table:
         out = []
         for rot in rotations:
             cells = cp.LAYOUTS[n][rot][2]
+            first_cell: dict[tuple[int, int], int] = {}  # local cell -> its first index j
+            for j, cell in enumerate(cells):
+                first_cell.setdefault(tuple(cell), j)
             for (ax, ay), e in r.tile_options(s, n, rot).items():
                 pairs = sum(1 for k in mine_new for dx, dy in cp.DIRS
                             if (ax + cells[k][0] + dx, ay + cells[k][1] + dy) in old)
                 contact = sum(1 for c, w in cells if r.cell_index(ax + c, ay + w) in touch)
-                j = next(j for j in range(len(cells)) if r.anchor_from(s, n, rot, e, j) == (ax, ay))
+                # the first j whose `r.anchor_from(s, n, rot, e, j)` is (ax, ay)
+                q, side = divmod(e, 4)
+                dx, dy = cp.DIRS[side]
+                j = first_cell[(s.px[q] + dx - ax, s.py[q] + dy - ay)]
                 out.append((3.0 * pairs + 0.1 * contact, rot, e, j))
         return out
 
@@ -205,7 +233,7 @@ class BigCityHeuristicAgent(HeuristicAgent):
         if table.v["decision"] == "BUILD_SELECT":
             options = r.kind_placements(s, kind, table.held | set(selected))
             options = [pl for pl in options if pl[:k] == selected]
-            choice = self._best(options, lambda pl: r.building_points(s, kind, pl))
+            choice = self._best(options, lambda pl: table.points(kind, pl))
         else:
             options = [pl for pl in r.facility_placements(s, kind) if pl[:k] == selected]
             choice = self._best(options, lambda pl: table.facility_worth(kind, pl))

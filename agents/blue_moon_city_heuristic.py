@@ -47,6 +47,7 @@ class Table:
         self.hand = tuple(v["hand"])
         self.here = v["figures"][self.me]
         self.markers = v["markers"][self.me]
+        self.coverable: dict[tuple[int, int], bool] = {}  # (value, colour) -> can the hand pay it
 
     def can_offer(self) -> bool:
         return self.markers > 0 and self.v["crystals"][self.me] >= self.v["next_offer_cost"]
@@ -60,9 +61,16 @@ class Table:
             if self.v["markers_on"][position][i] >= 0:
                 continue
             colours = range(cp.NUM_COLOURS) if colour == cp.ANY else (colour,)
-            if any(r.can_finish(value, c, self.hand, NO_CAPS, 0) for c in colours):
+            if any(self.can_pay(value, c) for c in colours):
                 out.append(i)
         return out
+
+    def can_pay(self, value: int, colour: int) -> bool:
+        """`r.can_finish` for this hand, asked once per value and colour in a decision."""
+        key = (value, colour)
+        if key not in self.coverable:
+            self.coverable[key] = r.can_finish(value, colour, self.hand, NO_CAPS, 0)
+        return self.coverable[key]
 
     def tile_worth(self, position: int) -> float:
         """What contributing on `position` this turn is worth (0 if nothing is payable)."""

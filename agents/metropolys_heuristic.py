@@ -28,6 +28,9 @@ Outline of the strategy:
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+
+import numpy as np
 
 from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
@@ -84,13 +87,22 @@ class Situation:
         self._beliefs: dict[int, list[tuple[dict, float]]] | None = None
         self._area_now: int | None = None
         self._estimates: list[float] | None = None
+        # answers asked again for every value and spot the agent weighs: computed once per decision
+        self._free_neighbours: dict[int, list[int]] = {}
+        self._weights: dict[int, float] = {}
+        self._token_worth: dict[int, float] = {}
+        self._denial_worth: list[float] | None = None
+        self._tall: int | None = None
+        self._belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
 
     # ----- the board -----------------------------------------------------------------------------
     def is_free(self, nb: int) -> bool:
         return self.in_play[nb] and self.owner[nb] < 0 and nb not in self.bid_at
 
     def free_neighbours(self, nb: int) -> list[int]:
-        return [other for other in cp.ADJ[nb] if self.is_free(other)]
+        if nb not in self._free_neighbours:
+            self._free_neighbours[nb] = [other for other in cp.ADJ[nb] if self.is_free(other)]
+        return self._free_neighbours[nb]
 
     def rivals_in_call(self) -> list[int]:
         """Seats that could answer a bid of mine: still in the call (the top bidder included)."""
@@ -109,11 +121,18 @@ class Situation:
         """How much a rival's points count against mine (all of them with two players; the leader most)."""
         if self.n == 2:
             return 1.0
-        best = max(self.estimates()[o] for o in self.others)
-        return WEIGHT_LEADER if self.estimates()[seat] >= best else WEIGHT_OTHER
+        if seat not in self._weights:
+            best = max(self.estimates()[o] for o in self.others)
+            self._weights[seat] = WEIGHT_LEADER if self.estimates()[seat] >= best else WEIGHT_OTHER
+        return self._weights[seat]
 
     # ----- worth of a spot -----------------------------------------------------------------------
     def token_worth(self, nb: int) -> float:
+        if nb not in self._token_worth:
+            self._token_worth[nb] = self._token_worth_now(nb)
+        return self._token_worth[nb]
+
+    def _token_worth_now(self, nb: int) -> float:
         name = self.token.get(nb)
         if name is None:
             return 0.0
@@ -187,11 +206,17 @@ class Situation:
 
     def denial_worth(self, nb: int) -> float:
         """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
-        total = 0.0
-        for seat in self.others:
-            gain = sum(p * _card_points(self.version, cards, nb) for cards, p in self.beliefs()[seat])
-            total += self.weight(seat) * gain
-        return DENIAL * total
+        if self._denial_worth is None:  # every neighbourhood at once, each sum in the same order
+            total = None
+            for seat in self.others:
+                gain = None
+                for points, p in self.belief_points(seat):
+                    term = p * np.asarray(points)
+                    gain = term if gain is None else gain + term
+                weighted = self.weight(seat) * gain
+                total = weighted if total is None else total + weighted
+            self._denial_worth = (DENIAL * total).tolist()
+        return self._denial_worth[nb]
 
     def worth(self, nb: int, value: int) -> float:
         return self.token_worth(nb) + self.objective_worth(nb, value) + self.denial_worth(nb)
@@ -199,12 +224,14 @@ class Situation:
     def rival_worth(self, seat: int, nb: int) -> float:
         """What building on `nb` is worth to a rival: the token's face value and its expected objective."""
         gain = TOKEN_WORTH.get(self.token.get(nb), 0.0)
-        return gain + sum(p * _card_points(self.version, cards, nb) for cards, p in self.beliefs()[seat])
+        return gain + sum(p * points[nb] for points, p in self.belief_points(seat))
 
     # ----- prices --------------------------------------------------------------------------------
     def price(self, value: int) -> float:
         price = value / cp.NUM_BUILDINGS * BUILDING_PRICE[self.version] * (1.0 - LATE_DISCOUNT * self.clock)
-        tall = sum(v >= TALL for v in self.supply[self.me])
+        if self._tall is None:
+            self._tall = sum(v >= TALL for v in self.supply[self.me])
+        tall = self._tall
         if value >= TALL and self.clock < LAST_THIRD and tall <= KEEP_TALL:
             price += TALL_RESERVE
         return price
@@ -215,6 +242,13 @@ class Situation:
         if self._beliefs is None:
             self._beliefs = {seat: self._belief(seat) for seat in self.others}
         return self._beliefs
+
+    def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
+        """`beliefs()[seat]` with each guessed card as its `_card_points` per neighbourhood."""
+        if seat not in self._belief_points:
+            self._belief_points[seat] = [(_points_table(self.version, tuple(cards.items())), p)
+                                         for cards, p in self.beliefs()[seat]]
+        return self._belief_points[seat]
 
     def _belief(self, seat: int) -> list[tuple[dict, float]]:
         built = self.buildings[seat]
@@ -259,6 +293,12 @@ class Situation:
         if self.version == r.EXPERT:
             points += 2.0 * len(built) / 3  # a rough share of an unknown expert Area card
         return points
+
+
+@lru_cache(maxsize=64)
+def _points_table(version: str, cards: tuple[tuple[str, int], ...]) -> tuple[float, ...]:
+    """`_card_points` of a guessed secret card for every neighbourhood."""
+    return tuple(_card_points(version, dict(cards), nb) for nb in range(cp.NUM_NBHDS))
 
 
 def _card_points(version: str, cards: dict, nb: int) -> float:

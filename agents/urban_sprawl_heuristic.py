@@ -38,6 +38,7 @@ class Table:
         self.wealth = v["wealth"][self.me]
         self.late = v["sports_team"] or self.wealth > VERY_RICH
         self.lot_building: dict[int, int] = {}
+        self.row_leads: dict[tuple[int, ...], int] = {}
         for bid, b in enumerate(v["buildings"]):
             if b is not None:
                 for x in b[2]:
@@ -55,7 +56,14 @@ class Table:
         return {self.lot_building[y] for y in around if y in self.lot_building}
 
     def row_lead(self, blocks) -> int:
-        """My buildings in these blocks minus the best rival's."""
+        """My buildings in these blocks minus the best rival's (asked for a row or column per placement, so
+        kept per decision)."""
+        key = tuple(blocks)
+        if key not in self.row_leads:
+            self.row_leads[key] = self._row_lead(key)
+        return self.row_leads[key]
+
+    def _row_lead(self, blocks: tuple[int, ...]) -> int:
         inside = set(blocks)
         counts = [0] * self.n
         for b in self.v["buildings"]:

@@ -1,18 +1,25 @@
-"""Speed measurements behind `city-envs bench`: random legal play from a fixed seed.
+"""Speed measurements behind `city-envs bench`: random legal play, heuristic self-play and search.
 
-Every loop picks actions the same cheap way (`np.flatnonzero(mask)` then `rng.integers`), so
-the comparison with PettingZoo's connect_four_v3 measures the environments, not the chooser.
+Every random loop picks actions the same cheap way (`np.flatnonzero(mask)` then `rng.integers`), so
+the comparison with PettingZoo's connect_four_v3 measures the environments, not the chooser. The
+machine's speed varies with its load, so each AEC figure is reported as a ratio to connect_four_v3
+measured just before it, in the same process, and every duration is the process's CPU time: time
+spent waiting for a core shared with other jobs counts for neither side.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
-from city_envs.core.registry import game_class, make_env
+from city_envs.core.infoset import InfoSet
+from city_envs.core.registry import GAMES, game_class, make_env
 
-_CLOCK = time.perf_counter
+_CLOCK = time.process_time
+SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
 
 
 def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -62,6 +69,25 @@ def aec_speed(env, seconds: float, seed: int = 0) -> float:
     return steps / (_CLOCK() - start)
 
 
+def heuristic_speed(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> float:
+    """Decisions/s of the game's heuristic agent playing every seat (Game API and `InfoSet`s)."""
+    from city_envs.agents.registry import make_agent
+
+    cls = game_class(name)
+    decisions = games = 0
+    start = _CLOCK()
+    while games == 0 or _CLOCK() - start < seconds:
+        game = cls(num_players, seed=seed + games, **options)
+        agents = [make_agent("heuristic", name, seed + games * num_players + seat) for seat in range(num_players)]
+        handles = [InfoSet(game, seat) for seat in range(num_players)]
+        while not game.is_over():
+            seat = game.current_player()
+            game.apply(agents[seat].act(handles[seat]))
+            decisions += 1
+        games += 1
+    return decisions / (_CLOCK() - start)
+
+
 def sample_states(name: str, num_players: int, count: int, seed: int = 0, **options) -> list:
     """Positions from random games (never finished ones), for the per-call timings."""
     cls = game_class(name)
@@ -76,21 +102,40 @@ def sample_states(name: str, num_players: int, count: int, seed: int = 0, **opti
     return states[:count]
 
 
-def per_call_micros(states: list, repeats: int = 20) -> dict:
-    """Microseconds per observation(), uncached legal_actions() and clone()."""
+def per_call_micros(states: list, repeats: int = 20, seed: int = 0) -> dict:
+    """Microseconds per observation(), uncached legal_actions(), clone() and determinize(), each call on
+    a fresh clone (made outside the timing), so that no memo kept on a position answers a repeat."""
+    rng = np.random.default_rng(seed)
 
     def timed(call) -> float:
-        start = _CLOCK()
+        elapsed = 0.0
         for _ in range(repeats):
-            for game in states:
+            fresh = [game.clone() for game in states]
+            start = _CLOCK()
+            for game in fresh:
                 call(game)
-        return (_CLOCK() - start) / (repeats * len(states)) * 1e6
+            elapsed += _CLOCK() - start
+        return elapsed / (repeats * len(states)) * 1e6
 
     return {
         "observation_us": timed(lambda g: g.observation(g.current_player())),
         "legal_actions_us": timed(lambda g: g._legal_actions()),  # the uncached computation
         "clone_us": timed(lambda g: g.clone()),
+        "determinize_us": timed(lambda g: g.determinize(g.current_player(), rng)),
     }
+
+
+def search_iteration_micros(name: str, states: list, iterations: int = SEARCH_ITERATIONS, seed: int = 0) -> float:
+    """Microseconds per iteration of the default ISMCTS agent (determinize, clone, the tree's and the
+    rollout's moves, heuristic opponents and rollouts), over the positions with a choice to make."""
+    from city_envs.agents.ismcts import ISMCTSAgent
+
+    choices = [game for game in states if len(game.legal_action_ids()) > 1]
+    agent = ISMCTSAgent(seed, iters=iterations)
+    start = _CLOCK()
+    for game in choices:
+        agent.act(InfoSet(game, game.current_player()))
+    return (_CLOCK() - start) / (iterations * len(choices)) * 1e6
 
 
 def connect_four_speed(seconds: float, seed: int = 0) -> float | None:
@@ -101,14 +146,99 @@ def connect_four_speed(seconds: float, seed: int = 0) -> float | None:
     return aec_speed(connect_four_v3.env(), seconds, seed)
 
 
-def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, **options) -> dict:
-    """All figures of `city-envs bench` for one game and player count."""
+def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search: bool = False, **options) -> dict:
+    """All figures of `city-envs bench` for one game and player count (`search`: the ISMCTS cost too)."""
     result = {"game": name, "num_players": num_players, "seconds": seconds, "seed": seed, "options": options}
     result.update(raw_game_speed(name, num_players, seconds, seed, **options))
+    reference = connect_four_speed(seconds, seed)  # measured next to the AEC loop it scales
     result["aec_steps_per_s"] = aec_speed(make_env(name, num_players, **options), seconds, seed)
-    result.update(per_call_micros(sample_states(name, num_players, 200, seed, **options)))
-    reference = connect_four_speed(seconds, seed)
+    states = sample_states(name, num_players, 200, seed, **options)
+    result.update(per_call_micros(states, seed=seed))
     result["connect_four_aec_steps_per_s"] = reference
     result["aec_ratio_vs_connect_four"] = result["aec_steps_per_s"] / reference if reference else None
     result["raw_ratio_vs_connect_four"] = result["decisions_per_s"] / reference if reference else None
+    beside = connect_four_speed(seconds, seed)  # measured again next to the heuristic loop it scales
+    result["connect_four_aec_steps_per_s_beside_heuristic"] = beside
+    result["heuristic_decisions_per_s"] = heuristic_speed(name, num_players, seconds, seed, **options)
+    result["heuristic_ratio_vs_connect_four"] = result["heuristic_decisions_per_s"] / beside if beside else None
+    if search:
+        result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
     return result
+
+
+def run_all(seconds: float = 1.0, seed: int = 0, progress=None) -> dict:
+    """`run` for every game at every player count it allows, with the search cost."""
+    rows = []
+    for name in GAMES:
+        for num_players in game_class(name).allowed_player_counts():
+            rows.append(run(name, num_players, seconds, seed, search=True))
+            if progress is not None:
+                progress(rows[-1])
+    return {"seconds": seconds, "seed": seed, "rows": rows}
+
+
+# ----- the one table ---------------------------------------------------------------------------
+TABLE_COLUMNS = (
+    # (heading, key, format)
+    ("game", "game", "{}"),
+    ("players", "num_players", "{}"),
+    ("raw decisions/s", "decisions_per_s", "{:,.0f}"),
+    ("AEC steps/s", "aec_steps_per_s", "{:,.0f}"),
+    ("AEC vs connect_four_v3", "aec_ratio_vs_connect_four", "{:.2f}x"),
+    ("observation µs", "observation_us", "{:.1f}"),
+    ("legal_actions µs", "legal_actions_us", "{:.1f}"),
+    ("clone µs", "clone_us", "{:.1f}"),
+    ("determinize µs", "determinize_us", "{:.1f}"),
+    ("heuristic decisions/s", "heuristic_decisions_per_s", "{:,.0f}"),
+    ("heuristic vs connect_four_v3", "heuristic_ratio_vs_connect_four", "{:.2f}x"),
+    ("ISMCTS iteration µs", "search_iteration_us", "{:,.0f}"),
+)
+
+
+def _cell(row: dict, key: str, fmt: str) -> str:
+    value = row.get(key)
+    return "-" if value is None else fmt.format(value)
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """The figures as one Markdown table, a row per game and player count."""
+    lines = ["| " + " | ".join(h for h, _, _ in TABLE_COLUMNS) + " |",
+             "|" + "---|" * len(TABLE_COLUMNS)]
+    lines += ["| " + " | ".join(_cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def text_table(rows: list[dict]) -> str:
+    """The same table aligned for a terminal."""
+    cells = [[h for h, _, _ in TABLE_COLUMNS]]
+    cells += [[_cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(TABLE_COLUMNS))]
+    return "\n".join("  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths,
+                                                                                                  strict=True)))
+                     for line in cells)
+
+
+DOC_BEGIN = "<!-- begin: written by `city-envs bench --all --docs` from its JSON; do not edit -->"
+DOC_END = "<!-- end: written by `city-envs bench --all --docs` -->"
+
+
+def doc_section(result: dict) -> str:
+    """The generated part of docs/benchmarks.md, made from `run_all`'s JSON alone."""
+    return (f"{DOC_BEGIN}\n{markdown_table(result['rows'])}\n\n"
+            f"Each measurement ran about {result['seconds']:g} s (seed {result['seed']}); the raw figures are in "
+            f"[benchmarks.json](benchmarks.json).\n{DOC_END}")
+
+
+def write_doc(path: str | Path, result: dict) -> None:
+    """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
+    path = Path(path)
+    text = path.read_text()
+    head, begin, rest = text.partition(DOC_BEGIN)
+    _, end, tail = rest.partition(DOC_END)
+    if not begin or not end:
+        raise ValueError(f"{path} has no generated section (lines {DOC_BEGIN!r} ... {DOC_END!r})")
+    path.write_text(head + doc_section(result) + tail)
+
+
+def write_json(path: str | Path, result: dict) -> None:
+    Path(path).write_text(json.dumps(result, indent=1) + "\n")

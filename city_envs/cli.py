@@ -140,8 +140,30 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from city_envs import bench
 
-    options = parse_assignments(args.option, "--option")
-    result = bench.run(args.game, args.players, seconds=args.seconds, seed=args.seed, **options)
+    if args.seconds is None:
+        args.seconds = 1.0 if args.all else 3.0
+    if args.all:
+        if args.game_name or args.option:
+            raise ValueError("bench --all measures every game with its default options: name no game or --option")
+        result = bench.run_all(seconds=args.seconds, seed=args.seed,
+                               progress=lambda row: print(f"  measured {row['game']}, {row['num_players']} players",
+                                                          file=sys.stderr))
+        print(f"every game and player count, ~{args.seconds:g} s per measurement, seed {args.seed}")
+        print(bench.text_table(result["rows"]))
+        if args.json:
+            bench.write_json(args.json, result)
+        if args.docs:
+            bench.write_doc(args.docs, result)
+        return 0
+    if args.docs:
+        raise ValueError("--docs writes the table of --all: add --all")
+    if not args.game_name:
+        raise ValueError("name a game, or measure them all with --all")
+    name = args.game_name
+    cls = game_class(name)
+    options = cls.check_options(parse_assignments(args.option, "--option"))
+    cls.check_num_players(args.players)
+    result = bench.run(name, args.players, seconds=args.seconds, seed=args.seed, **options)
     rows = [
         ("raw Game API decisions/s", f"{result['decisions_per_s']:,.0f}"),
         ("AEC agent-steps/s (last + step)", f"{result['aec_steps_per_s']:,.0f}"),
@@ -150,16 +172,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ("observation() us", f"{result['observation_us']:.1f}"),
         ("legal_actions() us (uncached)", f"{result['legal_actions_us']:.1f}"),
         ("clone() us", f"{result['clone_us']:.1f}"),
+        ("determinize() us", f"{result['determinize_us']:.1f}"),
+        ("heuristic self-play decisions/s", f"{result['heuristic_decisions_per_s']:,.0f}"),
     ]
     if result["connect_four_aec_steps_per_s"]:
         rows += [
             ("connect_four_v3 AEC agent-steps/s", f"{result['connect_four_aec_steps_per_s']:,.0f}"),
             ("AEC ratio vs connect_four_v3", f"{result['aec_ratio_vs_connect_four']:.2f}x"),
             ("raw ratio vs connect_four_v3 AEC", f"{result['raw_ratio_vs_connect_four']:.2f}x"),
+            ("heuristic ratio vs connect_four_v3 AEC", f"{result['heuristic_ratio_vs_connect_four']:.2f}x"),
         ]
     else:
         rows.append(("connect_four_v3", "not installed (pip install 'pettingzoo[classic]')"))
-    print(f"{args.game}, {args.players} players, random legal play, seed {args.seed}, ~{args.seconds:g} s each")
+    print(f"{name}, {args.players} players, random legal play, seed {args.seed}, ~{args.seconds:g} s each")
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value:>12}")
@@ -458,9 +483,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="do not print the bots' moves")
     play.set_defaults(func=cmd_play)
 
-    bench = game_command("bench", "measure speed (random legal play)", 4)
-    bench.add_argument("--seconds", type=positive_float, default=3.0, help="duration of each measurement")
+    helptext = "measure speed (random legal play, heuristic self-play; with --all also search)"
+    bench = sub.add_parser("bench", help=helptext, description=helptext, formatter_class=HelpFormatter)
+    # not `game`: check_setup checks a named game before any command, and with --all there is none
+    bench.add_argument("game_name", metavar="game", nargs="?", help=f"one of: {', '.join(GAMES)} (none with --all)")
+    bench.add_argument("--players", type=int, default=4, help="player count")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the matches (and of the bots)")
+    bench.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
+    bench.add_argument("--all", action="store_true", help="every game at every player count, as one table")
+    bench.add_argument("--seconds", type=positive_float, default=None,
+                       help="duration of each measurement (default 3, or 1 with --all)")
     bench.add_argument("--json", help="also write the figures to this file")
+    bench.add_argument("--docs", help="with --all: rewrite the generated table of this Markdown file "
+                       "(docs/benchmarks.md)")
     bench.set_defaults(func=cmd_bench)
 
     from city_envs.evaluation import DEFAULT_MATCH_TIMEOUT

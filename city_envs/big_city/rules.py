@@ -179,6 +179,11 @@ def _put_tile(s: State, n: int, r: int, ax: int, ay: int) -> None:
 def rebuild_derived(s: State) -> None:
     """Recompute every derived field from the plain state (after loading or a tile placement)."""
     _rebuild_grid(s)
+    rebuild_piece_derived(s)
+
+
+def rebuild_piece_derived(s: State) -> None:
+    """Recompute what derives from the pieces and trams (the tiles' geometry is in place)."""
     s.covered = set()
     for _kind, _owner, plots, _points in s.pieces:
         _cover(s, plots)

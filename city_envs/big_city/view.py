@@ -39,6 +39,7 @@ from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
 from city_envs.core.game import EntityLayout
+from city_envs.core.memo import BoundedMemo
 
 PLOT_WIDTH = 53
 PLOTS, SPECIAL, PLAYERS, GLOBAL = 0, 3604, 3620, 3690
@@ -134,6 +135,13 @@ def _owner_columns(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(targets), np.array(sources)
 
 
+@lru_cache(maxsize=1024)
+def _cards_out(out: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The plot cards and the special cards (as 0..3) played or discarded face up."""
+    cards = np.flatnonzero(out)
+    return cards[cards < cp.NUM_PLOTS], cards[cards >= cp.NUM_PLOTS] - cp.PARK2_CARD
+
+
 def observation(s: State, p: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = s.n
@@ -152,9 +160,9 @@ def observation(s: State, p: int) -> np.ndarray:
             plots[c, MINE] = 1.0
         else:
             special[c - cp.PARK2_CARD, 0] = 1.0
-    out = np.flatnonzero(s.out)
-    plots[out[out < cp.NUM_PLOTS], OUT] = 1.0
-    special[out[out >= cp.NUM_PLOTS] - cp.PARK2_CARD, 1] = 1.0
+    out_plots, out_specials = _cards_out(tuple(s.out))
+    plots[out_plots, OUT] = 1.0
+    special[out_specials, 1] = 1.0
     for i in range(8):
         if p not in s.pile_known[i]:
             continue
@@ -183,12 +191,9 @@ def observation(s: State, p: int) -> np.ndarray:
                  (len(s.exchange) if active else 0) / 6.0)
     obs[PLAYERS:PLAYERS + n * PLAYER_WIDTH] = rows
     g = obs[GLOBAL:]
-    g[0:8] = [len(pile) / 9.0 for pile in s.piles]
-    g[8:16] = s.drawn
-    g[8:16] *= 0.5
-    g[16:28] = [left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)]
-    g[28] = r.trams_left(s) / cp.NUM_TRAMS
-    g[29:37] = [t is not None for t in s.tiles]
+    g[0:37] = [*[len(pile) / 9.0 for pile in s.piles], *[drawn * 0.5 for drawn in s.drawn],
+               *[left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)],
+               r.trams_left(s) / cp.NUM_TRAMS, *[t is not None for t in s.tiles]]
     for tile in s.setup_tiles:
         g[37 + tile - 1] = 1.0
     g[45] = r.city_hall_built(s)
@@ -372,5 +377,29 @@ def seat_state(v: dict) -> State:
     for index, piece in enumerate(s.pieces):
         for p in piece[2]:
             s.occupant[p] = index
-    r.rebuild_derived(s)
+    tiles = tuple(None if t is None else tuple(t) for t in v["tiles"])
+    board = (tiles, tuple((kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]),
+             tuple(v["trams"]))
+    known = _SEAT_BOARDS.get(board)
+    if known is None:
+        geometry = _SEAT_GEOMETRY.get(tiles)
+        if geometry is None:
+            r.rebuild_derived(s)
+            geometry = (s.grid, s.outskirts, s.holes, s.exterior, s.geo)
+            _SEAT_GEOMETRY.put(tiles, geometry)
+        else:
+            s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
+            r.rebuild_piece_derived(s)
+        _SEAT_BOARDS.put(board, (geometry, frozenset(s.covered), s.memo))
+    else:
+        geometry, covered, s.memo = known
+        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
+        s.covered, s.tram_set = set(covered), set(s.trams)
     return s
+
+
+# What `seat_state` derives from the public board, kept for the next views of the same board (an agent
+# asks once per decision, and most decisions leave the board as it was): geometry by the tiles, the
+# pieces' covered edges and the board memo by tiles, pieces and trams. Only public data goes in.
+_SEAT_GEOMETRY = BoundedMemo(64)
+_SEAT_BOARDS = BoundedMemo(256)

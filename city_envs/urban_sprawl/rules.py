@@ -48,6 +48,7 @@ decision owned by another seat simply interrupts the procedure and the rest resu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -132,11 +133,21 @@ class State:
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
 
+    # not a field (no annotation): view.observation's memo of the city planes, never serialized or compared
+    lot_planes_memo = None
+    placements_memo = None  # legal_placements' answers while the lots and markers stay, likewise
+
 
 # ===== the city (2.2-2.4) ======================================================================
 def block_value(s: State, block: int) -> int:
     top, right = cp.BLOCK_CIRCLES[block]
     return cp.BASE_VALUE[block] + s.circles[top] + s.circles[right]
+
+
+@lru_cache(maxsize=4096)
+def block_values(circles: tuple[int, ...]) -> tuple[int, ...]:
+    """`block_value` of every block for the markers `circles` (asked on every legal-placement search)."""
+    return tuple(cp.BASE_VALUE[b] + circles[top] + circles[right] for b, (top, right) in enumerate(cp.BLOCK_CIRCLES))
 
 
 def building_value(s: State, bid: int) -> int:
@@ -349,49 +360,94 @@ def can_build(s: State, seat: int, card: int) -> bool:
             and bool(legal_placements(s, seat, card, first_only=True)))
 
 
+def _bits(lots: tuple[int, ...]) -> int:
+    return sum(1 << x for x in lots)
+
+
+# PLACEMENTS[size] by block, with the lots and the lots around as bit sets, so that a block too dear is
+# passed over whole and a placement on empty ground with no neighbour is recognized by two integer tests
+PLACEMENT_BITS = {
+    size: tuple(tuple((place, lots, around, water, forest, _bits(lots), _bits(around))
+                      for place, lots, around, water, forest in placements if place >> 2 == block)
+                for block in range(cp.BLOCKS))
+    for size, placements in cp.PLACEMENTS.items()
+}
+
+
+@lru_cache(maxsize=4096)
+def occupied_lots(lot_building: tuple[int, ...]) -> int:
+    """The lots holding a building, as a bit set."""
+    return _bits(tuple(x for x, bid in enumerate(lot_building) if bid >= 0))
+
+
 def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -> dict[int, list[int]]:
-    """Legal placements of contract `card` for `seat` (4.1 step 3): place id -> buildings demolished."""
-    zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
+    """Legal placements of contract `card` for `seat` (4.1 step 3): place id -> buildings demolished.
+
+    The answers are read, never changed, by the callers, and kept on the state while the lots and the
+    markers stay as they are: a turn asks the same questions for each of its decisions, and placing a
+    building asks again what its legal mask asked. Within one match a building id always names the same
+    zone, size and lots; owners matter only to a seat that may demolish."""
     contractor = s.offices[cp.CONTRACTOR]
     may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
+    memo = s.placements_memo
+    if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
+        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {})
+    key = (seat, card, first_only, may_demolish, contractor, s.wealth[seat],
+           tuple([b and b[OWNER] for b in s.buildings]) if may_demolish else None)
+    found = memo[2].get(key)
+    if found is None:
+        found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish,
+                                                  occupied_lots(tuple(s.lot_building)))
+    return found
+
+
+def _search_placements(s: State, seat: int, card: int, first_only: bool, may_demolish: bool,
+                       occupied: int) -> dict[int, list[int]]:
+    zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
+    contractor = s.offices[cp.CONTRACTOR]
     kind, argument = restriction if restriction is not None else (-1, 0)
     wealth = s.wealth[seat]
-    values = [block_value(s, b) for b in range(cp.BLOCKS)]
+    values = block_values(tuple(s.circles))
     lot_building, buildings = s.lot_building, s.buildings
     found: dict[int, list[int]] = {}
-    for place, lots, around, water, forest in cp.PLACEMENTS[size]:
-        value = values[place >> 2]
+    for block, placements in enumerate(PLACEMENT_BITS[size]):
+        value = values[block]
         if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
             continue
-        if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
-            continue
-        demolished: list[int] = []
-        ok = True
-        for x in lots:
-            bid = lot_building[x]
-            if bid < 0 or bid in demolished:
+        for place, lots, around, water, forest, lot_bits, around_bits in placements:
+            if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
                 continue
-            b = buildings[bid]
-            if (not may_demolish or b[SIZE] > size or any(y not in lots for y in b[LOTS_])
-                    or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)):
-                ok = False
-                break
-            demolished.append(bid)
-        if not ok:
-            continue
-        zones = set()
-        for y in around:
-            bid = lot_building[y]
-            if bid >= 0 and bid not in demolished:
-                zones.add(buildings[bid][ZONE])
-        zones.discard(cp.PARK)
-        if kind != cp.IGNORE_ZONING and zones and zone not in zones:
-            continue
-        if kind == cp.NOT_ADJ and argument in zones:
-            continue
-        found[place] = demolished
-        if first_only:
-            break
+            demolished: list[int] = []
+            if lot_bits & occupied:
+                if not may_demolish:
+                    continue
+                ok = True
+                for x in lots:
+                    bid = lot_building[x]
+                    if bid < 0 or bid in demolished:
+                        continue
+                    b = buildings[bid]
+                    if (b[SIZE] > size or any(y not in lots for y in b[LOTS_])
+                            or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)):
+                        ok = False
+                        break
+                    demolished.append(bid)
+                if not ok:
+                    continue
+            if around_bits & occupied:
+                zones = set()
+                for y in around:
+                    bid = lot_building[y]
+                    if bid >= 0 and bid not in demolished:
+                        zones.add(buildings[bid][ZONE])
+                zones.discard(cp.PARK)
+                if kind != cp.IGNORE_ZONING and zones and zone not in zones:
+                    continue
+                if kind == cp.NOT_ADJ and argument in zones:
+                    continue
+            found[place] = demolished
+            if first_only:
+                return found
     return found
 
 

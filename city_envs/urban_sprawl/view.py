@@ -88,7 +88,7 @@ def contract_features(card: int) -> np.ndarray:
 def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
     """Write the flat 12 x 12 x 20 lot planes into `out` (one scatter of ones, one of values)."""
     out[:] = _static_lots()
-    values = np.asarray([r.block_value(s, b) for b in range(cp.BLOCKS)], dtype=np.float32) / 30.0
+    values = np.asarray(r.block_values(tuple(s.circles)), dtype=np.float32) / 30.0
     out[LOT_BASE_ARRAY + 15] = np.repeat(values, 4)
     contractor = s.offices[cp.CONTRACTOR]
     ones = [LOT_BASE[x] for x in range(cp.LOTS) if s.lot_building[x] < 0]
@@ -114,63 +114,168 @@ def lot_planes(s: State, p: int) -> np.ndarray:
     return out.reshape(cp.GRID, cp.GRID, LOT_FEATURES)
 
 
+def _read_only(block: np.ndarray) -> np.ndarray:
+    block.flags.writeable = False
+    return block
+
+
+def _lots_block(s: State, p: int) -> np.ndarray:
+    """`_fill_lots`, kept on the state (per seat) until the city changes: a building built, demolished or
+    changing hands, a marker moved, a new Contractor. Within one match a building id always names the same
+    zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
+    decide the planes (a clone starts without the memo, so it never crosses matches)."""
+    owners = [b and b[r.OWNER] for b in s.buildings]  # None: demolished
+    memo = s.lot_planes_memo
+    if (memo is None or memo[0] != s.lot_building or memo[1] != owners or memo[2] != s.circles
+            or memo[3] != s.offices[cp.CONTRACTOR]):
+        seat_zero = np.empty(LOTS_SIZE, dtype=np.float32)
+        _fill_lots(s, 0, seat_zero)
+        memo = s.lot_planes_memo = (s.lot_building[:], owners, s.circles[:], s.offices[cp.CONTRACTOR],
+                                    {0: _read_only(seat_zero)})
+    by_seat = memo[4]
+    planes = by_seat.get(p)
+    if planes is None:  # seat p's controller columns are seat 0's, rotated by p
+        planes = by_seat[p] = _read_only(by_seat[0][_controller_rotation(s.n, p)])
+    return planes
+
+
+@lru_cache(maxsize=16)  # one per (player count, seat)
+def _controller_rotation(n: int, p: int) -> np.ndarray:
+    """Indices taking seat 0's lot planes to seat p's: controller one-hot k of seat p is (k + p) % n of seat 0."""
+    index = np.arange(LOTS_SIZE).reshape(cp.LOTS, LOT_FEATURES)
+    index[:, 6:6 + n] = np.roll(index[:, 6:6 + n], -p, axis=1)
+    return _read_only(index.reshape(LOTS_SIZE))
+
+
+@lru_cache(maxsize=512)
+def _circles_block(circles: tuple[int, ...]) -> np.ndarray:
+    """Grey circles and the marker box (99 values)."""
+    block = np.zeros(PLANNING_AT - CIRCLES_AT, dtype=np.float32)
+    for g, marker in enumerate(circles):
+        block[10 * g + (marker - 3 if marker else 0)] = 1.0
+    for k, marker in enumerate(cp.MARKERS):
+        block[90 + k] = marker not in circles
+    return _read_only(block)
+
+
+@lru_cache(maxsize=512)
+def _planning_block(cards: tuple[int, ...]) -> np.ndarray:
+    """The five planning spaces (5 x 41 values)."""
+    block = np.zeros(CONTRACTS_AT - PLANNING_AT, dtype=np.float32)
+    for space, card in enumerate(cards):
+        block[41 * space + (card if card >= 0 else 40)] = 1.0
+    return _read_only(block)
+
+
+@lru_cache(maxsize=512)
+def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
+    """The eight contract spaces and their printed features (8 x 97 + 8 x 38 values)."""
+    block = np.zeros(PLAYERS_AT - CONTRACTS_AT, dtype=np.float32)
+    features = FEATURES_AT - CONTRACTS_AT
+    for space, card in enumerate(cards):
+        block[97 * space + (card if card >= 0 else 96)] = 1.0
+        if card >= 0:
+            block[features + 38 * space: features + 38 * (space + 1)] = contract_features(card)
+    return _read_only(block)
+
+
+@lru_cache(maxsize=512)
+def _players_block(hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, ...], ...],
+                   vocations: tuple[tuple[int, ...], ...], offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
+    """Every seat's row in seat order, but its wealth and prestige (zeros there)."""
+    n = len(hands)
+    block = np.zeros(n * PLAYER_WIDTH, dtype=np.float32)
+    for seat in range(n):
+        base = PLAYER_WIDTH * seat
+        block[base + 2: base + 146] = _holdings_block(hands[seat], favors[seat], vocations[seat])
+        block[base + 146: base + 153] = _offices_block(offices, extra_favor, seat)
+    return _read_only(block)
+
+
+@lru_cache(maxsize=1024)
+def _holdings_block(hand: tuple[int, ...], favors: tuple[int, ...], vocations: tuple[int, ...]) -> np.ndarray:
+    """A seat's hand, Favors and vocations (values 2..146 of its row)."""
+    block = np.zeros(144, dtype=np.float32)
+    for card in hand:
+        block[card] = 1.0
+    for card in favors:
+        block[40 + card] = 1.0
+    block[136:144] = np.asarray(vocations, dtype=np.float32) / 5.0
+    return _read_only(block)
+
+
+@lru_cache(maxsize=512)
+def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.ndarray:
+    """The offices a seat holds, and its Extra Favor (values 146..153 of its row)."""
+    block = np.zeros(7, dtype=np.float32)
+    for office, holder in enumerate(offices):
+        block[office] = holder == seat
+    block[6] = extra_favor == seat
+    return _read_only(block)
+
+
+@lru_cache(maxsize=512)
+def _supply_block(voc_supply: tuple[int, ...], discard: tuple[int, ...], removed: tuple[int, ...],
+                  events: tuple[int, ...], tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """The slowly changing globals (vocation supply, discard pile, contracts out, events, tile supply),
+    zeros in between for the values `observation` writes itself."""
+    block = np.zeros(DECISION_AT - GLOBALS_AT, dtype=np.float32)
+    block[0:8] = np.asarray(voc_supply, dtype=np.float32) / 5.0
+    for card in discard:
+        block[19 + card] = 1.0
+    for card in removed:
+        block[73 + card] = 1.0
+    for e in events:
+        block[169 + e] = 1.0
+    block[195:215] = np.asarray(tiles, dtype=np.float32).ravel() / 20.0
+    return _read_only(block)
+
+
 def observation(s: State, p: int, variant: str) -> np.ndarray:
+    """The tensor of the table above, assembled from blocks memoized by what they show."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = s.n
-    _fill_lots(s, p, obs[:LOTS_SIZE])
-    for g, marker in enumerate(s.circles):
-        obs[CIRCLES_AT + 10 * g + (marker - 3 if marker else 0)] = 1.0
-    for k, marker in enumerate(cp.MARKERS):
-        obs[BOX_AT + k] = marker not in s.circles
-    for space in range(5):
-        card = r.planning_at(s, space)
-        obs[PLANNING_AT + 41 * space + (card if card >= 0 else 40)] = 1.0
-    for space in range(8):
-        card = r.contract_at(s, space)
-        obs[CONTRACTS_AT + 97 * space + (card if card >= 0 else 96)] = 1.0
-        if card >= 0:
-            obs[FEATURES_AT + 38 * space: FEATURES_AT + 38 * (space + 1)] = contract_features(card)
+    obs[:LOTS_SIZE] = _lots_block(s, p)
+    obs[CIRCLES_AT:PLANNING_AT] = _circles_block(tuple(s.circles))
+    planning_up = s.planning_up and s.planning_deck
+    obs[PLANNING_AT:CONTRACTS_AT] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
+    obs[CONTRACTS_AT:PLAYERS_AT] = _contracts_block((*[r.contract_at(s, space) for space in range(3)], *s.slots))
+    rows = _players_block(tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
+                          tuple(s.offices), s.extra_favor)
+    split = PLAYERS_AT + (n - p) * PLAYER_WIDTH  # rotated: seat p's row first
+    obs[PLAYERS_AT:split] = rows[p * PLAYER_WIDTH:]
+    obs[split:PLAYERS_AT + n * PLAYER_WIDTH] = rows[:p * PLAYER_WIDTH]
+    wealth, prestige = s.wealth, s.prestige
     for seat in range(n):
         base = PLAYERS_AT + PLAYER_WIDTH * ((seat - p) % n)
-        obs[base] = s.wealth[seat] / 50.0
-        obs[base + 1] = s.prestige[seat] / 100.0
-        for card in s.hands[seat]:
-            obs[base + 2 + card] = 1.0
-        for card in s.favors[seat]:
-            obs[base + 42 + card] = 1.0
-        obs[base + 138: base + 146] = np.asarray(s.vocations[seat], dtype=np.float32) / 5.0
-        for office, holder in enumerate(s.offices):
-            obs[base + 146 + office] = holder == seat
-        obs[base + 152] = s.extra_favor == seat
+        obs[base] = wealth[seat] / 50.0
+        obs[base + 1] = prestige[seat] / 100.0
     g = GLOBALS_AT
-    obs[g: g + 8] = np.asarray(s.voc_supply, dtype=np.float32) / 5.0
+    obs[g: DECISION_AT] = _supply_block(tuple(s.voc_supply), tuple(s.planning_discard), tuple(s.removed),
+                                        tuple(s.events_done), tuple(map(tuple, s.tiles)))
     obs[g + 8 + s.pawn] = 1.0
     obs[g + 13] = s.airport
     obs[g + 14] = s.sports
     obs[g + 15] = len(s.planning_deck) / 54.0
-    for d in range(3):
-        obs[g + 16 + d] = len(s.decks[d]) / 37.0
-    for card in s.planning_discard:
-        obs[g + 19 + card] = 1.0
-    for card in s.removed:
-        obs[g + 73 + card] = 1.0
-    for e in s.events_done:
-        obs[g + 169 + e] = 1.0
+    decks = s.decks
+    obs[g + 16] = len(decks[0]) / 37.0
+    obs[g + 17] = len(decks[1]) / 37.0
+    obs[g + 18] = len(decks[2]) / 37.0
     obs[g + 184] = s.ap / 8.0
     if s.active >= 0:
         obs[g + 185 + (s.active - p) % n] = 1.0
     obs[g + 189 + n - 2] = 1.0
     obs[g + 192 + VARIANTS.index(variant)] = 1.0
-    obs[g + 195: g + 215] = np.asarray(s.tiles, dtype=np.float32).ravel() / 20.0
     d = DECISION_AT
     if s.decision >= 0:
         obs[d + s.decision] = 1.0
     build = s.build
     obs[d + 19 + (build["card"] if build else 96)] = 1.0
     obs[d + 116] = build["paid"] / 4.0 if build else 0.0
-    voc = s.ctx.get("voc", -1)
+    ctx = s.ctx
+    voc = ctx.get("voc", -1)
     obs[d + 117 + (voc if voc >= 0 else 8)] = 1.0
-    obs[d + 126] = s.ctx.get("amount", 0) / 10.0
+    obs[d + 126] = ctx.get("amount", 0) / 10.0
     obs[d + 127] = s.active == p
     return obs
 
