@@ -30,13 +30,12 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
             continue
         results.sort(key=lambda r: -r["aggregate"]["iqm"])
         tasks = list(results[0]["tasks"])
-        lines = ["| agent | IQM (95% CI) | " + " | ".join(tasks) + " | time |",
-                 "|---" * (len(tasks) + 3) + "|"]
+        lines = ["| agent | IQM (95% CI) | " + " | ".join(tasks) + " |", "|---" * (len(tasks) + 2) + "|"]
         for r in results:
             agg = r["aggregate"]
             cells = [f"{r['tasks'][t]['score']:+.2f}" for t in tasks]
             lines.append(f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)}) | "
-                         + " | ".join(cells) + f" | {r['seconds'] / 60:.0f} min |")
+                         + " | ".join(cells) + " |")
         tables[f"agents-{suite_dir.name}"] = "\n".join(lines)
         detail = ["| agent | task | line-up | win rate (95% CI) | mean margin |", "|---|---|---|---|---|"]
         for r in results:
