@@ -184,7 +184,10 @@ def run_seed(algorithm: Algorithm, suite: Suite, task: Task, seed: int, budget: 
     out.mkdir(parents=True, exist_ok=True)
     record_file = out / "record.json"
     if record_file.is_file():
-        return json.loads(record_file.read_text())
+        try:
+            return json.loads(record_file.read_text())
+        except ValueError:  # a record cut short (the run was killed while writing it): do the seed again
+            record_file.unlink()
     request = TrainRequest(task, seed, budget, out, checkpoint_steps(budget))
     record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget,
                               "asked": list(request.checkpoints)}

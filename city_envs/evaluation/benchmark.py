@@ -24,6 +24,7 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, Field, ValidationError
 
 from city_envs.agents.registry import is_user_agent, make_agent, prepare_agents
 from city_envs.core.registry import make_game
@@ -232,7 +233,58 @@ def load_results(path: str | Path) -> dict:
         raise BenchmarkError(f"{file}: not a readable benchmark result ({error})") from None
     if not isinstance(results, dict) or results.get("format") != FORMAT:
         raise BenchmarkError(f"{file}: not a city-envs benchmark result (format {FORMAT})")
+    try:
+        _ResultFile.model_validate(results)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise BenchmarkError(f"{file}: not a complete benchmark result: {'.'.join(map(str, first['loc']))}: "
+                             f"{first['msg']}") from None
     return results
+
+
+class _Lineup(BaseModel):
+    win_share: list[float | None]
+    margin: list[float | None]
+    win_rate: float
+    ci95: list[float]
+    mean_margin: float
+    failures: int
+
+
+class _Task(BaseModel):
+    players: int = Field(ge=2)
+    lineups: dict[str, _Lineup] = Field(min_length=1)
+    score: float
+    ci95: list[float]
+
+
+class _Suite(BaseModel):
+    suite: str
+    version: str
+    variant: str
+    matches: int = Field(ge=1)
+    env_version: int
+    tasks: list[str]
+    lineups: dict
+    references: dict
+
+
+class _Aggregate(BaseModel):
+    iqm: float
+    ci95: list[float]
+
+
+class _Agent(BaseModel):
+    spec: str
+
+
+class _ResultFile(BaseModel):
+    """What the readers of a result (`compare`, `tables`) use of it, checked before they use it."""
+
+    agent: _Agent
+    suite: _Suite
+    tasks: dict[str, _Task] = Field(min_length=1)
+    aggregate: _Aggregate
 
 
 # ----- reports ------------------------------------------------------------------------------------

@@ -103,5 +103,10 @@ def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
     names = [m["name"] for m in MARKER.finditer(text)]
     if not names:
         raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
-    doc.write_text(fill(text, all_tables(results_dir)))
+    try:
+        tables = all_tables(results_dir)
+    except (KeyError, TypeError, IndexError, ValueError) as error:
+        raise ValueError(f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: "
+                         f"{error}); nothing written") from None
+    doc.write_text(fill(text, tables))
     return names

@@ -111,6 +111,10 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path):
     (tmp_path / "bad.json").write_text('{"format": "something else"}')
     with pytest.raises(BenchmarkError, match="not a city-envs benchmark result"):
         compare_results([tmp_path / "h", tmp_path / "bad.json"], reps=REPS)
+    for hollow in ('{"format": "city-envs-benchmark/1"}', '{"format": "city-envs-benchmark/1", "suite": 3}'):
+        (tmp_path / "hollow.json").write_text(hollow)
+        with pytest.raises(BenchmarkError, match="not a complete benchmark result: (agent|suite)"):
+            compare_results([tmp_path / "h", tmp_path / "hollow.json"], reps=REPS)
 
 
 @pytest.mark.parametrize("argv, message", [
