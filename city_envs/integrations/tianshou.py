@@ -9,6 +9,8 @@ legal. Replace the random seats by other learners, or by frozen copies of the le
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
 from collections.abc import Sequence
@@ -69,12 +71,14 @@ def dqn_against_random(
 
 
 def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out: Path, *,
-              hidden: Sequence[int] = (256, 256), envs: int = 4, buffer_size: int = 20_000,
-              **options: Any) -> list[Path]:
+              hidden: Sequence[int] = (256, 256), envs: int = 8, buffer_size: int = 20_000,
+              steps_per_collect: int = 1_000, **options: Any) -> list[Path]:
     """Masked DQN (`dqn_against_random`) trained to each of `steps` (Tianshou's env steps: every seat's
     move), the learner's Q-network saved at each as `q_<steps>.safetensors` (tensors and JSON
-    metadata, nothing pickled) for `QNetworkAgent`. Seeded (torch, numpy, the envs); a rerun of the
-    same call gives the same networks on one torch thread."""
+    metadata, nothing pickled) for `QNetworkAgent`. The envs are collected `steps_per_collect` steps at
+    a time, then trained on a tenth as many minibatches: Tianshou scans its whole replay buffer for NaNs
+    after every collection, so small collections make training quadratic in the buffer. Seeded (torch,
+    numpy, the envs); a rerun of the same call gives the same networks on one torch thread."""
     from safetensors.torch import save_file
 
     if list(steps) != sorted(set(steps)) or steps[0] < 1:
@@ -96,11 +100,13 @@ def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out:
     out.mkdir(parents=True, exist_ok=True)
     paths, done = [], 0
     for target in steps:
-        algorithm.run_training(OffPolicyTrainerParams(
-            training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=target - done,
-            collection_step_num_env_steps=10 * envs, batch_size=64, update_step_num_gradient_steps_per_sample=0.1,
-            test_in_training=False, show_progress=False, verbose=False,
-            multi_agent_return_reduction=lambda returns: returns[:, 0]))
+        # Tianshou 2.0 draws its gradient-update bar whatever `show_progress` says; the bar goes nowhere
+        with contextlib.redirect_stderr(io.StringIO()):
+            algorithm.run_training(OffPolicyTrainerParams(
+                training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=target - done,
+                collection_step_num_env_steps=steps_per_collect, batch_size=64,
+                update_step_num_gradient_steps_per_sample=0.1, test_in_training=False, show_progress=False,
+                verbose=False, multi_agent_return_reduction=lambda returns: returns[:, 0]))
         done = target
         path = out / f"q_{target:09d}.safetensors"
         metadata = {"game": name, "players": str(num_players), "hidden": json.dumps(list(hidden)),
