@@ -207,7 +207,7 @@ def run_agent_benchmark(
              for task in suite.tasks}
     results = {"format": FORMAT, "agent": {"spec": spec, "files": agent_files(spec, suite.tasks)},
                "suite": suite.describe(), "versions": package_versions(), "tasks": tasks,
-               "seconds": round(time.time() - started, 1)}
+               "seconds": round(time.time() - started, 1), "jobs": jobs, "backend": backend, "resumed": resume}
     add_aggregate(results, reps)
     write_agent_reports(results, out)
     return results
@@ -285,9 +285,23 @@ class _ResultFile(BaseModel):
     suite: _Suite
     tasks: dict[str, _Task] = Field(min_length=1)
     aggregate: _Aggregate
+    seconds: float = Field(ge=0)
+    jobs: int | None = Field(default=None, ge=1)  # None: a result written before runs recorded how they ran
+    backend: str | None = None
+    resumed: bool | None = None
 
 
 # ----- reports ------------------------------------------------------------------------------------
+def timing(results: dict) -> str:
+    """How long the run took and on how many workers; a resumed run's clock holds only its last part."""
+    if results.get("jobs") is None:  # written before runs recorded how they ran
+        return f"Took {results['seconds']:.0f} s"
+    where = f"{results['jobs']} {'job' if results['jobs'] == 1 else 'jobs'} ({results['backend']})"
+    if results["resumed"]:
+        return f"Resumed: its last part took {results['seconds']:.0f} s on {where}"
+    return f"Took {results['seconds']:.0f} s on {where}"
+
+
 def format_agent_results(results: dict) -> str:
     """The Markdown report: the aggregate, then each task's score and each line-up's figures."""
     agg = results["aggregate"]
@@ -306,7 +320,7 @@ def format_agent_results(results: dict) -> str:
                          f"{s['ci95'][1]:.3f}) | {s['mean_margin']:+.1f} | {s['failures']} |")
             first = False
     versions = ", ".join(f"{k} {v}" for k, v in results["versions"].items())
-    lines += ["", f"Versions: {versions}. Took {results['seconds']:.0f} s."]
+    lines += ["", f"Versions: {versions}. {timing(results)}."]
     return "\n".join(lines)
 
 

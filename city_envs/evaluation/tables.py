@@ -44,6 +44,14 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
                     detail.append(f"| `{r['agent']['spec']}` | {task} | {lineup} | {s['win_rate']:.3f} "
                                   f"({_ci(*s['ci95'])}) | {s['mean_margin']:+.1f} |")
         tables[f"lineups-{suite_dir.name}"] = "\n".join(detail)
+        clock = ["| agent | workers | wall clock |", "|---|---|---|"]
+        for r in results:
+            if r.get("jobs") is None:
+                clock.append(f"| `{r['agent']['spec']}` | not recorded | not recorded |")
+            else:
+                took = f"resumed, last part {r['seconds']:.0f} s" if r["resumed"] else f"{r['seconds']:.0f} s"
+                clock.append(f"| `{r['agent']['spec']}` | {r['jobs']} ({r['backend']}) | {took} |")
+        tables[f"timing-{suite_dir.name}"] = "\n".join(clock)
     return tables
 
 

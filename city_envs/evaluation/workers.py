@@ -192,10 +192,20 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def _one_thread() -> None:
+    """One torch thread in this worker: the runs' workers already fill the cores, and the policies are
+    small networks whose operations gain nothing from a thread pool; with two threads in each of two
+    workers on two cores, an entity-head policy played at half the speed of one worker."""
+    os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when this worker first imports it
+    if "torch" in sys.modules:  # imported already: by a fork server's preload, or by a forked caller
+        sys.modules["torch"].set_num_threads(1)
+
+
 def _worker_main(conn: Connection, seat: Any, parent: int) -> None:
     """Play the jobs that come down `conn` until told to stop (None), sending back each record."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C; a KeyboardInterrupt here is an agent's
     _die_with_parent(parent)
+    _one_thread()
 
     def on_turn(who: int) -> None:
         seat.value = who

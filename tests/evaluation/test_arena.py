@@ -395,3 +395,25 @@ def test_the_old_module_paths_still_import_with_a_deprecation_warning(old, new):
         warnings.simplefilter("ignore", DeprecationWarning)
         module = __import__(old, fromlist=[name])
     assert getattr(module, name) is getattr(__import__(new, fromlist=[name]), name)
+
+
+class OneTorchThreadAgent:
+    """Plays its first legal action, and fails its match unless torch runs on one thread where it plays."""
+
+    def __init__(self, seed=None):
+        pass
+
+    def act(self, info_set):
+        import torch
+
+        if torch.get_num_threads() != 1:
+            raise RuntimeError(f"torch runs {torch.get_num_threads()} threads in this worker")
+        return int(np.flatnonzero(info_set.legal_actions())[0])
+
+
+def test_each_worker_runs_torch_on_one_thread():
+    """Two workers with two torch threads each on two cores played policies at half the speed of one."""
+    pytest.importorskip("torch")
+    spec = f"{__name__}:OneTorchThreadAgent"
+    results = evaluate("citadels", 2, [spec, "random"], games=2, seed=0, jobs=2)
+    assert results["failures"] == [] and results["agents"][spec]["appearances"] == 2

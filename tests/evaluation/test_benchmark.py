@@ -23,8 +23,11 @@ from city_envs.evaluation.suite import load_suite
 REPS = 100  # bootstrap resamples: enough to exercise the code
 
 
+TIMING = ("seconds", "jobs", "backend", "resumed")  # how a run was made, not what it measured
+
+
 def strip_timing(results: dict) -> dict:
-    return {k: v for k, v in results.items() if k != "seconds"}
+    return {k: v for k, v in results.items() if k not in TIMING}
 
 
 def test_candidate_seat_rotates_with_the_match_number():
@@ -52,6 +55,8 @@ def test_agent_benchmark_records_every_match_and_is_reproducible(tiny_suites, tm
     assert results["suite"]["suite"] == "tiny" and results["suite"]["matches"] == 4
     assert results["versions"]["city-envs"] and results["agent"] == {"spec": "heuristic", "files": {}}
     assert results["aggregate"]["ci95"][0] <= results["aggregate"]["iqm"] <= results["aggregate"]["ci95"][1]
+    assert (results["jobs"], results["backend"], results["resumed"]) == (1, "process", False)
+    assert "Took " in (tmp_path / "a" / "report.md").read_text()
     again = run_agent_benchmark("heuristic", suite, tmp_path / "b", jobs=2, reps=REPS)
     assert strip_timing(again) == strip_timing(results)  # the same matches, whatever runs them
     for name in ("results.json", "report.md", "tasks.png", "profile.png", "marl_eval.json", "benchmark.json"):
@@ -82,6 +87,7 @@ def test_an_interrupted_benchmark_resumes_to_the_same_results(tiny_suites, tmp_p
         run_agent_benchmark("random", suite, cut, reps=REPS)
     resumed = run_agent_benchmark("random", suite, cut, resume=True, reps=REPS)
     assert strip_timing(resumed) == strip_timing(whole)
+    assert resumed["resumed"] and "Resumed: its last part took" in (cut / "report.md").read_text()
     with pytest.raises(BenchmarkError, match="holds another benchmark: agent 'random' \\(now 'heuristic'\\)"):
         run_agent_benchmark("heuristic", suite, cut, resume=True, reps=REPS)
     with pytest.raises(BenchmarkError, match="holds no benchmark to resume"):

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_benchmark_page_matches_the_committed_results():
     page = (ROOT / "docs" / "benchmark.md").read_text()
-    assert {m["name"] for m in MARKER.finditer(page)} >= {"agents-v1-lite", "algorithms-v1-lite", "exploit"}
+    assert {m["name"] for m in MARKER.finditer(page)} >= {"agents-v1-lite", "timing-v1-lite", "algorithms-v1-lite",
+                                                          "exploit"}
     assert fill(page, all_tables(ROOT / "benchmarks")) == page, "run `city-envs benchmark tables`"
 
 
@@ -29,6 +30,11 @@ def test_tables_are_written_from_results(tiny_suites, tmp_path, capsys):
     text = doc.read_text()
     assert "old" not in text and "| `heuristic` | " in text and text.endswith("end\n")
     assert "<!-- tables:exploit -->\n*No results yet.*\n<!-- /tables:exploit -->" in text
+    tables = all_tables(tmp_path)
+    assert tables["timing-tiny"].splitlines()[2].startswith("| `heuristic` | 1 (process) | ")
+    run_agent_benchmark("heuristic", load_suite("tiny"), tmp_path / "agents" / "tiny" / "heuristic", resume=True,
+                        reps=50)
+    assert "| 1 (process) | resumed, last part " in all_tables(tmp_path)["timing-tiny"]
     (tmp_path / "plain.md").write_text("no markers\n")
     assert main(["benchmark", "tables", str(tmp_path), str(tmp_path / "plain.md")]) == 2
     assert "has no <!-- tables:NAME --> sections" in capsys.readouterr().err
