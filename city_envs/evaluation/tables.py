@@ -1,10 +1,11 @@
 """The benchmark's reference tables, written from the results' JSON into a Markdown page.
 
 `city-envs benchmark tables RESULTS DOC` reads the agent results (`RESULTS/agents/<suite>/<agent>/
-results.json`), the algorithm summaries (`RESULTS/algorithms/<suite>/<algorithm>/summary.json`) and
-the exploit probes (`RESULTS/exploit/*/exploit.json`), and replaces the text between each pair of
-markers `<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` in DOC with the table NAME. No figure in
-those sections is typed by hand, and a test checks that the page matches its JSON.
+results.json`), their comparisons (`RESULTS/compare/<suite>/comparison.json`), the algorithm
+summaries (`RESULTS/algorithms/<suite>/<algorithm>/summary.json`) and the exploit probes
+(`RESULTS/exploit/*/exploit.json`), and replaces the text between each pair of markers
+`<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` in DOC with the table NAME. No figure in those
+sections is typed by hand, and a test checks that the page matches its JSON.
 """
 
 from __future__ import annotations
@@ -87,9 +88,29 @@ def exploit_table(results_dir: Path) -> dict[str, str]:
     return {"exploit": "\n".join(lines)}
 
 
+def comparison_tables(results_dir: Path) -> dict[str, str]:
+    """Per suite: the ranking by maximal lotteries with each task a voter, and the probability of
+    improvement of each agent over the next one (`RESULTS/compare/<suite>/comparison.json`)."""
+    tables = {}
+    for path in sorted((results_dir / "compare").glob("*/comparison.json")):
+        comparison = json.loads(path.read_text())
+        lines = ["| rank | agent | tier | IQM (95% CI) | P(better than the next agent) (95% CI) |",
+                 "|---|---|---|---|---|"]
+        improvement = {p["x"]: p for p in comparison["probability_of_improvement"]}
+        for rank, name in enumerate(comparison["order"], start=1):
+            agent = comparison["agents"][name]
+            step = improvement.get(name)
+            over = "" if step is None else f"{step['probability']:.3f} ({_ci(*step['ci95'])}) over `{step['y']}`"
+            lines.append(f"| {rank} | `{name}` | {agent['maximal_lottery']['tier']} | {agent['iqm']:+.3f} "
+                         f"({_ci(*agent['iqm_ci95'], signed=True)}) | {over} |")
+        tables[f"compare-{comparison['suite']}"] = "\n".join(lines)
+    return tables
+
+
 def all_tables(results_dir: str | Path) -> dict[str, str]:
     results_dir = Path(results_dir)
-    return {**agent_tables(results_dir), **algorithm_tables(results_dir), **exploit_table(results_dir)}
+    return {**agent_tables(results_dir), **comparison_tables(results_dir), **algorithm_tables(results_dir),
+            **exploit_table(results_dir)}
 
 
 MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)

@@ -8,6 +8,7 @@ import pytest
 
 from city_envs.cli import main
 from city_envs.evaluation.benchmark import run_agent_benchmark
+from city_envs.evaluation.compare import write_comparison
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.tables import MARKER, all_tables, fill
 
@@ -16,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_benchmark_page_matches_the_committed_results():
     page = (ROOT / "docs" / "benchmark.md").read_text()
-    assert {m["name"] for m in MARKER.finditer(page)} >= {"agents-v1-lite", "timing-v1-lite", "algorithms-v1-lite",
-                                                          "exploit"}
+    assert {m["name"] for m in MARKER.finditer(page)} >= {"agents-v1", "compare-v1", "timing-v1", "agents-v1-lite",
+                                                          "algorithms-v1-lite", "exploit"}
     assert fill(page, all_tables(ROOT / "benchmarks")) == page, "run `city-envs benchmark tables`"
 
 
@@ -35,6 +36,12 @@ def test_tables_are_written_from_results(tiny_suites, tmp_path, capsys):
     run_agent_benchmark("heuristic", load_suite("tiny"), tmp_path / "agents" / "tiny" / "heuristic", resume=True,
                         reps=50)
     assert "| 1 (process) | resumed, last part " in all_tables(tmp_path)["timing-tiny"]
+    run_agent_benchmark("random", load_suite("tiny"), tmp_path / "agents" / "tiny" / "random", reps=50)
+    write_comparison([tmp_path / "agents" / "tiny" / name for name in ("random", "heuristic")],
+                     tmp_path / "compare" / "tiny", reps=50)
+    ranking = all_tables(tmp_path)["compare-tiny"].splitlines()
+    assert ranking[2].startswith("| 1 | `heuristic` | 1 | ") and ranking[2].endswith(" over `random` |")
+    assert ranking[3].startswith("| 2 | `random` | 2 | ") and ranking[3].endswith(" |  |")
     (tmp_path / "plain.md").write_text("no markers\n")
     assert main(["benchmark", "tables", str(tmp_path), str(tmp_path / "plain.md")]) == 2
     assert "has no <!-- tables:NAME --> sections" in capsys.readouterr().err
