@@ -59,7 +59,7 @@ class HumanAgent:
 
     def act(self, info_set: InfoSet) -> int:
         out = self.stdout
-        legal = info_set.legal_action_ids()
+        legal = self.game.presentation_order(info_set.legal_action_ids())
         print("\n" + self.game.render_text(), file=out)
         print(self.game.render_private(info_set.player), file=out)
         print(f"-- seat {info_set.player}, your decision:", file=out)

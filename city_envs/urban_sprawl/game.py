@@ -71,6 +71,10 @@ class UrbanSprawl(StateGame):
         validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
+    def presentation_order(self, actions: list[int]) -> list[int]:
+        """Ending the turn or the investments, or declining, after the choices it ends (its id comes first)."""
+        return sorted(actions, key=lambda action: action == rules.PASS)
+
     def render_image(self) -> np.ndarray:
         from city_envs.urban_sprawl.image import render_image
 
