@@ -1,4 +1,5 @@
-"""`city-envs`: list the games, play one in the terminal, benchmark, evaluate bots, run the demo."""
+"""`city-envs`: list the games, play one in the terminal, train a policy (the main job), evaluate bots,
+benchmark agents and algorithms, play in the browser, run a demo."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
+from city_envs.core import progress
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import ENV_VERSION, GAMES, game_class, make_game
@@ -33,6 +36,11 @@ def positive_float(text: str) -> float:
     return value
 
 
+def took(started: float) -> str:
+    """The time since `started`, for a long command's closing line."""
+    return progress.format_duration(time.time() - started)
+
+
 def has_heuristic(name: str) -> bool:
     from city_envs.agents.registry import HEURISTICS
 
@@ -51,7 +59,7 @@ class HumanAgent:
 
     def act(self, info_set: InfoSet) -> int:
         out = self.stdout
-        legal = info_set.legal_action_ids()
+        legal = self.game.presentation_order(info_set.legal_action_ids())
         print("\n" + self.game.render_text(), file=out)
         print(self.game.render_private(info_set.player), file=out)
         print(f"-- seat {info_set.player}, your decision:", file=out)
@@ -195,8 +203,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from rich.progress import Progress
-
     from city_envs.evaluation import evaluate, format_results, write_reports
 
     kinds = [k.strip() for k in args.agents.split(",")]
@@ -204,12 +210,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.resume and not args.out:
         raise ValueError("--resume finishes the run saved in --out DIR: name it")
     log = f"{args.out}/matches.jsonl" if args.out else None
+    started = time.time()
     try:
-        with Progress(transient=True) as bar:
-            task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
+        with progress.showing(not args.quiet):
             result = evaluate(args.game, args.players, kinds, args.games, args.seed, jobs=args.jobs,
-                              progress=lambda: bar.advance(task), backend=args.backend, address=args.address,
-                              match_timeout=args.match_timeout, log=log, resume=args.resume, **options)
+                              backend=args.backend, address=args.address, match_timeout=args.match_timeout, log=log,
+                              resume=args.resume, **options)
     except KeyboardInterrupt:
         saved = f"; the finished matches are in {log}, --resume plays the rest" if log else ""
         print(f"city-envs: evaluate interrupted{saved}", file=sys.stderr)
@@ -221,6 +227,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
+    print(f"{args.games} matches in {took(started)}" + (" (this part of the resumed run)" if args.resume else ""))
     if result["failures"]:
         print(f"city-envs: {len(result['failures'])} of {args.games} matches failed:", file=sys.stderr)
         for failure in result["failures"]:
@@ -264,7 +271,7 @@ def cmd_convert_model(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The main job for now: one rendered match of the heuristic against random bots, then a
+    """A first look without torch: one rendered match of the heuristic against random bots, then a
     short seat-rotated evaluation of the same line-up."""
     from city_envs.evaluation import evaluate, format_results
 
@@ -288,16 +295,20 @@ def cmd_benchmark_agent(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite)
     say = None if args.quiet else (lambda text: print(text, flush=True))
+    matches = suite.matches * sum(len(suite.lineups_for(task)) for task in suite.tasks)
+    started = time.time()
     try:
-        results = run_agent_benchmark(args.spec, suite, args.out, jobs=args.jobs, resume=args.resume,
-                                      backend=args.backend, address=args.address, match_timeout=args.match_timeout,
-                                      say=say)
+        with progress.showing(not args.quiet), progress.stage(f"{args.spec} on {suite.name}", matches, "matches"):
+            results = run_agent_benchmark(args.spec, suite, args.out, jobs=args.jobs, resume=args.resume,
+                                          backend=args.backend, address=args.address,
+                                          match_timeout=args.match_timeout, say=say)
     except KeyboardInterrupt:
         print(f"city-envs: benchmark interrupted; the finished matches are in {args.out}, --resume plays the rest",
               file=sys.stderr)
         return 130
     print(format_agent_results(results))
     print(f"wrote {Path(args.out) / 'results.json'}, report.md, tasks.png, profile.png, marl_eval.json")
+    print(f"finished in {took(started)}" + (" (this part of the resumed run)" if args.resume else ""))
     failed = sum(s["failures"] for t in results["tasks"].values() for s in t["lineups"].values())
     if failed:
         print(f"city-envs: the agent failed {failed} matches (each a loss): see the runs in {args.out}",
@@ -337,13 +348,22 @@ def cmd_benchmark_suites(args: argparse.Namespace) -> int:
 def cmd_benchmark_train(args: argparse.Namespace) -> int:
     from city_envs.training.algorithms import run_command
 
-    return run_command(args)
+    return with_progress(run_command, args)
 
 
 def cmd_benchmark_exploit(args: argparse.Namespace) -> int:
     from city_envs.training.exploit import run_command
 
-    return run_command(args)
+    return with_progress(run_command, args)
+
+
+def with_progress(command, args: argparse.Namespace) -> int:
+    """Run a long command with the progress bars of its stages (none with --quiet), then its time."""
+    started = time.time()
+    with progress.showing(not args.quiet):
+        code = command(args)
+    print(f"finished in {took(started)}" + (" (this part of the resumed run)" if args.resume else ""))
+    return code
 
 
 # ----- checks before any work -------------------------------------------------------------------
@@ -459,6 +479,7 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
 
     exploit = verb("exploit", "train a MaskablePPO best response against a frozen agent")
     add_exploit_arguments(exploit)
+    exploit.add_argument("--quiet", action="store_true", help="no progress bars")
     exploit.set_defaults(func=cmd_benchmark_exploit)
 
 
@@ -515,9 +536,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--match-timeout", type=float, default=DEFAULT_MATCH_TIMEOUT, metavar="SECONDS",
                           help="stop a match after this long, as a loss for the agent thinking (0: no limit)")
     evaluate.add_argument("--json", help="also write the results to this file")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(func=cmd_evaluate)
 
-    train = game_command("train", "warm start and self-play MaskablePPO (needs the train extra)", None)
+    train = game_command("train", "the main job: warm start and self-play MaskablePPO, then evaluate the "
+                         "policy (needs the train extra)", None)
     from city_envs.training.selfplay import add_arguments
 
     add_arguments(train)
@@ -546,7 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_benchmark_parser(sub, DEFAULT_MATCH_TIMEOUT)
 
-    demo = game_command("demo", "the main job: a rendered bot match and a short evaluation", 4)
+    demo = game_command("demo", "a first look without torch: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=positive_int, default=100, help="matches of the evaluation")
     demo.add_argument("--image", default="city-envs-demo.png", help="PNG of the final table ('' for none)")
     demo.set_defaults(func=cmd_demo)

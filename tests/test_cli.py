@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import time
 import pytest
 
 from city_envs import cli
+from tests.terminal import command, environment, run_on_terminal, screen_lines
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -138,7 +140,7 @@ def test_evaluate_killed_leaves_no_workers_and_resume_matches_an_uninterrupted_r
         assert (tmp_path / "killed" / name).read_text() == (tmp_path / "whole" / name).read_text()
 
 
-def test_demo_runs_the_main_job(capsys, tmp_path):
+def test_demo_plays_a_rendered_match_and_evaluates(capsys, tmp_path):
     image = tmp_path / "demo.png"
     code, out, _ = run(capsys, "demo", "citadels", "--players", "3", "--games", "4", "--image", str(image))
     assert code == 0
@@ -278,10 +280,6 @@ def test_help_shows_the_defaults(capsys):
 
 
 # ===== pipes and Ctrl-C, as a shell runs the command ============================================
-def command(*argv: str) -> list[str]:
-    return [sys.executable, "-m", "city_envs.cli", *argv]
-
-
 def test_a_closed_output_pipe_ends_quietly():
     read_end, write_end = os.pipe()
     os.close(read_end)  # like `| head -1` once head has gone: every write fails
@@ -311,3 +309,40 @@ def test_ctrl_c_ends_quietly_with_exit_130():
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130 and "Traceback" not in err, err
+
+
+# ===== progress on long work, as a terminal and as a pipe see it ================================
+def test_evaluate_on_a_terminal_shows_counts_and_the_time_left_then_the_whole_time():
+    code, written = run_on_terminal(command("evaluate", "citadels", "--agents", "random,random", "--games", "60"))
+    lines = screen_lines(written)
+    assert code == 0, written
+    bars = [line for line in lines if line.startswith("citadels 2p, random") and "/60 matches" in line]
+    assert bars and all(line.endswith("left") for line in bars), lines
+    assert re.search(r"\d:\d\d:\d\d left", " ".join(bars)), bars  # an estimate once matches have ended
+    assert re.fullmatch(r"60 matches in \d+ s", lines[-1]), lines
+
+
+def test_quiet_keeps_a_terminal_free_of_bars():
+    code, written = run_on_terminal(command("evaluate", "citadels", "--agents", "random,random", "--games", "20",
+                                            "--quiet"))
+    assert code == 0 and "matches left" not in written and "━" not in written and "\x1b[2K" not in written
+
+
+def test_output_that_is_not_a_terminal_stays_clean():
+    result = subprocess.run(command("evaluate", "citadels", "--agents", "random,random", "--games", "20"),
+                            capture_output=True, text=True, env=environment(), timeout=300)
+    assert result.returncode == 0 and result.stderr == ""
+    assert "\x1b" not in result.stdout and "━" not in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("20 matches in ")
+
+
+def test_help_names_train_the_main_job_as_the_readme_does(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    commands = " ".join(capsys.readouterr().out.split())
+    assert "train the main job:" in commands and "demo the main job" not in commands
+
+
+def test_list_shows_option_help_in_words(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "RECONSTRUCTED" not in out and "INVEST" not in out

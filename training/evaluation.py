@@ -7,25 +7,28 @@ from pathlib import Path
 from typing import Any
 
 from city_envs.agents.registry import HEURISTICS
+from city_envs.core.progress import stage
 
 
 def evaluate_model(model_path: str | Path, game: str, players: int, games: int, seed: int, jobs: int = 1,
                    opponents: tuple[str, ...] = ("random", "heuristic"), sample: bool = False,
-                   **options: Any) -> dict[str, dict]:
+                   label: str = "evaluation", **options: Any) -> dict[str, dict]:
     """Seat-rotated arena matches of the policy (greedy, or sampling) against each opponent kind filling
-    every other seat; win rates with Wilson 95% intervals (ties share the win)."""
+    every other seat; win rates with Wilson 95% intervals (ties share the win). `label` names its
+    progress bar, which counts the matches against every opponent."""
     from city_envs.evaluation.arena import evaluate
 
     spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
+    playing = [opponent for opponent in opponents if opponent != "heuristic" or game in HEURISTICS]
     results = {}
-    for opponent in opponents:
-        if opponent == "heuristic" and game not in HEURISTICS:
-            continue
-        result = evaluate(game, players, [spec] + [opponent] * (players - 1), games, seed, jobs=jobs, **options)
-        a = result["agents"][spec]
-        results[opponent] = {"games": games, "win_rate": a["win_rate"], "ci95": [a["ci_low"], a["ci_high"]],
-                             "mean_score": a["mean_score"], "opponent_mean_score": result["mean_score"][opponent],
-                             "failures": len(result["failures"])}
+    with stage(label, games * len(playing), "matches"):
+        for opponent in playing:
+            result = evaluate(game, players, [spec] + [opponent] * (players - 1), games, seed, jobs=jobs, **options)
+            a = result["agents"][spec]
+            results[opponent] = {"games": games, "win_rate": a["win_rate"], "ci95": [a["ci_low"], a["ci_high"]],
+                                 "mean_score": a["mean_score"],
+                                 "opponent_mean_score": result["mean_score"][opponent],
+                                 "failures": len(result["failures"])}
     return results
 
 

@@ -30,6 +30,7 @@ from city_envs.agents.policy_agent import batch_logits
 from city_envs.agents.policy_file import build_policy, load_policy_file, save_policy
 from city_envs.agents.registry import make_agent
 from city_envs.core.infoset import InfoSet
+from city_envs.core.progress import stage
 from city_envs.training.config import TrainConfig
 from city_envs.training.pool import OpponentPool
 from city_envs.training.vec_env import SelfPlayVecEnv
@@ -61,10 +62,12 @@ class Samples:
         return Samples(**fields)
 
 
-def collect(config: TrainConfig, matches: int, seed: list[int], student=None) -> tuple[Samples, dict]:
+def collect(config: TrainConfig, matches: int, seed: list[int], student=None,
+            label: str = "warm-start matches") -> tuple[Samples, dict]:
     """`matches` finished matches of the learner's seat, played by the teacher (student None) or by
     `student` (greedy, with EXPLORATION random moves); the teacher labels every decision, or in student
-    play a random `dagger_label_share` of them, and only labelled decisions are kept."""
+    play a random `dagger_label_share` of them, and only labelled decisions are kept. `label` names the
+    progress bar of the matches."""
     pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     n_envs = max(1, min(config.n_envs, matches))
     env = SelfPlayVecEnv(config.game, config.players, n_envs, int(np.random.SeedSequence(seed).generate_state(1)[0]),
@@ -77,40 +80,42 @@ def collect(config: TrainConfig, matches: int, seed: list[int], student=None) ->
     returns: dict[int, float] = {}
     match_of: dict[int, int] = {}
     finished, wins, agreement, count = 0, 0.0, [], 0
-    while finished < matches:
-        masks = env.action_masks()
-        if student is None or config.dagger_label_share == 1:
-            labelled = np.arange(n_envs)
-        else:
-            labelled = np.flatnonzero(explore.random(n_envs) < config.dagger_label_share)
-        labels = np.full(n_envs, UNLABELLED, dtype=np.int64)
-        for i in labelled:
-            labels[i] = teachers[i].act(InfoSet(env.games[i], env.learners[i]))
-        if student is None:
-            actions = labels
-        else:
-            actions = np.argmax(batch_logits(student, observations, masks), axis=1)
-            agreement.extend((actions[labelled] == labels[labelled]).tolist())
-            for i in np.flatnonzero(explore.random(n_envs) < EXPLORATION):
-                actions[i] = explore.choice(np.flatnonzero(masks[i]))
-        base = count
-        count += n_envs
-        recorded["obs"].append(observations.astype(np.float16))
-        recorded["mask"].append(masks.copy())
-        recorded["label"].append(labels)
-        observations, rewards, dones, infos = env.step(actions)
-        for i in range(n_envs):
-            open_episodes[i].append((base + i, float(rewards[i])))
-            if dones[i]:
-                if finished < matches:
-                    g = 0.0
-                    for index, reward in reversed(open_episodes[i]):
-                        g = reward + config.gamma * g
-                        returns[index] = g
-                        match_of[index] = finished
-                    wins += infos[i]["win"]
-                    finished += 1
-                open_episodes[i] = []
+    with stage(label, matches, "matches") as bar:
+        while finished < matches:
+            masks = env.action_masks()
+            if student is None or config.dagger_label_share == 1:
+                labelled = np.arange(n_envs)
+            else:
+                labelled = np.flatnonzero(explore.random(n_envs) < config.dagger_label_share)
+            labels = np.full(n_envs, UNLABELLED, dtype=np.int64)
+            for i in labelled:
+                labels[i] = teachers[i].act(InfoSet(env.games[i], env.learners[i]))
+            if student is None:
+                actions = labels
+            else:
+                actions = np.argmax(batch_logits(student, observations, masks), axis=1)
+                agreement.extend((actions[labelled] == labels[labelled]).tolist())
+                for i in np.flatnonzero(explore.random(n_envs) < EXPLORATION):
+                    actions[i] = explore.choice(np.flatnonzero(masks[i]))
+            base = count
+            count += n_envs
+            recorded["obs"].append(observations.astype(np.float16))
+            recorded["mask"].append(masks.copy())
+            recorded["label"].append(labels)
+            observations, rewards, dones, infos = env.step(actions)
+            for i in range(n_envs):
+                open_episodes[i].append((base + i, float(rewards[i])))
+                if dones[i]:
+                    if finished < matches:
+                        g = 0.0
+                        for index, reward in reversed(open_episodes[i]):
+                            g = reward + config.gamma * g
+                            returns[index] = g
+                            match_of[index] = finished
+                        wins += infos[i]["win"]
+                        finished += 1
+                        bar.advance()
+                    open_episodes[i] = []
     all_labels = np.concatenate(recorded["label"])
     keep = np.array([k for k in sorted(returns) if all_labels[k] != UNLABELLED], dtype=np.int64)
     samples = Samples(observations=np.concatenate(recorded["obs"])[keep], masks=np.concatenate(recorded["mask"])[keep],
@@ -130,8 +135,9 @@ def held_out(matches: np.ndarray) -> np.ndarray:
     return matches % HELD_OUT_EVERY == 0
 
 
-def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int) -> dict:
-    """Train both heads on `samples` for `epochs`; each head ends at its best held-out epoch. Returns the metrics."""
+def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, label: str = "fitting") -> dict:
+    """Train both heads on `samples` for `epochs`; each head ends at its best held-out epoch. Returns the
+    metrics. `label` names the progress bar of the epochs."""
     import torch
     import torch.nn.functional as F
 
@@ -162,22 +168,24 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int) -
 
     best = {"actor": (np.inf, None, 0), "critic": (np.inf, None, 0)}
     history = []
-    for epoch in range(epochs):
-        order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
-        for k in range(0, len(order), config.pretrain_batch_size):
-            actor_loss, critic_loss, _ = batch(order[k:k + config.pretrain_batch_size])
-            optimizer.zero_grad()
-            (actor_loss + config.vf_coef * critic_loss).backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            optimizer.step()
-        val_actor, val_critic, val_accuracy = validate()
-        history.append({"epoch": epoch + 1, "val_cross_entropy": val_actor, "val_value_mse": val_critic,
-                        "val_agreement": val_accuracy})
-        state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
-        if val_actor < best["actor"][0]:
-            best["actor"] = (val_actor, state, epoch + 1)
-        if val_critic < best["critic"][0]:
-            best["critic"] = (val_critic, state, epoch + 1)
+    with stage(label, epochs, "epochs") as bar:
+        for epoch in range(epochs):
+            order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
+            for k in range(0, len(order), config.pretrain_batch_size):
+                actor_loss, critic_loss, _ = batch(order[k:k + config.pretrain_batch_size])
+                optimizer.zero_grad()
+                (actor_loss + config.vf_coef * critic_loss).backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+                optimizer.step()
+            val_actor, val_critic, val_accuracy = validate()
+            history.append({"epoch": epoch + 1, "val_cross_entropy": val_actor, "val_value_mse": val_critic,
+                            "val_agreement": val_accuracy})
+            state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+            if val_actor < best["actor"][0]:
+                best["actor"] = (val_actor, state, epoch + 1)
+            if val_critic < best["critic"][0]:
+                best["critic"] = (val_critic, state, epoch + 1)
+            bar.advance()
     merged = {k: (best["actor"][1] if k.startswith(ACTOR_PREFIXES) else best["critic"][1])[k]
               for k in policy.state_dict()}
     policy.load_state_dict(merged)
@@ -221,7 +229,9 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
             continue
         student = load_policy_file(previous)[0] if round_index > 0 else None
         matches = config.bc_matches if round_index == 0 else config.dagger_matches
-        samples, stats = collect(config, matches, [config.seed, 7, round_index], student)
+        player = "teacher" if student is None else "student"
+        samples, stats = collect(config, matches, [config.seed, 7, round_index], student,
+                                 label=f"warm start round {round_index}: {player} plays")
         parts.append(samples)
         if path.is_file() and round_index < len(progress):
             log(f"warm start round {round_index}: kept {path.name}")
@@ -234,7 +244,8 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
         else:
             policy = student
         epochs = config.dagger_epochs if round_index > 0 and config.dagger_epochs else config.pretrain_epochs
-        metrics = fit(policy, data, config, seed=config.seed * 1000 + round_index, epochs=epochs)
+        metrics = fit(policy, data, config, seed=config.seed * 1000 + round_index, epochs=epochs,
+                      label=f"warm start round {round_index}: fitting")
         record = {"round": round_index, "stage": "clone" if round_index == 0 else "dagger", **stats,
                   **{k: v for k, v in metrics.items() if k != "epochs"}, "epochs": metrics["epochs"]}
         save_policy(policy, path, game=config.game, players=config.players, net_arch=config.net_arch,

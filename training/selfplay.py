@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from city_envs.agents.policy_file import load_policy_file, policy_class, policy_kwargs, save_policy
+from city_envs.core import progress
 from city_envs.core.settings import parse_assignments, read_toml
 from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config
@@ -55,8 +56,9 @@ def _save(config: TrainConfig, policy, path: Path, **info: Any) -> Path:
 
 
 def _evaluate_point(config: TrainConfig, path: Path, stage: str, step: int, started: float) -> dict:
+    label = f"evaluation at step {step:,}" if stage == "ppo" else f"evaluation of the {stage} policy"
     results = evaluate_model(path, config.game, config.players, config.eval_games, config.seed + 1,
-                             jobs=config.eval_jobs, **config.options)
+                             jobs=config.eval_jobs, label=label, **config.options)
     return {**curve_row(stage, step, time.time() - started, results), "policy": str(path)}
 
 
@@ -89,15 +91,20 @@ def _average_point(config: TrainConfig, out: Path, points: list[dict], started: 
     return _evaluate_point(config, path, "average", steps[-1], started)
 
 
-def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule: dict, progress: Any):
+def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule: dict, bar: progress.Stage):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class SelfPlayCallback(BaseCallback):
-        """At rollout starts: pool snapshots, evaluations, checkpoints; on steps: the progress bar."""
+        """At rollout starts: pool snapshots, evaluations, checkpoints; on steps: the progress bar, with
+        the steps per second since the start and the latest evaluation."""
 
         def __init__(self) -> None:
             super().__init__()
-            self.last_shown = 0
+            self.clock = (time.time(), 0)
+            self.last_eval = ""
+
+        def _on_training_start(self) -> None:
+            self.clock = (time.time(), self.num_timesteps)
 
         def _on_rollout_start(self) -> None:
             steps = self.num_timesteps
@@ -116,17 +123,17 @@ def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule:
                 for key, value in row.items():
                     if key.startswith("win_rate"):
                         self.logger.record(f"eval/{key}", value)
-                if progress is not None:
-                    progress.show_eval(row)
+                self.last_eval = f"; eval @{steps:,}: " + ", ".join(
+                    f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in row.items() if k.startswith("win_rate"))
                 schedule["next_eval"] = steps + config.eval_every
             if steps >= schedule["next_checkpoint"]:
                 schedule["next_checkpoint"] = steps + config.checkpoint_every
                 _save_checkpoint(self.model, out, schedule)
 
         def _on_step(self) -> bool:
-            if progress is not None and self.num_timesteps - self.last_shown >= 256:
-                progress.advance(self.num_timesteps)
-                self.last_shown = self.num_timesteps
+            seconds = time.time() - self.clock[0]
+            rate = (self.num_timesteps - self.clock[1]) / seconds if seconds > 0 else 0.0
+            bar.update(self.num_timesteps, note=f"{rate:,.0f} steps/s{self.last_eval}")
             return True
 
     return SelfPlayCallback()
@@ -154,8 +161,14 @@ def _new_logger(out: Path):
     return configure(str(out / "logs" / f"part_{len(parts) + 1}"), formats)
 
 
+def ppo_end_step(done: int, asked: int, rollout: int) -> int:
+    """Where PPO stops when asked for `asked` steps in all from step `done`: it collects whole rollouts
+    of `rollout` steps (n_steps x n_envs), so at the first rollout boundary at or past `asked`."""
+    return done + max(0, -(-(asked - done) // rollout)) * rollout
+
+
 def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dict], started: float,
-              progress: Any = None, pool: OpponentPool | None = None) -> tuple[Path, dict]:
+              pool: OpponentPool | None = None) -> tuple[Path, dict]:
     """Self-play MaskablePPO from `init` (or fresh weights), resuming from `out/checkpoint` if there is one;
     the opponents come from `pool` (default: the config's pool weights)."""
     import torch
@@ -201,15 +214,17 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
     schedule["started"] = started
     model.set_logger(_new_logger(out))
     remaining = config.timesteps - model.num_timesteps
-    if progress is not None:
-        progress.start(config.timesteps, model.num_timesteps)
+    rollout = config.n_steps * config.n_envs
+    end = ppo_end_step(model.num_timesteps, config.timesteps, rollout)
+    title = "PPO" if end == config.timesteps else f"PPO to {end:,} (rollouts of {rollout:,})"
     clock, start_steps = time.time(), model.num_timesteps
     if remaining > 0:
         if not resumed:
             # _setup_learn resets the env unless told otherwise; a resumed run keeps the restored one
             model._last_obs = None
-        model.learn(total_timesteps=remaining, reset_num_timesteps=False,
-                    callback=_make_callback(config, out, pool, schedule, progress))
+        with progress.stage(title, end, "steps", completed=model.num_timesteps) as bar:
+            model.learn(total_timesteps=remaining, reset_num_timesteps=False,
+                        callback=_make_callback(config, out, pool, schedule, bar))
     seconds = time.time() - clock
     path = _save(config, model.policy, out / "ppo.safetensors", stage="ppo", timesteps=int(model.num_timesteps))
     if config.eval_games > 0 and not any(row["step"] == model.num_timesteps for row in schedule["curve"]):
@@ -219,10 +234,12 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
     return path, {**stats, "curve": schedule["curve"]}
 
 
-def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: Any = None, log=print,
+def train(config: TrainConfig, out: str | Path, resume: bool = False, log=print,
           pool: OpponentPool | None = None) -> dict:
-    """Run (or resume) every stage of `config` in `out`; returns the summary written to evaluation.json.
-    `pool` replaces the config's opponent pool in the PPO stage (the exploit probe's fixed opponent)."""
+    """Run (or resume) every stage of `config` in `out`; returns the summary written to evaluation.json,
+    with the seconds of each stage: `seconds` up to the chosen model, `total_seconds` with the final
+    evaluation. `pool` replaces the config's opponent pool in the PPO stage (the exploit probe's fixed
+    opponent). Each stage reports its progress (`city_envs.core.progress`)."""
     import torch
 
     out = Path(out)
@@ -244,6 +261,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
         clock = time.time()
         init = warm_start(config, out, log)
         summary["warm_start_seconds"] = round(time.time() - clock, 1)
+        clock = time.time()
         done = {row["stage"] for row in curve}
         for round_file in sorted((out / "warm_start").glob("round_*.safetensors")):
             stage = ("init" if config.init_from else "clone") if round_file.stem == "round_0" \
@@ -253,9 +271,10 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
                 curve_file.write_text(json.dumps(curve))
                 log(f"{stage}: " + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in curve[-1].items()
                                              if k.startswith("win_rate")))
+        summary["warm_start_evaluation_seconds"] = round(time.time() - clock, 1)
     model_path = init
     if config.timesteps > 0:
-        model_path, stats = train_ppo(config, out, init, list(curve), started, progress, pool)
+        model_path, stats = train_ppo(config, out, init, list(curve), started, pool)
         curve = stats.pop("curve")
         summary.update(stats)
     if model_path is None:
@@ -277,9 +296,13 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     summary["model"] = str(final)
     summary["seconds"] = round(time.time() - started, 1)
     if config.final_eval_games > 0:
+        clock = time.time()
         summary["eval_seed"] = config.seed + 2
         summary["evaluation"] = evaluate_model(final, config.game, config.players, config.final_eval_games,
-                                               config.seed + 2, jobs=config.eval_jobs, **config.options)
+                                               config.seed + 2, jobs=config.eval_jobs, label="final evaluation",
+                                               **config.options)
+        summary["final_evaluation_seconds"] = round(time.time() - clock, 1)
+    summary["total_seconds"] = round(time.time() - started, 1)
     (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -321,37 +344,6 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
 
 
 # ----- command line -----------------------------------------------------------------------------
-class TrainProgress:
-    """A rich progress bar: steps, steps/s and the latest evaluation."""
-
-    def __init__(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]} steps/s"), TimeElapsedColumn(),
-                            TextColumn("{task.fields[eval]}"))
-        self.task = None
-        self.clock: tuple[float, int] = (0.0, 0)
-
-    def start(self, total: int, done: int) -> None:
-        self.bar.start()
-        self.task = self.bar.add_task("ppo", total=total, completed=done, rate="-", eval="")
-        self.clock = (time.time(), done)
-
-    def advance(self, steps: int) -> None:
-        seconds = time.time() - self.clock[0]
-        rate = f"{(steps - self.clock[1]) / seconds:,.0f}" if seconds > 0 else "-"
-        self.bar.update(self.task, completed=steps, rate=rate)
-
-    def show_eval(self, row: dict) -> None:
-        text = ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in row.items() if k.startswith("win_rate"))
-        self.bar.update(self.task, eval=f"eval @{row['step']:,}: {text}")
-
-    def stop(self) -> None:
-        if self.task is not None:
-            self.bar.stop()
-
-
 def add_arguments(parser) -> None:
     parser.add_argument("--timesteps", type=int, help="PPO env steps after the warm start (config: timesteps)")
     parser.add_argument("--out", help="run directory (default runs/<game>)")
@@ -364,10 +356,25 @@ def add_arguments(parser) -> None:
                         help="override a config key, e.g. --set dagger_rounds=2 --set reward=win")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     parser.add_argument("--fresh", action="store_true", help="delete the run already in --out and start over")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (the log lines still print)")
+
+
+def time_line(summary: dict) -> str:
+    """The closing line of `city-envs train`: the whole time, and what took how long."""
+    stages = []
+    for name, key in (("warm start", "warm_start_seconds"),
+                      ("evaluations of its rounds", "warm_start_evaluation_seconds"),
+                      ("PPO", "ppo_seconds"), ("final evaluation", "final_evaluation_seconds")):
+        if summary.get(key):
+            stages.append(f"{name} {progress.format_duration(summary[key])}")
+            if key == "ppo_seconds":
+                stages[-1] += f" ({summary['timesteps']:,} steps at {summary['ppo_steps_per_s']:,.0f} env steps/s)"
+    return (f"trained {summary['game']} {summary['players']}p in {progress.format_duration(summary['total_seconds'])}"
+            + (f": {', '.join(stages)}" if stages else "") + f"; model: {summary['model']}")
 
 
 def run_command(args) -> int:
-    """`city-envs train`: train, then print the final evaluation table."""
+    """`city-envs train`: train, then print the final evaluation table and the time each stage took."""
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:
@@ -387,15 +394,9 @@ def run_command(args) -> int:
         "players": args.players, "timesteps": args.timesteps, "n_envs": args.n_envs, "seed": args.seed}
     values = {**flags, **overrides}  # --set KEY=VALUE has the last word
     config = load_config(args.game, out / "config.toml" if args.resume else args.config, **values)
-    progress = TrainProgress()
-    try:
-        summary = train(config, out, resume=args.resume, progress=progress,
-                        log=lambda text: print(text, flush=True))
-    finally:
-        progress.stop()
-    print(f"trained {config.game} {config.players}p in {summary['seconds']:,.0f} s; model: {summary['model']}"
-          + (f" ({summary['timesteps']:,} PPO steps at {summary['ppo_steps_per_s']:,.0f} env steps/s)"
-             if "timesteps" in summary else ""))
+    with progress.showing(not args.quiet):
+        summary = train(config, out, resume=args.resume, log=lambda text: print(text, flush=True))
     if "evaluation" in summary:
         print(format_evaluation(summary["evaluation"], f"final evaluation, seat-rotated, seed {summary['eval_seed']}"))
+    print(time_line(summary))
     return 0

@@ -49,11 +49,11 @@ def describe_action(s: State, action: int) -> str:
     if action == r.USE_HOAX2:
         return "discard white 2: one card of any colour counts as the section colour"
     if action == r.OFFER:
-        return f"offer at the obelisk ({r.offer_cost(s)} crystals)"
+        return f"offer at the obelisk for {r.offer_cost(s)} crystals"
     if action in r.EXTRA_OFFER_CARD:
         card = r.EXTRA_OFFER_CARD[action]
         cost = r.offer_cost(s) + cp.EXTRA_OFFER_SURCHARGE[card]
-        return f"discard {card_name(card)}: extra offering ({cost} crystals)"
+        return f"discard {card_name(card)}: offer again for {cost} crystals"
     if action < r.END_TURN:
         return f"discard {card_name(action - r.DISCARD)}"
     return "end the turn: draw cards"

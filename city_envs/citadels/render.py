@@ -42,7 +42,7 @@ def describe_action(s: State, action: int) -> str:
     if action == r.MAGICIAN_DONE:
         return f"done discarding: redraw {len(s.marked)} card(s)"
     if action == r.COLLECT_INCOME:
-        return f"collect income ({r.income(s, actor, s.called)} gold)"
+        return f"collect {r.income(s, actor, s.called)} gold of income"
     if action < r.BUILD:
         offset, kind = divmod(action - r.DESTROY, cp.NUM_KINDS)
         target = (actor + offset) % s.n
@@ -53,7 +53,8 @@ def describe_action(s: State, action: int) -> str:
     if action == r.USE_SMITHY:
         return f"use the Smithy: pay {cp.SMITHY_PRICE} gold, draw {cp.SMITHY_CARDS}"
     if action < r.END_TURN:
-        return f"use the Laboratory: discard {district_label(action - r.LAB_DISCARD)} for {cp.LABORATORY_GOLD} gold"
+        card = district_label(action - r.LAB_DISCARD)
+        return f"use the Laboratory: discard {card} and take {cp.LABORATORY_GOLD} gold"
     if action == r.END_TURN:
         return "end turn"
     card = cp.DISTRICTS[s.graveyard_card].name if s.graveyard_card >= 0 else "the card"
@@ -73,7 +74,7 @@ def describe_public_action(s: State, action: int) -> str:
     if r.MAGICIAN_MARK <= action < r.MAGICIAN_DONE:
         return "sets a card aside to redraw"
     if r.LAB_DISCARD <= action < r.END_TURN:
-        return f"uses the Laboratory: discards a card for {cp.LABORATORY_GOLD} gold"
+        return f"uses the Laboratory: discards a card and takes {cp.LABORATORY_GOLD} gold"
     return describe_action(s, action)
 
 

@@ -402,6 +402,12 @@ class Game(abc.ABC):
     def legal_action_ids(self) -> list[int]:
         return np.flatnonzero(self.legal_actions()).tolist()
 
+    def presentation_order(self, actions: list[int]) -> list[int]:
+        """`actions` in the order a person should read them, the main choices first: by default the ids'
+        order. Presentation only: a game whose id layout puts a pass before its main choices lists it
+        last here, and its ids (observations, recorded matches) stay as they are."""
+        return list(actions)
+
     def clone(self) -> Game:
         """Independent copy: mutating one never changes the other."""
         twin = object.__new__(type(self))

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from city_envs.core.progress import stage
 from city_envs.evaluation.ratings import summarize
 from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
 
@@ -70,6 +71,12 @@ class MatchLog:
         self.records.setdefault(record["match"], record)
 
 
+def lineup_label(agent_kinds: list[str]) -> str:
+    """The agents of a run for its progress bar: each once, a policy by its file's stem, not its whole path."""
+    names = [f"ppo:{Path(kind[4:].split(':')[0]).stem}" if kind.startswith("ppo:") else kind for kind in agent_kinds]
+    return " v ".join(dict.fromkeys(names))
+
+
 def evaluate(
     game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, jobs: int = 1,
     progress: Any = None, backend: str = "process", address: str | None = None,
@@ -101,12 +108,18 @@ def evaluate(
                 "seed": seed, "options": dict(options)}
     match_log = MatchLog(log, settings, resume) if log is not None else None
     finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}
-    for _ in finished:
-        if progress is not None:
-            progress()
-    played_now = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=progress,
-                             backend=backend, address=address, match_timeout=match_timeout, skip=finished,
-                             on_record=match_log.append if match_log else None, **options)
+    with stage(f"{game_name} {num_players}p, {lineup_label(agent_kinds)}", games, "matches") as bar:
+
+        def one_more() -> None:
+            bar.advance()
+            if progress is not None:
+                progress()
+
+        for _ in finished:
+            one_more()
+        played_now = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=one_more,
+                                 backend=backend, address=address, match_timeout=match_timeout, skip=finished,
+                                 on_record=match_log.append if match_log else None, **options)
     records = sorted([*finished.values(), *played_now], key=lambda r: r["match"])
     return summarize(records, game_name, num_players, agent_kinds, games, seed, options)
 

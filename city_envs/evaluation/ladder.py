@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from city_envs import GAMES
+from city_envs.core import progress
 from city_envs.evaluation.arena import evaluate
 from city_envs.evaluation.reports import write_reports
 
@@ -96,16 +98,21 @@ def matches_for(matches: dict[int, int] | int, num_players: int) -> int:
 
 def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], matches: dict[int, int] | int,
         seed: int, jobs: int, out: Path) -> Path:
-    for game in games:
-        for n in counts[game]:
-            run_dir = out / f"{game}_{n}p"
-            played = matches_for(matches, n)
-            if _finished(run_dir / "results.json", game_rungs(game, rungs), played, seed) is not None:
-                print(f"{game} {n}p: reusing {run_dir}", flush=True)
-                continue
-            result = evaluate(game, n, game_rungs(game, rungs), played, seed, jobs=jobs)
-            write_reports(result, run_dir)
-            print("\n".join(leaderboard_rows(result)), flush=True)
+    """Play (or reuse) every game and player count's run, then write `leaderboard.md`; a progress bar
+    counts the matches of the whole ladder."""
+    total = sum(matches_for(matches, n) for game in games for n in counts[game])
+    with progress.stage("ladder", total, "matches") as bar:
+        for game in games:
+            for n in counts[game]:
+                run_dir = out / f"{game}_{n}p"
+                played = matches_for(matches, n)
+                if _finished(run_dir / "results.json", game_rungs(game, rungs), played, seed) is not None:
+                    print(f"{game} {n}p: reusing {run_dir}", flush=True)
+                    bar.advance(played)
+                    continue
+                result = evaluate(game, n, game_rungs(game, rungs), played, seed, jobs=jobs)
+                write_reports(result, run_dir)
+                print("\n".join(leaderboard_rows(result)), flush=True)
     return write_leaderboard(out)
 
 
@@ -160,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="runs/ladder")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     games = [args.game] if args.game else list(GAMES)
     counts = {g: (args.players,) if args.players else PLAYER_COUNTS.get(g, (2,)) for g in games}
@@ -170,8 +178,10 @@ def main(argv: list[str] | None = None) -> int:
                 matches_for(matches, n)
     except ValueError as error:
         parser.error(str(error))
-    path = run(games, counts, args.rungs.split(","), matches, args.seed, args.jobs, Path(args.out))
-    print(f"wrote {path}")
+    started = time.time()
+    with progress.showing(not args.quiet):
+        path = run(games, counts, args.rungs.split(","), matches, args.seed, args.jobs, Path(args.out))
+    print(f"wrote {path}; the ladder took {progress.format_duration(time.time() - started)}")
     return 0
 
 

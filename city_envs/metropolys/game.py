@@ -53,7 +53,8 @@ class Metropolys(StateGame):
     options_spec = {
         "version": Option("family", "family (one Area card) or expert (Neighbourhood + expert Area cards, "
                           "highest-building tokens)", choices=("family", "expert")),
-        "layout": Option("random", "token layout: random, or the first-game layout (RECONSTRUCTED)",
+        "layout": Option("random", "token layout: random, or a first-game layout built to the rulebook's constraints "
+                         "(its picture was not available)",
                          choices=("random", "first_game")),
         "removed_districts": Option(None, "2-3 players: the peripheral districts out of play, e.g. 'south,west' "
                                     "(2 players: an adjacent pair); default drawn by the seed",

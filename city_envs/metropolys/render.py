@@ -19,7 +19,8 @@ def describe_action(s: State, action: int) -> str:
     if action == r.PASS:
         return "pass (out of this call)"
     if action < r.VALUE_ACTION:
-        extra = f", with a {cp.TOKEN_NAMES[s.token[action]]} token" if s.token[action] != cp.NO_TOKEN else ""
+        token = cp.TOKEN_NAMES[s.token[action]]
+        extra = f", with {'an' if token[0] in 'aeiou' else 'a'} {token} token" if s.token[action] != cp.NO_TOKEN else ""
         return f"bid on neighbourhood {nbhd_label(action)}{extra}"
     value = action - r.VALUE_ACTION + 1
     where = f" on neighbourhood {nbhd_label(s.chosen)}" if s.chosen >= 0 else ""

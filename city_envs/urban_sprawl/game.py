@@ -20,8 +20,8 @@ class UrbanSprawl(StateGame):
     options_spec = {
         "variant": Option("standard", "how deep the special events lie in the contract decks (3.4)",
                           choices=view.VARIANTS),
-        "auto_single": Option(True, "apply a choice (other than INVEST/MAIN) automatically when it is the only "
-                              "legal action (9.1)", choices=(True, False)),
+        "auto_single": Option(True, "play a choice for the seat when it is the only legal one, except investing a "
+                              "permit and the turn's main action (9.1)", choices=(True, False)),
         "max_turns": Option(cp.TURN_LIMIT, "safety valve: stop (as truncation) after this many turns (9.1)",
                             check=positive_int, allowed="an integer >= 1"),
     }
@@ -71,6 +71,10 @@ class UrbanSprawl(StateGame):
         validation.validate_state(self.state, self.num_players, self.options)
 
     # ----- people -------------------------------------------------------------------------------
+    def presentation_order(self, actions: list[int]) -> list[int]:
+        """Ending the turn or the investments, or declining, after the choices it ends (its id comes first)."""
+        return sorted(actions, key=lambda action: action == rules.PASS)
+
     def render_image(self) -> np.ndarray:
         from city_envs.urban_sprawl.image import render_image
 

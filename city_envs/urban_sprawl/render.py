@@ -26,7 +26,7 @@ def describe_action(s: State, action: int) -> str:
     decision = s.decision
     if action < r.PASS:
         if decision == r.INVEST:
-            return f"invest {cp.planning_name(action)} for {cp.INVESTMENT[action]} wealth"
+            return f"invest {cp.planning_name(action)}: gain {cp.INVESTMENT[action]} wealth"
         return f"pay with {cp.planning_name(action)} ({cp.PERMIT_VALUE[action]} toward the permits needed)"
     if action == r.PASS:
         return {r.INVEST: "end investments", r.MAIN: "end the turn"}.get(decision, "decline")

@@ -45,6 +45,7 @@ from starlette.templating import Jinja2Templates
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
+from city_envs.web.decisions import decision_words
 from city_envs.web.replays import Replay, Sources
 from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
@@ -124,7 +125,7 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
         key = " ".join(words[:2]) if len(words) > 1 and words[0] in ("the", "a", "an") else (words or [""])[0]
         groups.setdefault(key, []).append((action, text))
     if len(groups) == 1:
-        return [(game.decision_name().replace("_", " ").lower(), next(iter(groups.values())))]
+        return [(decision_words(game), next(iter(groups.values())))]
     return list(groups.items())
 
 
@@ -290,14 +291,14 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
             viewer = session.viewer(wanted_seat)
             current = game.current_player()
             choosing = viewer is not None and viewer == current and not session.error
-            groups = group_actions(game, game.legal_action_ids()) if choosing else []
+            groups = group_actions(game, game.presentation_order(game.legal_action_ids())) if choosing else []
             private = game.render_private(viewer) if viewer is not None else ""
             events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
             so_far = game.describe_partial() if choosing else ""
             overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
             context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups, overlay=overlay,
                            private=private, events=events[-300:], so_far=so_far, step=len(game.history),
-                           decision=game.decision_name().replace("_", " ").lower(), outcome=outcome(game),
+                           decision=decision_words(game), outcome=outcome(game),
                            bots_to_move=session.bots_to_move())
         return page(request, "play.html", **context)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +23,9 @@ from city_envs.core.settings import parse_assignments  # noqa: E402
 from city_envs.training.config import TrainConfig, config_to_toml, load_config, make_config  # noqa: E402
 from city_envs.training.pool import OpponentPool  # noqa: E402
 from city_envs.training.pretrain import Samples, collect, fit, held_out, warm_start  # noqa: E402
-from city_envs.training.selfplay import best_point, train  # noqa: E402
+from city_envs.training.selfplay import best_point, ppo_end_step, time_line, train  # noqa: E402
 from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
+from tests.terminal import command, run_on_terminal, screen_lines  # noqa: E402
 
 TINY = {"n_envs": 2, "n_steps": 32, "batch_size": 32, "n_epochs": 2, "net_arch": [32],
         "snapshot_every": 64, "checkpoint_every": 128, "eval_every": 10**9, "final_eval_games": 0,
@@ -434,7 +436,8 @@ def test_cli_smoke_train_resume_init_from_evaluate_and_play(tmp_path, capsys):
     assert (out / "checkpoint" / "state.json").exists() and (out / "logs" / "part_1" / "progress.csv").exists()
     assert cli.main(["train", "citadels", "--resume", "--timesteps", "320", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "320 PPO steps" in text and "warm start: all 2 rounds kept" in text
+    assert "(320 steps at" in text and "warm start: all 2 rounds kept" in text
+    assert "\x1b" not in text  # output that is not a terminal gets no progress bars
     assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 320
     model = out / "model.safetensors"
     assert model.stat().st_size < 5_000_000
@@ -448,6 +451,40 @@ def test_cli_smoke_train_resume_init_from_evaluate_and_play(tmp_path, capsys):
                      "--set=dagger_rounds=0"]) == 0
     assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 64
     assert not (out / "logs" / "part_2").exists()
+
+
+def test_ppo_runs_whole_rollouts_so_its_bar_counts_to_the_rollout_boundary():
+    assert ppo_end_step(0, 2048, 512 * 8) == 4096  # the issue's run: --timesteps 2048, rollouts of 512 x 8 envs
+    assert ppo_end_step(0, 4096, 4096) == 4096 and ppo_end_step(4096, 6000, 1024) == 6144
+    assert ppo_end_step(8192, 4096, 4096) == 8192  # a resumed run already past its target runs no rollout
+
+
+def test_train_on_a_terminal_shows_every_stage_and_closes_with_what_took_how_long(tmp_path):
+    """Warm-start matches and epochs, the evaluations, PPO counting to its rollout boundary (never past
+    it), the final evaluation (the PPO bar gone), then the whole time split by stage."""
+    flags = [f"--set={k}={v}" for k, v in {**TINY_WARM, "eval_games": 2, "final_eval_games": 6}.items()
+             if k not in ("net_arch", "pretrain")]
+    code, written = run_on_terminal(command("train", "citadels", "--players", "2", "--timesteps", "100", "--out",
+                                            str(tmp_path / "run"), *flags))
+    lines = screen_lines(written)
+    assert code == 0, written
+    for bar in ("warm start round 0: teacher plays", "warm start round 1: fitting", "evaluation of the clone",
+                "PPO to 128 (rollouts of 64)", "final evaluation"):
+        assert any(line.startswith(bar) and " left" in line for line in lines), (bar, lines)
+    counts = [tuple(map(int, m)) for m in re.findall(r"(\d+)/(\d+) steps", "\n".join(lines))]
+    assert counts and all(total == 128 and done <= total for done, total in counts), counts
+    final = next(i for i, line in enumerate(lines) if line.startswith("final evaluation") and "matches" in line)
+    assert not any(line.startswith("PPO") for line in lines[final:]), lines[final:]
+    assert re.fullmatch(r"trained citadels 2p in \d+ s: warm start \d+ s, evaluations of its rounds \d+ s, PPO \d+ s "
+                        r"\(128 steps at [\d,]+ env steps/s\), final evaluation \d+ s; model: .*model\.safetensors",
+                        lines[-1]), lines[-1]
+
+
+def test_the_closing_line_names_only_the_stages_that_ran():
+    summary = {"game": "citadels", "players": 2, "model": "runs/x/model.safetensors", "total_seconds": 166.0,
+               "ppo_seconds": 18.2, "timesteps": 4096, "ppo_steps_per_s": 225.1, "final_evaluation_seconds": 147.8}
+    assert time_line(summary) == ("trained citadels 2p in 2 min 46 s: PPO 18 s (4,096 steps at 225 env steps/s), "
+                                  "final evaluation 2 min 28 s; model: runs/x/model.safetensors")
 
 
 def test_fresh_never_deletes_a_directory_that_is_not_a_run(tmp_path, capsys):

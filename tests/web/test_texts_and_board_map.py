@@ -147,7 +147,7 @@ def test_urban_sprawl_menus_show_every_price():
                 assert text.endswith(f" for {r.block_value(s, (action - r.LOT) // 4)} wealth"), text
                 found.add("place")
             elif game.decision_name() == "INVEST":
-                assert action == r.PASS or text.endswith(f"for {cp.INVESTMENT[action]} wealth")
+                assert action == r.PASS or text.endswith(f": gain {cp.INVESTMENT[action]} wealth")
             elif game.decision_name() in ("AUCTION", "TRIBUTE_PAY", "VOC_PAYOUT") and action == r.OPT_A:
                 assert re.search(r"\d+ wealth", text), text
                 found.add(game.decision_name())
@@ -304,3 +304,31 @@ def test_the_play_page_overlays_the_legal_regions(client):
     assert response.status_code == 200
     page = client.get(url).text
     assert "So far: bidding on neighbourhood" in text_of(page) and 'id="board-map"' not in page
+
+
+# ----- the banner: each decision in words ------------------------------------------------------------
+@pytest.mark.parametrize("name", GAMES)
+def test_every_decision_is_named_in_words_not_by_its_code_name(name):
+    import importlib
+
+    from city_envs.web.decisions import DECISION_WORDS, decision_words
+
+    codes = importlib.import_module(f"city_envs.{name}.rules").DECISION_NAMES
+    assert set(DECISION_WORDS[name]) == set(codes)
+    assert not any(CODE_WORD.search(words) or words.upper() == words for words in DECISION_WORDS[name].values())
+    game = make_game(name, 2, seed=0)
+    assert decision_words(game) == DECISION_WORDS[name][game.decision_name()]
+
+
+def test_urban_sprawl_lists_ending_the_turn_after_the_choices_it_ends():
+    """Presentation only: the pass keeps its id (36, before the takes and builds) and is listed last."""
+    from city_envs.urban_sprawl import rules as r
+    from city_envs.web.app import group_actions
+
+    game = first_state("urban_sprawl", 2, 0, "MAIN")
+    ids = game.legal_action_ids()
+    assert ids[0] == r.PASS == 36
+    shown = game.presentation_order(ids)
+    assert sorted(shown) == ids and shown[-1] == r.PASS
+    headings = [heading for heading, _ in group_actions(game, shown)]
+    assert headings[0] == "take" and headings[-1] == "end", headings
