@@ -176,8 +176,14 @@ def test_an_arena_match_steps_back_and_forth(live_server, browser, arena_run):
     assert len(browser.find_elements(By.CSS_SELECTOR, "pre.private")) == 1
     browser.find_element(By.ID, "view-full").click()
     assert len(browser.find_elements(By.CSS_SELECTOR, "pre.private")) == 2
+    log = browser.find_element(By.ID, "log")
+    assert 0 < browser.execute_script("return arguments[0].scrollTop", log)  # decision 40 is mid-log, in view
     browser.find_element(By.ID, "last").click()
     assert browser.find_elements(By.ID, "game-over")
+    # at the end the log shows the last decisions, not the first
+    log = browser.find_element(By.ID, "log")
+    bottom = browser.execute_script("return arguments[0].scrollHeight - arguments[0].clientHeight", log)
+    assert bottom > 0 and browser.execute_script("return arguments[0].scrollTop", log) >= bottom - 1
     if os.environ.get("CITY_ENVS_SCREENSHOTS"):
         browser.get(f"{live_server}/replay?src=0/run&match=1&step=60&view=full")
         browser.save_screenshot(str(Path(os.environ["CITY_ENVS_SCREENSHOTS"]) / "web_replay.png"))

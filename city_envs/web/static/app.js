@@ -11,10 +11,13 @@ document.addEventListener("DOMContentLoaded", () => {
     const form = document.getElementById("advance");
     if (form) setTimeout(() => form.submit(), 150);
   }
-  const current = document.querySelector(".log li.current");
+  // a replay's log shows the decision asked for in its middle, or its last decisions at the end
+  const log = document.querySelector(".log");
+  const current = log && log.querySelector("li.current");
   if (current) {
-    const log = current.closest(".log");
     log.scrollTop = current.offsetTop - log.offsetTop - log.clientHeight / 2;
+  } else if (log && log.classList.contains("at-end")) {
+    log.scrollTop = log.scrollHeight;
   }
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT") return;
