@@ -700,3 +700,29 @@ def test_standings_rank_as_the_winners_are_chosen(name, n):
         keys = game.standings()
         if len(game.winners()) < n:
             assert game.winners() == [seat for seat in range(n) if keys[seat] == max(keys)]
+
+
+@GAMES
+@pytest.mark.parametrize("n", [2, 4])
+def test_score_parts_add_up_to_the_scores_and_the_result_names_the_winners(name, n):
+    names = [f"Seat{seat}" for seat in range(n)]
+    for seed in range(3):
+        game = play_out(city_envs.game_class(name)(n, seed=seed), np.random.default_rng(seed))
+        parts = game.score_parts()
+        assert [sum(points for _, points in seat) for seat in parts] == pytest.approx(game.scores())
+        assert all(what and isinstance(what, str) for seat in parts for what, _ in seat)
+        result = game.describe_result(names)
+        winners = " and ".join(names[seat] for seat in game.winners())
+        assert result.startswith(winners) or (" tie on " in result and f"; {winners} wins on " in result)
+
+
+@pytest.mark.parametrize(("winners", "standings", "expected"), [
+    ([0], [(12, 0), (10, 3), (8, 9)], "A wins with 12 prestige, against 10 for B."),
+    ([1], [(10, 5), (10, 7), (8, 9)], "B and A tie on 10 prestige; B wins on buildings built: 7, against 5 for A."),
+    ([0, 1], [(10, 7), (10, 7), (8, 9)], "A and B share the victory with 10 prestige, 7 buildings built each."),
+    ([2], [(10, 0), (9, 0), (8, 0)], "C wins with 8 prestige."),  # an end the standings do not decide
+])
+def test_the_result_says_who_won_and_why(winners, standings, expected):
+    game = city_envs.game_class("metropolys")(3, seed=0)
+    game.winners, game.standings = (lambda: winners), (lambda: standings)
+    assert game.describe_result(["A", "B", "C"]) == expected

@@ -14,6 +14,7 @@ class BlueMoonCity(StateGame):
     """Blue Moon City, 2-4 players (docs/games/blue_moon_city.md)."""
 
     name = "blue_moon_city"
+    standing_names = ("offerings", "crystals")
     min_players = 2
     max_players = 4
     options_spec = {

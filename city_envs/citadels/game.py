@@ -18,6 +18,7 @@ class Citadels(StateGame):
     """Citadels, Classic edition, 2-7 players (docs/games/citadels.md)."""
 
     name = "citadels"
+    standing_names = ("points", "the highest character revealed in the last round")
     min_players = 2
     max_players = 7
     options_spec = {
@@ -47,6 +48,9 @@ class Citadels(StateGame):
 
     def scores(self) -> list[float]:
         return [rules.score(self.state, seat) for seat in range(self.num_players)]
+
+    def score_parts(self) -> list[list[tuple[str, float]]]:
+        return [rules.score_parts(self.state, seat) for seat in range(self.num_players)]
 
     def winners(self) -> list[int]:
         return rules.winners(self.state)

@@ -576,20 +576,25 @@ def has_five_types(city: np.ndarray) -> bool:
     return present == cp.NUM_TYPES or (haunted and present == cp.NUM_TYPES - 1)
 
 
-def score(s: State, seat: int) -> int:
+def score_parts(s: State, seat: int) -> list[tuple[str, int]]:
+    """What `seat`'s points add up from: its districts, then each bonus that applies."""
     city = s.cities[seat]
-    total = int(city.astype(np.int16) @ cp.POINTS)  # University and Dragon Gate count 8 = 6 + 2
+    parts = [("points of districts", int(city.astype(np.int16) @ cp.POINTS))]  # University, Dragon Gate: 6 + 2
     if has_five_types(city):
-        total += cp.FIVE_TYPES_BONUS
+        parts.append(("points for all five district types", cp.FIVE_TYPES_BONUS))
     if s.first_completer == seat:
-        total += cp.FIRST_COMPLETE_BONUS
+        parts.append(("points for the first complete city", cp.FIRST_COMPLETE_BONUS))
     elif s.city_size[seat] >= s.completion:
-        total += cp.COMPLETE_BONUS
+        parts.append(("points for a complete city", cp.COMPLETE_BONUS))
     if city[cp.IMPERIAL_TREASURY]:
-        total += s.gold[seat]
+        parts.append(("points for gold (Imperial Treasury)", int(s.gold[seat])))
     if city[cp.MAP_ROOM]:
-        total += int(s.hands[seat].sum())
-    return total
+        parts.append(("points for cards in hand (Map Room)", int(s.hands[seat].sum())))
+    return parts
+
+
+def score(s: State, seat: int) -> int:
+    return sum(points for _, points in score_parts(s, seat))
 
 
 def tie_value(s: State, seat: int) -> int:

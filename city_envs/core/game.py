@@ -184,6 +184,8 @@ class Game(abc.ABC):
     options_spec: ClassVar[dict[str, Option]] = {}
     state_version: ClassVar[int] = 1
     entity_layout: ClassVar[EntityLayout | None] = None  # per-entity rows of the observation, if it has them
+    # what each key of `standings()` counts, in words: the score, then the rulebook's tie-breaks
+    standing_names: ClassVar[tuple[str, ...]] = ("points",)
 
     num_actions: int
     observation_shape: tuple[int, ...]
@@ -309,6 +311,42 @@ class Game(abc.ABC):
         as the rulebook ranks the end of a match (points, then its tie-breaks). Search values a cut
         rollout by it. By default the score alone; a game with tie-breaks says which."""
         return [(score,) for score in self.scores()]
+
+    def score_parts(self) -> list[list[tuple[str, float]]]:
+        """Per seat, what its score adds up from, in the rules' words; the parts sum to `scores()`.
+        Secret parts (Metropolys' objectives) are included, so people see them once the match is over.
+        By default the score as one part; a game whose score has parts names them."""
+        return [[(self.standing_names[0], score)] for score in self.scores()]
+
+    def describe_result(self, names: Sequence[str]) -> str:
+        """Who won and why, in one line, with each seat called by `names`: the score, or the first
+        tie-break of `standings()` that separates the winner from the seats tied with it."""
+        winners, keys = self.winners(), self.standings()
+        listed = " and ".join(names[seat] for seat in winners)
+
+        def amount(key: int, value: float) -> str:
+            return f"{value:g} {self.standing_names[key]}"
+
+        if len(winners) > 1:
+            shared = ", ".join(amount(k, v) for k, v in enumerate(keys[winners[0]]))
+            return f"{listed} share the victory with {shared} each."
+        winner = winners[0]
+        others = [seat for seat in range(self.num_players) if seat != winner]
+        level = [seat for seat in others if keys[seat][0] == keys[winner][0]]
+        if keys[winner] != max(keys) or not others:  # an end the standings do not decide (a race to a goal)
+            return f"{listed} wins with {amount(0, keys[winner][0])}."
+        if not level:
+            runner_up = max(others, key=lambda seat: keys[seat])
+            return (f"{listed} wins with {amount(0, keys[winner][0])}, against {keys[runner_up][0]:g} for "
+                    f"{names[runner_up]}.")
+        tied = " and ".join(names[seat] for seat in [winner, *level])
+        for key in range(1, len(keys[winner])):
+            if all(keys[winner][key] > keys[seat][key] for seat in level):
+                against = ", ".join(f"{keys[seat][key]:g} for {names[seat]}" for seat in level)
+                return (f"{tied} tie on {amount(0, keys[winner][0])}; {names[winner]} wins on "
+                        f"{self.standing_names[key]}: {keys[winner][key]:g}, against {against}.")
+            level = [seat for seat in level if keys[seat][key] == keys[winner][key]]
+        return f"{listed} wins with {amount(0, keys[winner][0])}."
 
     @abc.abstractmethod
     def view(self, player: int) -> dict:

@@ -48,6 +48,7 @@ class Metropolys(StateGame):
     """Metropolys, family and expert versions, 2-4 players (docs/games/metropolys.md)."""
 
     name = "metropolys"
+    standing_names = ("prestige", "buildings built")
     min_players = 2
     max_players = 4
     options_spec = {
@@ -95,6 +96,9 @@ class Metropolys(StateGame):
 
     def scores(self) -> list[float]:
         return [float(rules.score(self.state, seat)) for seat in range(self.num_players)]
+
+    def score_parts(self) -> list[list[tuple[str, float]]]:
+        return [rules.score_parts(self.state, seat) for seat in range(self.num_players)]
 
     def public_scores(self) -> list[float]:
         """Tokens and the two public cards until the end; the secret objectives count only then."""

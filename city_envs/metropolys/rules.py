@@ -362,20 +362,28 @@ def highest_building_winners(s: State, district: int) -> list[int]:
     return sorted(seat for seat, h in ranked.items() if h == best)
 
 
-def score(s: State, seat: int) -> int:
-    """Prestige of `seat` as the final scoring would count it now."""
+def score_parts(s: State, seat: int) -> list[tuple[str, int]]:
+    """What `seat`'s prestige adds up from as the final scoring would count it now: its tokens, then
+    secret cards (shown at the end) and the highest buildings."""
     buildings = buildings_of(s, seat)
-    points = token_points(s, seat)
+    parts = [("prestige of tokens", token_points(s, seat))]
     if s.version == FAMILY:
         if s.family_card[seat] >= 0:
-            points += family_points(s.family_card[seat], buildings)
-        return points
-    points += colour_points(s.colour_card[seat], buildings)
-    points += area_points(s.area_card[seat], buildings)
-    for district in range(5):
-        if district not in s.removed and seat in highest_building_winners(s, district):
-            points += cp.HIGHEST_BUILDING_POINTS
-    return points
+            parts.append(("prestige of the secret Area card", family_points(s.family_card[seat], buildings)))
+        return parts
+    parts.append(("prestige of the secret Neighbourhood colour", colour_points(s.colour_card[seat], buildings)))
+    parts.append(("prestige of the secret Area card", area_points(s.area_card[seat], buildings)))
+    highest = sum(1 for district in range(5)
+                  if district not in s.removed and seat in highest_building_winners(s, district))
+    if highest:
+        parts.append((f"prestige of the highest building in {highest} district{'s' if highest > 1 else ''}",
+                      highest * cp.HIGHEST_BUILDING_POINTS))
+    return parts
+
+
+def score(s: State, seat: int) -> int:
+    """Prestige of `seat` as the final scoring would count it now."""
+    return sum(points for _, points in score_parts(s, seat))
 
 
 def standing_keys(s: State) -> list[tuple[int, int]]:

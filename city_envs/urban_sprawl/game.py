@@ -15,6 +15,7 @@ class UrbanSprawl(StateGame):
     """Urban Sprawl, 2-4 players (docs/games/urban_sprawl.md)."""
 
     name = "urban_sprawl"
+    standing_names = ("prestige", "wealth")
     min_players = 2
     max_players = 4
     options_spec = {
@@ -45,6 +46,16 @@ class UrbanSprawl(StateGame):
     def scores(self) -> list[float]:
         """Prestige (final after the Olympic Games scoring)."""
         return [float(x) for x in self.state.prestige]
+
+    def score_parts(self) -> list[list[tuple[str, float]]]:
+        """Prestige from play, then what the final scoring paid; before it, prestige as one part."""
+        if not self.is_over() or self.state.truncated:
+            return super().score_parts()
+        parts = []
+        for seat, paid in enumerate(rules.final_payouts(self.state)):
+            before = self.state.prestige[seat] - sum(points for _, points in paid)
+            parts.append([("prestige during play", before), *paid])
+        return parts
 
     def winners(self) -> list[int]:
         return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)

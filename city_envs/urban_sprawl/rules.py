@@ -1296,17 +1296,27 @@ def _task_demolish(s: State, task: list, rng: np.random.Generator) -> None:
 
 
 # ===== end of the game (section 6) ===============================================================
-def final_scoring(s: State) -> None:
-    for number in (3, 1, 2):
-        pay_row(s, "p", number)
-    for marker in s.circles:
-        if marker in cp.PRESTIGE_MARKERS:
-            pay_row(s, "p", marker)
-    for seat in range(s.n):
-        s.prestige[seat] += s.wealth[seat] // 10
+def final_payouts(s: State) -> list[list[tuple[str, int]]]:
+    """Per seat, what the final scoring pays it: the prestige rows' last payout, 1 prestige per full
+    10 wealth and the bonus of each office it holds. They depend on the board and the wealth alone, so
+    they read the same before and after they are paid."""
+    rows = [0] * s.n
+    for number in (3, 1, 2, *(marker for marker in s.circles if marker in cp.PRESTIGE_MARKERS)):
+        blocks = row_blocks(s, "p", number)
+        if blocks is not None:
+            for seat, amount in enumerate(payout_split(row_counts(s, blocks), number, s.n)):
+                rows[seat] += amount
+    parts = [[("prestige from the rows' last payout", rows[seat]),
+              ("prestige for each full 10 wealth", s.wealth[seat] // 10)] for seat in range(s.n)]
     for office, seat in enumerate(s.offices):
         if seat >= 0:
-            s.prestige[seat] += office_bonus(s, office, seat)
+            parts[seat].append((f"prestige as {cp.OFFICE_NAMES[office]}", office_bonus(s, office, seat)))
+    return parts
+
+
+def final_scoring(s: State) -> None:
+    for seat, parts in enumerate(final_payouts(s)):
+        s.prestige[seat] += sum(points for _, points in parts)
     _game_over(s)
 
 

@@ -27,6 +27,7 @@ import socket
 import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -141,13 +142,16 @@ def board_overlay(game: Game, texts: dict[int, str]) -> dict | None:
     return {"width": board.width, "height": board.height, "areas": areas}
 
 
-def outcome(game: Game) -> dict:
-    """Who won and the scores a person may see: public scores during play; at the end the final
-    scores and the table's full text (every secret is revealed then) as the breakdown."""
+def outcome(game: Game, names: Sequence[str]) -> dict:
+    """Who won and the scores a person may see: public scores during play; at the end (every secret
+    is revealed then) the final scores, what each adds up from, who won and why in one line (seats
+    called by `names`), and the table's full text."""
     over = game.is_over()
     winners = set(game.winners()) if over else set()
     scores = game.scores() if over else game.public_scores()
+    parts = [" + ".join(f"{points:g} {what}" for what, points in seat) for seat in game.score_parts()] if over else []
     return {"scores": [f"{x:g}" for x in scores], "winners": winners, "truncated": game.is_truncated(),
+            "parts": parts, "result": game.describe_result(names) if over else "",
             "breakdown": game.render_text() if over else ""}
 
 
@@ -298,7 +302,8 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
             overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
             context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups, overlay=overlay,
                            private=private, events=events[-300:], so_far=so_far, step=len(game.history),
-                           decision=decision_words(game), outcome=outcome(game),
+                           decision=decision_words(game),
+                           outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
                            bots_to_move=session.bots_to_move())
         return page(request, "play.html", **context)
 
@@ -380,7 +385,7 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
             return "/replay?" + urlencode(query | changes)
 
         return page(request, "replay.html", replay=replay, step=step, view=view, game=game, private=private,
-                    shown=shown, link=link, total=len(replay.history), outcome=outcome(game),
+                    shown=shown, link=link, total=len(replay.history), outcome=outcome(game, replay.seats),
                     board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}")
 
     def replay_board(request: Request) -> Response:

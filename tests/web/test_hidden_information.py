@@ -5,6 +5,7 @@ worlds come from `Game.determinize(observer)`, which redraws exactly what the ob
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -81,5 +82,9 @@ def test_the_play_page_shows_public_scores_and_the_end_screen_the_breakdown(clie
             break
         client.post(f"{url}/advance")
     page = text_of(page)
-    assert "Final scores" in page and "How the scores add up" in page
-    assert "final" in page.split("How the scores add up")[1]  # Metropolys' text names each final score
+    assert "Final scores" in page and "The final table" in page
+    assert "final" in page.split("The final table")[1]  # Metropolys' text names each final score
+    # each seat's score with what it adds up from, the secret card's part included, and who won and why
+    assert page.count("prestige of the secret Area card") == 2 and "prestige of tokens" in page
+    assert re.search(r"seat \d \(random\) wins with \d+ prestige, against \d+ for seat \d \(random\)\.", page) \
+        or re.search(r"tie on \d+ prestige; seat \d \(random\) wins on buildings built", page)
