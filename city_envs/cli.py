@@ -202,6 +202,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_layout(args: argparse.Namespace) -> int:
+    from city_envs.evaluation.tables import MARKER, fill
+
+    layout = game_class(args.game_name).observation_layout()
+    if args.docs:
+        path = Path(args.docs)
+        text = path.read_text()
+        if not any(match["name"] == "observation" for match in MARKER.finditer(text)):
+            raise ValueError(f"{path} has no <!-- tables:observation --> section to fill")
+        path.write_text(fill(text, {"observation": layout.markdown_table()}))
+    elif args.names:
+        for index, name in enumerate(layout.feature_names()):
+            print(index, name)
+    else:
+        print(layout.markdown_table())
+    return 0
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from city_envs.evaluation import evaluate, format_results, write_reports
 
@@ -518,6 +536,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--docs", help="with --all: rewrite the generated table of this Markdown file "
                        "(docs/benchmarks.md)")
     bench.set_defaults(func=cmd_bench)
+
+    helptext = "a game's observation layout: its blocks as a Markdown table, or each value's name"
+    layout = sub.add_parser("layout", help=helptext, description=helptext, formatter_class=HelpFormatter)
+    layout.add_argument("game_name", metavar="game", help=f"one of: {', '.join(GAMES)}")
+    layout.add_argument("--names", action="store_true", help="print each observation index and its feature name")
+    layout.add_argument("--docs", help="rewrite the table between <!-- tables:observation --> marks of this "
+                        "Markdown file (docs/games/<game>.md)")
+    layout.set_defaults(func=cmd_layout)
 
     from city_envs.evaluation import DEFAULT_MATCH_TIMEOUT
 

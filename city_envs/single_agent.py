@@ -33,6 +33,7 @@ import numpy as np
 from city_envs.core.aec import ILLEGAL_ACTION_MODES, RENDER_MODES, REWARD_MODES
 from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.infoset import InfoSet
+from city_envs.core.layout import ObservationLayout
 from city_envs.core.registry import game_class
 
 MAX_EMPTY_DEALS = 100  # deals in a row that end before the learner's first turn (never seen) before giving up
@@ -143,6 +144,14 @@ class SingleAgentEnv(gym.Env):
         if self._over:
             return np.zeros(self.action_space.n, dtype=bool)
         return np.array(self.game.legal_actions(), dtype=bool)
+
+    def observation_layout(self) -> ObservationLayout:
+        """The named blocks of the observation, with their slices (see `Game.observation_layout`)."""
+        return self.game_cls.observation_layout()
+
+    def feature_names(self) -> tuple[str, ...]:
+        """One unique name per observation value, in order."""
+        return self.game_cls.feature_names()
 
     def render(self) -> str | np.ndarray | None:
         """As the PettingZoo envs: "ansi" text, "rgb_array" image, "human" prints the text."""

@@ -20,8 +20,9 @@ class BigCity(StateGame):
     options_spec = {}
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
-    observation_shape = (view.OBS_SIZE,)
+    observation_shape = (view.LAYOUT.size,)
     entity_layout = view.ENTITY_LAYOUT
+    obs_layout = view.LAYOUT
 
     def _setup(self) -> None:
         self.state = rules.new_state(self.num_players, self.rng)

@@ -6,27 +6,10 @@ and how many cards of each pile the active seat has set aside for an exchange. P
 own hand, its own exchange choices, and the cards it returned to pile bottoms (where they are).
 Hidden from everyone: the order of the other cards in each pile.
 
-Observation for seat p: float32, 3787 values; seats relative (0 = p). A 54 x 54 board
-planes (9.4) are replaced by a per-plot table: the plot index is a stable identity, and each plot's
-four sides say what lies across them, which carries the whole geometry in 68 rows.
-
-| offset | block | contents |
-|---|---|---|
-| 0    | plots (68 x 53) | per plot idx: placed; x/53; y/53; tile one-hot (8); ordinal/9; occupant one-hot
-|      |                 | (residence, business, City Hall, church, cinema, post office, bank, shopping center,
-|      |                 | park, factory, free) (11); owner relative seat (5); piece size/4; outskirts; per side
-|      |                 | N, E, S, W: [plot across, exterior across, hole across, tram] (16); card in my hand;
-|      |                 | card out (public); card known by me in a pile; dead; next to plot 15; selected in
-|      |                 | the pending placement; in my pending exchange |
-| 3604 | special cards (4 x 4) | per card 68-71: in my hand, played, known by me in a pile, in my exchange |
-| 3620 | players (5 x 14) | present, score/100, cards held per pile/3 (8), hand size/6, last turn a pass,
-|      |                  | active, cards set aside for the exchange/6 |
-| 3690 | global (97) | pile sizes/9 (8); drawn this turn per pile/2 (8); supply per building kind (12);
-|      |             | trams left/17; tiles placed (8); initial tiles still to place (8); City Hall built;
-|      |             | consecutive passes/N; player count one-hot 2-5 (4); decision one-hot (12); chosen
-|      |             | building kind (12); chosen facility (4); chosen tile (8); chosen rotation (4); chosen
-|      |             | edge/271; trams laid this action/2; first tram; cards left the hand; dead cards
-|      |             | discarded; turns/600 |
+Observation for seat p: float32 values laid out by `LAYOUT` (docs/games/big_city.md shows the table);
+seats relative (0 = p). A 54 x 54 board's planes are replaced by a per-plot table: the plot index is a
+stable identity, and each plot's four sides say what lies across them, which carries the whole
+geometry in 68 rows.
 """
 
 from __future__ import annotations
@@ -39,33 +22,86 @@ from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
 from city_envs.core.game import EntityLayout
+from city_envs.core.layout import Field, ObservationLayout, table, vector
 from city_envs.core.memo import BoundedMemo
 
-PLOT_WIDTH = 53
-PLOTS, SPECIAL, PLAYERS, GLOBAL = 0, 3604, 3620, 3690
-OBS_SIZE = 3787
-PLAYER_WIDTH = 14
-# columns inside a plot row
-OCCUPANT, OWNER, SIZE, OUTSKIRTS, SIDES = 12, 23, 28, 29, 30
-MINE, OUT, KNOWN, DEAD, CHA, SELECTED, EXCHANGING = 46, 47, 48, 49, 50, 51, 52
-# occupant column per piece kind
+_RELATIVE = ("me", "next", "second", "third", "fourth")  # seats in clockwise order from the observer
+_OCCUPANTS = ("residence", "business", "city_hall", "church", "cinema", "post_office", "bank", "shopping_center",
+              "park", "factory", "free")
+_PILES = tuple(f"pile_{i}" for i in range(1, 9))
+_TILES = tuple(f"tile_{t}" for t in range(1, cp.NUM_TILES + 1))
+_FACILITIES = ("park_2", "park_3", "factory_l", "factory_4")
+LAYOUT = ObservationLayout(
+    table("plots", cp.NUM_PLOTS, "per plot idx",
+          Field("placed"), Field("x", doc="x/53"), Field("y", doc="y/53"),
+          Field("tile", cp.NUM_TILES, "tile one-hot", _TILES), Field("ordinal", doc="ordinal/9"),
+          Field("occupant", len(_OCCUPANTS), "occupant one-hot (residence, business, City Hall, church, cinema, "
+                "post office, bank, shopping center, park, factory, free)", _OCCUPANTS),
+          Field("owner", 5, "owner by relative seat", _RELATIVE), Field("piece_size", doc="piece size/4"),
+          Field("outskirts"),
+          *(Field(f"side_{name}", 4, f"side {name}: plot across, exterior across, hole across, tram",
+                  ("plot", "exterior", "hole", "tram")) for name in cp.SIDE_NAMES),
+          Field("in_my_hand", doc="card in my hand"), Field("out", doc="card out (public)"),
+          Field("returned", doc="card I returned to a pile"), Field("dead"),
+          Field("beside_city_hall", doc="next to plot 15 (with City Hall built)"),
+          Field("selected", doc="selected in the pending placement"),
+          Field("exchanging", doc="in my pending exchange")),
+    table("special_cards", 4, "per card 68-71",
+          Field("in_my_hand", doc="in my hand"), Field("played"), Field("returned", doc="I returned it to a pile"),
+          Field("exchanging", doc="in my pending exchange")),
+    table("players", 5, "rows by relative seat",
+          Field("present"), Field("score", doc="score/100"), Field("cards", 8, "cards held per pile/3", _PILES),
+          Field("hand_size", doc="hand size/6"), Field("passed", doc="last turn a pass"), Field("active"),
+          Field("set_aside", doc="cards set aside for the exchange/6")),
+    vector("global", "",
+           Field("pile_sizes", 8, "pile sizes/9", _PILES), Field("drawn", 8, "drawn this turn per pile/2", _PILES),
+           Field("supply", cp.NUM_KINDS, "supply per building kind", tuple(k.replace(" ", "_") for k in cp.KIND_NAMES)),
+           Field("trams_left", doc=f"trams left/{cp.NUM_TRAMS}"),
+           Field("tiles_placed", cp.NUM_TILES, "tiles placed", _TILES),
+           Field("setup_tiles", cp.NUM_TILES, "initial tiles still to place", _TILES),
+           Field("city_hall_built", doc="City Hall built"), Field("passes", doc="consecutive passes/N"),
+           Field("player_count", 4, "player count one-hot 2-5", ("2", "3", "4", "5")),
+           Field("decision", 12, "decision one-hot"),
+           Field("kind", cp.NUM_KINDS, "chosen building kind", tuple(k.replace(" ", "_") for k in cp.KIND_NAMES)),
+           Field("facility", 4, "chosen facility", _FACILITIES), Field("tile", cp.NUM_TILES, "chosen tile", _TILES),
+           Field("rotation", 4, "chosen rotation"), Field("edge", doc="(chosen edge + 1)/272"),
+           Field("trams_this_action", doc="trams laid this action/2"), Field("first_tram", doc="first tram"),
+           Field("may_draw", doc="cards left the hand"), Field("dead_discarded", doc="dead cards discarded"),
+           Field("turns", doc=f"turns/{cp.MAX_TURNS}")),
+)
+PLOTS, SPECIAL, PLAYERS, GLOBAL = LAYOUT.blocks
+# where the encoder writes, bound once
+_TILE, _ORDINAL, _OCCUPANT, _OWNER = (PLOTS.column(f) for f in ("tile", "ordinal", "occupant", "owner"))
+_PLACED_XY = PLOTS.columns("placed", "y")
+_SIZE, _OUTSKIRTS, _DEAD = PLOTS.column("piece_size"), PLOTS.column("outskirts"), PLOTS.column("dead")
+_SIDES = tuple(PLOTS.column(f"side_{name}") for name in cp.SIDE_NAMES)  # each: plot, exterior, hole, tram
+MINE, _OUT, _KNOWN, _CHA, _SELECTED, _EXCHANGING = (
+    PLOTS.column(f) for f in ("in_my_hand", "out", "returned", "beside_city_hall", "selected", "exchanging"))
+_SPECIAL_MINE, _SPECIAL_OUT, _SPECIAL_KNOWN, _SPECIAL_EXCHANGING = (
+    SPECIAL.column(f) for f in ("in_my_hand", "played", "returned", "exchanging"))
+_COUNTS = GLOBAL.span("pile_sizes", "tiles_placed")
+_SETUP_TILES, _CITY_HALL, _PASSES, _PLAYER_COUNT, _DECISION, _KIND, _FACILITY, _CHOSEN_TILE, _ROTATION = (
+    GLOBAL.index(f) for f in ("setup_tiles", "city_hall_built", "passes", "player_count", "decision", "kind",
+                              "facility", "tile", "rotation"))
+_TURN_SCALARS = GLOBAL.span("edge", "turns")
+# occupant value per piece kind
 OCCUPANT_COLUMN = {**{k: 0 for k in cp.RESIDENCES}, **{k: 1 for k in cp.BUSINESSES}, cp.CITY_HALL: 2,
                    cp.CHURCH: 3, cp.CINEMA: 4, cp.POST_OFFICE: 5, cp.BANK: 6, cp.SHOPPING_CENTER: 7,
                    cp.PARK2: 8, cp.PARK3: 8, cp.FACTORY_L: 9, cp.FACTORY_4: 9}
-FREE_COLUMN = 10
+FREE_COLUMN = _OCCUPANTS.index("free")
 # entity k is plot k: action k picks it on the board, or names its card in the hand (plot card k is plot k's)
 ENTITY_LAYOUT = EntityLayout(
-    count=cp.NUM_PLOTS, rows=((PLOTS, PLOT_WIDTH),), action_starts=(r.CARD,),
-    context=((SPECIAL, PLAYERS + PLAYER_WIDTH, 1), (GLOBAL, OBS_SIZE, 1)),
+    count=cp.NUM_PLOTS, rows=(PLOTS.entity_rows(),), action_starts=(r.CARD,),
+    context=((SPECIAL.start, PLAYERS.row_range(0)[1], 1), (GLOBAL.start, GLOBAL.stop, 1)),
 )
 
 
 @lru_cache(maxsize=1)
 def _static_plots() -> np.ndarray:
-    rows = np.zeros((cp.NUM_PLOTS, PLOT_WIDTH), dtype=np.float32)
+    rows = np.zeros(PLOTS.shape, dtype=np.float32)
     for p in range(cp.NUM_PLOTS):
-        rows[p, 3 + cp.PLOT_TILE[p] - 1] = 1.0
-        rows[p, 11] = cp.PLOT_ORDINAL[p] / 9.0
+        rows[p, _TILE + cp.PLOT_TILE[p] - 1] = 1.0
+        rows[p, _ORDINAL] = cp.PLOT_ORDINAL[p] / 9.0
     rows.flags.writeable = False
     return rows
 
@@ -81,12 +117,11 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
                 continue
             row = rows[p]
             x, y = s.px[p], s.py[p]
-            row[0] = 1.0
-            row[1], row[2] = x / 53.0, y / 53.0
-            row[OUTSKIRTS] = s.outskirts[p]
+            row[_PLACED_XY] = 1.0, x / 53.0, y / 53.0
+            row[_OUTSKIRTS] = s.outskirts[p]
             for side, (dx, dy) in enumerate(cp.DIRS):
                 across = r.cell_index(x + dx, y + dy)
-                base = SIDES + 4 * side
+                base = _SIDES[side]
                 if s.grid[across] >= 0:
                     row[base] = 1.0
                 elif across in s.exterior:
@@ -105,23 +140,23 @@ def board_block(s: State) -> np.ndarray:
     if "board" not in s.memo:
         geometry, beside, placed = _geometry_block(s)
         rows = geometry.copy()
-        rows[placed, OCCUPANT + FREE_COLUMN] = 1.0
+        rows[placed, _OCCUPANT + FREE_COLUMN] = 1.0
         for kind, owner, plots, _ in s.pieces:
             for p in plots:
                 row = rows[p]
-                row[OCCUPANT + FREE_COLUMN] = 0.0
-                row[OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
-                row[OWNER + owner] = 1.0
-                row[SIZE] = len(plots) / 4.0
-                row[DEAD] = kind >= cp.PARK2
+                row[_OCCUPANT + FREE_COLUMN] = 0.0
+                row[_OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
+                row[_OWNER + owner] = 1.0
+                row[_SIZE] = len(plots) / 4.0
+                row[_DEAD] = kind >= cp.PARK2
         for key in s.trams:
             for p, side in beside[key]:
-                rows[p, SIDES + 4 * side + 3] = 1.0
+                rows[p, _SIDES[side] + 3] = 1.0  # the side's last value: a tram
         if r.city_hall_built(s):
             for side in range(4):
                 q = r.neighbour(s, cp.CITY_HALL_PLOT, side)
                 if q >= 0:
-                    rows[q, CHA] = 1.0
+                    rows[q, _CHA] = 1.0
         rows.flags.writeable = False
         s.memo["board"] = rows
     return s.memo["board"]
@@ -130,8 +165,8 @@ def board_block(s: State) -> np.ndarray:
 @lru_cache(maxsize=25)  # one per (player count, seat)
 def _owner_columns(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Target and source columns that turn absolute owners into seats relative to p."""
-    targets = [c for c in range(PLOT_WIDTH) if not OWNER + n <= c < OWNER + 5]
-    sources = [OWNER + (p + c - OWNER) % n if OWNER <= c < OWNER + n else c for c in targets]
+    targets = [c for c in range(PLOTS.width) if not _OWNER + n <= c < _OWNER + 5]
+    sources = [_OWNER + (p + c - _OWNER) % n if _OWNER <= c < _OWNER + n else c for c in targets]
     return np.array(targets), np.array(sources)
 
 
@@ -143,43 +178,43 @@ def _cards_out(out: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def observation(s: State, p: int) -> np.ndarray:
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
     n = s.n
-    plots = obs[PLOTS:SPECIAL].reshape(cp.NUM_PLOTS, PLOT_WIDTH)
+    plots = PLOTS.view(obs)
     key = ("board", p)
     if key not in s.memo:  # the board as seat p sees it (owners relative to p), memoized with the board
         targets, sources = _owner_columns(n, p)
-        mine = np.zeros((cp.NUM_PLOTS, PLOT_WIDTH), dtype=np.float32)
+        mine = np.zeros(PLOTS.shape, dtype=np.float32)
         mine[:, targets] = board_block(s)[:, sources]
         mine.flags.writeable = False
         s.memo[key] = mine
     plots[:] = s.memo[key]
-    special = obs[SPECIAL:PLAYERS].reshape(4, 4)
+    special = SPECIAL.view(obs)
     for c in s.hands[p]:
         if c < cp.NUM_PLOTS:
             plots[c, MINE] = 1.0
         else:
-            special[c - cp.PARK2_CARD, 0] = 1.0
+            special[c - cp.PARK2_CARD, _SPECIAL_MINE] = 1.0
     out_plots, out_specials = _cards_out(tuple(s.out))
-    plots[out_plots, OUT] = 1.0
-    special[out_specials, 1] = 1.0
+    plots[out_plots, _OUT] = 1.0
+    special[out_specials, _SPECIAL_OUT] = 1.0
     for i in range(8):
         if p not in s.pile_known[i]:
             continue
         for c, seat in zip(s.piles[i], s.pile_known[i], strict=True):
             if seat == p:
                 if c < cp.NUM_PLOTS:
-                    plots[c, KNOWN] = 1.0
+                    plots[c, _KNOWN] = 1.0
                 else:
-                    special[c - cp.PARK2_CARD, 2] = 1.0
+                    special[c - cp.PARK2_CARD, _SPECIAL_KNOWN] = 1.0
     for c in s.selected:
-        plots[c, SELECTED] = 1.0
+        plots[c, _SELECTED] = 1.0
     if s.active == p:
         for c in s.exchange:
             if c < cp.NUM_PLOTS:
-                plots[c, EXCHANGING] = 1.0
+                plots[c, _EXCHANGING] = 1.0
             else:
-                special[c - cp.PARK2_CARD, 3] = 1.0
+                special[c - cp.PARK2_CARD, _SPECIAL_EXCHANGING] = 1.0
     rows = []
     for o in range(n):
         seat = (p + o) % n
@@ -189,33 +224,28 @@ def observation(s: State, p: int) -> np.ndarray:
         active = seat == s.active
         rows += (1.0, s.scores[seat] / 100.0, *per_pile, len(s.hands[seat]) / 6.0, s.last_pass[seat], active,
                  (len(s.exchange) if active else 0) / 6.0)
-    obs[PLAYERS:PLAYERS + n * PLAYER_WIDTH] = rows
-    g = obs[GLOBAL:]
-    g[0:37] = [*[len(pile) / 9.0 for pile in s.piles], *[drawn * 0.5 for drawn in s.drawn],
-               *[left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)],
-               r.trams_left(s) / cp.NUM_TRAMS, *[t is not None for t in s.tiles]]
+    obs[PLAYERS.start:PLAYERS.start + n * PLAYERS.width] = rows
+    obs[_COUNTS] = [*[len(pile) / 9.0 for pile in s.piles], *[drawn * 0.5 for drawn in s.drawn],
+                    *[left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)],
+                    r.trams_left(s) / cp.NUM_TRAMS, *[t is not None for t in s.tiles]]
     for tile in s.setup_tiles:
-        g[37 + tile - 1] = 1.0
-    g[45] = r.city_hall_built(s)
-    g[46] = s.passes / n
-    g[47 + n - 2] = 1.0
+        obs[_SETUP_TILES + tile - 1] = 1.0
+    obs[_CITY_HALL] = r.city_hall_built(s)
+    obs[_PASSES] = s.passes / n
+    obs[_PLAYER_COUNT + n - 2] = 1.0
     if s.decision >= 0:
-        g[51 + s.decision] = 1.0
+        obs[_DECISION + s.decision] = 1.0
     if s.kind >= 0:
         if s.kind < cp.NUM_KINDS:
-            g[63 + s.kind] = 1.0
+            obs[_KIND + s.kind] = 1.0
         else:
-            g[75 + s.kind - cp.PARK2] = 1.0
+            obs[_FACILITY + s.kind - cp.PARK2] = 1.0
     if s.tile:
-        g[79 + s.tile - 1] = 1.0
+        obs[_CHOSEN_TILE + s.tile - 1] = 1.0
     if s.rotation >= 0:
-        g[87 + s.rotation] = 1.0
-    g[91] = (s.edge + 1) / 272.0
-    g[92] = s.trams_this_action / 2.0
-    g[93] = s.first_tram
-    g[94] = s.may_draw
-    g[95] = s.dead_discarded
-    g[96] = s.turns / cp.MAX_TURNS
+        obs[_ROTATION + s.rotation] = 1.0
+    obs[_TURN_SCALARS] = ((s.edge + 1) / 272.0, s.trams_this_action / 2.0, s.first_tram, s.may_draw,
+                          s.dead_discarded, s.turns / cp.MAX_TURNS)
     return obs
 
 

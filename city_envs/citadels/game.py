@@ -29,7 +29,8 @@ class Citadels(StateGame):
     }
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
-    observation_shape = (view.OBS_SIZE,)
+    observation_shape = (view.LAYOUT.size,)
+    obs_layout = view.LAYOUT
 
     def _setup(self) -> None:
         self.state = rules.new_state(

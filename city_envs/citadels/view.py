@@ -1,24 +1,9 @@
 """What one seat of Citadels may know, its tensor encoding, and determinization.
 
-Observation for seat p: float32, 621 values, in blocks, with the
-features inside blocks C and D regrouped so that scalars sit together (one write, not many).
-Seat blocks are in relative order o = 0..6 (o = 0 is p), zero-padded for absent seats.
-
-| offset | block | contents |
-|---|---|---|
-| 0   | A context (25) | pending decision one-hot, 6 kinds + "not mine / over" (7); n one-hot 2..7 (6);
-|     |                | C = 8; round/20; game_ending; deck/68; rank being called one-hot (8) |
-| 25  | B self (109)   | gold/10; hand counts/5 (30); drawn-pending counts (30); Magician-marked counts (30);
-|     |                | my characters (8); turn flags gathered, ability_used, income_done, destroy_used,
-|     |                | smithy_used, lab_used (6); builds left one-hot 0..3 (4) |
-| 134 | C seats (7x47) | present; gold/10; hand size/10; city size/8; complete; has played; first completer;
-|     |                | crown; Bishop-protected; city 0/1 (30); ranks revealed this round (8) |
-| 463 | D ranks (8x16) | face-up discarded; offered at my 1st pick; at my 2nd pick; known face-down by me;
-|     |                | held by me; revealed; revealer offset one-hot (7); named by Assassin; named by Thief;
-|     |                | already called |
-| 591 | E (30)         | pending Graveyard card one-hot |
-
-Block B's drawn/marked counts, turn flags and builds left are filled only while p owns the turn.
+Observation for seat p: float32 values laid out by `LAYOUT` (docs/games/citadels.md shows the table),
+with the features inside the seats and ranks blocks grouped so that scalars sit together (one write,
+not many). Seat rows are in relative order o = 0..6 (o = 0 is p), zero-padded for absent seats.
+The self block's drawn/marked counts, turn flags and builds left are filled only while p owns the turn.
 """
 
 from __future__ import annotations
@@ -28,11 +13,57 @@ import numpy as np
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.citadels.rules import State, bit, ranks_of
+from city_envs.core.layout import Field, ObservationLayout, table, vector
 
-OBS_SIZE = 621
-A, B, C, D, E = 0, 25, 134, 463, 591
-SEAT_BLOCK, RANK_BLOCK = 47, 16
-SEAT_CITY, SEAT_REVEALED = 9, 39  # offsets inside a seat block
+_CARDS = tuple(district.name for district in cp.DISTRICTS)
+_CHARACTERS = tuple(character.name for character in cp.CHARACTERS[1:])
+_OFFSETS = ("me", *(f"next_{o}" for o in range(1, 7)))  # seats in clockwise order from the observer
+LAYOUT = ObservationLayout(
+    vector("context", "",
+           Field("decision", 7, 'pending decision one-hot: 6 kinds + "not mine / over"'),
+           Field("player_count", 6, "n one-hot 2..7", tuple(str(n) for n in range(2, 8))),
+           Field("long_completion", doc="C = 8"), Field("round", doc="round/20"),
+           Field("game_ending", doc="game ending"), Field("deck", doc=f"deck/{cp.DECK_SIZE}"),
+           Field("called", cp.NUM_CHARACTERS, "rank being called one-hot", _CHARACTERS)),
+    vector("self", "",
+           Field("gold", doc="gold/10"), Field("hand", cp.NUM_KINDS, "hand counts/5", _CARDS),
+           Field("drawn", cp.NUM_KINDS, "cards drawn, awaiting the keep choice", _CARDS),
+           Field("marked", cp.NUM_KINDS, "Magician-marked cards", _CARDS),
+           Field("my_characters", cp.NUM_CHARACTERS, "my characters", _CHARACTERS),
+           Field("gathered", doc="turn flags: gathered"), Field("ability_used", doc="ability used"),
+           Field("income_done", doc="income done"), Field("destroy_used", doc="destroy used"),
+           Field("smithy_used", doc="Smithy used"), Field("lab_used", doc="Laboratory used"),
+           Field("builds_left", 4, "builds left one-hot 0-3")),
+    table("seats", 7, "per relative seat",
+          Field("present"), Field("gold", doc="gold/10"), Field("hand_size", doc="hand size/10"),
+          Field("city_size", doc="city size/8"), Field("complete"), Field("played", doc="has played this round"),
+          Field("first_completer", doc="first completer"), Field("crown"),
+          Field("bishop_protected", doc="Bishop-protected"), Field("city", cp.NUM_KINDS, "city 0/1", _CARDS),
+          Field("revealed", cp.NUM_CHARACTERS, "ranks revealed this round", _CHARACTERS)),
+    table("ranks", cp.NUM_CHARACTERS, "per character",
+          Field("face_up", doc="face-up discarded"), Field("first_offer", doc="offered at my 1st pick"),
+          Field("second_offer", doc="at my 2nd pick"), Field("known_face_down", doc="known face down by me"),
+          Field("mine", doc="held by me"), Field("revealed"),
+          Field("revealer", 7, "revealer offset one-hot", _OFFSETS),
+          Field("killed", doc="named by the Assassin"), Field("robbed", doc="named by the Thief"),
+          Field("called", doc="already called")),
+    vector("graveyard", "",
+           Field("card", cp.NUM_KINDS, "the destroyed card awaiting the Graveyard owner, one-hot", _CARDS)),
+)
+CONTEXT, SELF, SEATS, RANKS, GRAVEYARD = LAYOUT.blocks
+# where the encoder writes, bound once
+_DECISION, _PLAYER_COUNT, _CALLED = CONTEXT.index("decision"), CONTEXT.index("player_count"), CONTEXT.index("called")
+_NOT_MINE = CONTEXT.span("decision").stop - 1  # the decision's last value: none of mine, or over
+_CONTEXT_SCALARS = CONTEXT.span("long_completion", "deck")
+_GOLD, _HAND, _MY_CHARACTERS = SELF.index("gold"), SELF.span("hand"), SELF.span("my_characters")
+_DRAWN, _MARKED, _BUILDS_LEFT = SELF.index("drawn"), SELF.index("marked"), SELF.index("builds_left")
+_TURN_FLAGS = SELF.span("gathered", "lab_used")
+_SEAT_SCALARS, _SEAT_CITY = SEATS.columns("present", "played"), SEATS.columns("city")
+_FIRST_COMPLETER, _CROWN, _PROTECTED, _SEAT_REVEALED = (
+    SEATS.column(f) for f in ("first_completer", "crown", "bishop_protected", "revealed"))
+_RANK_MASKS = RANKS.columns("face_up", "mine")
+_REVEALED, _REVEALER, _KILLED, _ROBBED, _RANK_CALLED = (
+    RANKS.column(f) for f in ("revealed", "revealer", "killed", "robbed", "called"))
 _ALL_RANKS = (1 << cp.NUM_CHARACTERS) - 1
 _SELECTION = (r.SELECT_CHARACTER, r.SELECT_DISCARD)
 # BITS[mask] = the 8 ranks of a character mask as 0/1 floats
@@ -41,69 +72,65 @@ BITS = ((np.arange(256)[:, None] >> np.arange(cp.NUM_CHARACTERS)) & 1).astype(np
 
 # ===== tensor ==================================================================================
 def observation(s: State, p: int) -> np.ndarray:
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
     n = s.n
-    # A: context
-    obs[s.decision if s.decision >= 0 and s.actor == p else 6] = 1.0
-    obs[7 + n - 2] = 1.0
-    obs[13:17] = (s.completion == cp.LONG_COMPLETION_SIZE, s.round / 20.0, s.game_ending,
-                  len(s.deck) / cp.DECK_SIZE)
+    obs[_DECISION + s.decision if s.decision >= 0 and s.actor == p else _NOT_MINE] = 1.0
+    obs[_PLAYER_COUNT + n - 2] = 1.0
+    obs[_CONTEXT_SCALARS] = (s.completion == cp.LONG_COMPLETION_SIZE, s.round / 20.0, s.game_ending,
+                             len(s.deck) / cp.DECK_SIZE)
     if s.called:
-        obs[16 + s.called] = 1.0
-    # B: self
+        obs[_CALLED + s.called - 1] = 1.0
     hands = s.hands
-    obs[B] = s.gold[p] / 10.0
-    obs[B + 1 : B + 31] = hands[p]
-    obs[B + 1 : B + 31] *= 0.2
+    obs[_GOLD] = s.gold[p] / 10.0
+    obs[_HAND] = hands[p]
+    obs[_HAND] *= 0.2
     holder = s.holder
     mine = 0
     for rank in cp.RANKS:
         if holder[rank] == p:
             mine |= 1 << (rank - 1)
-    obs[B + 91 : B + 99] = BITS[mine]
+    obs[_MY_CHARACTERS] = BITS[mine]
     if s.turn_seat == p:
         for kind in s.drawn:
-            obs[B + 31 + kind] += 1.0
+            obs[_DRAWN + kind] += 1.0
         for kind in s.marked:
-            obs[B + 61 + kind] += 1.0
-        obs[B + 99 : B + 105] = (s.gathered, s.ability_used, s.income_done, s.destroy_used,
-                                 s.smithy_used, s.lab_used)
-        obs[B + 105 + s.build_limit - s.builds_done] = 1.0
-    # C: every seat's public state, relative order
+            obs[_MARKED + kind] += 1.0
+        obs[_TURN_FLAGS] = (s.gathered, s.ability_used, s.income_done, s.destroy_used, s.smithy_used, s.lab_used)
+        obs[_BUILDS_LEFT + s.build_limit - s.builds_done] = 1.0
+    # every seat's public state, relative order
     order = [(p + o) % n for o in range(n)]
     gold, size, played, done = s.gold, s.city_size, s.played, s.completion
     hand_sizes = hands.sum(axis=1).tolist()
-    seats = obs[C : C + 7 * SEAT_BLOCK].reshape(7, SEAT_BLOCK)
-    seats[:n, :6] = [(1.0, gold[i] / 10.0, hand_sizes[i] / 10.0, size[i] / 8.0, size[i] >= done, played[i])
-                     for i in order]
-    seats[:n, SEAT_CITY : SEAT_CITY + cp.NUM_KINDS] = s.cities[order]
+    seats = SEATS.view(obs)
+    seats[:n, _SEAT_SCALARS] = [(1.0, gold[i] / 10.0, hand_sizes[i] / 10.0, size[i] / 8.0, size[i] >= done,
+                                 played[i]) for i in order]
+    seats[:n, _SEAT_CITY] = s.cities[order]
     if s.first_completer >= 0:
-        seats[(s.first_completer - p) % n, 6] = 1.0
-    seats[(s.crown - p) % n, 7] = 1.0
-    # D: per character; revealed ranks also fill C's revealed columns and Bishop protection
-    ranks = obs[D : D + 8 * RANK_BLOCK].reshape(8, RANK_BLOCK)
+        seats[(s.first_completer - p) % n, _FIRST_COMPLETER] = 1.0
+    seats[(s.crown - p) % n, _CROWN] = 1.0
+    # per character; revealed ranks also fill the seats' revealed columns and Bishop protection
+    ranks = RANKS.view(obs)
     offered = s.offered[p]
     first = offered[0] if offered else 0
     second = offered[1] if len(offered) > 1 else 0
-    ranks[:, :5] = BITS[[s.face_up, first, second, s.known_facedown[p], mine]].T
+    ranks[:, _RANK_MASKS] = BITS[[s.face_up, first, second, s.known_facedown[p], mine]].T
     revealed = s.revealed
     for rank in cp.RANKS:
         seat = revealed[rank]
         if seat >= 0:
             offset = (seat - p) % n
-            ranks[rank - 1, 5] = 1.0
-            ranks[rank - 1, 6 + offset] = 1.0
-            seats[offset, SEAT_REVEALED + rank - 1] = 1.0
+            ranks[rank - 1, _REVEALED] = 1.0
+            ranks[rank - 1, _REVEALER + offset] = 1.0
+            seats[offset, _SEAT_REVEALED + rank - 1] = 1.0
             if rank == cp.BISHOP:
-                seats[offset, 8] = 1.0
+                seats[offset, _PROTECTED] = 1.0
     if s.killed:
-        ranks[s.killed - 1, 13] = 1.0
+        ranks[s.killed - 1, _KILLED] = 1.0
     if s.robbed:
-        ranks[s.robbed - 1, 14] = 1.0
-    ranks[: s.called, 15] = 1.0
-    # E: pending Graveyard card
+        ranks[s.robbed - 1, _ROBBED] = 1.0
+    ranks[: s.called, _RANK_CALLED] = 1.0
     if s.graveyard_card >= 0:
-        obs[E + s.graveyard_card] = 1.0
+        obs[GRAVEYARD.start + s.graveyard_card] = 1.0
     return obs
 
 

@@ -14,6 +14,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from city_envs.core.game import Game, IllegalActionError
+from city_envs.core.layout import ObservationLayout
 from city_envs.core.registry import ENV_VERSION
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -85,6 +86,14 @@ class CityAECEnv(AECEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self._action_spaces[agent]
+
+    def observation_layout(self) -> ObservationLayout:
+        """The named blocks of `observe(agent)[observation_key]`, with their slices (see `Game`)."""
+        return self.game_cls.observation_layout()
+
+    def feature_names(self) -> tuple[str, ...]:
+        """One unique name per value of `observe(agent)[observation_key]`, in order."""
+        return self.game_cls.feature_names()
 
     # ----- episode ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from city_envs.core.layout import ObservationLayout
 from city_envs.core.regions import BoardMap
 from city_envs.core.validation import InvalidStateError, check_int, check_ints, is_int, require
 
@@ -184,6 +185,7 @@ class Game(abc.ABC):
     options_spec: ClassVar[dict[str, Option]] = {}
     state_version: ClassVar[int] = 1
     entity_layout: ClassVar[EntityLayout | None] = None  # per-entity rows of the observation, if it has them
+    obs_layout: ClassVar[ObservationLayout | None] = None  # the observation's named blocks (view.LAYOUT)
     # what each key of `standings()` counts, in words: the score, then the rulebook's tie-breaks
     standing_names: ClassVar[tuple[str, ...]] = ("points",)
 
@@ -221,6 +223,20 @@ class Game(abc.ABC):
     @classmethod
     def allowed_player_counts(cls) -> tuple[int, ...]:
         return tuple(range(cls.min_players, cls.max_players + 1))
+
+    @classmethod
+    def observation_layout(cls) -> ObservationLayout:
+        """The observation's named blocks with their slices: `layout["global"].slice`, `.view(obs)`.
+
+        The same at every player count (absent seats are zero rows)."""
+        if cls.obs_layout is None:
+            raise NotImplementedError(f"{cls.name} does not declare an observation layout")
+        return cls.obs_layout
+
+    @classmethod
+    def feature_names(cls) -> tuple[str, ...]:
+        """One unique name per observation value: `observation(p)[i]` is `feature_names()[i]`."""
+        return cls.observation_layout().feature_names()
 
     @classmethod
     def check_num_players(cls, num_players: Any) -> int:

@@ -3,23 +3,9 @@
 Everything is public except the secret cards: each seat sees its own; at the end all are revealed.
 Remaining supplies are public (every value was shown while it was a bid; perfect recall).
 
-Observation for seat p: float32, 2164 values (the constant
-adjacency matrix and the action mask are left out; the adapter adds the mask). Seat columns and
-rows are seat-relative: 0 = p, then clockwise; rows of absent seats are zero.
-
-| offset | block | contents |
-|---|---|---|
-| 0    | static (55x17)  | district one-hot (5); colour one-hot (5); lake-side; statue-side; bridge end; border;
-|      |                 | dead end; in play; token-eligible |
-| 935  | dynamic (55x20) | token one-hot none/trendy/subway/arch (4); built by, relative one-hot (4); built value/13;
-|      |                 | height class one-hot (3); bid by, relative one-hot (4); bid value/13; is top bid;
-|      |                 | legal now for me; chosen in my pending bid |
-| 2035 | players (4x25)  | available values (13); built/13; trendy, subway, arch tokens/9 (3); holds Subway card;
-|      |                 | holds Arch card; passed this call; top bidder; opened this call; acting;
-|      |                 | public score/50 (tokens and cards); present |
-| 2135 | private (14)    | my family Area card one-hot (4); my Neighbourhood colour (5); my expert Area card (5) |
-| 2149 | global (15)     | decision one-hot NBHD/VALUE (2); top value/13; bids in this call/13; version one-hot (2);
-|      |                 | player count one-hot 2..4 (3); removed districts (5); calls completed/49 |
+Observation for seat p: float32 values laid out by `LAYOUT` (the constant adjacency matrix and the
+action mask are left out; the adapter adds the mask). Seat columns and rows are seat-relative:
+0 = p, then clockwise; rows of absent seats are zero. docs/games/metropolys.md shows the table.
 """
 
 from __future__ import annotations
@@ -29,22 +15,70 @@ from functools import lru_cache
 import numpy as np
 
 from city_envs.core.game import EntityLayout
+from city_envs.core.layout import Field, ObservationLayout, table, vector
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 from city_envs.metropolys.rules import State
 
 N = cp.NUM_NBHDS
-STATIC, DYNAMIC, PLAYERS, PRIVATE, GLOBAL = 0, 935, 2035, 2135, 2149
-OBS_SIZE = 2164
-STATIC_WIDTH, DYNAMIC_WIDTH, PLAYER_WIDTH = 17, 20, 25
 MAX_CALLS = 49
 _ROWS = np.arange(N)
+_RELATIVE = ("me", "next", "second", "third")  # seats in clockwise order from the observer
+LAYOUT = ObservationLayout(
+    table("static", N, "per neighbourhood, fixed for the match",
+          Field("district", 5, "district one-hot", cp.DISTRICT_NAMES),
+          Field("colour", 5, "colour one-hot", cp.COLOUR_NAMES),
+          Field("lake_side", doc="lake-side"), Field("statue_side", doc="statue-side"),
+          Field("bridge_end", doc="bridge end"), Field("border"), Field("dead_end", doc="dead end"),
+          Field("in_play", doc="in play"), Field("token_eligible", doc="token-eligible")),
+    table("dynamic", N, "per neighbourhood, as play goes",
+          Field("token", 4, "token one-hot none/trendy/subway/arch", cp.TOKEN_NAMES),
+          Field("built_by", 4, "built by, relative one-hot", _RELATIVE),
+          Field("built_value", doc="built value/13"),
+          Field("height_class", 3, "height class one-hot", ("small", "medium", "tall")),
+          Field("bid_by", 4, "bid by, relative one-hot", _RELATIVE), Field("bid_value", doc="bid value/13"),
+          Field("top_bid", doc="is top bid"), Field("legal", doc="legal now for me"),
+          Field("chosen", doc="chosen in my pending bid")),
+    table("players", 4, "per relative seat",
+          Field("available_values", 13, "available values", tuple(str(v) for v in cp.VALUES)),
+          Field("built", doc="built/13"),
+          Field("tokens", 3, "trendy, subway, arch tokens/9", cp.TOKEN_NAMES[1:]),
+          Field("subway_card", doc="holds Subway card"), Field("arch_card", doc="holds Arch card"),
+          Field("passed", doc="passed this call"), Field("top_bidder", doc="top bidder"),
+          Field("opener", doc="opened this call"), Field("acting"),
+          Field("public_score", doc="public score/50 (tokens and cards)"), Field("present")),
+    vector("private", "the observer's secret cards",
+           Field("family_area_card", 4, "my family Area card one-hot", cp.FAMILY_CARD_NAMES),
+           Field("neighbourhood_colour", 5, "my Neighbourhood colour", cp.COLOUR_NAMES),
+           Field("expert_area_card", 5, "my expert Area card", cp.EXPERT_AREA_NAMES)),
+    vector("global", "",
+           Field("decision", 2, "decision one-hot NBHD/VALUE"), Field("top_value", doc="top value/13"),
+           Field("bids", doc="bids in this call/13"), Field("version", 2, "version one-hot", ("family", "expert")),
+           Field("player_count", 3, "player count one-hot 2-4", ("2", "3", "4")),
+           Field("removed_districts", 5, "removed districts", cp.DISTRICT_NAMES),
+           Field("calls", doc=f"calls completed/{MAX_CALLS}")),
+)
+STATIC, DYNAMIC, PLAYERS, PRIVATE, GLOBAL = LAYOUT.blocks
 # a neighbourhood's static and dynamic rows describe it; the neighbourhood actions (where to bid) act on it, and
 # what a bid there is worth also depends on the seat's own row of the players block, its cards and the call
 ENTITY_LAYOUT = EntityLayout(
-    count=N, rows=((STATIC, STATIC_WIDTH), (DYNAMIC, DYNAMIC_WIDTH)), action_starts=(r.NBHD_ACTION,),
-    context=((PLAYERS, PLAYERS + PLAYER_WIDTH, 1), (PRIVATE, OBS_SIZE, 1)),
+    count=N, rows=(STATIC.entity_rows(), DYNAMIC.entity_rows()), action_starts=(r.NBHD_ACTION,),
+    context=(PLAYERS.row_range(0), (PRIVATE.start, LAYOUT.size, 1)),
 )
+# where the encoder writes, bound once
+_DISTRICT = STATIC.column("district")
+_COLOUR = STATIC.column("colour")
+_FIXED_FLAGS = STATIC.columns("lake_side", "token_eligible")
+_BOARD = DYNAMIC.columns("token", "height_class")  # what `board_block` holds, its owner columns made relative
+_BUILT_BY, _BUILT_VALUE, _HEIGHT = (DYNAMIC.column(f) for f in ("built_by", "built_value", "height_class"))
+_BID_BY, _BID_VALUE, _TOP_BID = (DYNAMIC.column(f) for f in ("bid_by", "bid_value", "top_bid"))
+_LEGAL, _CHOSEN = DYNAMIC.column("legal"), DYNAMIC.column("chosen")
+_VALUES, _SEAT_SCALARS = PLAYERS.columns("available_values"), PLAYERS.columns("built", "present")
+_FAMILY, _COLOUR_CARD, _AREA_CARD = (
+    PRIVATE.index(f) for f in ("family_area_card", "neighbourhood_colour", "expert_area_card"))
+_DECISION, _TOP_VALUE, _BIDS, _VERSION, _PLAYER_COUNT, _REMOVED, _CALLS = (
+    GLOBAL.index(f) for f in ("decision", "top_value", "bids", "version", "player_count", "removed_districts",
+                              "calls"))
 # VALUE_BITS[mask] = the 13 values of a supply mask as 0/1 floats
 VALUE_BITS = ((np.arange(1 << cp.NUM_BUILDINGS)[:, None] >> np.arange(cp.NUM_BUILDINGS)) & 1).astype(np.float32)
 
@@ -52,31 +86,31 @@ VALUE_BITS = ((np.arange(1 << cp.NUM_BUILDINGS)[:, None] >> np.arange(cp.NUM_BUI
 @lru_cache(maxsize=16)
 def static_block(removed: tuple[int, ...]) -> np.ndarray:
     """The board's fixed features for one choice of removed districts (read-only)."""
-    block = np.zeros((N, STATIC_WIDTH), dtype=np.float32)
+    block = np.zeros(STATIC.shape, dtype=np.float32)
     for nb in range(N):
-        block[nb, cp.DISTRICT[nb]] = 1.0
-        block[nb, 5 + cp.COLOUR[nb]] = 1.0
-        block[nb, 10:17] = (nb in cp.LAKE_SIDE, nb in cp.STATUE_SIDE, nb in cp.BRIDGE_END, nb in cp.BORDER,
+        block[nb, _DISTRICT + cp.DISTRICT[nb]] = 1.0
+        block[nb, _COLOUR + cp.COLOUR[nb]] = 1.0
+        block[nb, _FIXED_FLAGS] = (nb in cp.LAKE_SIDE, nb in cp.STATUE_SIDE, nb in cp.BRIDGE_END, nb in cp.BORDER,
                             nb in cp.DEAD_END, cp.DISTRICT[nb] not in removed, nb in cp.TOKEN_OK)
     block.flags.writeable = False
     return block.ravel()
 
 
 def board_block(s: State) -> np.ndarray:
-    """Tokens and buildings with absolute owners, (55, 13): token one-hot (4), owner seat 0..3
-    one-hot (4), value/13, height class one-hot (3), a zero column used for padding.
+    """The dynamic columns from `token` to `height_class`, owners by absolute seat 0..3, and a zero
+    column used for padding (55 x 13).
 
     It changes only when a call ends, so it is memoized on the state (`board_memo`).
     """
     if s.board_memo is None:
-        block = np.zeros((N, 13), dtype=np.float32)
+        block = np.zeros((N, _BOARD.stop + 1), dtype=np.float32)
         block[_ROWS, s.token] = 1.0
         for nb, seat in enumerate(s.owner):
             if seat >= 0:
                 value = s.built_value[nb]
-                block[nb, 4 + seat] = 1.0
-                block[nb, 8] = value / 13.0
-                block[nb, 9 + cp.HEIGHT_CLASS[value]] = 1.0
+                block[nb, _BUILT_BY + seat] = 1.0
+                block[nb, _BUILT_VALUE] = value / 13.0
+                block[nb, _HEIGHT + cp.HEIGHT_CLASS[value]] = 1.0
         block.flags.writeable = False
         s.board_memo = block
     return s.board_memo
@@ -85,29 +119,31 @@ def board_block(s: State) -> np.ndarray:
 @lru_cache(maxsize=16)  # one per (player count, seat)
 def _board_columns(n: int, p: int) -> np.ndarray:
     """Columns of `board_block` giving seat-relative owners for seat p (absent seats: zero column)."""
-    owners = [4 + (p + o) % n if o < n else 12 for o in range(4)]
-    return np.array([0, 1, 2, 3, *owners, 8, 9, 10, 11])
+    owners = [_BUILT_BY + (p + o) % n if o < n else _BOARD.stop for o in range(4)]
+    columns = list(range(_BOARD.stop))
+    columns[_BUILT_BY:_BUILT_BY + 4] = owners
+    return np.array(columns)
 
 
 def observation(s: State, p: int) -> np.ndarray:
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
     n = s.n
-    obs[STATIC:DYNAMIC] = static_block(tuple(s.removed))
-    dyn = obs[DYNAMIC:PLAYERS].reshape(N, DYNAMIC_WIDTH)
-    dyn[:, :12] = board_block(s)[:, _board_columns(n, p)]
+    obs[STATIC.slice] = static_block(tuple(s.removed))
+    dyn = DYNAMIC.view(obs)
+    dyn[:, _BOARD] = board_block(s)[:, _board_columns(n, p)]
     for seat, nb, value in s.bids:
-        dyn[nb, 12 + (seat - p) % n] = 1.0
-        dyn[nb, 16] = value / 13.0
+        dyn[nb, _BID_BY + (seat - p) % n] = 1.0
+        dyn[nb, _BID_VALUE] = value / 13.0
     if s.bids:
-        dyn[s.bids[-1][1], 17] = 1.0
+        dyn[s.bids[-1][1], _TOP_BID] = 1.0
     if s.actor == p:
         if s.decision == r.NBHD:
-            dyn[r.legal_nbhds(s), 18] = 1.0
+            dyn[r.legal_nbhds(s), _LEGAL] = 1.0
         elif s.decision == r.VALUE:
-            dyn[s.chosen, 19] = 1.0
-    players = obs[PLAYERS:PRIVATE].reshape(4, PLAYER_WIDTH)
+            dyn[s.chosen, _CHOSEN] = 1.0
+    players = PLAYERS.view(obs)
     order = [(p + o) % n for o in range(n)]
-    players[:n, :13] = VALUE_BITS[[s.supply[i] for i in order]]
+    players[:n, _VALUES] = VALUE_BITS[[s.supply[i] for i in order]]
     top_seat = s.bids[-1][0] if s.bids else -1
     opener = s.opener if s.actor >= 0 else -1
     rows = []
@@ -116,23 +152,22 @@ def observation(s: State, p: int) -> np.ndarray:
         rows += (s.built[i] / 13.0, trendy / 9.0, subway / 9.0, arch / 9.0, float(s.subway_card == i),
                  float(s.arch_card == i), float(s.passed >> i & 1), float(top_seat == i), float(opener == i),
                  float(s.actor == i), r.token_points(s, i) / 50.0, 1.0)
-    players[:n, 13:] = np.array(rows, dtype=np.float32).reshape(n, 12)
+    players[:n, _SEAT_SCALARS] = np.array(rows, dtype=np.float32).reshape(n, -1)
     if s.family_card[p] >= 0:
-        obs[PRIVATE + s.family_card[p]] = 1.0
+        obs[_FAMILY + s.family_card[p]] = 1.0
     if s.colour_card[p] >= 0:
-        obs[PRIVATE + 4 + s.colour_card[p]] = 1.0
-        obs[PRIVATE + 9 + s.area_card[p]] = 1.0
-    g = GLOBAL
+        obs[_COLOUR_CARD + s.colour_card[p]] = 1.0
+        obs[_AREA_CARD + s.area_card[p]] = 1.0
     if s.decision >= 0:
-        obs[g + s.decision] = 1.0
+        obs[_DECISION + s.decision] = 1.0
     if s.bids:
-        obs[g + 2] = s.bids[-1][2] / 13.0
-        obs[g + 3] = len(s.bids) / 13.0
-    obs[g + 4 + (s.version == r.EXPERT)] = 1.0
-    obs[g + 6 + n - 2] = 1.0
+        obs[_TOP_VALUE] = s.bids[-1][2] / 13.0
+        obs[_BIDS] = len(s.bids) / 13.0
+    obs[_VERSION + (s.version == r.EXPERT)] = 1.0
+    obs[_PLAYER_COUNT + n - 2] = 1.0
     for district in s.removed:
-        obs[g + 9 + district] = 1.0
-    obs[g + 14] = s.calls / MAX_CALLS
+        obs[_REMOVED + district] = 1.0
+    obs[_CALLS] = s.calls / MAX_CALLS
     return obs
 
 

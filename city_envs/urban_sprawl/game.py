@@ -28,7 +28,8 @@ class UrbanSprawl(StateGame):
     }
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
-    observation_shape = (view.OBS_SIZE,)
+    observation_shape = (view.LAYOUT.size,)
+    obs_layout = view.LAYOUT
 
     def _setup(self) -> None:
         self.state = rules.new_state(self.num_players, self.options["variant"], self.rng)

@@ -5,26 +5,8 @@ face-up cards, the planning discard pile, deck sizes) except the order of the fa
 the four decks, which is hidden from everyone; `determinize` resamples it within what the stacking
 rules and the cards already seen allow. Seats are rotated so the observer is offset 0.
 
-Observation for seat p: float32, `OBS_SIZE` = 5219 values (laid out in docs/games/urban_sprawl.md):
-
-| offset | block | contents |
-|---|---|---|
-| 0    | lots (12 x 12 x 20) | per lot L(i, j), row-major: zone one-hot (empty, CIV, COM, IND, RES, PARK) 6;
-|      |                     | controller one-hot (self, +1, +2, +3, none) 5; size one-hot 4; block value/30;
-|      |                     | adjacent water; adjacent forest; controlled by the Contractor; anchor |
-| 2880 | circles (9 x 10)    | per grey circle: empty, marker 4..12 |
-| 2970 | marker box (9)      | marker 4..12 still in the holding box |
-| 2979 | planning (5 x 41)   | deck top, PL4..PL1: non-event planning id one-hot (40) or empty |
-| 3184 | contracts (8 x 97)  | Town/City/Metropolis tops, C5..C1: contract idx one-hot (96) or empty |
-| 3960 | features (8 x 38)   | per contract space: zone 4, size 4, vocation values/7 (8), payout one-hot 7,
-|      |                     | restriction one-hot 7, effect templates multi-hot 8 |
-| 4264 | players (4 x 153)   | rotated seats: wealth/50, prestige/100, hand 40, Favors 96, vocations/5 (8),
-|      |                     | offices held 6, Extra Favor |
-| 4876 | globals (215)       | vocation supply/5 (8), pawn 5, Airport, Sports Team, deck sizes/54,/37 (4), planning
-|      |                     | discard 54, contracts out of the game 96, events resolved 15, AP/8, active offset 4,
-|      |                     | player count 3, variant 3, tile supply/20 (20) |
-| 5091 | decision (128)      | decision one-hot 19, contract being built one-hot 96 + none, permits picked/4,
-|      |                     | vocation in question one-hot 8 + none, amount/10, "I am the active player" |
+Observation for seat p: float32 values laid out by `LAYOUT` (docs/games/urban_sprawl.md shows the
+table); the lots block is the 12 x 12 grid of lots L(i, j), row-major (`lot_planes` gives it as planes).
 """
 
 from __future__ import annotations
@@ -33,54 +15,102 @@ from functools import lru_cache
 
 import numpy as np
 
+from city_envs.core.layout import Field, ObservationLayout, table, vector
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 from city_envs.urban_sprawl.rules import State
 
-LOT_FEATURES = 20
-LOTS_SIZE = cp.LOTS * LOT_FEATURES
-CIRCLES_AT = LOTS_SIZE
-BOX_AT = CIRCLES_AT + 90
-PLANNING_AT = BOX_AT + 9
-CONTRACTS_AT = PLANNING_AT + 5 * 41
-FEATURES_AT = CONTRACTS_AT + 8 * 97
-PLAYERS_AT = FEATURES_AT + 8 * 38
-PLAYER_WIDTH = 153
-GLOBALS_AT = PLAYERS_AT + 4 * PLAYER_WIDTH
-DECISION_AT = GLOBALS_AT + 215
-OBS_SIZE = DECISION_AT + 128
 VARIANTS = ("standard", "long", "short")
+_RELATIVE = ("me", "next", "second", "third")  # seats in clockwise order from the observer
+_ZONES = cp.ZONE_NAMES[:4]  # the zones a contract can name (no PARK)
+_MARKERS = tuple(str(marker) for marker in cp.MARKERS)
+_VOCATIONS = cp.VOCATION_NAMES[:8]
+LAYOUT = ObservationLayout(
+    table("lots", cp.LOTS, "per lot L(i, j), row 12 i + j",
+          Field("zone", 6, "zone one-hot (empty, CIV, COM, IND, RES, PARK)", ("empty", *cp.ZONE_NAMES)),
+          Field("controller", 5, "controller one-hot (self, +1, +2, +3, none)", (*_RELATIVE, "none")),
+          Field("size", 4, "size one-hot", ("1", "2", "3", "4")), Field("block_value", doc="block value/30"),
+          Field("water", doc="adjacent water"), Field("forest", doc="adjacent forest"),
+          Field("contractor", doc="controlled by the Contractor"),
+          Field("anchor", doc="anchor (the building's lowest lot)")),
+    table("circles", 9, "per grey circle", Field("marker", 10, "empty, marker 4..12", ("empty", *_MARKERS))),
+    vector("marker_box", "", Field("markers", 9, "marker 4..12 still in the holding box", _MARKERS)),
+    table("planning", 5, "deck top, PL4..PL1",
+          Field("card", 40, "non-event planning id one-hot"), Field("empty", doc="empty (a face-down top is empty)")),
+    table("contracts", 8, "Town/City/Metropolis tops, C5..C1",
+          Field("card", cp.NUM_CONTRACTS, "contract idx one-hot"), Field("empty")),
+    table("features", 8, "per contract space",
+          Field("zone", 4, "zone", _ZONES), Field("size", 4, "size", ("1", "2", "3", "4")),
+          Field("vocations", 8, "vocation values/7", _VOCATIONS), Field("payout", 7, "payout one-hot"),
+          Field("restriction", 7, "restriction one-hot", ("none", *cp.RESTRICTION_NAMES)),
+          Field("effects", 8, "effect templates multi-hot", cp.EFFECT_NAMES)),
+    table("players", 4, "seats rotated (0 = observer)",
+          Field("wealth", doc="wealth/50"), Field("prestige", doc="prestige/100"), Field("hand", 40),
+          Field("favors", cp.NUM_CONTRACTS, "Favors"), Field("vocations", 8, "vocations/5", _VOCATIONS),
+          Field("offices", 6, "offices held", cp.OFFICE_NAMES), Field("extra_favor", doc="Extra Favor")),
+    vector("globals", "",
+           Field("vocation_supply", 8, "vocation supply/5", _VOCATIONS), Field("pawn", 5), Field("airport"),
+           Field("sports_team", doc="Sports Team"), Field("planning_deck", doc="planning deck size/54"),
+           Field("decks", 3, "deck sizes/37", cp.DECK_NAMES), Field("planning_discard", 54, "planning discard"),
+           Field("contracts_out", cp.NUM_CONTRACTS, "contracts out of the game"),
+           Field("events", 15, "events resolved"), Field("ap", doc="AP/8"),
+           Field("active", 4, "active offset", _RELATIVE), Field("player_count", 3, "player count", ("2", "3", "4")),
+           Field("variant", 3, "variant", VARIANTS), Field("tiles", 20, "tile supply per zone and size/20")),
+    vector("decision", "",
+           Field("kind", 19, "decision one-hot"),
+           Field("contract", cp.NUM_CONTRACTS + 1, "contract being built one-hot 96 + none"),
+           Field("permits", doc="permits picked/4"),
+           Field("vocation", 9, "vocation in question one-hot 8 + none", (*_VOCATIONS, "none")),
+           Field("amount", doc="amount/10"), Field("active", doc='"I am the active player"')),
+)
+LOTS, CIRCLES, MARKER_BOX, PLANNING, CONTRACTS, FEATURES, PLAYERS, GLOBALS, DECISION = LAYOUT.blocks
+# where the encoder writes, bound once
+_ZONE, _CONTROLLER, _SIZE, _BLOCK_VALUE, _WATER, _FOREST, _CONTRACTOR, _ANCHOR = (
+    LOTS.column(f) for f in ("zone", "controller", "size", "block_value", "water", "forest", "contractor", "anchor"))
+_F_ZONE, _F_SIZE, _F_VOCATIONS, _F_PAYOUT, _F_RESTRICTION, _F_EFFECTS = (
+    FEATURES.column(f) for f in ("zone", "size", "vocations", "payout", "restriction", "effects"))
+_HOLDINGS, _OFFICES = PLAYERS.columns("hand", "vocations"), PLAYERS.columns("offices", "extra_favor")
+_HAND, _FAVORS = PLAYERS.column("hand") - _HOLDINGS.start, PLAYERS.column("favors") - _HOLDINGS.start
+_OWN_VOCATIONS = slice(PLAYERS.column("vocations") - _HOLDINGS.start, _HOLDINGS.stop - _HOLDINGS.start)
+_SUPPLY, _TILES = GLOBALS.columns("vocation_supply"), GLOBALS.columns("tiles")
+_DISCARD, _OUT, _EVENTS = GLOBALS.column("planning_discard"), GLOBALS.column("contracts_out"), GLOBALS.column("events")
+_PAWN, _AIRPORT, _SPORTS, _PLANNING_DECK, _DECKS, _AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (
+    GLOBALS.index(f) for f in ("pawn", "airport", "sports_team", "planning_deck", "decks", "ap", "active",
+                               "player_count", "variant"))
+_KIND, _CONTRACT, _PERMITS, _VOCATION, _AMOUNT, _I_AM_ACTIVE = (
+    DECISION.index(f) for f in ("kind", "contract", "permits", "vocation", "amount", "active"))
+_NO_CONTRACT, _NO_VOCATION = DECISION.span("contract").stop - 1, DECISION.span("vocation").stop - 1
 
 
-# flat offset of each lot's 20 features in the L(i, j) row-major planes
-LOT_BASE = tuple(LOT_FEATURES * (12 * i + j) for (i, j) in cp.LOT_COORDS)
+# flat offset of each lot's features in the L(i, j) row-major planes
+LOT_BASE = tuple(LOTS.width * (cp.GRID * i + j) for (i, j) in cp.LOT_COORDS)
 LOT_BASE_ARRAY = np.asarray(LOT_BASE)
 
 
 @lru_cache(maxsize=1)
 def _static_lots() -> np.ndarray:
-    """Flat lot planes with what never changes: adjacency to water (16) and forest (17)."""
-    plane = np.zeros(LOTS_SIZE, dtype=np.float32)
+    """Flat lot planes with what never changes: adjacency to water and forest."""
+    plane = np.zeros(LOTS.size, dtype=np.float32)
     for lot in range(cp.LOTS):
-        plane[LOT_BASE[lot] + 16] = cp.LOT_WATER[lot]
-        plane[LOT_BASE[lot] + 17] = cp.LOT_FOREST[lot]
+        plane[LOT_BASE[lot] + _WATER] = cp.LOT_WATER[lot]
+        plane[LOT_BASE[lot] + _FOREST] = cp.LOT_FOREST[lot]
     plane.flags.writeable = False
     return plane
 
 
 @lru_cache(maxsize=cp.NUM_CONTRACTS)
 def contract_features(card: int) -> np.ndarray:
-    """The printed side of a contract (38 values)."""
-    f = np.zeros(38, dtype=np.float32)
-    f[cp.CONTRACT_ZONE[card]] = 1.0
-    f[4 + cp.CONTRACT_SIZE[card] - 1] = 1.0
+    """The printed side of a contract (a row of the features block)."""
+    f = np.zeros(FEATURES.width, dtype=np.float32)
+    f[_F_ZONE + cp.CONTRACT_ZONE[card]] = 1.0
+    f[_F_SIZE + cp.CONTRACT_SIZE[card] - 1] = 1.0
     for voc, value in cp.CONTRACT_VOCATIONS[card]:
-        f[8 + voc] = value / 7.0
-    f[16 + cp.CONTRACT_PAYOUT[card]] = 1.0
+        f[_F_VOCATIONS + voc] = value / 7.0
+    f[_F_PAYOUT + cp.CONTRACT_PAYOUT[card]] = 1.0
     restriction = cp.CONTRACT_RESTRICTION[card]
-    f[23 + (0 if restriction is None else 1 + restriction[0])] = 1.0
+    f[_F_RESTRICTION + (0 if restriction is None else 1 + restriction[0])] = 1.0
     for effect in cp.CONTRACT_EFFECTS[card]:
-        f[30 + effect[0]] = 1.0
+        f[_F_EFFECTS + effect[0]] = 1.0
     f.flags.writeable = False
     return f
 
@@ -89,7 +119,7 @@ def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
     """Write the flat 12 x 12 x 20 lot planes into `out` (one scatter of ones, one of values)."""
     out[:] = _static_lots()
     values = np.asarray(r.block_values(tuple(s.circles)), dtype=np.float32) / 30.0
-    out[LOT_BASE_ARRAY + 15] = np.repeat(values, 4)
+    out[LOT_BASE_ARRAY + _BLOCK_VALUE] = np.repeat(values, 4)
     contractor = s.offices[cp.CONTRACTOR]
     ones = [LOT_BASE[x] for x in range(cp.LOTS) if s.lot_building[x] < 0]
     n = s.n
@@ -97,21 +127,21 @@ def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
         if b is None:
             continue
         zone, size, lots, owner = b
-        control = 6 + ((owner - p) % n if owner >= 0 else 4)
+        control = _CONTROLLER + ((owner - p) % n if owner >= 0 else 4)
         for x in lots:
             base = LOT_BASE[x]
-            ones += (base + 1 + zone, base + control, base + 10 + size)
+            ones += (base + _ZONE + 1 + zone, base + control, base + _SIZE + size - 1)
             if owner >= 0 and owner == contractor:
-                ones.append(base + 18)
-        ones.append(LOT_BASE[lots[0]] + 19)
+                ones.append(base + _CONTRACTOR)
+        ones.append(LOT_BASE[lots[0]] + _ANCHOR)
     out[ones] = 1.0
 
 
 def lot_planes(s: State, p: int) -> np.ndarray:
     """The 12 x 12 x 20 city planes of the observation, for convolutional encoders."""
-    out = np.empty(LOTS_SIZE, dtype=np.float32)
+    out = np.empty(LOTS.size, dtype=np.float32)
     _fill_lots(s, p, out)
-    return out.reshape(cp.GRID, cp.GRID, LOT_FEATURES)
+    return out.reshape(cp.GRID, cp.GRID, LOTS.width)
 
 
 def _read_only(block: np.ndarray) -> np.ndarray:
@@ -128,7 +158,7 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     memo = s.lot_planes_memo
     if (memo is None or memo[0] != s.lot_building or memo[1] != owners or memo[2] != s.circles
             or memo[3] != s.offices[cp.CONTRACTOR]):
-        seat_zero = np.empty(LOTS_SIZE, dtype=np.float32)
+        seat_zero = np.empty(LOTS.size, dtype=np.float32)
         _fill_lots(s, 0, seat_zero)
         memo = s.lot_planes_memo = (s.lot_building[:], owners, s.circles[:], s.offices[cp.CONTRACTOR],
                                     {0: _read_only(seat_zero)})
@@ -142,40 +172,40 @@ def _lots_block(s: State, p: int) -> np.ndarray:
 @lru_cache(maxsize=16)  # one per (player count, seat)
 def _controller_rotation(n: int, p: int) -> np.ndarray:
     """Indices taking seat 0's lot planes to seat p's: controller one-hot k of seat p is (k + p) % n of seat 0."""
-    index = np.arange(LOTS_SIZE).reshape(cp.LOTS, LOT_FEATURES)
-    index[:, 6:6 + n] = np.roll(index[:, 6:6 + n], -p, axis=1)
-    return _read_only(index.reshape(LOTS_SIZE))
+    index = np.arange(LOTS.size).reshape(LOTS.shape)
+    index[:, _CONTROLLER:_CONTROLLER + n] = np.roll(index[:, _CONTROLLER:_CONTROLLER + n], -p, axis=1)
+    return _read_only(index.reshape(LOTS.size))
 
 
 @lru_cache(maxsize=512)
 def _circles_block(circles: tuple[int, ...]) -> np.ndarray:
     """Grey circles and the marker box (99 values)."""
-    block = np.zeros(PLANNING_AT - CIRCLES_AT, dtype=np.float32)
+    block = np.zeros(CIRCLES.size + MARKER_BOX.size, dtype=np.float32)
     for g, marker in enumerate(circles):
-        block[10 * g + (marker - 3 if marker else 0)] = 1.0
+        block[CIRCLES.width * g + (marker - 3 if marker else 0)] = 1.0
     for k, marker in enumerate(cp.MARKERS):
-        block[90 + k] = marker not in circles
+        block[CIRCLES.size + k] = marker not in circles
     return _read_only(block)
 
 
 @lru_cache(maxsize=512)
 def _planning_block(cards: tuple[int, ...]) -> np.ndarray:
     """The five planning spaces (5 x 41 values)."""
-    block = np.zeros(CONTRACTS_AT - PLANNING_AT, dtype=np.float32)
+    block = np.zeros(PLANNING.size, dtype=np.float32)
     for space, card in enumerate(cards):
-        block[41 * space + (card if card >= 0 else 40)] = 1.0
+        block[PLANNING.width * space + (card if card >= 0 else PLANNING.column("empty"))] = 1.0
     return _read_only(block)
 
 
 @lru_cache(maxsize=512)
 def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
     """The eight contract spaces and their printed features (8 x 97 + 8 x 38 values)."""
-    block = np.zeros(PLAYERS_AT - CONTRACTS_AT, dtype=np.float32)
-    features = FEATURES_AT - CONTRACTS_AT
+    block = np.zeros(CONTRACTS.size + FEATURES.size, dtype=np.float32)
+    features = CONTRACTS.size
     for space, card in enumerate(cards):
-        block[97 * space + (card if card >= 0 else 96)] = 1.0
+        block[CONTRACTS.width * space + (card if card >= 0 else CONTRACTS.column("empty"))] = 1.0
         if card >= 0:
-            block[features + 38 * space: features + 38 * (space + 1)] = contract_features(card)
+            block[features + FEATURES.width * space: features + FEATURES.width * (space + 1)] = contract_features(card)
     return _read_only(block)
 
 
@@ -184,33 +214,33 @@ def _players_block(hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, 
                    vocations: tuple[tuple[int, ...], ...], offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
     """Every seat's row in seat order, but its wealth and prestige (zeros there)."""
     n = len(hands)
-    block = np.zeros(n * PLAYER_WIDTH, dtype=np.float32)
+    block = np.zeros((n, PLAYERS.width), dtype=np.float32)
     for seat in range(n):
-        base = PLAYER_WIDTH * seat
-        block[base + 2: base + 146] = _holdings_block(hands[seat], favors[seat], vocations[seat])
-        block[base + 146: base + 153] = _offices_block(offices, extra_favor, seat)
+        block[seat, _HOLDINGS] = _holdings_block(hands[seat], favors[seat], vocations[seat])
+        block[seat, _OFFICES] = _offices_block(offices, extra_favor, seat)
+    block = block.ravel()
     return _read_only(block)
 
 
 @lru_cache(maxsize=1024)
 def _holdings_block(hand: tuple[int, ...], favors: tuple[int, ...], vocations: tuple[int, ...]) -> np.ndarray:
-    """A seat's hand, Favors and vocations (values 2..146 of its row)."""
-    block = np.zeros(144, dtype=np.float32)
+    """A seat's hand, Favors and vocations (its row's columns from hand to vocations)."""
+    block = np.zeros(_HOLDINGS.stop - _HOLDINGS.start, dtype=np.float32)
     for card in hand:
-        block[card] = 1.0
+        block[_HAND + card] = 1.0
     for card in favors:
-        block[40 + card] = 1.0
-    block[136:144] = np.asarray(vocations, dtype=np.float32) / 5.0
+        block[_FAVORS + card] = 1.0
+    block[_OWN_VOCATIONS] = np.asarray(vocations, dtype=np.float32) / 5.0
     return _read_only(block)
 
 
 @lru_cache(maxsize=512)
 def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.ndarray:
-    """The offices a seat holds, and its Extra Favor (values 146..153 of its row)."""
-    block = np.zeros(7, dtype=np.float32)
+    """The offices a seat holds, and its Extra Favor (the last columns of its row)."""
+    block = np.zeros(_OFFICES.stop - _OFFICES.start, dtype=np.float32)
     for office, holder in enumerate(offices):
         block[office] = holder == seat
-    block[6] = extra_favor == seat
+    block[-1] = extra_favor == seat
     return _read_only(block)
 
 
@@ -219,64 +249,64 @@ def _supply_block(voc_supply: tuple[int, ...], discard: tuple[int, ...], removed
                   events: tuple[int, ...], tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
     """The slowly changing globals (vocation supply, discard pile, contracts out, events, tile supply),
     zeros in between for the values `observation` writes itself."""
-    block = np.zeros(DECISION_AT - GLOBALS_AT, dtype=np.float32)
-    block[0:8] = np.asarray(voc_supply, dtype=np.float32) / 5.0
+    block = np.zeros(GLOBALS.size, dtype=np.float32)
+    block[_SUPPLY] = np.asarray(voc_supply, dtype=np.float32) / 5.0
     for card in discard:
-        block[19 + card] = 1.0
+        block[_DISCARD + card] = 1.0
     for card in removed:
-        block[73 + card] = 1.0
+        block[_OUT + card] = 1.0
     for e in events:
-        block[169 + e] = 1.0
-    block[195:215] = np.asarray(tiles, dtype=np.float32).ravel() / 20.0
+        block[_EVENTS + e] = 1.0
+    block[_TILES] = np.asarray(tiles, dtype=np.float32).ravel() / 20.0
     return _read_only(block)
 
 
 def observation(s: State, p: int, variant: str) -> np.ndarray:
-    """The tensor of the table above, assembled from blocks memoized by what they show."""
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    """The tensor of `LAYOUT`, assembled from blocks memoized by what they show."""
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
     n = s.n
-    obs[:LOTS_SIZE] = _lots_block(s, p)
-    obs[CIRCLES_AT:PLANNING_AT] = _circles_block(tuple(s.circles))
+    obs[LOTS.slice] = _lots_block(s, p)
+    obs[CIRCLES.start:MARKER_BOX.stop] = _circles_block(tuple(s.circles))
     planning_up = s.planning_up and s.planning_deck
-    obs[PLANNING_AT:CONTRACTS_AT] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
-    obs[CONTRACTS_AT:PLAYERS_AT] = _contracts_block((*[r.contract_at(s, space) for space in range(3)], *s.slots))
+    obs[PLANNING.slice] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
+    obs[CONTRACTS.start:FEATURES.stop] = _contracts_block((*[r.contract_at(s, space) for space in range(3)],
+                                                           *s.slots))
     rows = _players_block(tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
                           tuple(s.offices), s.extra_favor)
-    split = PLAYERS_AT + (n - p) * PLAYER_WIDTH  # rotated: seat p's row first
-    obs[PLAYERS_AT:split] = rows[p * PLAYER_WIDTH:]
-    obs[split:PLAYERS_AT + n * PLAYER_WIDTH] = rows[:p * PLAYER_WIDTH]
+    width = PLAYERS.width
+    split = PLAYERS.start + (n - p) * width  # rotated: seat p's row first
+    obs[PLAYERS.start:split] = rows[p * width:]
+    obs[split:PLAYERS.start + n * width] = rows[:p * width]
     wealth, prestige = s.wealth, s.prestige
     for seat in range(n):
-        base = PLAYERS_AT + PLAYER_WIDTH * ((seat - p) % n)
+        base = PLAYERS.start + width * ((seat - p) % n)  # the row's first two values: wealth, prestige
         obs[base] = wealth[seat] / 50.0
         obs[base + 1] = prestige[seat] / 100.0
-    g = GLOBALS_AT
-    obs[g: DECISION_AT] = _supply_block(tuple(s.voc_supply), tuple(s.planning_discard), tuple(s.removed),
-                                        tuple(s.events_done), tuple(map(tuple, s.tiles)))
-    obs[g + 8 + s.pawn] = 1.0
-    obs[g + 13] = s.airport
-    obs[g + 14] = s.sports
-    obs[g + 15] = len(s.planning_deck) / 54.0
+    obs[GLOBALS.slice] = _supply_block(tuple(s.voc_supply), tuple(s.planning_discard), tuple(s.removed),
+                                       tuple(s.events_done), tuple(map(tuple, s.tiles)))
+    obs[_PAWN + s.pawn] = 1.0
+    obs[_AIRPORT] = s.airport
+    obs[_SPORTS] = s.sports
+    obs[_PLANNING_DECK] = len(s.planning_deck) / 54.0
     decks = s.decks
-    obs[g + 16] = len(decks[0]) / 37.0
-    obs[g + 17] = len(decks[1]) / 37.0
-    obs[g + 18] = len(decks[2]) / 37.0
-    obs[g + 184] = s.ap / 8.0
+    obs[_DECKS] = len(decks[0]) / 37.0
+    obs[_DECKS + 1] = len(decks[1]) / 37.0
+    obs[_DECKS + 2] = len(decks[2]) / 37.0
+    obs[_AP] = s.ap / 8.0
     if s.active >= 0:
-        obs[g + 185 + (s.active - p) % n] = 1.0
-    obs[g + 189 + n - 2] = 1.0
-    obs[g + 192 + VARIANTS.index(variant)] = 1.0
-    d = DECISION_AT
+        obs[_ACTIVE + (s.active - p) % n] = 1.0
+    obs[_PLAYER_COUNT + n - 2] = 1.0
+    obs[_VARIANT + VARIANTS.index(variant)] = 1.0
     if s.decision >= 0:
-        obs[d + s.decision] = 1.0
+        obs[_KIND + s.decision] = 1.0
     build = s.build
-    obs[d + 19 + (build["card"] if build else 96)] = 1.0
-    obs[d + 116] = build["paid"] / 4.0 if build else 0.0
+    obs[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
+    obs[_PERMITS] = build["paid"] / 4.0 if build else 0.0
     ctx = s.ctx
     voc = ctx.get("voc", -1)
-    obs[d + 117 + (voc if voc >= 0 else 8)] = 1.0
-    obs[d + 126] = ctx.get("amount", 0) / 10.0
-    obs[d + 127] = s.active == p
+    obs[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
+    obs[_AMOUNT] = ctx.get("amount", 0) / 10.0
+    obs[_I_AM_ACTIVE] = s.active == p
     return obs
 
 

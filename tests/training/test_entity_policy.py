@@ -92,7 +92,7 @@ def test_the_big_city_layout_rows_are_plots_and_plot_actions_name_them():
     while not game.is_over():
         s, seat = game.state, game.current_player()
         rows = game.observation(seat)[row_indices(spec)]
-        assert rows.shape == (bcp.NUM_PLOTS, bv.PLOT_WIDTH)
+        assert rows.shape == bv.PLOTS.shape
         for k in range(bcp.NUM_PLOTS):
             assert rows[k, 0] == (s.px[k] >= 0) and rows[k, bv.MINE] == (k in s.hands[seat])
         legal = np.flatnonzero(game.legal_actions())

@@ -75,7 +75,7 @@ def test_hands_are_public(n):
     for p in range(n):
         obs = game.observation(p)
         for seat in range(n):
-            base = view.PLAYERS_AT + view.PLAYER_WIDTH * ((seat - p) % n)
-            shown = [c for c in range(40) if obs[base + 2 + c]]
+            row = view.PLAYERS.view(obs)[(seat - p) % n]
+            shown = [c for c in range(40) if row[view.PLAYERS.column("hand") + c]]
             assert shown == game.state.hands[seat]
             assert game.view(p)["hands"][seat] == game.state.hands[seat]
