@@ -59,7 +59,7 @@ def draw_table(s: State) -> np.ndarray:
     if s.decision == r.GAME_OVER:
         status = _winner_text(s)
     else:
-        status = f"seat {s.actor} to act: {r.DECISION_NAMES[s.decision]}"
+        status = f"seat {s.actor} to act: {r.Decision.name_of(s.decision)}"
     ax.text(0.1, 0.35, f"Citadels - round {s.round} - {n} players - cities complete at {s.completion} - "
             f"deck {len(s.deck)} - {status}", fontsize=12, weight="bold", va="center")
 

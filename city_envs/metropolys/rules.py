@@ -22,6 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
+from city_envs.core.decisions import DecisionKind
 from city_envs.core.game import leaders
 from city_envs.metropolys import components as cp
 
@@ -31,10 +32,20 @@ VALUE_ACTION = 55
 PASS = 68
 NUM_ACTIONS = 69
 
+
 # ----- decision kinds --------------------------------------------------------------------------
-NBHD, VALUE = range(2)
+class Decision(DecisionKind):
+    """A kind of pending decision. The values are what observations one-hot and recorded matches
+    store, so they never change; the names are what logs, the web page and the docs show."""
+
+    NBHD = 0
+    VALUE = 1
+
+
 GAME_OVER = -1
-DECISION_NAMES = ("NBHD", "VALUE")
+# Read by view.py, which does not name `Decision` yet; they go once it does.
+DECISION_NAMES = tuple(decision.name for decision in Decision)
+NBHD, VALUE = Decision.NBHD, Decision.VALUE
 
 FAMILY, EXPERT = "family", "expert"
 FULL_SUPPLY = (1 << cp.NUM_BUILDINGS) - 1
@@ -77,7 +88,7 @@ class State:
     opener: int = 0
     bids: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, nbhd, value), last = top
     passed: int = 0  # mask of seats out of this call
-    decision: int = NBHD  # GAME_OVER at the end
+    decision: int = Decision.NBHD  # GAME_OVER at the end
     actor: int = 0  # seat to decide, -1 at the end
     chosen: int = -1  # neighbourhood picked in the pending bid (VALUE decision)
     calls: int = 0  # calls completed
@@ -177,10 +188,10 @@ def legal_nbhds(s: State) -> list[int]:
 
 def legal_actions(s: State) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.decision == NBHD:
+    if s.decision == Decision.NBHD:
         mask[legal_nbhds(s)] = True
         mask[PASS] = bool(s.bids)
-    elif s.decision == VALUE:
+    elif s.decision == Decision.VALUE:
         values = legal_values(s, s.actor)
         for v in values_of(values):
             mask[VALUE_ACTION + v - 1] = True
@@ -190,14 +201,14 @@ def legal_actions(s: State) -> np.ndarray:
 # ===== transitions =============================================================================
 def apply_action(s: State, action: int) -> None:
     """One legal action (validated by the caller)."""
-    if s.decision == VALUE:
+    if s.decision == Decision.VALUE:
         _bid(s, s.actor, s.chosen, action - VALUE_ACTION + 1)
     elif action == PASS:
         s.passed |= 1 << s.actor
         _next_bidder(s)
     else:
         s.chosen = action
-        s.decision = VALUE
+        s.decision = Decision.VALUE
 
 
 def _bid(s: State, seat: int, nbhd: int, value: int) -> None:
@@ -206,7 +217,7 @@ def _bid(s: State, seat: int, nbhd: int, value: int) -> None:
     s.supply[seat] &= ~(1 << (value - 1))
     s.bids.append((seat, nbhd, value))
     s.chosen = -1
-    s.decision = NBHD
+    s.decision = Decision.NBHD
     _next_bidder(s)
 
 
@@ -255,7 +266,7 @@ def _resolve(s: State) -> None:
         return
     s.opener = seat
     s.actor = seat
-    s.decision = NBHD
+    s.decision = Decision.NBHD
 
 
 def _take_token(s: State, seat: int, kind: int) -> None:
