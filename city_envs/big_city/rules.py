@@ -161,7 +161,7 @@ class State:
     geo: dict = field(default=None, compare=False, repr=False)
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def new_state(n: int, rng: np.random.Generator) -> State:
     piles = []
     for i in range(1, 9):
@@ -409,7 +409,7 @@ def special_allowed(s: State, kind: int, plots: tuple[int, ...], counts: dict | 
 
 
 def building_points(s: State, kind: int, plots: tuple[int, ...]) -> int:
-    """Points of a building placed now on `plots` (2.6, section 5); fixed at placement."""
+    """Points of a building placed now on `plots` (2.6, §5); fixed at placement."""
     if kind == cp.CITY_HALL:
         return 0
     res, bus, special, park, factory = neighbourhood_counts(s, plots)
@@ -513,7 +513,7 @@ FLAT_FACILITY_SHAPES = {kind: [[dy * PAD + dx for dx, dy in shape] for shape in 
 
 # ===== trams ===================================================================================
 def tram_edges(s: State) -> dict[int, int]:
-    """Legal tram edges: canonical id -> geometric key (section 4, TRAM)."""
+    """Legal tram edges: canonical id -> geometric key (§4, TRAM)."""
     if "trams" not in s.memo:
         s.memo["trams"] = _tram_edges(s)
     return s.memo["trams"]
@@ -999,7 +999,7 @@ APPLY_BY_DECISION = {
 }
 
 
-# ===== turn structure (section 4) ==============================================================
+# ===== turn structure (§4) =====================================================================
 def city_full(s: State) -> bool:
     return all(t is not None for t in s.tiles) and all(o >= 0 for o in s.occupant)
 
@@ -1039,7 +1039,7 @@ def _begin_turn(s: State, seat: int) -> None:
     s.decision = Decision.DEAD_DISCARD if dead_cards(s, seat) else Decision.MAIN
 
 
-# ===== end of the game (section 6) ==============================================================
+# ===== end of the game (§6) =====================================================================
 def standing_keys(s: State) -> list[tuple[float]]:
     """Per seat: the score alone (RECONSTRUCTED: the rules give no tie-break)."""
     return [(s.scores[seat],) for seat in range(s.n)]

@@ -132,7 +132,7 @@ class State:
     city_memo: object = field(default=None, compare=False, repr=False)
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def new_state(n: int, center: str, rng: np.random.Generator) -> State:
     tile_at = [0] * cp.NUM_POSITIONS
     if center == "fixed":
@@ -580,7 +580,7 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
     s.offers_this_turn = s.discards = 0
 
 
-# ===== end of the game (section 6) ==============================================================
+# ===== end of the game (§6) =====================================================================
 def standing_keys(s: State) -> list[tuple[int, int]]:
     """Per seat: offerings, then crystals left (6.2)."""
     return [(s.offerings[seat], s.crystals[seat]) for seat in range(s.n)]
@@ -604,7 +604,7 @@ def city_complete(s: State) -> bool:
 
 
 def _check_endings(s: State, max_rounds: int) -> None:
-    """6.2-6.4: no markers left anywhere (a draw); a complete city nobody can offer in, or 10 rounds
+    """6.3-6.5: no markers left anywhere (a draw); a complete city nobody can offer in, or 10 rounds
     after its completion (ranking); the env's round cap (ranking, reported as truncation)."""
     if not any(s.markers):
         _game_over(s, list(range(s.n)))

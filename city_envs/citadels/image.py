@@ -25,7 +25,7 @@ def _winner_text(s: State) -> str:
 
 
 def _new_figure(n: int) -> tuple[Figure, object]:
-    """The figure and its one axes: 13 data units wide, a header of 2.2 units then one row per seat, y down."""
+    """The figure and its one axes: 13 data units wide, the header then one row per seat, y down."""
     height_units = 2.2 + n * ROW_H
     fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.62 * height_units), dpi=DPI)
     FigureCanvasAgg(fig)

@@ -143,7 +143,7 @@ class State:
 
 
 def new_state(n: int, rng: np.random.Generator, classic_variant: bool, max_rounds: int) -> State:
-    """Section 3: shuffle, deal four cards round the table, two gold each, crown to seat 0."""
+    """§3: shuffle, deal four cards round the table, two gold each, crown to seat 0."""
     deck = np.repeat(np.arange(cp.NUM_KINDS), cp.COPIES)[rng.permutation(cp.DECK_SIZE)].tolist()
     hands = np.zeros((n, cp.NUM_KINDS), dtype=np.int16)
     for j in range(cp.STARTING_HAND * n):
@@ -165,7 +165,7 @@ def new_state(n: int, rng: np.random.Generator, classic_variant: bool, max_round
     return s
 
 
-# ===== selection phase (section 4.2) ===========================================================
+# ===== selection phase (4.2) ===========================================================
 def selection_steps(n: int, crown: int) -> list[tuple[int, int]]:
     """The fixed pick order of a round: (seat, SELECT_CHARACTER | SELECT_DISCARD)."""
     seat = [(crown + i) % n for i in range(n)]
@@ -242,7 +242,7 @@ def _next_selection_step(s: State, rng: np.random.Generator) -> None:
     _call_next_rank(s, rng)
 
 
-# ===== turn phase (section 4.3) ================================================================
+# ===== turn phase (4.3) ================================================================
 def _call_next_rank(s: State, rng: np.random.Generator) -> None:
     while s.called < cp.NUM_CHARACTERS:
         s.called += 1
@@ -312,7 +312,7 @@ def _collect_income(s: State) -> None:
 
 
 def _end_of_round(s: State, rng: np.random.Generator) -> None:
-    """Section 4.4: the killed King's heir takes the crown, then the game ends or goes on."""
+    """4.4: the killed King's heir takes the crown, then the game ends or goes on."""
     if s.killed == cp.KING and s.holder[cp.KING] >= 0:
         s.crown = s.holder[cp.KING]
     s.turn_seat = -1
@@ -581,9 +581,9 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
     _call_next_rank(s, rng)
 
 
-# ===== scoring (section 6) =====================================================================
+# ===== scoring (§6) ============================================================================
 def has_five_types(city: np.ndarray) -> bool:
-    """All five types, the Haunted Quarter standing in for one missing type (rule 5.9.1)."""
+    """All five types, the Haunted Quarter standing in for one missing type (5.9)."""
     others = city.copy()
     haunted = bool(others[cp.HAUNTED_QUARTER])
     others[cp.HAUNTED_QUARTER] = 0
@@ -608,12 +608,12 @@ def score(s: State, seat: int) -> int:
 
 
 def tie_value(s: State, seat: int) -> int:
-    """Highest rank the seat revealed (and so played) in the final round; 0 if none (rule 6.3)."""
+    """Highest rank the seat revealed (and so played) in the final round; 0 if none (6.3)."""
     return max((r for r in cp.RANKS if s.revealed[r] == seat), default=0)
 
 
 def standing_keys(s: State) -> list[tuple[int, int]]:
-    """Per seat: points, then the tie-break (rule 6.3)."""
+    """Per seat: points, then the tie-break (6.3)."""
     return [(score(s, seat), tie_value(s, seat)) for seat in range(s.n)]
 
 

@@ -97,7 +97,7 @@ class State:
     board_memo: object = field(default=None, compare=False, repr=False)
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def removed_districts(n: int, rng: np.random.Generator) -> list[int]:
     """3 players drop one peripheral district, 2 players an adjacent pair, drawn uniformly."""
     if n == 3:
@@ -227,7 +227,7 @@ def can_outbid(s: State, seat: int) -> bool:
 
 
 def _next_bidder(s: State) -> None:
-    """Seat after the actor that is still in the call; forced passes are taken on the way (4)."""
+    """Seat after the actor that is still in the call; forced passes are taken on the way (§4)."""
     top_seat = s.bids[-1][0]
     seat = s.actor
     for _ in range(s.n - 1):
@@ -270,7 +270,7 @@ def _resolve(s: State) -> None:
 
 
 def _take_token(s: State, seat: int, kind: int) -> None:
-    """Token pick-up and the card rules 5.2 (Subway: strictly more tokens) and 5.3 (Arch: always)."""
+    """Token pick-up and the cards of 5.2 (Subway: strictly more tokens) and 5.3 (Arch: always)."""
     s.tokens[seat][kind - 1] += 1
     if kind == cp.SUBWAY:
         holder = s.subway_card
@@ -281,7 +281,7 @@ def _take_token(s: State, seat: int, kind: int) -> None:
         s.arch_card = seat
 
 
-# ===== scoring (section 6) =====================================================================
+# ===== scoring (§6) ============================================================================
 def buildings_of(s: State, seat: int) -> list[int]:
     return [nb for nb in range(cp.NUM_NBHDS) if s.owner[nb] == seat]
 
@@ -307,7 +307,7 @@ def colour_points(colour: int, buildings: list[int]) -> int:
 
 
 def candidate_sets(card: int, buildings: list[int]) -> list[frozenset[int]]:
-    """Every set of the owner's buildings that scores once for an expert Area card (2.7, 8.8)."""
+    """Every set of the owner's buildings that scores once for an expert Area card (2.7, 8.3)."""
     mine = set(buildings)
     if card == cp.EXPERT_BRIDGES:
         return [frozenset(bridge) for bridge in cp.BRIDGES if set(bridge) <= mine]

@@ -213,7 +213,7 @@ def pay_row(s: State, kind: str, number: int) -> None:
             s.prestige[seat] += amount
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def _stack(cards: list[int], special: int, variant: str, rng: np.random.Generator) -> list[int]:
     """A contract deck stacked per 3.1 step 4 / 3.4 (returned bottom first: the end is the top)."""
     others = [cards[i] for i in rng.permutation(len(cards))]
@@ -314,7 +314,7 @@ def _give_media(s: State, seat: int) -> None:
     _begin_turn(s)
 
 
-# ===== turn (section 4) ========================================================================
+# ===== turn (§4) ===============================================================================
 def _begin_turn(s: State) -> None:
     p = s.active
     treasurer = s.offices[cp.TREASURER]
@@ -1309,7 +1309,7 @@ def _task_demolish(s: State, task: list, rng: np.random.Generator) -> None:
     demolish(s, task[1])
 
 
-# ===== end of the game (section 6) ===============================================================
+# ===== end of the game (§6) ======================================================================
 def final_scoring(s: State) -> None:
     for number in (3, 1, 2):
         pay_row(s, "p", number)
