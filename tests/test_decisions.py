@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.registry import GAMES, make_game
 
 # The ids observations one-hot and recorded matches store: they may never move.
@@ -33,28 +33,25 @@ def test_every_game_is_covered():
 @pytest.mark.parametrize("name", GAMES)
 def test_decision_ids_and_names_stay_as_recorded(name):
     decision = rules_of(name).Decision
-    assert issubclass(decision, DecisionKind)
-    assert [(member.name, int(member)) for member in decision] == [(n, i) for i, n in enumerate(FROZEN_IDS[name])]
+    assert issubclass(decision, DecisionTable)
+    assert decision.names == FROZEN_IDS[name]
+    assert all(getattr(decision, kind) == number for number, kind in enumerate(FROZEN_IDS[name]))
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_no_module_name_holds_a_decision_under_another_name(name):
-    """A module-level alias of a member (kept for view.py) can only be the member's own name: no drift."""
+def test_the_names_view_reads_are_the_tables(name):
     rules = rules_of(name)
-    aliases = {attr: value for attr, value in vars(rules).items() if isinstance(value, rules.Decision)}
-    assert all(attr == value.name for attr, value in aliases.items()), aliases
-    assert getattr(rules, "DECISION_NAMES", tuple(m.name for m in rules.Decision)) == tuple(
-        m.name for m in rules.Decision)
+    assert rules.DECISION_NAMES == rules.Decision.names
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_the_game_names_its_pending_decision_from_the_enum(name):
-    game = make_game(name, 2, seed=0)
-    assert game.decision_name() == rules_of(name).Decision(game.state.decision).name
-    assert rules_of(name).Decision.name_of(rules_of(name).GAME_OVER) == "GAME_OVER"
+def test_the_game_names_its_pending_decision_from_the_table(name):
+    rules, game = rules_of(name), make_game(name, 2, seed=0)
+    assert game.decision_name() == rules.Decision.names[game.state.decision]
+    assert rules.Decision.name_of(rules.GAME_OVER) == "GAME_OVER"
 
 
-def test_a_member_is_its_int_for_lookups():
-    """Tables keyed by members answer the plain ints a state restored from JSON holds."""
-    decision = rules_of("metropolys").Decision
-    assert {decision.VALUE: "bid"}[1] == "bid" and decision.VALUE == 1 and hash(decision.VALUE) == hash(1)
+def test_a_table_refuses_a_gap_or_a_repeated_id():
+    for ids in ((0, 2), (0, 0)):
+        with pytest.raises(TypeError, match="each once"):
+            type("Broken", (DecisionTable,), {"FIRST": ids[0], "SECOND": ids[1]})

@@ -17,9 +17,9 @@ Flat action space, 389 ids (the action table in docs/games/big_city.md):
 | 372-380 | LOCAL_CELL j | the new tile's plot 10n + j + 1 goes across edge e      | TILE_CELL                    |
 | 381-388 | PILE i       | i = id - 380: draw the top card of pile i               | DRAW                         |
 
-Decision kinds: `Decision` below. Every mask guarantees that the
-chosen prefix can be completed (9.3). Phases without a decision are skipped: DEAD_DISCARD without a
-dead card in hand, DRAW when nothing may be drawn, the optional second tram when none can be laid.
+Decision kinds: `Decision` below. Every mask guarantees that the chosen prefix can be completed
+(9.3). Phases without a decision are skipped: DEAD_DISCARD without a dead card in hand, DRAW when
+nothing may be drawn, the optional second tram when none can be laid.
 
 Geometry (2.7): a plot occupies one cell (x, y) of the 53 x 53 grid. Trams are stored as geometric
 edges: key 2 * (54 * y + x) is the north side of cell (x, y), key 2 * (54 * y + x) + 1 its west
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from city_envs.big_city import components as cp
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -53,8 +53,8 @@ NUM_ACTIONS = 389
 
 
 # ----- decision kinds --------------------------------------------------------------------------
-class Decision(DecisionKind):
-    """A kind of pending decision. The values are what observations one-hot and recorded matches
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
     store, so they never change; the names are what logs, the web page and the docs show."""
 
     SETUP_TILE = 0
@@ -73,7 +73,7 @@ class Decision(DecisionKind):
 
 GAME_OVER = -1
 # Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = tuple(decision.name for decision in Decision)
+DECISION_NAMES = Decision.names
 DEAD_DISCARD, BUILD_SELECT = Decision.DEAD_DISCARD, Decision.BUILD_SELECT
 
 PAD = 55  # the cell grid is stored padded by one cell on every side

@@ -129,7 +129,7 @@ def _check_pieces(s: r.State, n: int) -> None:
 
 
 def _check_turn(s: r.State, n: int) -> None:
-    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision) - 1)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     check_int("turns", s.turns, 0, cp.MAX_TURNS)
     check_int("passes", s.passes, 0, n)
     for name in ("may_draw", "dead_discarded", "first_tram", "truncated"):

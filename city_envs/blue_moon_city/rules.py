@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from city_envs.blue_moon_city import components as cp
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -59,8 +59,8 @@ NUM_ACTIONS = 220
 
 
 # ----- decision kinds --------------------------------------------------------------------------
-class Decision(DecisionKind):
-    """A kind of pending decision. The values are what observations one-hot and recorded matches
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
     store, so they never change; the names are what logs, the web page and the docs show."""
 
     MOVE = 0
@@ -72,7 +72,7 @@ class Decision(DecisionKind):
 
 GAME_OVER = -1
 # Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = tuple(decision.name for decision in Decision)
+DECISION_NAMES = Decision.names
 BUILD, PAY = Decision.BUILD, Decision.PAY
 EXTRA_OFFER_CARD = {OFFER_EXTRA_Y1: cp.YELLOW_1, OFFER_EXTRA_Y2: cp.YELLOW_2}
 NO_COLOUR = -1

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from city_envs.citadels import components as cp
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -60,8 +60,8 @@ NUM_ACTIONS = 376
 
 
 # ----- decision kinds (the observation one-hots these) ----------------------------------------
-class Decision(DecisionKind):
-    """A kind of pending decision. The values are what observations one-hot and recorded matches
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
     store, so they never change; the names are what logs, the web page and the docs show."""
 
     SELECT_CHARACTER = 0
@@ -74,7 +74,7 @@ class Decision(DecisionKind):
 
 GAME_OVER = -1
 # Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = tuple(decision.name for decision in Decision)
+DECISION_NAMES = Decision.names
 SELECT_CHARACTER, SELECT_DISCARD = Decision.SELECT_CHARACTER, Decision.SELECT_DISCARD
 
 # ----- selection log events (where a character card went this round) ---------------------------

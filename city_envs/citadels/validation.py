@@ -146,7 +146,7 @@ def _check_round(s: r.State, n: int) -> None:
 
 def _check_decision(s: r.State, n: int) -> None:
     """Who acts and what is pending agree with the phase of the round."""
-    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision) - 1)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     if s.decision == r.GAME_OVER:
         require(s.actor == -1, "actor", f"{s.actor!r} acts although the game is over")
         require(s.truncated == (not s.game_ending), "truncated", f"{s.truncated} at the end of the game")

@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 from city_envs.metropolys import components as cp
 
@@ -34,8 +34,8 @@ NUM_ACTIONS = 69
 
 
 # ----- decision kinds --------------------------------------------------------------------------
-class Decision(DecisionKind):
-    """A kind of pending decision. The values are what observations one-hot and recorded matches
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
     store, so they never change; the names are what logs, the web page and the docs show."""
 
     NBHD = 0
@@ -44,7 +44,7 @@ class Decision(DecisionKind):
 
 GAME_OVER = -1
 # Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = tuple(decision.name for decision in Decision)
+DECISION_NAMES = Decision.names
 NBHD, VALUE = Decision.NBHD, Decision.VALUE
 
 FAMILY, EXPERT = "family", "expert"

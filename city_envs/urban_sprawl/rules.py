@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 from city_envs.urban_sprawl import components as cp
 
@@ -51,8 +51,8 @@ NUM_ACTIONS = 219
 
 
 # ----- decision kinds --------------------------------------------------------------------------
-class Decision(DecisionKind):
-    """A kind of pending decision. The values are what observations one-hot and recorded matches
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
     store, so they never change; the names are what logs, the web page and the docs show. Each
     member's comment says who decides: which actions are legal."""
 
@@ -80,7 +80,7 @@ class Decision(DecisionKind):
 NONE = -2  # no decision pending: tasks run
 GAME_OVER = -1
 # Read by view.py, which does not name `Decision` yet; it goes once it does.
-DECISION_NAMES = tuple(decision.name for decision in Decision)
+DECISION_NAMES = Decision.names
 # building record fields
 ZONE, SIZE, LOTS_, OWNER = range(4)
 NOBODY = -1

@@ -151,7 +151,7 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     check_list("tasks", s.tasks)
     for i, task in enumerate(s.tasks):
         require(isinstance(task, list) and task and task[0] in r.TASKS, f"tasks[{i}]", f"{task!r} is not a task")
-    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision) - 1)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     if s.decision == r.GAME_OVER:
         require(bool(s.winners), "winners", "none at the end of the game")
         return

@@ -6,13 +6,13 @@ from __future__ import annotations
 from city_envs.big_city.rules import Decision as BigCity
 from city_envs.blue_moon_city.rules import Decision as BlueMoonCity
 from city_envs.citadels.rules import Decision as Citadels
-from city_envs.core.decisions import DecisionKind
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import Game
 from city_envs.metropolys.rules import Decision as Metropolys
 from city_envs.urban_sprawl.rules import Decision as UrbanSprawl
 
-# Keyed by each game's `Decision` members, so a renamed or removed decision fails at import.
-DECISION_WORDS: dict[str, dict[DecisionKind, str]] = {
+# Keyed by each game's `Decision` ids, named, so a renamed or removed decision fails at import.
+DECISION_WORDS: dict[str, dict[int, str]] = {
     "citadels": {
         Citadels.SELECT_CHARACTER: "choose a character",
         Citadels.SELECT_DISCARD: "discard a character face down",
@@ -69,9 +69,16 @@ DECISION_WORDS: dict[str, dict[DecisionKind, str]] = {
     },
 }
 
+DECISION_TABLES: dict[str, type[DecisionTable]] = {
+    "citadels": Citadels, "metropolys": Metropolys, "blue_moon_city": BlueMoonCity, "big_city": BigCity,
+    "urban_sprawl": UrbanSprawl,
+}
+# what `decision_words` reads: a game reports its pending decision by name
+WORDS_BY_NAME = {game: {DECISION_TABLES[game].names[decision]: text for decision, text in words.items()}
+                 for game, words in DECISION_WORDS.items()}
+
 
 def decision_words(game: Game) -> str:
     """The pending decision of `game` in words (its code name, made readable, for one not listed)."""
     name = game.decision_name()
-    words = {decision.name: text for decision, text in DECISION_WORDS.get(game.name, {}).items()}
-    return words.get(name, name.replace("_", " ").lower())
+    return WORDS_BY_NAME.get(game.name, {}).get(name, name.replace("_", " ").lower())
