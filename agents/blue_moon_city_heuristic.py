@@ -119,7 +119,7 @@ class Table:
 
 
 class BlueMoonCityHeuristicAgent(HeuristicAgent):
-    """Section 11's heuristic; `act` always returns a legal id."""
+    """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         table = Table(info_set.view())

@@ -136,7 +136,7 @@ class Situation:
         return value
 
     def card_value(self, kind: int, gold: int) -> float:
-        """How much a drawn card is worth keeping (section 11: new, missing type, affordable soon)."""
+        """How much a drawn card is worth keeping (§11: new, missing type, affordable soon)."""
         if kind in self.city:
             return -10.0 + cp.COST_LIST[kind] * 0.01
         value = self.build_value(kind)
@@ -216,21 +216,21 @@ def _holder_probabilities(v: dict) -> dict[int, dict[int, float]]:
     mine = set(v["my_characters"])
     known_down = set(v["known_facedown"])
     pile = set(cp.RANKS) - set(v["face_up_discards"])
-    my_picks = [i for i, (seat, d) in enumerate(steps) if seat == me and d == r.SELECT_CHARACTER]
+    my_picks = [i for i, (seat, d) in enumerate(steps) if seat == me and d == r.Decision.SELECT_CHARACTER]
     start = 0
     for j, offered in enumerate(v["offered"]):
         if j >= len(my_picks):
             break
         offered = set(offered)
         stop = my_picks[j]
-        pickers = [seat for seat, d in steps[start:stop] if seat != me and d == r.SELECT_CHARACTER]
+        pickers = [seat for seat, d in steps[start:stop] if seat != me and d == r.Decision.SELECT_CHARACTER]
         removed = pile - offered
         for rank in removed:
             for seat in pickers:
                 probs[rank][seat] = probs[rank].get(seat, 0.0) + 1.0 / len(removed)
         pile = offered - mine - known_down
         start = stop + 1
-    pickers = [seat for seat, d in steps[start:] if seat != me and d == r.SELECT_CHARACTER]
+    pickers = [seat for seat, d in steps[start:] if seat != me and d == r.Decision.SELECT_CHARACTER]
     rest = pile - mine - known_down
     for rank in rest:
         for seat in pickers:
@@ -252,7 +252,7 @@ def _holder_probabilities(v: dict) -> dict[int, dict[int, float]]:
 
 
 class CitadelsHeuristicAgent(HeuristicAgent):
-    """Section 11's heuristic; `act` always returns a legal id."""
+    """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
     # ----- entry point --------------------------------------------------------------------------
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
@@ -506,7 +506,7 @@ def character_value(sit: Situation, rank: int, seat: Seat) -> float:
                 value += 3.0
             elif other.score >= max(s.score for s in others):
                 value += 0.5
-    # Endgame (section 11): the near-finisher protects itself, the others go for the Warlord/Assassin.
+    # Endgame (§11): the near-finisher protects itself, the others go for the Warlord/Assassin.
     if sit.near_completion(seat) or seat.size >= sit.C - 2 and rank == cp.ARCHITECT:
         if rank == cp.BISHOP and cp.WARLORD not in sit.face_up:
             value += 3.0

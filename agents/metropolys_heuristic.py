@@ -13,15 +13,15 @@ Outline of the strategy:
   the value would win me) and denial (what the spot is worth to the rivals' secret cards, inferred
   from where they built).
 - Price of a bid: the building it uses, growing with its value and falling as the game nears its
-  end; a few tall values are kept back for the last third (rule of thumb 1).
+  end; a few tall values are kept back for the last third.
 - A bid wins outright when no seat still in the call holds a higher value, or when nobody can follow
-  it (no free neighbour); then the smallest such value is enough (rule 2), if the sure win is worth
+  it (no free neighbour); then the smallest such value is enough, if the sure win is worth
   more than a cheap bid that may hold.
 - Opening: every free spot scores its worth minus 0.5 per free neighbour; the smallest value on a
-  spot nobody can follow, a sure winner if affordable, else a middling value (rule 3).
+  spot nobody can follow, a sure winner if affordable, else a middling value.
 - Outbidding: the best legal spot if its worth beats the price of its value, else pass; passing
   costs what the top bidder gains, so a spot that matters to a rival is contested.
-- The clock (rule 6): when a win ends the game (the 13th building), the estimated final scores
+- The clock: when a win ends the game (the 13th building), the estimated final scores
   decide; a rival about to finish as the leader must be outbid at any price.
 """
 
@@ -238,7 +238,7 @@ class Situation:
 
     # ----- what the rivals hold ------------------------------------------------------------------
     def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
-        """Per rival: (possible secret cards, probability), from where it built (rule of thumb 7)."""
+        """Per rival: (possible secret cards, probability), from where it built."""
         if self._beliefs is None:
             self._beliefs = {seat: self._belief(seat) for seat in self.others}
         return self._beliefs
@@ -309,7 +309,7 @@ def _card_points(version: str, cards: dict, nb: int) -> float:
 
 
 class MetropolysHeuristicAgent(HeuristicAgent):
-    """Section 11's heuristic; `act` always returns a legal id."""
+    """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         sit = Situation(info_set.view())
@@ -322,7 +322,7 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         return self._outbid(sit, spots)
 
     def _gain(self, sit: Situation, nb: int, value: int) -> float:
-        """Worth minus price of building `value` on `nb`, with the endgame (rule of thumb 6)."""
+        """Worth minus price of building `value` on `nb`, with the endgame."""
         gain = sit.worth(nb, value) - sit.price(value)
         if sit.built[sit.me] == cp.NUM_BUILDINGS - 1:  # this win ends the game
             mine = sit.estimates()[sit.me] + sit.token_worth(nb) + sit.objective_worth(nb, value)

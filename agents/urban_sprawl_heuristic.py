@@ -9,8 +9,8 @@ and board data of components.py. The generator only breaks exact ties.
   0.1 late) and build the best positive one; else take the cheapest permit whose zone matches a
   visible contract (an Urban Renewal card first when it holds none, so a crowded city can still grow);
   park a strong unaffordable Metropolis contract as a Favor; else end the turn.
-- Choices: wealth early and prestige late (rule 1), markers on rows I lead (rule 8), pay a disaster or
-  blight when cheaper than the building (rule 9), ties to myself or the poorest rival (rule 10).
+- Choices: wealth early and prestige late, markers on rows I lead, pay a disaster or blight when
+  cheaper than the building, ties to myself or the poorest rival.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class Table:
 
 
 class UrbanSprawlHeuristicAgent(HeuristicAgent):
-    """Section 11's rules of thumb over the seat's view."""
+    """The rules of thumb of §11 (its docs page's Heuristic agent) over the seat's view."""
 
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         t = Table(info_set.view())

@@ -149,9 +149,9 @@ BUILDING_RULES = {
     SHOPPING_CENTER: SpecialRule(min_special=1, base=10, per_special=5, tram_mult=2),
 }
 
-# ----- setup (3) --------------------------------------------------------------------------------
+# ----- setup (§3) -------------------------------------------------------------------------------
 HAND_LIMIT = {2: 5, 3: 5, 4: 5, 5: 6}
 INITIAL_TILES = {2: (2, 3, 4, 5), 3: (2, 3, 4), 4: (2, 3, 4, 5), 5: (2, 3, 4, 5, 6)}
 INITIAL_ORDER = {2: (0, 1, 0, 1), 3: (0, 1, 2), 4: (0, 1, 2, 3), 5: (0, 1, 2, 3, 4)}
 MAX_DRAWS_PER_PILE = 2
-MAX_TURNS = 600  # env safety cap (6), reported as truncation
+MAX_TURNS = 600  # env safety cap (§6), reported as truncation

@@ -98,7 +98,7 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
         note = " (turn cap)" if s.truncated else ""
         lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
     else:
-        lines.append((f"seat {s.active}: {r.DECISION_NAMES[s.decision]}", "#b03a2e", True))
+        lines.append((f"seat {s.active}: {r.Decision.name_of(s.decision)}", "#b03a2e", True))
         if s.kind >= 0:
             chosen = ", ".join(str(cp.PLOT_NUMBER[p]) for p in s.selected) or "-"
             lines.append((f"placing {piece_name(s.kind)}: {chosen}", "#000000", False))
@@ -151,11 +151,11 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     fig = _new_figure()
     ax = _frame_city(fig, s)
     regions = []
-    if s.decision in (r.BUILD_SELECT, r.PIECE_SELECT):
+    if s.decision in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT):
         regions = [Region(p, pixel_points(ax, rectangle(s.px[p] + 0.06, s.py[p] + 0.06, 0.88, 0.88)))
                    for p in range(cp.NUM_PLOTS) if s.px[p] >= 0 and mask[p]]
-    elif s.decision in (r.TILE_EDGE, r.TRAM_EDGE, r.TRAM_EDGE_OPT):
-        tile = s.decision == r.TILE_EDGE
+    elif s.decision in (r.Decision.TILE_EDGE, r.Decision.TRAM_EDGE, r.Decision.TRAM_EDGE_OPT):
+        tile = s.decision == r.Decision.TILE_EDGE
         regions = [Region(r.EDGE + e, pixel_points(ax, _edge_shape(s, e, tile)))
                    for e in np.flatnonzero(mask[r.EDGE:r.LOCAL_CELL]).tolist()]
     width, height = int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI)

@@ -50,12 +50,12 @@ def street_text(s: State, e: int) -> str:
 def describe_action(s: State, action: int) -> str:
     d = s.decision
     if action < r.BUILD:
-        if d in (r.BUILD_SELECT, r.PIECE_SELECT):
+        if d in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT):
             what = piece_name(s.kind)
             return f"{what} on plot {cp.PLOT_NUMBER[action]}" + (" (completes it)" if _completes(s) else "")
-        if d == r.MAIN:
+        if d == r.Decision.MAIN:
             return f"play the {cp.card_name(action)} card"
-        if d == r.DEAD_DISCARD:
+        if d == r.Decision.DEAD_DISCARD:
             return f"discard the dead card {cp.card_name(action)}"
         return f"return card {cp.card_name(action)} to the bottom of pile {cp.CARD_PILE[action]}"
     if action < r.TRAM:
@@ -69,13 +69,14 @@ def describe_action(s: State, action: int) -> str:
     if action == r.PASS:
         return "pass"
     if action == r.DONE:
-        return {r.DEAD_DISCARD: "keep the remaining dead cards", r.TRAM_EDGE_OPT: "no second tram segment",
-                r.EXCHANGE_SELECT: "end the exchange and draw"}.get(d, "done")
+        return {r.Decision.DEAD_DISCARD: "keep the remaining dead cards",
+                r.Decision.TRAM_EDGE_OPT: "no second tram segment",
+                r.Decision.EXCHANGE_SELECT: "end the exchange and draw"}.get(d, "done")
     if action < r.EDGE:
         return f"lay it {rotation_text(s.tile, action - r.ROTATION)}"
     if action < r.LOCAL_CELL:
         e = action - r.EDGE
-        if d in (r.TRAM_EDGE, r.TRAM_EDGE_OPT):
+        if d in (r.Decision.TRAM_EDGE, r.Decision.TRAM_EDGE_OPT):
             return f"tram on {street_text(s, e)}"
         q, side = divmod(e, 4)
         return f"put it {SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}"
@@ -88,29 +89,29 @@ def describe_action(s: State, action: int) -> str:
 def describe_partial(s: State) -> str:
     """The acting seat's choices so far: the tile, its turn and where it touches; a piece's plots; the exchange."""
     d = s.decision
-    if d in (r.TILE_ROTATION, r.TILE_EDGE, r.TILE_CELL):
+    if d in (r.Decision.TILE_ROTATION, r.Decision.TILE_EDGE, r.Decision.TILE_CELL):
         parts = [f"placing {tile_label(s.tile)}"]
-        if d != r.TILE_ROTATION:
+        if d != r.Decision.TILE_ROTATION:
             parts.append(rotation_text(s.tile, s.rotation))
-        if d == r.TILE_CELL:
+        if d == r.Decision.TILE_CELL:
             q, side = divmod(s.edge, 4)
             parts.append(f"{SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}")
         return "; ".join(parts)
-    if d in (r.BUILD_SELECT, r.PIECE_SELECT):
+    if d in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT):
         return f"{piece_name(s.kind)} on " + (f"plot(s) {plots_text(s.selected)}" if s.selected else "no plot yet")
-    if d == r.EXCHANGE_SELECT and s.exchange:
+    if d == r.Decision.EXCHANGE_SELECT and s.exchange:
         return f"set aside for the exchange: {hand_text(s.exchange)}"
     return ""
 
 
 def _completes(s: State) -> bool:
-    size = cp.KIND_SIZE[s.kind] if s.decision == r.BUILD_SELECT else len(cp.FACILITY_SHAPES[s.kind])
+    size = cp.KIND_SIZE[s.kind] if s.decision == r.Decision.BUILD_SELECT else len(cp.FACILITY_SHAPES[s.kind])
     return len(s.selected) + 1 == size
 
 
 def describe_public_action(s: State, action: int) -> str:
     """The exchange hides which card goes back: the table sees only its pile."""
-    if s.decision == r.EXCHANGE_SELECT and action < r.BUILD:
+    if s.decision == r.Decision.EXCHANGE_SELECT and action < r.BUILD:
         return f"return a card to the bottom of pile {cp.CARD_PILE[action]}"
     return describe_action(s, action)
 
@@ -175,7 +176,7 @@ def render_text(s: State) -> str:
         reason = " (turn cap reached)" if s.truncated else ""
         lines.append(f"game over{reason}; winners: {', '.join(f'P{w}' for w in s.winners)}")
     else:
-        lines.append(f"P{s.active} to decide: {r.DECISION_NAMES[s.decision]}")
+        lines.append(f"P{s.active} to decide: {r.Decision.name_of(s.decision)}")
         if s.selected:
             lines.append(f"  {piece_name(s.kind)} on {plots_text(s.selected)} so far")
     return "\n".join(lines)

@@ -17,10 +17,9 @@ Flat action space, 389 ids (the action table in docs/games/big_city.md):
 | 372-380 | LOCAL_CELL j | the new tile's plot 10n + j + 1 goes across edge e      | TILE_CELL                    |
 | 381-388 | PILE i       | i = id - 380: draw the top card of pile i               | DRAW                         |
 
-Decision kinds (12): SETUP_TILE, TILE_ROTATION, TILE_EDGE, TILE_CELL, DEAD_DISCARD, MAIN, BUILD_SELECT,
-PIECE_SELECT, TRAM_EDGE, TRAM_EDGE_OPT, EXCHANGE_SELECT, DRAW. Every mask guarantees that the
-chosen prefix can be completed (9.3). Phases without a decision are skipped: DEAD_DISCARD without a
-dead card in hand, DRAW when nothing may be drawn, the optional second tram when none can be laid.
+Decision kinds: `Decision` below. Every mask guarantees that the chosen prefix can be completed
+(9.3). Phases without a decision are skipped: DEAD_DISCARD without a dead card in hand, DRAW when
+nothing may be drawn, the optional second tram when none can be laid.
 
 Geometry (2.7): a plot occupies one cell (x, y) of the 53 x 53 grid. Trams are stored as geometric
 edges: key 2 * (54 * y + x) is the north side of cell (x, y), key 2 * (54 * y + x) + 1 its west
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from city_envs.big_city import components as cp
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -51,13 +51,30 @@ LOCAL_CELL = 372
 PILE = 380  # PILE i = 380 + i
 NUM_ACTIONS = 389
 
+
 # ----- decision kinds --------------------------------------------------------------------------
-(SETUP_TILE, TILE_ROTATION, TILE_EDGE, TILE_CELL, DEAD_DISCARD, MAIN, BUILD_SELECT, PIECE_SELECT,
- TRAM_EDGE, TRAM_EDGE_OPT, EXCHANGE_SELECT, DRAW) = range(12)
-NUM_DECISIONS = 12
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
+    store, so they never change; the names are what logs, the web page and the docs show."""
+
+    SETUP_TILE = 0
+    TILE_ROTATION = 1
+    TILE_EDGE = 2
+    TILE_CELL = 3
+    DEAD_DISCARD = 4
+    MAIN = 5
+    BUILD_SELECT = 6
+    PIECE_SELECT = 7
+    TRAM_EDGE = 8
+    TRAM_EDGE_OPT = 9
+    EXCHANGE_SELECT = 10
+    DRAW = 11
+
+
 GAME_OVER = -1
-DECISION_NAMES = ("SETUP_TILE", "TILE_ROTATION", "TILE_EDGE", "TILE_CELL", "DEAD_DISCARD", "MAIN",
-                  "BUILD_SELECT", "PIECE_SELECT", "TRAM_EDGE", "TRAM_EDGE_OPT", "EXCHANGE_SELECT", "DRAW")
+# Read by view.py, which does not name `Decision` yet; they go once it does.
+DECISION_NAMES = Decision.names
+DEAD_DISCARD, BUILD_SELECT = Decision.DEAD_DISCARD, Decision.BUILD_SELECT
 
 PAD = 55  # the cell grid is stored padded by one cell on every side
 VERTEX_ROW = 54
@@ -110,7 +127,7 @@ class State:
     setup_tiles: list[int]  # the initial set still to place
     setup_order: list[int]  # seats still to place an initial tile, next first
     active: int = 0
-    decision: int = SETUP_TILE
+    decision: int = Decision.SETUP_TILE
     turns: int = 0
     passes: int = 0  # consecutive pure passes
     drawn: list[int] = field(default_factory=lambda: [0] * 8)
@@ -144,7 +161,7 @@ class State:
     geo: dict = field(default=None, compare=False, repr=False)
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def new_state(n: int, rng: np.random.Generator) -> State:
     piles = []
     for i in range(1, 9):
@@ -392,7 +409,7 @@ def special_allowed(s: State, kind: int, plots: tuple[int, ...], counts: dict | 
 
 
 def building_points(s: State, kind: int, plots: tuple[int, ...]) -> int:
-    """Points of a building placed now on `plots` (2.6, section 5); fixed at placement."""
+    """Points of a building placed now on `plots` (2.6, §5); fixed at placement."""
     if kind == cp.CITY_HALL:
         return 0
     res, bus, special, park, factory = neighbourhood_counts(s, plots)
@@ -496,7 +513,7 @@ FLAT_FACILITY_SHAPES = {kind: [[dy * PAD + dx for dx, dy in shape] for shape in 
 
 # ===== trams ===================================================================================
 def tram_edges(s: State) -> dict[int, int]:
-    """Legal tram edges: canonical id -> geometric key (section 4, TRAM)."""
+    """Legal tram edges: canonical id -> geometric key (§4, TRAM)."""
     if "trams" not in s.memo:
         s.memo["trams"] = _tram_edges(s)
     return s.memo["trams"]
@@ -764,7 +781,7 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
 
 def selection_placements(s: State) -> list[tuple[int, ...]]:
     """Placements still open to the pending BUILD_SELECT or PIECE_SELECT."""
-    if s.decision == BUILD_SELECT:
+    if s.decision == Decision.BUILD_SELECT:
         found = kind_placements(s, s.kind, hand_plots(s, s.active) | set(s.selected))
     else:
         found = facility_placements(s, s.kind)
@@ -782,7 +799,7 @@ def _legal_select(s: State, mask: np.ndarray) -> None:
 def _legal_tram(s: State, mask: np.ndarray) -> None:
     for e in tram_edges(s):
         mask[EDGE + e] = True
-    if s.decision == TRAM_EDGE_OPT:
+    if s.decision == Decision.TRAM_EDGE_OPT:
         mask[DONE] = True
 
 
@@ -804,10 +821,18 @@ def _legal_draw(s: State, mask: np.ndarray) -> None:
 
 
 LEGAL_BY_DECISION = {
-    SETUP_TILE: _legal_setup_tile, TILE_ROTATION: _legal_rotation, TILE_EDGE: _legal_tile_edge,
-    TILE_CELL: _legal_tile_cell, DEAD_DISCARD: _legal_dead_discard, MAIN: _legal_main,
-    BUILD_SELECT: _legal_select, PIECE_SELECT: _legal_select, TRAM_EDGE: _legal_tram,
-    TRAM_EDGE_OPT: _legal_tram, EXCHANGE_SELECT: _legal_exchange, DRAW: _legal_draw,
+    Decision.SETUP_TILE: _legal_setup_tile,
+    Decision.TILE_ROTATION: _legal_rotation,
+    Decision.TILE_EDGE: _legal_tile_edge,
+    Decision.TILE_CELL: _legal_tile_cell,
+    Decision.DEAD_DISCARD: _legal_dead_discard,
+    Decision.MAIN: _legal_main,
+    Decision.BUILD_SELECT: _legal_select,
+    Decision.PIECE_SELECT: _legal_select,
+    Decision.TRAM_EDGE: _legal_tram,
+    Decision.TRAM_EDGE_OPT: _legal_tram,
+    Decision.EXCHANGE_SELECT: _legal_exchange,
+    Decision.DRAW: _legal_draw,
 }
 
 
@@ -819,17 +844,17 @@ def apply_action(s: State, action: int) -> None:
 
 def _apply_setup_tile(s: State, action: int) -> None:
     s.tile = action - TILE
-    s.decision = TILE_ROTATION
+    s.decision = Decision.TILE_ROTATION
 
 
 def _apply_rotation(s: State, action: int) -> None:
     s.rotation = action - ROTATION
-    s.decision = TILE_EDGE
+    s.decision = Decision.TILE_EDGE
 
 
 def _apply_tile_edge(s: State, action: int) -> None:
     s.edge = action - EDGE
-    s.decision = TILE_CELL
+    s.decision = Decision.TILE_CELL
 
 
 def _apply_tile_cell(s: State, action: int) -> None:
@@ -849,7 +874,7 @@ def _apply_tile_cell(s: State, action: int) -> None:
         s.setup_tiles.remove(n)
         if s.setup_order:
             s.active = s.setup_order[0]
-            s.decision = SETUP_TILE
+            s.decision = Decision.SETUP_TILE
         else:
             _begin_turn(s, 0)
     else:
@@ -858,13 +883,13 @@ def _apply_tile_cell(s: State, action: int) -> None:
 
 def _apply_dead_discard(s: State, action: int) -> None:
     if action == DONE:
-        s.decision = MAIN
+        s.decision = Decision.MAIN
         return
     s.hands[s.active].remove(action)
     s.out[action] = True
     s.may_draw = s.dead_discarded = True
     if not dead_cards(s, s.active):
-        s.decision = MAIN
+        s.decision = Decision.MAIN
 
 
 def _apply_main(s: State, action: int) -> None:
@@ -875,30 +900,30 @@ def _apply_main(s: State, action: int) -> None:
         s.hands[s.active].remove(action)
         s.out[action] = True
         s.may_draw = True
-        s.decision = PIECE_SELECT
+        s.decision = Decision.PIECE_SELECT
     elif action < TRAM:
         s.kind = action - BUILD
-        s.decision = BUILD_SELECT
+        s.decision = Decision.BUILD_SELECT
     elif action == TRAM:
         s.first_tram = not s.trams
-        s.decision = TRAM_EDGE
+        s.decision = Decision.TRAM_EDGE
     elif action < EXCHANGE:
         s.tile = action - TILE
-        s.decision = TILE_ROTATION
+        s.decision = Decision.TILE_ROTATION
     elif action == EXCHANGE:
-        s.decision = EXCHANGE_SELECT
+        s.decision = Decision.EXCHANGE_SELECT
     else:
         _end_action(s)
 
 
 def _apply_select(s: State, action: int) -> None:
     s.selected.append(action)
-    size = cp.KIND_SIZE[s.kind] if s.decision == BUILD_SELECT else len(cp.FACILITY_SHAPES[s.kind])
+    size = cp.KIND_SIZE[s.kind] if s.decision == Decision.BUILD_SELECT else len(cp.FACILITY_SHAPES[s.kind])
     if len(s.selected) < size:
         return
     plots = tuple(s.selected)
     p = s.active
-    if s.decision == BUILD_SELECT:
+    if s.decision == Decision.BUILD_SELECT:
         points = building_points(s, s.kind, plots)
         for c in plots:
             s.hands[p].remove(c)
@@ -931,7 +956,7 @@ def _apply_tram(s: State, action: int) -> None:
     if s.first_tram or s.trams_this_action >= 2 or trams_left(s) <= 0 or not tram_edges(s):
         _end_action(s)
     else:
-        s.decision = TRAM_EDGE_OPT
+        s.decision = Decision.TRAM_EDGE_OPT
 
 
 def _apply_exchange(s: State, action: int) -> None:
@@ -959,14 +984,22 @@ def _apply_draw(s: State, action: int) -> None:
 
 
 APPLY_BY_DECISION = {
-    SETUP_TILE: _apply_setup_tile, TILE_ROTATION: _apply_rotation, TILE_EDGE: _apply_tile_edge,
-    TILE_CELL: _apply_tile_cell, DEAD_DISCARD: _apply_dead_discard, MAIN: _apply_main,
-    BUILD_SELECT: _apply_select, PIECE_SELECT: _apply_select, TRAM_EDGE: _apply_tram,
-    TRAM_EDGE_OPT: _apply_tram, EXCHANGE_SELECT: _apply_exchange, DRAW: _apply_draw,
+    Decision.SETUP_TILE: _apply_setup_tile,
+    Decision.TILE_ROTATION: _apply_rotation,
+    Decision.TILE_EDGE: _apply_tile_edge,
+    Decision.TILE_CELL: _apply_tile_cell,
+    Decision.DEAD_DISCARD: _apply_dead_discard,
+    Decision.MAIN: _apply_main,
+    Decision.BUILD_SELECT: _apply_select,
+    Decision.PIECE_SELECT: _apply_select,
+    Decision.TRAM_EDGE: _apply_tram,
+    Decision.TRAM_EDGE_OPT: _apply_tram,
+    Decision.EXCHANGE_SELECT: _apply_exchange,
+    Decision.DRAW: _apply_draw,
 }
 
 
-# ===== turn structure (section 4) ==============================================================
+# ===== turn structure (§4) =====================================================================
 def city_full(s: State) -> bool:
     return all(t is not None for t in s.tiles) and all(o >= 0 for o in s.occupant)
 
@@ -977,7 +1010,7 @@ def _end_action(s: State) -> None:
         _game_over(s)
         return
     if s.may_draw and draw_piles(s):
-        s.decision = DRAW
+        s.decision = Decision.DRAW
         return
     _finish_turn(s)
 
@@ -1003,10 +1036,10 @@ def _begin_turn(s: State, seat: int) -> None:
     s.main_action = -1
     s.trams_this_action = 0
     s.first_tram = False
-    s.decision = DEAD_DISCARD if dead_cards(s, seat) else MAIN
+    s.decision = Decision.DEAD_DISCARD if dead_cards(s, seat) else Decision.MAIN
 
 
-# ===== end of the game (section 6) ==============================================================
+# ===== end of the game (§6) =====================================================================
 def standing_keys(s: State) -> list[tuple[float]]:
     """Per seat: the score alone (RECONSTRUCTED: the rules give no tie-break)."""
     return [(s.scores[seat],) for seat in range(s.n)]

@@ -129,7 +129,7 @@ def _check_pieces(s: r.State, n: int) -> None:
 
 
 def _check_turn(s: r.State, n: int) -> None:
-    check_int("decision", s.decision, r.GAME_OVER, r.NUM_DECISIONS - 1)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     check_int("turns", s.turns, 0, cp.MAX_TURNS)
     check_int("passes", s.passes, 0, n)
     for name in ("may_draw", "dead_discarded", "first_tram", "truncated"):
@@ -159,23 +159,24 @@ def _check_turn(s: r.State, n: int) -> None:
     require(not s.winners and not s.truncated, "winners", "decided before the end of the game")
     check_int("active", s.active, 0, n - 1)
     require(s.turns < cp.MAX_TURNS, "turns", "the turn cap is reached but the game goes on")
-    require(not s.exchange or s.decision == r.EXCHANGE_SELECT, "exchange", "cards set aside outside an exchange")
-    require(not s.selected or s.decision in (r.BUILD_SELECT, r.PIECE_SELECT), "selected", "plots chosen outside "
-            "a placement")
+    require(not s.exchange or s.decision == r.Decision.EXCHANGE_SELECT, "exchange",
+            "cards set aside outside an exchange")
+    require(not s.selected or s.decision in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT), "selected",
+            "plots chosen outside a placement")
     if s.setup_order:
-        require(s.decision in (r.SETUP_TILE, r.TILE_ROTATION, r.TILE_EDGE, r.TILE_CELL), "decision",
-                "the initial tiles are not all placed")
+        placing_tiles = (r.Decision.SETUP_TILE, r.Decision.TILE_ROTATION, r.Decision.TILE_EDGE, r.Decision.TILE_CELL)
+        require(s.decision in placing_tiles, "decision", "the initial tiles are not all placed")
         require(s.active == s.setup_order[0], "active", f"seat {s.active}, but seat {s.setup_order[0]} places a tile")
-    if s.decision in (r.BUILD_SELECT, r.PIECE_SELECT):
-        low = 0 if s.decision == r.BUILD_SELECT else cp.PARK2
+    if s.decision in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT):
+        low = 0 if s.decision == r.Decision.BUILD_SELECT else cp.PARK2
         check_int("kind", s.kind, low, cp.NUM_KINDS - 1 if low == 0 else cp.FACTORY_4)
         require(len(s.selected) < piece_size(s.kind), "selected", "more plots than the piece covers")
-        if s.decision == r.BUILD_SELECT:
+        if s.decision == r.Decision.BUILD_SELECT:
             require(s.supply[s.kind] > 0, "kind", "no piece of that kind is left")
             require(set(s.selected) <= set(s.hands[s.active]), "selected", "a plot whose card is not in hand")
         else:
             require(s.card == _FACILITY_CARD[s.kind] and s.out[s.card], "card", "not the card of the facility")
-    if s.decision in (r.TILE_ROTATION, r.TILE_EDGE, r.TILE_CELL):
+    if s.decision in (r.Decision.TILE_ROTATION, r.Decision.TILE_EDGE, r.Decision.TILE_CELL):
         check_int("tile", s.tile, 1, cp.NUM_TILES)
         require(s.tiles[s.tile - 1] is None, "tile", f"tile {s.tile} is placed already")
 

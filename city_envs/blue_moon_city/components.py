@@ -115,7 +115,7 @@ RECONSTRUCTED_TILE_FIELDS = {
 FIXED_CENTRE = {10: COURTYARD, 5: 2, 11: ROYAL_PALACE, 15: 3, 9: 4}
 SHUFFLED_POSITIONS = (0, 1, 2, 3, 4, 6, 7, 8, 12, 13, 14, 16, 17, 18, 19, 20)
 
-# ----- obelisk (2.4), scales, markers, targets (3) -----------------------------------------------
+# ----- obelisk (2.4), scales, markers, targets (§3) ----------------------------------------------
 OBELISK_COSTS = {2: (7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12), 3: (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12),
                  4: (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12)}
 OFFERINGS_TO_WIN = {2: 6, 3: 5, 4: 4}

@@ -83,7 +83,7 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
         note = " (max_rounds)" if s.truncated else ""
         lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
     else:
-        lines.append((f"seat {s.active}: {r.DECISION_NAMES[s.decision]}", "#b03a2e", True))
+        lines.append((f"seat {s.active}: {r.Decision.name_of(s.decision)}", "#b03a2e", True))
         if s.payment is not None:
             pay = s.payment
             colour = cp.COLOUR_NAMES[pay.colour] if pay.colour >= 0 else "colour?"

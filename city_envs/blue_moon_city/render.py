@@ -112,7 +112,7 @@ def render_text(s: State) -> str:
         reason = " (max_rounds reached)" if s.truncated else ""
         lines.append(f"game over{reason}; winners: {', '.join(f'P{w}' for w in s.winners)}")
     else:
-        lines.append(f"P{s.active} to decide: {r.DECISION_NAMES[s.decision]}")
+        lines.append(f"P{s.active} to decide: {r.Decision.name_of(s.decision)}")
         if s.payment is not None:
             pay = s.payment
             colour = cp.COLOUR_NAMES[pay.colour] if pay.colour >= 0 else "(colour not chosen)"

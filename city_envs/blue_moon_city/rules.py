@@ -35,6 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from city_envs.blue_moon_city import components as cp
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -56,10 +57,23 @@ DISCARD = 197
 END_TURN = 219
 NUM_ACTIONS = 220
 
+
 # ----- decision kinds --------------------------------------------------------------------------
-MOVE, BUILD, PAY, OFFERING, DISCARDING = range(5)
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
+    store, so they never change; the names are what logs, the web page and the docs show."""
+
+    MOVE = 0
+    BUILD = 1
+    PAY = 2
+    OFFER = 3
+    DISCARD = 4
+
+
 GAME_OVER = -1
-DECISION_NAMES = ("MOVE", "BUILD", "PAY", "OFFER", "DISCARD")
+# Read by view.py, which does not name `Decision` yet; they go once it does.
+DECISION_NAMES = Decision.names
+BUILD, PAY = Decision.BUILD, Decision.PAY
 EXTRA_OFFER_CARD = {OFFER_EXTRA_Y1: cp.YELLOW_1, OFFER_EXTRA_Y2: cp.YELLOW_2}
 NO_COLOUR = -1
 
@@ -102,7 +116,7 @@ class State:
     obelisk: list[int]  # seats of the filled spaces, bottom up
     pending: list[int] = field(default_factory=list)  # reward cards of the active seat, hidden
     active: int = 0
-    decision: int = MOVE
+    decision: int = Decision.MOVE
     allowance: int = cp.START_ALLOWANCE
     teleport: bool = False
     scales_claimed: bool = False
@@ -118,7 +132,7 @@ class State:
     city_memo: object = field(default=None, compare=False, repr=False)
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def new_state(n: int, center: str, rng: np.random.Generator) -> State:
     tile_at = [0] * cp.NUM_POSITIONS
     if center == "fixed":
@@ -329,23 +343,28 @@ def _legal_discard(s: State, mask: np.ndarray) -> None:
     mask[END_TURN] = True
 
 
-LEGAL_BY_DECISION = {MOVE: _legal_move, BUILD: _legal_build, PAY: _legal_pay, OFFERING: _legal_offer,
-                     DISCARDING: _legal_discard}
+LEGAL_BY_DECISION = {
+    Decision.MOVE: _legal_move,
+    Decision.BUILD: _legal_build,
+    Decision.PAY: _legal_pay,
+    Decision.OFFER: _legal_offer,
+    Decision.DISCARD: _legal_discard,
+}
 
 
 # ===== transitions =============================================================================
 def apply_action(s: State, action: int, rng: np.random.Generator, max_rounds: int) -> None:
     """One legal action (validated by the caller), then the automatic steps and the end checks."""
     p = s.active
-    if s.decision == MOVE:
+    if s.decision == Decision.MOVE:
         _apply_move(s, p, action)
-    elif s.decision in (BUILD, OFFERING) and action == END_CONTRIBUTION:
-        s.decision = DISCARDING
-    elif s.decision == BUILD:
+    elif s.decision in (Decision.BUILD, Decision.OFFER) and action == END_CONTRIBUTION:
+        s.decision = Decision.DISCARD
+    elif s.decision == Decision.BUILD:
         _open_payment(s, p, action - SELECT_SECTION)
-    elif s.decision == PAY:
+    elif s.decision == Decision.PAY:
         _apply_pay(s, p, action, rng)
-    elif s.decision == OFFERING:
+    elif s.decision == Decision.OFFER:
         _offer(s, p, action)
     elif action == END_TURN:
         _end_turn(s, rng)
@@ -362,10 +381,10 @@ def apply_action(s: State, action: int, rng: np.random.Generator, max_rounds: in
 
 def _settle(s: State, rng: np.random.Generator) -> None:
     """The forced steps: nothing to build or offer ends the contribution; no card to discard ends the turn."""
-    nothing_to_build = s.decision == BUILD and not selectable_sections(s)
-    if nothing_to_build or (s.decision == OFFERING and not offers_open(s)):
-        s.decision = DISCARDING
-    if s.decision == DISCARDING and not any(s.hands[s.active]):
+    nothing_to_build = s.decision == Decision.BUILD and not selectable_sections(s)
+    if nothing_to_build or (s.decision == Decision.OFFER and not offers_open(s)):
+        s.decision = Decision.DISCARD
+    if s.decision == Decision.DISCARD and not any(s.hands[s.active]):
         _end_turn(s, rng)
 
 
@@ -394,18 +413,18 @@ def _apply_move(s: State, p: int, action: int) -> None:
 def _enter_phase_b(s: State) -> None:
     position = s.figures[s.active]
     if position == cp.COURTYARD_POSITION:
-        s.decision = OFFERING
+        s.decision = Decision.OFFER
     elif s.complete[position]:
-        s.decision = DISCARDING
+        s.decision = Decision.DISCARD
     else:
-        s.decision = BUILD
+        s.decision = Decision.BUILD
 
 
 def _open_payment(s: State, p: int, section: int) -> None:
     tile = s.tile_at[s.figures[p]]
     colour, value = cp.SECTIONS[tile][section]
     s.payment = Payment(section=section, value=value, colour=NO_COLOUR if colour == cp.ANY else colour)
-    s.decision = PAY
+    s.decision = Decision.PAY
 
 
 def _apply_pay(s: State, p: int, action: int, rng: np.random.Generator) -> None:
@@ -442,9 +461,9 @@ def _complete_payment(s: State, p: int, rng: np.random.Generator) -> None:
     tile = s.tile_at[position]
     if all(s.markers_on[position][i] >= 0 for i in range(len(cp.SECTIONS[tile]))):
         _scale_scoring(s, _score_building(s, position, rng))
-        s.decision = DISCARDING
+        s.decision = Decision.DISCARD
     else:
-        s.decision = BUILD
+        s.decision = Decision.BUILD
 
 
 def _give_scales(s: State, seat: int, count: int) -> None:
@@ -555,13 +574,13 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
     s.pending = []
     s.turns += 1
     s.active = (p + 1) % s.n
-    s.decision = MOVE
+    s.decision = Decision.MOVE
     s.allowance = cp.START_ALLOWANCE
     s.teleport = s.scales_claimed = False
     s.offers_this_turn = s.discards = 0
 
 
-# ===== end of the game (section 6) ==============================================================
+# ===== end of the game (§6) =====================================================================
 def standing_keys(s: State) -> list[tuple[int, int]]:
     """Per seat: offerings, then crystals left (6.2)."""
     return [(s.offerings[seat], s.crystals[seat]) for seat in range(s.n)]
@@ -585,7 +604,7 @@ def city_complete(s: State) -> bool:
 
 
 def _check_endings(s: State, max_rounds: int) -> None:
-    """6.2-6.4: no markers left anywhere (a draw); a complete city nobody can offer in, or 10 rounds
+    """6.3-6.5: no markers left anywhere (a draw); a complete city nobody can offer in, or 10 rounds
     after its completion (ranking); the env's round cap (ranking, reported as truncation)."""
     if not any(s.markers):
         _game_over(s, list(range(s.n)))
@@ -595,5 +614,5 @@ def _check_endings(s: State, max_rounds: int) -> None:
         rounds_after = (s.turns - s.last_completion_turn) // s.n
         if stuck or rounds_after >= cp.ROUNDS_AFTER_CITY_COMPLETE:
             _game_over(s, ranking_winners(s))
-    if s.decision == MOVE and s.turns >= max_rounds * s.n:
+    if s.decision == Decision.MOVE and s.turns >= max_rounds * s.n:
         _game_over(s, ranking_winners(s), truncated=True)

@@ -89,7 +89,7 @@ def _check_seats(s: r.State, n: int) -> None:
 
 
 def _check_turn(s: r.State, n: int, max_rounds: int) -> None:
-    check_int("decision", s.decision, r.GAME_OVER, r.DISCARDING)
+    check_int("decision", s.decision, r.GAME_OVER, r.Decision.DISCARD)
     check_int("turns", s.turns, 0, max_rounds * n)
     require(s.last_completion_turn <= s.turns, "last_completion_turn", "after the turns played")
     check_int("allowance", s.allowance, 0)
@@ -111,17 +111,17 @@ def _check_turn(s: r.State, n: int, max_rounds: int) -> None:
     check_int("active", s.active, 0, n - 1)
     require(max(s.offerings) < cp.OFFERINGS_TO_WIN[n], "offerings", "a seat has won but the game goes on")
     require(any(s.markers), "markers", "no markers left but the game goes on")
-    require(not s.pending or s.decision in (r.BUILD, r.PAY, r.DISCARDING), "pending",
-            f"reward cards wait in decision {r.DECISION_NAMES[s.decision]}")
+    require(not s.pending or s.decision in (r.Decision.BUILD, r.Decision.PAY, r.Decision.DISCARD), "pending",
+            f"reward cards wait in decision {r.Decision.name_of(s.decision)}")
     position = s.figures[s.active]
-    require((s.payment is not None) == (s.decision == r.PAY), "payment",
-            f"{'open' if s.payment is not None else 'none'} in decision {r.DECISION_NAMES[s.decision]}")
-    if s.decision == r.OFFERING:
+    require((s.payment is not None) == (s.decision == r.Decision.PAY), "payment",
+            f"{'open' if s.payment is not None else 'none'} in decision {r.Decision.name_of(s.decision)}")
+    if s.decision == r.Decision.OFFER:
         require(position == cp.COURTYARD_POSITION, "figures", f"seat {s.active} offers away from the Courtyard")
-    if s.decision in (r.BUILD, r.PAY):
+    if s.decision in (r.Decision.BUILD, r.Decision.PAY):
         require(position != cp.COURTYARD_POSITION and not s.complete[position], "figures",
                 f"seat {s.active} builds where nothing can be built")
-    if s.decision == r.PAY:
+    if s.decision == r.Decision.PAY:
         _check_payment(s.payment, s.tile_at[position], s.markers_on[position])
 
 

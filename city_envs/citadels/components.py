@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# District types (section 2.2), fixed order used in every vector.
+# District types (2.2), fixed order used in every vector.
 NOBLE, RELIGIOUS, TRADE, MILITARY, UNIQUE = range(5)
 TYPE_NAMES = ("noble", "religious", "trade", "military", "unique")
 NUM_TYPES = 5
@@ -26,7 +26,7 @@ class District:
     effect: str = ""
 
 
-# Section 2.4: 68 cards in 30 kinds. Observatory cost 4 and Imperial Treasury cost 5 are the
+# 2.4: 68 cards in 30 kinds. Observatory cost 4 and Imperial Treasury cost 5 are the
 # single-source (‡) values; change them here only.
 DISTRICTS: tuple[District, ...] = (
     District(0, "Manor", NOBLE, 3, 5, 3),
@@ -93,7 +93,7 @@ class Character:
     income_type: int | None
 
 
-# Section 2.3, ranks 1..8 (index 0 unused so that CHARACTERS[rank] reads naturally).
+# 2.3: ranks 1..8 (index 0 unused so that CHARACTERS[rank] reads naturally).
 CHARACTERS: tuple[Character | None, ...] = (
     None,
     Character(1, "Assassin", None),
@@ -110,7 +110,7 @@ RANKS = tuple(range(1, NUM_CHARACTERS + 1))
 ASSASSIN, THIEF, MAGICIAN, KING, BISHOP, MERCHANT, ARCHITECT, WARLORD = RANKS
 INCOME_TYPE = {c.rank: c.income_type for c in CHARACTERS[1:] if c.income_type is not None}
 
-# Character-specific amounts (section 5).
+# Character-specific amounts (§5).
 MERCHANT_BONUS_GOLD = 1
 ARCHITECT_BONUS_CARDS = 2
 ARCHITECT_BUILD_LIMIT = 3
@@ -124,7 +124,7 @@ GATHER_GOLD_AMOUNT = 2
 DRAW_COUNT = 2
 OBSERVATORY_DRAW_COUNT = 3
 
-# Setup and per-count table (section 3).
+# Setup and per-count table (§3).
 PLAYER_COUNTS = (2, 3, 4, 5, 6, 7)
 STARTING_GOLD = 2
 STARTING_HAND = 4
@@ -133,7 +133,7 @@ CHARACTERS_PER_SEAT = {2: 2, 3: 2, 4: 1, 5: 1, 6: 1, 7: 1}
 COMPLETION_SIZE = 7
 LONG_COMPLETION_SIZE = 8  # 2-3 players always; 4-7 players with classic_variant
 
-# Scoring bonuses (section 6.2).
+# Scoring bonuses (6.2).
 FIVE_TYPES_BONUS = 3
 FIRST_COMPLETE_BONUS = 4
 COMPLETE_BONUS = 2

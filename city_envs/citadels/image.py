@@ -25,7 +25,7 @@ def _winner_text(s: State) -> str:
 
 
 def _new_figure(n: int) -> tuple[Figure, object]:
-    """The figure and its one axes: 13 data units wide, a header of 2.2 units then one row per seat, y down."""
+    """The figure and its one axes: 13 data units wide, the header then one row per seat, y down."""
     height_units = 2.2 + n * ROW_H
     fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.62 * height_units), dpi=DPI)
     FigureCanvasAgg(fig)
@@ -59,7 +59,7 @@ def draw_table(s: State) -> np.ndarray:
     if s.decision == r.GAME_OVER:
         status = _winner_text(s)
     else:
-        status = f"seat {s.actor} to act: {r.DECISION_NAMES[s.decision]}"
+        status = f"seat {s.actor} to act: {r.Decision.name_of(s.decision)}"
     ax.text(0.1, 0.35, f"Citadels - round {s.round} - {n} players - cities complete at {s.completion} - "
             f"deck {len(s.deck)} - {status}", fontsize=12, weight="bold", va="center")
 

@@ -105,7 +105,7 @@ def describe_outcome(before: State, after: State) -> list[str]:
 
 def describe_partial(s: State) -> str:
     """The Magician's cards set aside so far (the drawn cards to keep from are the choices themselves)."""
-    if s.decision == r.MAGICIAN_DISCARD and s.marked:
+    if s.decision == r.Decision.MAGICIAN_DISCARD and s.marked:
         return "set aside to redraw: " + ", ".join(district_label(k) for k in s.marked)
     return ""
 
@@ -116,7 +116,7 @@ def render_text(s: State) -> str:
     if s.decision == r.GAME_OVER:
         status = "game over" + (" (stopped at max_rounds)" if s.truncated else "")
     else:
-        status = f"seat {s.actor} to act: {r.DECISION_NAMES[s.decision]}"
+        status = f"seat {s.actor} to act: {r.Decision.name_of(s.decision)}"
     lines = [
         f"Citadels - round {s.round}, {s.n} players, cities complete at {s.completion}; {status}",
         f"deck {len(s.deck)} cards; crown: seat {s.crown}"
@@ -154,7 +154,7 @@ def render_private(s: State, p: int) -> str:
     mine = [character_name(x) for x in cp.RANKS if s.holder[x] == p]
     if mine:
         lines.append("your characters: " + ", ".join(mine))
-    if s.actor == p and s.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD):
+    if s.actor == p and s.decision in (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD):
         lines.append("offered: " + ", ".join(character_name(x) for x in ranks_of(s.pile)))
     known = ranks_of(s.known_facedown[p])
     if known:

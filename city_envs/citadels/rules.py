@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from city_envs.citadels import components as cp
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -57,10 +58,24 @@ GRAVEYARD_RECOVER = 374
 GRAVEYARD_DECLINE = 375
 NUM_ACTIONS = 376
 
+
 # ----- decision kinds (the observation one-hots these) ----------------------------------------
-SELECT_CHARACTER, SELECT_DISCARD, MAIN, KEEP_DRAWN_DECISION, MAGICIAN_DISCARD, GRAVEYARD = range(6)
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
+    store, so they never change; the names are what logs, the web page and the docs show."""
+
+    SELECT_CHARACTER = 0
+    SELECT_DISCARD = 1
+    MAIN = 2
+    KEEP_DRAWN = 3
+    MAGICIAN_DISCARD = 4
+    GRAVEYARD = 5
+
+
 GAME_OVER = -1
-DECISION_NAMES = ("SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD")
+# Read by view.py, which does not name `Decision` yet; they go once it does.
+DECISION_NAMES = Decision.names
+SELECT_CHARACTER, SELECT_DISCARD = Decision.SELECT_CHARACTER, Decision.SELECT_DISCARD
 
 # ----- selection log events (where a character card went this round) ---------------------------
 EV_FACEDOWN, EV_PICK, EV_DISCARD, EV_LEFTOVER = range(4)
@@ -94,7 +109,7 @@ class State:
     first_completer: int = -1
     game_ending: bool = False
     truncated: bool = False
-    decision: int = SELECT_CHARACTER  # pending decision kind, GAME_OVER at the end
+    decision: int = Decision.SELECT_CHARACTER  # pending decision kind, GAME_OVER at the end
     actor: int = 0  # seat owning the pending decision (-1 at the end)
     # selection phase
     face_up: int = 0  # mask of face-up discarded characters
@@ -128,7 +143,7 @@ class State:
 
 
 def new_state(n: int, rng: np.random.Generator, classic_variant: bool, max_rounds: int) -> State:
-    """Section 3: shuffle, deal four cards round the table, two gold each, crown to seat 0."""
+    """§3: shuffle, deal four cards round the table, two gold each, crown to seat 0."""
     deck = np.repeat(np.arange(cp.NUM_KINDS), cp.COPIES)[rng.permutation(cp.DECK_SIZE)].tolist()
     hands = np.zeros((n, cp.NUM_KINDS), dtype=np.int16)
     for j in range(cp.STARTING_HAND * n):
@@ -150,17 +165,17 @@ def new_state(n: int, rng: np.random.Generator, classic_variant: bool, max_round
     return s
 
 
-# ===== selection phase (section 4.2) ===========================================================
+# ===== selection phase (4.2) ===========================================================
 def selection_steps(n: int, crown: int) -> list[tuple[int, int]]:
     """The fixed pick order of a round: (seat, SELECT_CHARACTER | SELECT_DISCARD)."""
     seat = [(crown + i) % n for i in range(n)]
     if n == 2:
         c, d = seat
-        return [(c, SELECT_CHARACTER), (d, SELECT_CHARACTER), (d, SELECT_DISCARD),
-                (c, SELECT_CHARACTER), (c, SELECT_DISCARD), (d, SELECT_CHARACTER)]
+        return [(c, Decision.SELECT_CHARACTER), (d, Decision.SELECT_CHARACTER), (d, Decision.SELECT_DISCARD),
+                (c, Decision.SELECT_CHARACTER), (c, Decision.SELECT_DISCARD), (d, Decision.SELECT_CHARACTER)]
     if n == 3:
-        return [(s, SELECT_CHARACTER) for s in seat + seat]
-    return [(s, SELECT_CHARACTER) for s in seat]
+        return [(s, Decision.SELECT_CHARACTER) for s in seat + seat]
+    return [(s, Decision.SELECT_CHARACTER) for s in seat]
 
 
 def start_round(s: State, rng: np.random.Generator) -> None:
@@ -193,7 +208,7 @@ def _offer_step(s: State) -> None:
     if s.n == 7 and s.step == 6:
         s.pile |= bit(s.facedown)  # the 7th picker also receives the initial face-down card
     s.actor, s.decision = seat, decision
-    if decision == SELECT_CHARACTER:
+    if decision == Decision.SELECT_CHARACTER:
         s.offered[seat].append(s.pile)
 
 
@@ -227,7 +242,7 @@ def _next_selection_step(s: State, rng: np.random.Generator) -> None:
     _call_next_rank(s, rng)
 
 
-# ===== turn phase (section 4.3) ================================================================
+# ===== turn phase (4.3) ================================================================
 def _call_next_rank(s: State, rng: np.random.Generator) -> None:
     while s.called < cp.NUM_CHARACTERS:
         s.called += 1
@@ -255,7 +270,7 @@ def _start_turn(s: State, seat: int, rank: int) -> None:
     elif rank == cp.ARCHITECT:
         _draw_into_hand(s, seat, cp.ARCHITECT_BONUS_CARDS)
     s.turn_seat = s.actor = seat
-    s.decision = MAIN
+    s.decision = Decision.MAIN
     s.gathered = s.ability_used = s.income_done = s.destroy_used = False
     s.smithy_used = s.lab_used = False
     s.builds_done = 0
@@ -297,7 +312,7 @@ def _collect_income(s: State) -> None:
 
 
 def _end_of_round(s: State, rng: np.random.Generator) -> None:
-    """Section 4.4: the killed King's heir takes the crown, then the game ends or goes on."""
+    """4.4: the killed King's heir takes the crown, then the game ends or goes on."""
     if s.killed == cp.KING and s.holder[cp.KING] >= 0:
         s.crown = s.holder[cp.KING]
     s.turn_seat = -1
@@ -318,7 +333,7 @@ def legal_actions(s: State) -> np.ndarray:
 
 
 def _legal_select(s: State, mask: np.ndarray) -> None:
-    base = PICK_CHARACTER if s.decision == SELECT_CHARACTER else DISCARD_CHARACTER
+    base = PICK_CHARACTER if s.decision == Decision.SELECT_CHARACTER else DISCARD_CHARACTER
     pile = s.pile
     for r in cp.RANKS:
         if pile & (1 << (r - 1)):
@@ -391,12 +406,12 @@ def _legal_graveyard(s: State, mask: np.ndarray) -> None:
 
 
 LEGAL_BY_DECISION = {
-    SELECT_CHARACTER: _legal_select,
-    SELECT_DISCARD: _legal_select,
-    MAIN: _legal_main,
-    KEEP_DRAWN_DECISION: _legal_keep_drawn,
-    MAGICIAN_DISCARD: _legal_magician_discard,
-    GRAVEYARD: _legal_graveyard,
+    Decision.SELECT_CHARACTER: _legal_select,
+    Decision.SELECT_DISCARD: _legal_select,
+    Decision.MAIN: _legal_main,
+    Decision.KEEP_DRAWN: _legal_keep_drawn,
+    Decision.MAGICIAN_DISCARD: _legal_magician_discard,
+    Decision.GRAVEYARD: _legal_graveyard,
 }
 
 
@@ -408,11 +423,11 @@ def apply_action(s: State, action: int, rng: np.random.Generator) -> None:
             pick_character(s, action + 1, rng)
         else:
             discard_character(s, action - DISCARD_CHARACTER + 1, rng)
-    elif s.decision == MAIN:
+    elif s.decision == Decision.MAIN:
         _apply_main(s, action, rng)
-    elif s.decision == KEEP_DRAWN_DECISION:
+    elif s.decision == Decision.KEEP_DRAWN:
         _keep_drawn(s, action - KEEP_DRAWN)
-    elif s.decision == MAGICIAN_DISCARD:
+    elif s.decision == Decision.MAGICIAN_DISCARD:
         if action == MAGICIAN_DONE:
             _magician_done(s)
         else:
@@ -477,7 +492,7 @@ def _gather_cards(s: State, p: int) -> None:
         return
     s.drawn = s.deck[:want]
     del s.deck[:want]
-    s.decision = KEEP_DRAWN_DECISION
+    s.decision = Decision.KEEP_DRAWN
 
 
 def _keep_drawn(s: State, kind: int) -> None:
@@ -489,13 +504,13 @@ def _keep_drawn(s: State, kind: int) -> None:
     s.events.append(("gather_cards", p, len(drawn) + 1, 1))
     s.drawn = []
     s.gathered = True
-    s.decision = MAIN
+    s.decision = Decision.MAIN
 
 
 def _magician_mark(s: State, kind: int) -> None:
     s.hands[s.turn_seat, kind] -= 1
     s.marked.append(kind)
-    s.decision = MAGICIAN_DISCARD
+    s.decision = Decision.MAGICIAN_DISCARD
 
 
 def _magician_done(s: State) -> None:
@@ -505,7 +520,7 @@ def _magician_done(s: State) -> None:
     s.marked = []
     _draw_into_hand(s, p, count)
     s.ability_used = True
-    s.decision = MAIN
+    s.decision = Decision.MAIN
     s.events.append(("redraw", p, count))
 
 
@@ -533,7 +548,7 @@ def _destroy(s: State, p: int, target: int, kind: int) -> None:
     if owner >= 0:
         s.graveyard_card = kind
         s.actor = owner
-        s.decision = GRAVEYARD
+        s.decision = Decision.GRAVEYARD
     else:
         s.deck.append(kind)
 
@@ -556,7 +571,7 @@ def _graveyard(s: State, recover: bool) -> None:
     s.events.append(("graveyard", owner, kind, recover))
     s.graveyard_card = -1
     s.actor = s.turn_seat
-    s.decision = MAIN
+    s.decision = Decision.MAIN
 
 
 def _end_turn(s: State, rng: np.random.Generator) -> None:
@@ -566,9 +581,9 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
     _call_next_rank(s, rng)
 
 
-# ===== scoring (section 6) =====================================================================
+# ===== scoring (§6) ============================================================================
 def has_five_types(city: np.ndarray) -> bool:
-    """All five types, the Haunted Quarter standing in for one missing type (rule 5.9.1)."""
+    """All five types, the Haunted Quarter standing in for one missing type (5.9)."""
     others = city.copy()
     haunted = bool(others[cp.HAUNTED_QUARTER])
     others[cp.HAUNTED_QUARTER] = 0
@@ -598,12 +613,12 @@ def score(s: State, seat: int) -> int:
 
 
 def tie_value(s: State, seat: int) -> int:
-    """Highest rank the seat revealed (and so played) in the final round; 0 if none (rule 6.3)."""
+    """Highest rank the seat revealed (and so played) in the final round; 0 if none (6.3)."""
     return max((r for r in cp.RANKS if s.revealed[r] == seat), default=0)
 
 
 def standing_keys(s: State) -> list[tuple[int, int]]:
-    """Per seat: points, then the tie-break (rule 6.3)."""
+    """Per seat: points, then the tie-break (6.3)."""
     return [(score(s, seat), tie_value(s, seat)) for seat in range(s.n)]
 
 

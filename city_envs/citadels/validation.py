@@ -129,7 +129,7 @@ def _check_round(s: r.State, n: int) -> None:
     picks = {rank: seat for event, seat, rank in s.sel_log if event == r.EV_PICK}
     held = {rank: seat for rank, seat in enumerate(s.holder) if seat >= 0}
     require(picks == held and 0 not in held, "holder", f"{s.holder} disagrees with the picks logged {picks}")
-    selecting = s.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+    selecting = s.decision in (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD)
     places = r.ranks_of(s.face_up) + r.ranks_of(s.pile) + [rank for _, _, rank in s.sel_log]
     if n == 7 and (s.step >= 6 or not selecting):
         places.remove(s.facedown)  # the 7th picker received the face-down card as well
@@ -146,20 +146,21 @@ def _check_round(s: r.State, n: int) -> None:
 
 def _check_decision(s: r.State, n: int) -> None:
     """Who acts and what is pending agree with the phase of the round."""
-    check_int("decision", s.decision, r.GAME_OVER, len(r.DECISION_NAMES) - 1)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     if s.decision == r.GAME_OVER:
         require(s.actor == -1, "actor", f"{s.actor!r} acts although the game is over")
         require(s.truncated == (not s.game_ending), "truncated", f"{s.truncated} at the end of the game")
         return
     require(not s.truncated, "truncated", "set before the game is over")
     check_int("actor", s.actor, 0, n - 1)
-    require(bool(s.drawn) == (s.decision == r.KEEP_DRAWN_DECISION), "drawn", "cards drawn outside KEEP_DRAWN")
-    require(bool(s.marked) == (s.decision == r.MAGICIAN_DISCARD), "marked", "cards marked outside MAGICIAN_DISCARD")
-    require((s.graveyard_card >= 0) == (s.decision == r.GRAVEYARD), "graveyard_card",
-            f"{s.graveyard_card} in decision {r.DECISION_NAMES[s.decision]}")
-    if s.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD):
+    require(bool(s.drawn) == (s.decision == r.Decision.KEEP_DRAWN), "drawn", "cards drawn outside KEEP_DRAWN")
+    require(bool(s.marked) == (s.decision == r.Decision.MAGICIAN_DISCARD), "marked",
+            "cards marked outside MAGICIAN_DISCARD")
+    require((s.graveyard_card >= 0) == (s.decision == r.Decision.GRAVEYARD), "graveyard_card",
+            f"{s.graveyard_card} in decision {r.Decision.name_of(s.decision)}")
+    if s.decision in (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD):
         require(s.step < len(s.steps) and s.steps[s.step] == (s.actor, s.decision), "actor",
-                f"seat {s.actor} in {r.DECISION_NAMES[s.decision]}, not the pick order's step {s.step}")
+                f"seat {s.actor} in {r.Decision.name_of(s.decision)}, not the pick order's step {s.step}")
         require(s.called == 0 and s.turn_seat == -1, "called", "a character is called during the selection")
         require(s.pile != 0, "pile", "no character is offered to the picker")
         require(s.crown == s.steps[0][0], "crown", f"seat {s.crown} holds the crown but seat {s.steps[0][0]} "
@@ -171,7 +172,7 @@ def _check_decision(s: r.State, n: int) -> None:
             f"rank {rank} has no living holder to act")
     require(s.turn_seat == s.holder[rank] == s.revealed[rank], "turn_seat",
             f"{s.turn_seat} is not the holder of the called rank {rank}")
-    if s.decision == r.GRAVEYARD:
+    if s.decision == r.Decision.GRAVEYARD:
         require(s.actor != s.turn_seat and s.actor == r.graveyard_owner(s, s.turn_seat), "actor",
                 f"seat {s.actor} may not recover the destroyed district")
     else:

@@ -21,7 +21,7 @@ from city_envs.core.regions import BoardMap
 class StateGame(Game):
     """A `Game` whose mutable state is `self.state`, handled by the modules named below.
 
-    `rules_module` provides `DECISION_NAMES`, `GAME_OVER`, `legal_actions(state)`,
+    `rules_module` provides `Decision`, `GAME_OVER`, `legal_actions(state)`,
     `apply_action(state, action)` and `standing_keys(state)` (the per-seat ranking keys its winners
     are chosen by); `view_module` provides `view`, `observation`, `determinize` and `copy_state`;
     `render_module` provides `describe_action` and `render_text`, and may provide
@@ -38,8 +38,7 @@ class StateGame(Game):
 
     # ----- play ---------------------------------------------------------------------------------
     def decision_name(self) -> str:
-        decision = self.state.decision
-        return self.rules_module.DECISION_NAMES[decision] if decision >= 0 else "GAME_OVER"
+        return self.rules_module.Decision.name_of(self.state.decision)
 
     def _legal_actions(self) -> np.ndarray:
         return self.rules_module.legal_actions(self.state)

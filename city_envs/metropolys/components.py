@@ -42,7 +42,7 @@ ADJ: tuple[tuple[int, ...], ...] = (
 BRIDGES = tuple(sorted((a, b) for a in range(NUM_NBHDS) for b in ADJ[a] if a < b and DISTRICT[a] != DISTRICT[b]))
 
 # Approximate centre of each neighbourhood on the board, % of width and height (x right, y down);
-# used only to draw the board image (2.3, column "pos").
+# used only to draw the board image (2.3).
 POSITION: tuple[tuple[float, float], ...] = (
     (42.4, 28.0), (29.6, 42.2), (35.7, 37.5), (48.2, 36.4), (59.1, 39.5), (70.1, 42.2), (71.8, 34.1),
     (36.1, 56.4), (45.8, 52.1), (53.0, 47.8), (61.9, 54.2), (73.0, 55.3), (42.4, 69.3), (53.6, 65.7),
@@ -72,7 +72,7 @@ BRIDGE_END = frozenset(n for bridge in BRIDGES for n in bridge)
 LAKE_SIDE = frozenset(n for lake in LAKES for n in lake)
 STATUE_SIDE = frozenset(n for statue in STATUES for n in statue)
 DEAD_END = frozenset(n for n in range(NUM_NBHDS) if len(ADJ[n]) == 1)  # 11, 21, 28, 35
-TOKEN_OK = frozenset(n for n in range(NUM_NBHDS) if n not in DEAD_END)  # static for every count (8.3)
+TOKEN_OK = frozenset(n for n in range(NUM_NBHDS) if n not in DEAD_END)  # static for every count (8.1)
 
 # ----- buildings (2.2) -------------------------------------------------------------------------
 VALUES = tuple(range(1, 14))

@@ -227,7 +227,7 @@ def _status(s: State) -> tuple[str, str]:
     if not s.bids:
         return f"seat {s.actor} to open call {s.calls + 1}", "bid on any free neighbourhood"
     seat, nb, value = s.bids[-1]
-    if s.decision == r.VALUE:
+    if s.decision == r.Decision.VALUE:
         return f"seat {s.actor} to choose a bid value", f"top bid: seat {seat}, {value} on {nb}"
     return f"seat {s.actor} to outbid or pass", f"top bid: seat {seat}, {value} on {nb} (outbid next to it)"
 

@@ -29,7 +29,8 @@ def describe_action(s: State, action: int) -> str:
 
 def describe_partial(s: State) -> str:
     """The neighbourhood chosen for the bid whose value comes next."""
-    return f"bidding on neighbourhood {nbhd_label(s.chosen)}" if s.decision == r.VALUE and s.chosen >= 0 else ""
+    bidding = s.decision == r.Decision.VALUE and s.chosen >= 0
+    return f"bidding on neighbourhood {nbhd_label(s.chosen)}" if bidding else ""
 
 
 def describe_outcome(before: State, after: State) -> list[str]:
@@ -79,7 +80,7 @@ def render_text(s: State) -> str:
     elif s.bids:
         seat, nb, value = s.bids[-1]
         lines.append(f"top bid: P{seat} {value} on {nb}; P{s.actor} to "
-                     + ("choose a value" if s.decision == r.VALUE else "outbid or pass"))
+                     + ("choose a value" if s.decision == r.Decision.VALUE else "outbid or pass"))
     else:
         lines.append(f"P{s.actor} opens the call")
     return "\n".join(lines)

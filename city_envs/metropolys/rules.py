@@ -22,6 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 from city_envs.metropolys import components as cp
 
@@ -31,10 +32,20 @@ VALUE_ACTION = 55
 PASS = 68
 NUM_ACTIONS = 69
 
+
 # ----- decision kinds --------------------------------------------------------------------------
-NBHD, VALUE = range(2)
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
+    store, so they never change; the names are what logs, the web page and the docs show."""
+
+    NBHD = 0
+    VALUE = 1
+
+
 GAME_OVER = -1
-DECISION_NAMES = ("NBHD", "VALUE")
+# Read by view.py, which does not name `Decision` yet; they go once it does.
+DECISION_NAMES = Decision.names
+NBHD, VALUE = Decision.NBHD, Decision.VALUE
 
 FAMILY, EXPERT = "family", "expert"
 FULL_SUPPLY = (1 << cp.NUM_BUILDINGS) - 1
@@ -77,7 +88,7 @@ class State:
     opener: int = 0
     bids: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, nbhd, value), last = top
     passed: int = 0  # mask of seats out of this call
-    decision: int = NBHD  # GAME_OVER at the end
+    decision: int = Decision.NBHD  # GAME_OVER at the end
     actor: int = 0  # seat to decide, -1 at the end
     chosen: int = -1  # neighbourhood picked in the pending bid (VALUE decision)
     calls: int = 0  # calls completed
@@ -86,7 +97,7 @@ class State:
     board_memo: object = field(default=None, compare=False, repr=False)
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def removed_districts(n: int, rng: np.random.Generator) -> list[int]:
     """3 players drop one peripheral district, 2 players an adjacent pair, drawn uniformly."""
     if n == 3:
@@ -177,10 +188,10 @@ def legal_nbhds(s: State) -> list[int]:
 
 def legal_actions(s: State) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.decision == NBHD:
+    if s.decision == Decision.NBHD:
         mask[legal_nbhds(s)] = True
         mask[PASS] = bool(s.bids)
-    elif s.decision == VALUE:
+    elif s.decision == Decision.VALUE:
         values = legal_values(s, s.actor)
         for v in values_of(values):
             mask[VALUE_ACTION + v - 1] = True
@@ -190,14 +201,14 @@ def legal_actions(s: State) -> np.ndarray:
 # ===== transitions =============================================================================
 def apply_action(s: State, action: int) -> None:
     """One legal action (validated by the caller)."""
-    if s.decision == VALUE:
+    if s.decision == Decision.VALUE:
         _bid(s, s.actor, s.chosen, action - VALUE_ACTION + 1)
     elif action == PASS:
         s.passed |= 1 << s.actor
         _next_bidder(s)
     else:
         s.chosen = action
-        s.decision = VALUE
+        s.decision = Decision.VALUE
 
 
 def _bid(s: State, seat: int, nbhd: int, value: int) -> None:
@@ -206,7 +217,7 @@ def _bid(s: State, seat: int, nbhd: int, value: int) -> None:
     s.supply[seat] &= ~(1 << (value - 1))
     s.bids.append((seat, nbhd, value))
     s.chosen = -1
-    s.decision = NBHD
+    s.decision = Decision.NBHD
     _next_bidder(s)
 
 
@@ -216,7 +227,7 @@ def can_outbid(s: State, seat: int) -> bool:
 
 
 def _next_bidder(s: State) -> None:
-    """Seat after the actor that is still in the call; forced passes are taken on the way (4)."""
+    """Seat after the actor that is still in the call; forced passes are taken on the way (§4)."""
     top_seat = s.bids[-1][0]
     seat = s.actor
     for _ in range(s.n - 1):
@@ -255,11 +266,11 @@ def _resolve(s: State) -> None:
         return
     s.opener = seat
     s.actor = seat
-    s.decision = NBHD
+    s.decision = Decision.NBHD
 
 
 def _take_token(s: State, seat: int, kind: int) -> None:
-    """Token pick-up and the card rules 5.2 (Subway: strictly more tokens) and 5.3 (Arch: always)."""
+    """Token pick-up and the cards of 5.2 (Subway: strictly more tokens) and 5.3 (Arch: always)."""
     s.tokens[seat][kind - 1] += 1
     if kind == cp.SUBWAY:
         holder = s.subway_card
@@ -270,7 +281,7 @@ def _take_token(s: State, seat: int, kind: int) -> None:
         s.arch_card = seat
 
 
-# ===== scoring (section 6) =====================================================================
+# ===== scoring (§6) ============================================================================
 def buildings_of(s: State, seat: int) -> list[int]:
     return [nb for nb in range(cp.NUM_NBHDS) if s.owner[nb] == seat]
 
@@ -296,7 +307,7 @@ def colour_points(colour: int, buildings: list[int]) -> int:
 
 
 def candidate_sets(card: int, buildings: list[int]) -> list[frozenset[int]]:
-    """Every set of the owner's buildings that scores once for an expert Area card (2.7, 8.8)."""
+    """Every set of the owner's buildings that scores once for an expert Area card (2.7, 8.3)."""
     mine = set(buildings)
     if card == cp.EXPERT_BRIDGES:
         return [frozenset(bridge) for bridge in cp.BRIDGES if set(bridge) <= mine]

@@ -115,7 +115,7 @@ def _check_call(s: r.State, n: int) -> None:
     check_int("passed", s.passed, 0, (1 << n) - 1)
     check_int("calls", s.calls, 0)
     check_int("chosen", s.chosen, -1, cp.NUM_NBHDS - 1)
-    check_int("decision", s.decision, r.GAME_OVER, r.VALUE)
+    check_int("decision", s.decision, r.GAME_OVER, r.Decision.VALUE)
     require(s.calls == sum(s.built), "calls", f"{s.calls} calls but {sum(s.built)} buildings")
     require(sum(o >= 0 for o in s.bid_owner) == len(s.bids), "bids", "disagree with the bids on the board")
     for i, (seat, nb, value) in enumerate(s.bids):
@@ -135,7 +135,7 @@ def _check_call(s: r.State, n: int) -> None:
         require(s.actor == s.opener and s.passed == 0, "actor", f"seat {s.actor} opens the call of seat {s.opener}")
     else:
         require(s.actor != s.bids[-1][0], "actor", "the top bidder bids against itself")
-    if s.decision == r.VALUE:
+    if s.decision == r.Decision.VALUE:
         require(s.chosen >= 0 and r.is_free(s, s.chosen), "chosen", f"{s.chosen} is not a free neighbourhood")
         if s.bids:
             require(s.chosen in cp.ADJ[s.bids[-1][1]], "chosen", "not next to the top bid")

@@ -107,7 +107,7 @@ def _seat_lines(s: State) -> list[tuple[str, str, bool]]:
         lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
     else:
         lines.append((f"turn {s.turns + 1}, seat {s.active} active ({s.ap} AP); "
-                      f"seat {s.decider}: {r.DECISION_NAMES[s.decision]}", "#b03a2e", True))
+                      f"seat {s.decider}: {r.Decision.name_of(s.decision)}", "#b03a2e", True))
     for seat in range(s.n):
         offices = ", ".join(cp.OFFICE_NAMES[o] for o in range(6) if s.offices[o] == seat)
         extra = " + Extra Favor" if s.extra_favor == seat else ""
@@ -171,7 +171,7 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     fig, ax = _new_figure()
     regions = []
     lots = np.flatnonzero(mask[r.LOT:r.CIRCLE]).tolist()
-    if s.decision == r.PLACE:
+    if s.decision == r.Decision.PLACE:
         size = cp.CONTRACT_SIZE[s.build["card"]]
         regions += [Region(r.LOT + x, pixel_points(ax, _placement_shape(x // 4, size, x % 4))) for x in lots]
     else:

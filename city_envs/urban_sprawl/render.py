@@ -25,11 +25,11 @@ SCOPE_WORDS = ("in the city", "adjacent to the new building", "in the new buildi
 def describe_action(s: State, action: int) -> str:
     decision = s.decision
     if action < r.PASS:
-        if decision == r.INVEST:
+        if decision == r.Decision.INVEST:
             return f"invest {cp.planning_name(action)}: gain {cp.INVESTMENT[action]} wealth"
         return f"pay with {cp.planning_name(action)} ({cp.PERMIT_VALUE[action]} toward the permits needed)"
     if action == r.PASS:
-        return {r.INVEST: "end investments", r.MAIN: "end the turn"}.get(decision, "decline")
+        return {r.Decision.INVEST: "end investments", r.Decision.MAIN: "end the turn"}.get(decision, "decline")
     if action < r.BUILD:
         space = action - r.TAKE_PLANNING
         card = r.planning_at(s, space)
@@ -47,16 +47,16 @@ def describe_action(s: State, action: int) -> str:
         return f"build Favor {cp.contract_name(card)}{build_price(card, -1)}"
     if action < r.CIRCLE:
         x = action - r.LOT
-        if decision == r.PLACE:
+        if decision == r.Decision.PLACE:
             block, variant = divmod(x, 4)
             size = cp.CONTRACT_SIZE[s.build["card"]]
             lots = ", ".join(lot_name(4 * block + sub) for sub in cp.FOOTPRINTS[size][variant])
             return f"place on block {block} ({lots}) for {r.block_value(s, block)} wealth"
-        if decision in (r.PICK_BUILDING, r.START_BUY):
+        if decision in (r.Decision.PICK_BUILDING, r.Decision.START_BUY):
             bid = s.lot_building[x]
             zone, size = s.buildings[bid][0], s.buildings[bid][1]
             what = f"the {ZONE_WORDS[zone]} {size}-lot building at {lot_name(x)}"
-            if decision == r.START_BUY:
+            if decision == r.Decision.START_BUY:
                 return f"buy {what} for {r.block_value(s, x // 4)} wealth"
             return f"{what} (block value {r.block_value(s, x // 4)})"
         return f"a park on {lot_name(x)}"
@@ -82,15 +82,15 @@ def build_price(card: int, space: int) -> str:
 def _option_text(s: State, first: bool) -> str:
     """The two answers of a yes/no or wealth/prestige decision, with their amounts."""
     decision, ctx = s.decision, s.ctx
-    if decision in (r.VOC_PAYOUT, r.TRIBUTE_PAY):
-        verb = "take" if decision == r.VOC_PAYOUT else "pay"
+    if decision in (r.Decision.VOC_PAYOUT, r.Decision.TRIBUTE_PAY):
+        verb = "take" if decision == r.Decision.VOC_PAYOUT else "pay"
         return f"{verb} {ctx['amount']} {'wealth' if first else 'prestige'}"
-    if decision == r.AUCTION:
+    if decision == r.Decision.AUCTION:
         return f"pay {ctx['price']} wealth for a park" if first else "decline"
-    if decision == r.DISASTER_CHOICE:
+    if decision == r.Decision.DISASTER_CHOICE:
         wealth, prestige = cp.CONTRACT_EVENTS[ctx["event"]][4][2:]
         return f"pay {_amounts(wealth, prestige)} to keep the building" if first else "demolish a building"
-    if decision == r.BLIGHT_CHOICE:
+    if decision == r.Decision.BLIGHT_CHOICE:
         return "pay 3 prestige to keep it" if first else "let it be demolished"
     return "yes" if first else "no"
 
@@ -162,7 +162,7 @@ def contract_details(card: int) -> str:
 
 def describe_partial(s: State) -> str:
     """The building under way: its contract and the permits paid so far."""
-    if s.decision in (r.PAY_PERMIT, r.PLACE) and s.build:
+    if s.decision in (r.Decision.PAY_PERMIT, r.Decision.PLACE) and s.build:
         card = s.build["card"]
         return f"building {cp.contract_name(card)}: permits paid {s.build['paid']} of {cp.CONTRACT_SIZE[card]} needed"
     return ""
@@ -217,5 +217,5 @@ def render_text(s: State) -> str:
         lines.append(f"game over; winners {s.winners}" + (" (truncated)" if s.truncated else ""))
     else:
         lines.append(f"turn {s.turns + 1}: player {s.active} active, {s.ap} AP; "
-                     f"pending {r.DECISION_NAMES[s.decision]} for player {s.decider}")
+                     f"pending {r.Decision.name_of(s.decision)} for player {s.decider}")
     return "\n".join(lines)

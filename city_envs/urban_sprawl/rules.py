@@ -16,29 +16,8 @@ Flat action space, 219 ids (the action table in docs/games/urban_sprawl.md):
 | 217     | OPT_A             | wealth / "yes, pay"                                                       |
 | 218     | OPT_B             | prestige / "no" (accept the demolition, decline the auction)              |
 
-Decision kinds (9.3, plus START_BUY and MEDIA_TIE for the setup choices of 3.1 steps 9-10):
-
-| # | decision        | who                                   | legal actions                                   |
-|---|-----------------|---------------------------------------|-------------------------------------------------|
-| 0 | INVEST          | active                                | CARD k (permits in hand), PASS                  |
-| 1 | MAIN            | active                                | TAKE_PLANNING, BUILD, TAKE_FAVOR, BUILD_FAVOR, PASS |
-| 2 | PAY_PERMIT      | active                                | CARD k (unpicked permits showing the zone)      |
-| 3 | PLACE           | active                                | LOT 4b+v for every legal placement              |
-| 4 | VOC_SOURCE      | builder                               | PLAYER d (opponents owning it), PASS            |
-| 5 | VOC_PAYOUT      | each marker owner, once per marker    | OPT_A wealth, OPT_B prestige                    |
-| 6 | MARKER_PLACE    | builder / active                      | CIRCLE g empty                                  |
-| 7 | MARKER_MOVE_SRC | active (Zoning Variance, Subway Line) | CIRCLE g holding a marker, PASS                 |
-| 8 | MARKER_MOVE_DST | builder / active                      | CIRCLE g empty; PASS if MARKER(n) was on board |
-| 9 | PARK_LOT        | builder                               | LOT: empty lots adjacent to the new building    |
-| 10| TRIBUTE_PAY     | each opponent, once per building      | OPT_A wealth, OPT_B prestige                    |
-| 11| ELECTION_TIE    | decider (5.5)                         | PLAYER d for each tied player                   |
-| 12| MAYOR_PARK      | new Mayor; auction buyer              | LOT: any empty lot                              |
-| 13| AUCTION         | each player clockwise                 | OPT_A pay 8 (if wealth >= 8), OPT_B             |
-| 14| PICK_BUILDING   | active / Treasurer / disaster victim  | LOT covering a candidate building               |
-| 15| DISASTER_CHOICE | each affected player                  | OPT_A pay (if affordable), OPT_B demolish      |
-| 16| BLIGHT_CHOICE   | controller of the chosen building     | OPT_A pay 3 P (if prestige >= 3), OPT_B         |
-| 17| START_BUY       | seats in turn during setup            | LOT of an uncontrolled starting building        |
-| 18| MEDIA_TIE       | start player                          | PLAYER d for each tied player                   |
+Decision kinds: `Decision` below, each with who decides and its legal actions (START_BUY and
+MEDIA_TIE are the setup's choices, 3.1 steps 9-10).
 
 Everything automatic (Treasurer tax, slides and refills, payouts, elections without ties, events
 without choices) runs inside `apply_action` as a stack of small tasks (`State.tasks`), so a
@@ -52,6 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from city_envs.core.decisions import DecisionTable
 from city_envs.core.game import leaders
 from city_envs.urban_sprawl import components as cp
 
@@ -69,17 +49,38 @@ OPT_A = 217
 OPT_B = 218
 NUM_ACTIONS = 219
 
+
 # ----- decision kinds --------------------------------------------------------------------------
-(INVEST, MAIN, PAY_PERMIT, PLACE, VOC_SOURCE, VOC_PAYOUT, MARKER_PLACE, MARKER_MOVE_SRC, MARKER_MOVE_DST,
- PARK_LOT, TRIBUTE_PAY, ELECTION_TIE, MAYOR_PARK, AUCTION, PICK_BUILDING, DISASTER_CHOICE, BLIGHT_CHOICE,
- START_BUY, MEDIA_TIE) = range(19)
-DECISION_NAMES = ("INVEST", "MAIN", "PAY_PERMIT", "PLACE", "VOC_SOURCE", "VOC_PAYOUT", "MARKER_PLACE",
-                  "MARKER_MOVE_SRC", "MARKER_MOVE_DST", "PARK_LOT", "TRIBUTE_PAY", "ELECTION_TIE",
-                  "MAYOR_PARK", "AUCTION", "PICK_BUILDING", "DISASTER_CHOICE", "BLIGHT_CHOICE", "START_BUY",
-                  "MEDIA_TIE")
-NUM_DECISIONS = len(DECISION_NAMES)
+class Decision(DecisionTable):
+    """The kinds of pending decision. The ids are what observations one-hot and recorded matches
+    store, so they never change; the names are what logs, the web page and the docs show. Each
+    member's comment says who decides: which actions are legal."""
+
+    INVEST = 0  # active: CARD k (permits in hand), PASS
+    MAIN = 1  # active: TAKE_PLANNING, BUILD, TAKE_FAVOR, BUILD_FAVOR, PASS
+    PAY_PERMIT = 2  # active: CARD k (unpicked permits showing the zone)
+    PLACE = 3  # active: LOT 4b+v for every legal placement
+    VOC_SOURCE = 4  # builder: PLAYER d (opponents owning it), PASS
+    VOC_PAYOUT = 5  # each marker owner, once per marker: OPT_A wealth, OPT_B prestige
+    MARKER_PLACE = 6  # builder / active: CIRCLE g empty
+    MARKER_MOVE_SRC = 7  # active (Zoning Variance, Subway Line): CIRCLE g holding a marker, PASS
+    MARKER_MOVE_DST = 8  # builder / active: CIRCLE g empty; PASS if MARKER(n) was on board
+    PARK_LOT = 9  # builder: LOT: empty lots adjacent to the new building
+    TRIBUTE_PAY = 10  # each opponent, once per building: OPT_A wealth, OPT_B prestige
+    ELECTION_TIE = 11  # decider (5.5): PLAYER d for each tied player
+    MAYOR_PARK = 12  # new Mayor; auction buyer: LOT: any empty lot
+    AUCTION = 13  # each player clockwise: OPT_A pay 8 (if wealth >= 8), OPT_B
+    PICK_BUILDING = 14  # active / Treasurer / disaster victim: LOT covering a candidate building
+    DISASTER_CHOICE = 15  # each affected player: OPT_A pay (if affordable), OPT_B demolish
+    BLIGHT_CHOICE = 16  # controller of the chosen building: OPT_A pay 3 P (if prestige >= 3), OPT_B
+    START_BUY = 17  # seats in turn during setup: LOT of an uncontrolled starting building
+    MEDIA_TIE = 18  # start player: PLAYER d for each tied player
+
+
 NONE = -2  # no decision pending: tasks run
 GAME_OVER = -1
+# Read by view.py, which does not name `Decision` yet; it goes once it does.
+DECISION_NAMES = Decision.names
 # building record fields
 ZONE, SIZE, LOTS_, OWNER = range(4)
 NOBODY = -1
@@ -120,10 +121,10 @@ class State:
     removed: list[int] = field(default_factory=list)  # contracts built (out of the game), in order
     events_done: list[int] = field(default_factory=list)  # contract events resolved, in order
     active: int = 0
-    phase: int = INVEST
+    phase: int = Decision.INVEST
     ap: int = 0
     built_this_turn: bool = False
-    decision: int = START_BUY
+    decision: int = Decision.START_BUY
     decider: int = 0
     ctx: dict = field(default_factory=dict)
     tasks: list[list] = field(default_factory=list)
@@ -212,7 +213,7 @@ def pay_row(s: State, kind: str, number: int) -> None:
             s.prestige[seat] += amount
 
 
-# ===== setup (section 3) =======================================================================
+# ===== setup (§3) ==============================================================================
 def _stack(cards: list[int], special: int, variant: str, rng: np.random.Generator) -> list[int]:
     """A contract deck stacked per 3.1 step 4 / 3.4 (returned bottom first: the end is the top)."""
     others = [cards[i] for i in rng.permutation(len(cards))]
@@ -257,7 +258,7 @@ def new_state(n: int, variant: str, rng: np.random.Generator) -> State:
     if s.airport:  # the Airport came up in the deal: the City deck is active from the start and shows its top
         s.decks[cp.CITY].append(_setup_draw(s, cp.CITY))
         s.deck_up[cp.CITY] = True
-    s.decision, s.decider = START_BUY, 0
+    s.decision, s.decider = Decision.START_BUY, 0
     return s
 
 
@@ -287,7 +288,7 @@ def _start_buy(s: State, p: int, lot: int) -> None:
     s.wealth[p] -= building_value(s, bid)
     if starting_lots_left(s):
         s.decider = (p + 1) % s.n
-        s.decision = START_BUY
+        s.decision = Decision.START_BUY
         return
     richest = max(s.wealth)
     tied = [seat for seat in range(s.n) if s.wealth[seat] == richest]
@@ -295,7 +296,7 @@ def _start_buy(s: State, p: int, lot: int) -> None:
         fours = [_media_tie_count(s, seat) for seat in tied]
         tied = [seat for seat, k in zip(tied, fours, strict=True) if k == max(fours)]
     if len(tied) > 1:
-        s.decision, s.decider, s.ctx = MEDIA_TIE, 0, {"tied": tied}
+        s.decision, s.decider, s.ctx = Decision.MEDIA_TIE, 0, {"tied": tied}
         return
     _give_media(s, tied[0])
 
@@ -313,7 +314,7 @@ def _give_media(s: State, seat: int) -> None:
     _begin_turn(s)
 
 
-# ===== turn (section 4) ========================================================================
+# ===== turn (§4) ===============================================================================
 def _begin_turn(s: State) -> None:
     p = s.active
     treasurer = s.offices[cp.TREASURER]
@@ -323,7 +324,7 @@ def _begin_turn(s: State) -> None:
             x = min(2, s.wealth[o])
             s.wealth[o] -= x
             s.wealth[p] += x
-    s.phase = INVEST
+    s.phase = Decision.INVEST
     s.ap = 0
     s.built_this_turn = False
     s.decision = NONE
@@ -544,12 +545,25 @@ def _legal_start_buy(s: State, mask: np.ndarray) -> None:
 
 
 LEGAL_BY_DECISION = {
-    INVEST: _legal_invest, MAIN: _legal_main, PAY_PERMIT: _legal_pay_permit, PLACE: _legal_place,
-    VOC_SOURCE: _legal_voc_source, VOC_PAYOUT: _legal_two_options, MARKER_PLACE: _legal_marker_place,
-    MARKER_MOVE_SRC: _legal_marker_src, MARKER_MOVE_DST: _legal_marker_dst, PARK_LOT: _legal_lots,
-    TRIBUTE_PAY: _legal_two_options, ELECTION_TIE: _legal_tie, MAYOR_PARK: _legal_lots,
-    AUCTION: _legal_pay_or_not, PICK_BUILDING: _legal_lots, DISASTER_CHOICE: _legal_pay_or_not,
-    BLIGHT_CHOICE: _legal_pay_or_not, START_BUY: _legal_start_buy, MEDIA_TIE: _legal_tie,
+    Decision.INVEST: _legal_invest,
+    Decision.MAIN: _legal_main,
+    Decision.PAY_PERMIT: _legal_pay_permit,
+    Decision.PLACE: _legal_place,
+    Decision.VOC_SOURCE: _legal_voc_source,
+    Decision.VOC_PAYOUT: _legal_two_options,
+    Decision.MARKER_PLACE: _legal_marker_place,
+    Decision.MARKER_MOVE_SRC: _legal_marker_src,
+    Decision.MARKER_MOVE_DST: _legal_marker_dst,
+    Decision.PARK_LOT: _legal_lots,
+    Decision.TRIBUTE_PAY: _legal_two_options,
+    Decision.ELECTION_TIE: _legal_tie,
+    Decision.MAYOR_PARK: _legal_lots,
+    Decision.AUCTION: _legal_pay_or_not,
+    Decision.PICK_BUILDING: _legal_lots,
+    Decision.DISASTER_CHOICE: _legal_pay_or_not,
+    Decision.BLIGHT_CHOICE: _legal_pay_or_not,
+    Decision.START_BUY: _legal_start_buy,
+    Decision.MEDIA_TIE: _legal_tie,
 }
 
 
@@ -567,9 +581,9 @@ def apply_action(s: State, action: int, rng: np.random.Generator, auto_single: b
     while True:
         APPLY_BY_DECISION[s.decision](s, action, rng)
         run(s, rng)
-        if s.turns >= max_turns and s.decision == INVEST:
+        if s.turns >= max_turns and s.decision == Decision.INVEST:
             _game_over(s, truncated=True)
-        if not auto_single or s.decision in (INVEST, MAIN, GAME_OVER):
+        if not auto_single or s.decision in (Decision.INVEST, Decision.MAIN, GAME_OVER):
             return
         legal = np.flatnonzero(legal_actions(s))
         if len(legal) != 1:
@@ -607,7 +621,7 @@ def _apply_invest(s: State, action: int, rng: np.random.Generator) -> None:
     p = s.active
     _done(s)
     if action == PASS:
-        s.phase = MAIN
+        s.phase = Decision.MAIN
         s.ap = cp.UNION_BOSS_AP if s.offices[cp.UNION_BOSS] == p else cp.AP_PER_TURN
         return
     card = action - CARD
@@ -658,7 +672,7 @@ def _apply_main(s: State, action: int, rng: np.random.Generator) -> None:
 
 def _start_build(s: State, card: int) -> None:
     s.build = {"card": card, "paid": 0}
-    _ask(s, PAY_PERMIT, s.active)
+    _ask(s, Decision.PAY_PERMIT, s.active)
 
 
 def _apply_pay_permit(s: State, action: int, rng: np.random.Generator) -> None:
@@ -667,7 +681,7 @@ def _apply_pay_permit(s: State, action: int, rng: np.random.Generator) -> None:
     s.planning_discard.append(card)
     s.build["paid"] += cp.PERMIT_VALUE[card]
     if s.build["paid"] >= cp.CONTRACT_SIZE[s.build["card"]]:
-        _ask(s, PLACE, p)
+        _ask(s, Decision.PLACE, p)
 
 
 def _apply_place(s: State, action: int, rng: np.random.Generator) -> None:
@@ -729,7 +743,7 @@ def _task_vocation(s: State, task: list, rng: np.random.Generator) -> None:
         s.voc_supply[voc] -= 1
         s.vocations[p][voc] += 1
     elif any(s.vocations[o][voc] for o in range(s.n) if o != p):
-        _ask(s, VOC_SOURCE, p, voc=voc)
+        _ask(s, Decision.VOC_SOURCE, p, voc=voc)
 
 
 def _apply_voc_source(s: State, action: int, rng: np.random.Generator) -> None:
@@ -757,7 +771,7 @@ def _task_voc_payout(s: State, task: list, rng: np.random.Generator) -> None:
 
 def _task_voc_pay_one(s: State, task: list, rng: np.random.Generator) -> None:
     _, seat, voc, value = task
-    _ask(s, VOC_PAYOUT, seat, voc=voc, amount=value)
+    _ask(s, Decision.VOC_PAYOUT, seat, voc=voc, amount=value)
 
 
 def _apply_voc_payout(s: State, action: int, rng: np.random.Generator) -> None:
@@ -824,7 +838,7 @@ def _task_effect(s: State, task: list, rng: np.random.Generator) -> None:
 
 def _task_tribute_one(s: State, task: list, rng: np.random.Generator) -> None:
     _, seat, amount = task
-    _ask(s, TRIBUTE_PAY, seat, amount=amount)
+    _ask(s, Decision.TRIBUTE_PAY, seat, amount=amount)
 
 
 def _apply_tribute(s: State, action: int, rng: np.random.Generator) -> None:
@@ -850,14 +864,14 @@ def _task_park_near(s: State, task: list, rng: np.random.Generator) -> None:
         return
     lots = sorted({y for x in s.buildings[bid][LOTS_] for y in cp.ADJACENT_LOTS[x] if s.lot_building[y] < 0})
     if lots:
-        _ask(s, PARK_LOT, seat, lots=lots)
+        _ask(s, Decision.PARK_LOT, seat, lots=lots)
 
 
 def _task_park_anywhere(s: State, task: list, rng: np.random.Generator) -> None:
     seat = task[1]
     lots = empty_lots(s)
     if s.tiles[cp.PARK][0] > 0 and lots:
-        _ask(s, MAYOR_PARK, seat, lots=lots)
+        _ask(s, Decision.MAYOR_PARK, seat, lots=lots)
 
 
 def _apply_park(s: State, action: int, rng: np.random.Generator) -> None:
@@ -871,9 +885,9 @@ def _task_marker(s: State, task: list, rng: np.random.Generator) -> None:
     if 0 not in s.circles:
         return
     if number in s.circles:
-        _ask(s, MARKER_MOVE_DST, seat, marker=number, optional=True)
+        _ask(s, Decision.MARKER_MOVE_DST, seat, marker=number, optional=True)
     else:
-        _ask(s, MARKER_PLACE, seat, marker=number)
+        _ask(s, Decision.MARKER_PLACE, seat, marker=number)
 
 
 def _apply_marker_place(s: State, action: int, rng: np.random.Generator) -> None:
@@ -883,14 +897,14 @@ def _apply_marker_place(s: State, action: int, rng: np.random.Generator) -> None
 
 def _task_move_marker(s: State, task: list, rng: np.random.Generator) -> None:
     if 0 in s.circles and any(s.circles):
-        _ask(s, MARKER_MOVE_SRC, task[1])
+        _ask(s, Decision.MARKER_MOVE_SRC, task[1])
 
 
 def _apply_marker_src(s: State, action: int, rng: np.random.Generator) -> None:
     if action == PASS:
         _done(s)
         return
-    _ask(s, MARKER_MOVE_DST, s.decider, marker=s.circles[action - CIRCLE], optional=False)
+    _ask(s, Decision.MARKER_MOVE_DST, s.decider, marker=s.circles[action - CIRCLE], optional=False)
 
 
 def _apply_marker_dst(s: State, action: int, rng: np.random.Generator) -> None:
@@ -949,7 +963,7 @@ def _task_election(s: State, task: list, rng: np.random.Generator) -> None:
     if len(tied) == 1:
         s.tasks.append(["elected", office, tied[0]])
     elif tied:
-        _ask(s, ELECTION_TIE, tie_decider(s, office), office=office, tied=tied)
+        _ask(s, Decision.ELECTION_TIE, tie_decider(s, office), office=office, tied=tied)
 
 
 def _apply_election_tie(s: State, action: int, rng: np.random.Generator) -> None:
@@ -1162,7 +1176,7 @@ def _pick_extreme(s: State, lowest: bool, purpose: str) -> None:
     if len(tied) == 1:
         s.tasks.append([purpose, tied[0]])
     else:
-        _ask(s, PICK_BUILDING, s.active, purpose=purpose, lots=_lots_of(s, tied))
+        _ask(s, Decision.PICK_BUILDING, s.active, purpose=purpose, lots=_lots_of(s, tied))
 
 
 def _lots_of(s: State, bids: list[int]) -> list[int]:
@@ -1182,7 +1196,7 @@ def _task_blight(s: State, task: list, rng: np.random.Generator) -> None:
     if owner < 0:
         demolish(s, bid)
     else:
-        _ask(s, BLIGHT_CHOICE, owner, building=bid, affordable=s.prestige[owner] >= 3)
+        _ask(s, Decision.BLIGHT_CHOICE, owner, building=bid, affordable=s.prestige[owner] >= 3)
 
 
 def _apply_blight_choice(s: State, action: int, rng: np.random.Generator) -> None:
@@ -1202,7 +1216,7 @@ def _task_headlines(s: State, task: list, rng: np.random.Generator) -> None:
 def _task_auction_one(s: State, task: list, rng: np.random.Generator) -> None:
     _, seat, price = task
     if s.wealth[seat] >= price and s.tiles[cp.PARK][0] > 0 and empty_lots(s):
-        _ask(s, AUCTION, seat, affordable=True, price=price)
+        _ask(s, Decision.AUCTION, seat, affordable=True, price=price)
 
 
 def _apply_auction(s: State, action: int, rng: np.random.Generator) -> None:
@@ -1236,7 +1250,7 @@ def _task_contract_event(s: State, task: list, rng: np.random.Generator) -> None
         treasurer = s.offices[cp.TREASURER]
         targets = [bid for bid in _matching(s, (cp.COM,), 0) if s.buildings[bid][OWNER] >= 0]
         if treasurer >= 0 and targets:
-            _ask(s, PICK_BUILDING, treasurer, purpose="relocate", lots=_lots_of(s, targets))
+            _ask(s, Decision.PICK_BUILDING, treasurer, purpose="relocate", lots=_lots_of(s, targets))
     elif kind == cp.UNION_STRIKE:
         boss = s.offices[cp.UNION_BOSS]
         if boss >= 0:
@@ -1277,7 +1291,7 @@ def _task_disaster_one(s: State, task: list, rng: np.random.Generator) -> None:
         return
     wealth, prestige = cp.CONTRACT_EVENTS[event][4][2:]
     affordable = s.wealth[seat] >= wealth and s.prestige[seat] >= prestige
-    _ask(s, DISASTER_CHOICE, seat, event=event, affordable=affordable)
+    _ask(s, Decision.DISASTER_CHOICE, seat, event=event, affordable=affordable)
 
 
 def _apply_disaster_choice(s: State, action: int, rng: np.random.Generator) -> None:
@@ -1288,14 +1302,14 @@ def _apply_disaster_choice(s: State, action: int, rng: np.random.Generator) -> N
         s.wealth[seat] -= wealth
         s.prestige[seat] -= prestige
     else:
-        _ask(s, PICK_BUILDING, seat, purpose="demolish", lots=_lots_of(s, disaster_targets(s, seat, event)))
+        _ask(s, Decision.PICK_BUILDING, seat, purpose="demolish", lots=_lots_of(s, disaster_targets(s, seat, event)))
 
 
 def _task_demolish(s: State, task: list, rng: np.random.Generator) -> None:
     demolish(s, task[1])
 
 
-# ===== end of the game (section 6) ===============================================================
+# ===== end of the game (§6) ======================================================================
 def final_payouts(s: State) -> list[list[tuple[str, int]]]:
     """Per seat, what the final scoring pays it: the prestige rows' last payout, 1 prestige per full
     10 wealth and the bonus of each office it holds. They depend on the board and the wealth alone, so
@@ -1363,10 +1377,23 @@ TASKS = {
 }
 
 APPLY_BY_DECISION = {
-    INVEST: _apply_invest, MAIN: _apply_main, PAY_PERMIT: _apply_pay_permit, PLACE: _apply_place,
-    VOC_SOURCE: _apply_voc_source, VOC_PAYOUT: _apply_voc_payout, MARKER_PLACE: _apply_marker_place,
-    MARKER_MOVE_SRC: _apply_marker_src, MARKER_MOVE_DST: _apply_marker_dst, PARK_LOT: _apply_park,
-    TRIBUTE_PAY: _apply_tribute, ELECTION_TIE: _apply_election_tie, MAYOR_PARK: _apply_park,
-    AUCTION: _apply_auction, PICK_BUILDING: _apply_pick_building, DISASTER_CHOICE: _apply_disaster_choice,
-    BLIGHT_CHOICE: _apply_blight_choice, START_BUY: _apply_start_buy, MEDIA_TIE: _apply_media_tie,
+    Decision.INVEST: _apply_invest,
+    Decision.MAIN: _apply_main,
+    Decision.PAY_PERMIT: _apply_pay_permit,
+    Decision.PLACE: _apply_place,
+    Decision.VOC_SOURCE: _apply_voc_source,
+    Decision.VOC_PAYOUT: _apply_voc_payout,
+    Decision.MARKER_PLACE: _apply_marker_place,
+    Decision.MARKER_MOVE_SRC: _apply_marker_src,
+    Decision.MARKER_MOVE_DST: _apply_marker_dst,
+    Decision.PARK_LOT: _apply_park,
+    Decision.TRIBUTE_PAY: _apply_tribute,
+    Decision.ELECTION_TIE: _apply_election_tie,
+    Decision.MAYOR_PARK: _apply_park,
+    Decision.AUCTION: _apply_auction,
+    Decision.PICK_BUILDING: _apply_pick_building,
+    Decision.DISASTER_CHOICE: _apply_disaster_choice,
+    Decision.BLIGHT_CHOICE: _apply_blight_choice,
+    Decision.START_BUY: _apply_start_buy,
+    Decision.MEDIA_TIE: _apply_media_tie,
 }

@@ -137,7 +137,7 @@ def _check_seats(s: r.State, n: int) -> None:
 
 def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     check_int("active", s.active, 0, n - 1)
-    check_int("phase", s.phase, r.NONE, r.MAIN)
+    check_int("phase", s.phase, r.NONE, r.Decision.MAIN)
     require(s.phase != r.GAME_OVER, "phase", "not a phase")
     check_int("ap", s.ap, 0, cp.UNION_BOSS_AP)
     check_bool("built_this_turn", s.built_this_turn)
@@ -151,17 +151,17 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     check_list("tasks", s.tasks)
     for i, task in enumerate(s.tasks):
         require(isinstance(task, list) and task and task[0] in r.TASKS, f"tasks[{i}]", f"{task!r} is not a task")
-    check_int("decision", s.decision, r.GAME_OVER, r.NUM_DECISIONS - 1)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     if s.decision == r.GAME_OVER:
         require(bool(s.winners), "winners", "none at the end of the game")
         return
     require(not s.winners and not s.truncated, "winners", "decided before the end of the game")
     check_int("decider", s.decider, 0, n - 1)
     require(s.turns < max_turns, "turns", "the turn cap is reached but the game goes on")
-    if s.decision in (r.INVEST, r.MAIN):
+    if s.decision in (r.Decision.INVEST, r.Decision.MAIN):
         require(s.decider == s.active and s.phase == s.decision, "decider",
-                f"seat {s.decider} in the {r.DECISION_NAMES[s.decision]} phase of seat {s.active}")
-    if s.decision in (r.PAY_PERMIT, r.PLACE):
+                f"seat {s.decider} in the {r.Decision.name_of(s.decision)} phase of seat {s.active}")
+    if s.decision in (r.Decision.PAY_PERMIT, r.Decision.PLACE):
         require(s.build is not None and s.build.get("building") is None and s.decider == s.active, "build",
                 "no contract is being built by the seat to decide")
 
@@ -178,32 +178,34 @@ def _check_seat_list(field: str, value: Any, n: int) -> None:
 
 # the pending decision's context: each key its decision reads, and its check (field, value, seat count)
 _CTX_KEYS: dict[int, dict[str, Callable[[str, Any, int], Any]]] = {
-    r.VOC_SOURCE: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1)},
-    r.VOC_PAYOUT: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1),
-                   "amount": lambda f, v, n: check_int(f, v, 0)},
-    r.TRIBUTE_PAY: {"amount": lambda f, v, n: check_int(f, v, 0)},
-    r.PARK_LOT: {"lots": _check_lots},
-    r.MAYOR_PARK: {"lots": _check_lots},
-    r.MARKER_PLACE: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f, f"{v!r} is no marker")},
-    r.MARKER_MOVE_DST: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f,
-                                                          f"{v!r} is no marker"),
-                        "optional": lambda f, v, n: check_bool(f, v)},
-    r.ELECTION_TIE: {"office": lambda f, v, n: check_int(f, v, 0, len(cp.OFFICE_NAMES) - 1),
-                     "tied": _check_seat_list},
-    r.MEDIA_TIE: {"tied": _check_seat_list},
-    r.PICK_BUILDING: {"purpose": lambda f, v, n: require(v in r.TASKS, f, f"{v!r} is not a task"),
-                      "lots": _check_lots},
-    r.BLIGHT_CHOICE: {"building": lambda f, v, n: check_int(f, v, 0), "affordable": lambda f, v, n: check_bool(f, v)},
-    r.AUCTION: {"affordable": lambda f, v, n: check_bool(f, v), "price": lambda f, v, n: check_int(f, v, 0)},
-    r.DISASTER_CHOICE: {"event": lambda f, v, n: check_int(f, v, 0, cp.NUM_CONTRACT_EVENTS - 1),
-                        "affordable": lambda f, v, n: check_bool(f, v)},
+    r.Decision.VOC_SOURCE: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1)},
+    r.Decision.VOC_PAYOUT: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1),
+                            "amount": lambda f, v, n: check_int(f, v, 0)},
+    r.Decision.TRIBUTE_PAY: {"amount": lambda f, v, n: check_int(f, v, 0)},
+    r.Decision.PARK_LOT: {"lots": _check_lots},
+    r.Decision.MAYOR_PARK: {"lots": _check_lots},
+    r.Decision.MARKER_PLACE: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f,
+                                                                f"{v!r} is no marker")},
+    r.Decision.MARKER_MOVE_DST: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f,
+                                                                   f"{v!r} is no marker"),
+                                 "optional": lambda f, v, n: check_bool(f, v)},
+    r.Decision.ELECTION_TIE: {"office": lambda f, v, n: check_int(f, v, 0, len(cp.OFFICE_NAMES) - 1),
+                              "tied": _check_seat_list},
+    r.Decision.MEDIA_TIE: {"tied": _check_seat_list},
+    r.Decision.PICK_BUILDING: {"purpose": lambda f, v, n: require(v in r.TASKS, f, f"{v!r} is not a task"),
+                               "lots": _check_lots},
+    r.Decision.BLIGHT_CHOICE: {"building": lambda f, v, n: check_int(f, v, 0),
+                               "affordable": lambda f, v, n: check_bool(f, v)},
+    r.Decision.AUCTION: {"affordable": lambda f, v, n: check_bool(f, v), "price": lambda f, v, n: check_int(f, v, 0)},
+    r.Decision.DISASTER_CHOICE: {"event": lambda f, v, n: check_int(f, v, 0, cp.NUM_CONTRACT_EVENTS - 1),
+                                 "affordable": lambda f, v, n: check_bool(f, v)},
 }
 
 
 def _check_ctx(s: r.State, n: int) -> None:
     """Exactly the keys the pending decision reads, each of its type and range (none for the others)."""
     wanted = _CTX_KEYS.get(s.decision, {})
-    require(set(s.ctx) == set(wanted), "ctx", f"keys {sorted(map(str, s.ctx))} for decision {s.decision}, "
-            f"not {sorted(wanted)}")
+    require(set(s.ctx) == set(wanted), "ctx",
+            f"keys {sorted(map(str, s.ctx))} for decision {r.Decision.name_of(s.decision)}, not {sorted(wanted)}")
     for key, check in wanted.items():
         check(f"ctx[{key!r}]", s.ctx[key], n)

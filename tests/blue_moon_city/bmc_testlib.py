@@ -60,11 +60,11 @@ def check_state(game: BlueMoonCity) -> None:
             assert all(seat == -1 for seat in s.markers_on[position])
     assert sorted(s.tile_at) == list(range(21)) and s.tile_at[10] == 0
     assert all(0 <= d <= 21 for d in s.dragons) and all(0 <= f <= 20 for f in s.figures)
-    assert (s.payment is not None) == (s.decision == rules.PAY)
+    assert (s.payment is not None) == (s.decision == rules.Decision.PAY)
     if s.payment is not None:
         assert s.payment.total < s.payment.value
     if s.pending:
-        assert s.decision in (rules.BUILD, rules.PAY, rules.DISCARDING, rules.GAME_OVER)
+        assert s.decision in (rules.Decision.BUILD, rules.Decision.PAY, rules.Decision.DISCARD, rules.GAME_OVER)
     if game.is_over():
         assert game.current_player() == -1 and s.winners
         assert abs(sum(game.returns())) < 1e-9
@@ -73,7 +73,7 @@ def check_state(game: BlueMoonCity) -> None:
     else:
         assert max(s.offerings) < SPEC_TARGET[n]
         assert game.legal_actions().any()
-        assert s.decision != rules.DISCARDING or any(s.hands[s.active])
+        assert s.decision != rules.Decision.DISCARD or any(s.hands[s.active])
 
 
 # ----- determinization ---------------------------------------------------------------------------

@@ -34,7 +34,7 @@ def test_setup(n):
     assert {p: s.tile_at[p] for p in (10, 5, 11, 15, 9)} == {10: 0, 5: 2, 11: 1, 15: 3, 9: 4}
     assert [sum(h) for h in s.hands] == [8] * n and len(s.deck) == 80 - 8 * n
     assert s.figures == [10] * n and s.dragons == [21] * 3 and s.markers == [10] * n
-    assert s.scale_supply == {2: 9, 3: 12, 4: 15}[n] and s.active == 0 and s.decision == rules.MOVE
+    assert s.scale_supply == {2: 9, 3: 12, 4: 15}[n] and s.active == 0 and s.decision == rules.Decision.MOVE
 
 
 def test_random_centre_keeps_only_the_courtyard():

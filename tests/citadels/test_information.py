@@ -359,7 +359,7 @@ def set_facedown(game: Citadels, rank: int) -> None:
     """Before the first pick of a round: make `rank` the face-down card instead (a chance
     outcome that the first picker would see in its offered set)."""
     s = game.state
-    assert s.step == 0 and s.decision == rules.SELECT_CHARACTER and s.pile & rules.bit(rank)
+    assert s.step == 0 and s.decision == rules.Decision.SELECT_CHARACTER and s.pile & rules.bit(rank)
     old = s.facedown
     s.facedown = rank
     s.pile = (s.pile | rules.bit(old)) & ~rules.bit(rank)

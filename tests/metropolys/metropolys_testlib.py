@@ -102,7 +102,7 @@ def check_state(game: Metropolys) -> None:
         mask = game.legal_actions()
         assert mask.any()
         ids = set(np.flatnonzero(mask).tolist())
-        if s.decision == r.NBHD:
+        if s.decision == r.Decision.NBHD:
             assert ids <= set(range(55)) | {68} and (68 in ids) == bool(s.bids)
             assert ids - {68}, "a presented NBHD decision always has a neighbourhood to bid on"
         else:

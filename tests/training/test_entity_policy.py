@@ -97,10 +97,11 @@ def test_the_big_city_layout_rows_are_plots_and_plot_actions_name_them():
             assert rows[k, 0] == (s.px[k] >= 0) and rows[k, bv.MINE] == (k in s.hands[seat])
         legal = np.flatnonzero(game.legal_actions())
         plots = legal[legal < bcp.NUM_PLOTS]
-        if s.decision == br.BUILD_SELECT and len(plots):  # a board phase: the plots to build on are placed
+        if s.decision == br.Decision.BUILD_SELECT and len(plots):  # a board phase: the plots to build on are placed
             assert all(rows[k, 0] == 1.0 for k in plots)
             seen.add("board")
-        if s.decision in (br.DEAD_DISCARD, br.EXCHANGE_SELECT) and len(plots):  # a hand phase: cards in hand
+        in_hand_phase = s.decision in (br.Decision.DEAD_DISCARD, br.Decision.EXCHANGE_SELECT)
+        if in_hand_phase and len(plots):  # cards in hand
             assert all(rows[k, bv.MINE] == 1.0 for k in plots)
             seen.add("hand")
         game.apply(int(rng.choice(legal)))

@@ -129,7 +129,7 @@ def at_main(game: UrbanSprawl, seat: int, ap: int = 6) -> None:
     """Make `seat` the active seat in its AP phase with `ap` action points."""
     s = game.state
     s.active = s.decider = seat
-    s.phase = s.decision = rules.MAIN
+    s.phase = s.decision = rules.Decision.MAIN
     s.ap = ap
     s.tasks, s.ctx, s.build = [], {}, None
     s.built_this_turn = False
