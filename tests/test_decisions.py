@@ -39,9 +39,12 @@ def test_decision_ids_and_names_stay_as_recorded(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_the_names_view_reads_are_the_tables(name):
+def test_the_decision_is_named_only_by_its_table(name):
+    """No second list of names or ids beside the table (they drifted once: OFFERING / "OFFER")."""
     rules = rules_of(name)
-    assert rules.DECISION_NAMES == rules.Decision.names
+    assert not hasattr(rules, "DECISION_NAMES")
+    game = make_game(name, 2, seed=0)
+    assert game.view(0)["decision"] == rules.Decision.name_of(game.state.decision)
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -72,9 +72,6 @@ class Decision(DecisionTable):
 
 
 GAME_OVER = -1
-# Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = Decision.names
-DEAD_DISCARD, BUILD_SELECT = Decision.DEAD_DISCARD, Decision.BUILD_SELECT
 
 PAD = 55  # the cell grid is stored padded by one cell on every side
 VERTEX_ROW = 54

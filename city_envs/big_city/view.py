@@ -265,7 +265,7 @@ def view(s: State, p: int) -> dict:
         "player": p,
         "num_players": s.n,
         "hand_limit": s.hand_limit,
-        "decision": r.DECISION_NAMES[s.decision] if s.decision >= 0 else "GAME_OVER",
+        "decision": r.Decision.name_of(s.decision),
         "active": s.active,
         "tiles": [None if t is None else list(t) for t in s.tiles],
         "plot_xy": [[s.px[q], s.py[q]] for q in range(cp.NUM_PLOTS)],
@@ -330,9 +330,9 @@ def _required_options(s: State, p: int, slots_per_pile: list[int], pools: list[l
         need = pile_counts(list(cards))
         return all(need[i] <= slots_per_pile[i] for i in range(8))
 
-    if s.decision == r.DEAD_DISCARD:
+    if s.decision == r.Decision.DEAD_DISCARD:
         candidates = [(c,) for c in range(cp.NUM_PLOTS) if r.is_dead(s, c) and not s.out[c]]
-    elif s.decision == r.BUILD_SELECT:
+    elif s.decision == r.Decision.BUILD_SELECT:
         k = len(s.selected)
         prefix = tuple(s.selected)
         free = r.free_plots(s)
@@ -351,7 +351,7 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
     """
     twin = copy_state(s)
     q = s.active
-    fixed = set(s.selected) if (q != p and s.decision == r.BUILD_SELECT) else set()
+    fixed = set(s.selected) if (q != p and s.decision == r.Decision.BUILD_SELECT) else set()
     slots = []  # (container, index, pile)
     for seat in range(s.n):
         if seat == p:

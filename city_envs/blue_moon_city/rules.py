@@ -71,9 +71,6 @@ class Decision(DecisionTable):
 
 
 GAME_OVER = -1
-# Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = Decision.names
-BUILD, PAY = Decision.BUILD, Decision.PAY
 EXTRA_OFFER_CARD = {OFFER_EXTRA_Y1: cp.YELLOW_1, OFFER_EXTRA_Y2: cp.YELLOW_2}
 NO_COLOUR = -1
 

@@ -199,7 +199,7 @@ def view(s: State, p: int) -> dict:
         "game": "blue_moon_city",
         "player": p,
         "num_players": s.n,
-        "decision": r.DECISION_NAMES[s.decision] if s.decision >= 0 else "GAME_OVER",
+        "decision": r.Decision.name_of(s.decision),
         "active": s.active,
         "tile_at": list(s.tile_at),
         "complete": list(s.complete),
@@ -289,8 +289,8 @@ def _redeal(s: State, p: int, pool: list[int]) -> State:
 
 def _consistent(twin: State, p: int) -> bool:
     """The active seat's pending building decision is still one its hand could have reached."""
-    if twin.active == p or twin.decision not in (r.BUILD, r.PAY):
+    if twin.active == p or twin.decision not in (r.Decision.BUILD, r.Decision.PAY):
         return True
-    if twin.decision == r.BUILD:
+    if twin.decision == r.Decision.BUILD:
         return bool(r.selectable_sections(twin))
     return bool(r.legal_actions(twin).any())

@@ -73,9 +73,6 @@ class Decision(DecisionTable):
 
 
 GAME_OVER = -1
-# Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = Decision.names
-SELECT_CHARACTER, SELECT_DISCARD = Decision.SELECT_CHARACTER, Decision.SELECT_DISCARD
 
 # ----- selection log events (where a character card went this round) ---------------------------
 EV_FACEDOWN, EV_PICK, EV_DISCARD, EV_LEFTOVER = range(4)

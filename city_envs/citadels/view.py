@@ -65,7 +65,7 @@ _RANK_MASKS = RANKS.columns("face_up", "mine")
 _REVEALED, _REVEALER, _KILLED, _ROBBED, _RANK_CALLED = (
     RANKS.column(f) for f in ("revealed", "revealer", "killed", "robbed", "called"))
 _ALL_RANKS = (1 << cp.NUM_CHARACTERS) - 1
-_SELECTION = (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+_SELECTION = (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD)
 # BITS[mask] = the 8 ranks of a character mask as 0/1 floats
 BITS = ((np.arange(256)[:, None] >> np.arange(cp.NUM_CHARACTERS)) & 1).astype(np.float32)
 
@@ -147,7 +147,7 @@ def view(s: State, p: int) -> dict:
         "round": s.round,
         "max_rounds": s.max_rounds,
         "deck_size": len(s.deck),
-        "decision": r.DECISION_NAMES[s.decision] if s.decision >= 0 else "GAME_OVER",
+        "decision": r.Decision.name_of(s.decision),
         "current_player": s.actor,
         "turn_player": s.turn_seat,
         "game_ending": s.game_ending,
@@ -292,7 +292,7 @@ def _sample_selection(t: State, p: int, rng: np.random.Generator, everyone: int,
     if seven and set_aside:
         ranks[0] = ranks_of(set_aside)[0]
     elif seven:
-        in_selection = t.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+        in_selection = t.decision in (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD)
         if not in_selection:  # it was one of the two cards the 7th picker chose between
             candidates = [ranks[i] for i in range(len(log) - 2, len(log))]
         elif t.step == 6 and sees_pile:
@@ -354,11 +354,11 @@ def _replay_selection(t: State, p: int, ranks: list[int]) -> bool:
         if not pile & bit(rank):
             return False
         pile &= ~bit(rank)
-    in_selection = t.decision in (r.SELECT_CHARACTER, r.SELECT_DISCARD)
+    in_selection = t.decision in (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD)
     if in_selection:
         if n == 7 and step == 6:
             pile |= bit(facedown)
-        if t.decision == r.SELECT_CHARACTER:
+        if t.decision == r.Decision.SELECT_CHARACTER:
             offered[t.actor].append(pile)
     if offered[p] != t.offered[p] or known_down[p] != t.known_facedown[p]:
         return False

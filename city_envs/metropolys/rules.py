@@ -43,9 +43,6 @@ class Decision(DecisionTable):
 
 
 GAME_OVER = -1
-# Read by view.py, which does not name `Decision` yet; they go once it does.
-DECISION_NAMES = Decision.names
-NBHD, VALUE = Decision.NBHD, Decision.VALUE
 
 FAMILY, EXPERT = "family", "expert"
 FULL_SUPPLY = (1 << cp.NUM_BUILDINGS) - 1

@@ -137,9 +137,9 @@ def observation(s: State, p: int) -> np.ndarray:
     if s.bids:
         dyn[s.bids[-1][1], _TOP_BID] = 1.0
     if s.actor == p:
-        if s.decision == r.NBHD:
+        if s.decision == r.Decision.NBHD:
             dyn[r.legal_nbhds(s), _LEGAL] = 1.0
-        elif s.decision == r.VALUE:
+        elif s.decision == r.Decision.VALUE:
             dyn[s.chosen, _CHOSEN] = 1.0
     players = PLAYERS.view(obs)
     order = [(p + o) % n for o in range(n)]
@@ -188,7 +188,7 @@ def view(s: State, p: int) -> dict:
         "num_players": s.n,
         "version": s.version,
         "removed_districts": [cp.DISTRICT_NAMES[d] for d in s.removed],
-        "decision": r.DECISION_NAMES[s.decision] if s.decision >= 0 else "GAME_OVER",
+        "decision": r.Decision.name_of(s.decision),
         "actor": s.actor,
         "opener": s.opener if not over else -1,
         "calls": s.calls,

@@ -79,8 +79,6 @@ class Decision(DecisionTable):
 
 NONE = -2  # no decision pending: tasks run
 GAME_OVER = -1
-# Read by view.py, which does not name `Decision` yet; it goes once it does.
-DECISION_NAMES = Decision.names
 # building record fields
 ZONE, SIZE, LOTS_, OWNER = range(4)
 NOBODY = -1

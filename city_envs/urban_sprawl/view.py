@@ -316,7 +316,7 @@ def view(s: State, p: int) -> dict:
         "player": p,
         "num_players": s.n,
         "active": s.active,
-        "decision": r.DECISION_NAMES[s.decision] if s.decision >= 0 else "GAME_OVER",
+        "decision": r.Decision.name_of(s.decision),
         "decider": s.decider,
         "context": {k: (list(v) if isinstance(v, list) else v) for k, v in s.ctx.items()},
         "buildings": [None if b is None else [b[0], b[1], list(b[2]), b[3]] for b in s.buildings],

@@ -105,7 +105,8 @@ def test_the_docs_table_is_the_layouts(game, tmp_path):
     copy.write_text(page.read_text())
     assert main(["layout", game, "--docs", str(copy)]) == 0
     assert copy.read_text() == page.read_text(), f"run: city-envs layout {game} --docs docs/games/{game}.md"
-    size = int(re.search(r"^## (?:[\d.]+ )?Observation \(([\d,]+) float32\)$", page.read_text(), re.M).group(1).replace(",", ""))
+    heading = re.search(r"^## (?:[\d.]+ )?Observation \(([\d,]+) float32\)$", page.read_text(), re.M)
+    size = int(heading.group(1).replace(",", ""))
     assert size == game_class(game).observation_layout().size
 
 
