@@ -17,7 +17,7 @@ from city_envs.core import progress
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import ENV_VERSION, GAMES, game_class, make_game
-from city_envs.core.settings import parse_assignments
+from city_envs.core.settings import parse_assignments, read_document
 
 
 # ----- helpers ----------------------------------------------------------------------------------
@@ -153,6 +153,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.all:
         if args.game_name or args.option:
             raise ValueError("bench --all measures every game with its default options: name no game or --option")
+        if args.docs:
+            read_document(args.docs)  # a page it cannot rewrite is refused now, not after minutes of measuring
         result = bench.run_all(seconds=args.seconds, seed=args.seed,
                                progress=lambda row: print(f"  measured {row['game']}, {row['num_players']} players",
                                                           file=sys.stderr))
@@ -208,7 +210,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
     layout = game_class(args.game_name).observation_layout()
     if args.docs:
         path = Path(args.docs)
-        text = path.read_text()
+        text = read_document(path)
         if not any(match["name"] == "observation" for match in MARKER.finditer(text)):
             raise ValueError(f"{path} has no <!-- tables:observation --> section to fill")
         path.write_text(fill(text, {"observation": layout.markdown_table()}))

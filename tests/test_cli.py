@@ -346,3 +346,19 @@ def test_help_names_train_the_main_job_as_the_readme_does(capsys):
 def test_list_shows_option_help_in_words(capsys):
     code, out, _ = run(capsys, "list")
     assert code == 0 and "RECONSTRUCTED" not in out and "INVEST" not in out
+
+
+@pytest.mark.parametrize("command", [["layout", "citadels", "--docs"], ["benchmark", "tables", "benchmarks"],
+                                     ["bench", "--all", "--docs"]])
+@pytest.mark.parametrize("page", ["missing", "folder", "fifo"])
+def test_a_docs_page_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path, capsys, command, page):
+    """A FIFO blocked these commands forever; a folder or a missing page ended them in a traceback."""
+    path = tmp_path / page
+    if page == "folder":
+        path.mkdir()
+    elif page == "fifo":
+        os.mkfifo(path)
+    assert cli.main([*command, str(path)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.endswith(f"{path} is not a regular file" + (" (it does not exist)" if page == "missing" else ""))
+    assert len(error.splitlines()) == 1

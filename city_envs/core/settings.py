@@ -43,6 +43,19 @@ def parse_assignments(pairs: list[str] | None, flag: str) -> dict[str, Any]:
     return values
 
 
+def read_document(path: str | Path) -> str:
+    """The text of a page a command rewrites in place (`--docs`): a regular file, or one ValueError
+    naming it. A FIFO or a device would block the command; a folder or a missing file would end it in
+    a traceback."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path} is not a regular file" + ("" if path.exists() else " (it does not exist)"))
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} cannot be read: {error}") from None
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
     """A TOML file's table; a file that is not TOML is a ValueError naming it."""
     try:

@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+from city_envs.core.settings import read_document
 from city_envs.evaluation.benchmark import load_results
 
 
@@ -128,7 +129,7 @@ def fill(text: str, tables: dict[str, str]) -> str:
 def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
     """Fill `doc`'s marked sections from `results_dir`; the names of the sections filled."""
     doc = Path(doc)
-    text = doc.read_text()
+    text = read_document(doc)
     names = [m["name"] for m in MARKER.finditer(text)]
     if not names:
         raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
