@@ -200,11 +200,14 @@ def row_counts(s: State, blocks: tuple[int, ...]) -> list[int]:
     return counts
 
 
-def pay_row(s: State, kind: str, number: int) -> None:
+def row_payout(s: State, kind: str, number: int) -> list[int]:
+    """What a payout icon pays each seat now (nothing when its marker is not on the board)."""
     blocks = row_blocks(s, kind, number)
-    if blocks is None:
-        return
-    for seat, amount in enumerate(payout_split(row_counts(s, blocks), number, s.n)):
+    return [0] * s.n if blocks is None else payout_split(row_counts(s, blocks), number, s.n)
+
+
+def pay_row(s: State, kind: str, number: int) -> None:
+    for seat, amount in enumerate(row_payout(s, kind, number)):
         if kind == "w":
             s.wealth[seat] += amount
         else:
@@ -1312,12 +1315,8 @@ def final_payouts(s: State) -> list[list[tuple[str, int]]]:
     """Per seat, what the final scoring pays it: the prestige rows' last payout, 1 prestige per full
     10 wealth and the bonus of each office it holds. They depend on the board and the wealth alone, so
     they read the same before and after they are paid."""
-    rows = [0] * s.n
-    for number in (3, 1, 2, *(marker for marker in s.circles if marker in cp.PRESTIGE_MARKERS)):
-        blocks = row_blocks(s, "p", number)
-        if blocks is not None:
-            for seat, amount in enumerate(payout_split(row_counts(s, blocks), number, s.n)):
-                rows[seat] += amount
+    numbers = (3, 1, 2, *(marker for marker in s.circles if marker in cp.PRESTIGE_MARKERS))
+    rows = [sum(paid) for paid in zip(*(row_payout(s, "p", number) for number in numbers), strict=True)]
     parts = [[("prestige from the rows' last payout", rows[seat]),
               ("prestige for each full 10 wealth", s.wealth[seat] // 10)] for seat in range(s.n)]
     for office, seat in enumerate(s.offices):
