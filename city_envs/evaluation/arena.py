@@ -10,6 +10,7 @@ be replayed on its own and a run's results do not depend on how many worker proc
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -47,9 +48,10 @@ class MatchLog:
             header = json.loads(complete[0])["run"] if complete else None
         except (ValueError, KeyError, TypeError):
             header = None
-        if header != self.settings:
+        if not _same_run(header, self.settings):
             raise ValueError(f"--resume: {self.path} is not a log of this run (it holds {header!r}, "
                              f"this run is {self.settings!r})")
+        moved = dict(zip(header["lineup"], self.settings["lineup"], strict=True))
         for number, line in enumerate(complete[1:], start=2):
             try:
                 record = json.loads(line)
@@ -58,6 +60,8 @@ class MatchLog:
                 match = None
             if not isinstance(match, int) or isinstance(match, bool) or match < 0:
                 raise ValueError(f"--resume: {self.path} line {number} is not a match record")
+            if isinstance(record.get("kinds"), list):  # a policy moved since: named by its path now
+                record["kinds"] = [moved.get(kind, kind) for kind in record["kinds"]]
             self.records.setdefault(match, record)
         if lines[-1]:
             with open(self.path, "r+b") as handle:
@@ -69,6 +73,28 @@ class MatchLog:
             handle.flush()
             os.fsync(handle.fileno())
         self.records.setdefault(record["match"], record)
+
+
+def _policy_identity(kind: str) -> str:
+    """A policy agent by its file's SHA-256 rather than its path, so that a run resumes from another
+    checkout or install of the same files (a path that is no file stays as it is)."""
+    if not kind.startswith("ppo:"):
+        return kind
+    path, *rest = kind[4:].split(":")
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return kind
+    return ":".join(["ppo", f"sha256={digest}", *rest])
+
+
+def _same_run(header: Any, settings: dict) -> bool:
+    """Whether a log's header describes the run `settings` describe, its policies compared by content."""
+    if not isinstance(header, dict) or not isinstance(header.get("lineup"), list):
+        return False
+    if {**header, "lineup": None} != {**settings, "lineup": None}:
+        return False
+    return [_policy_identity(str(k)) for k in header["lineup"]] == [_policy_identity(k) for k in settings["lineup"]]
 
 
 def lineup_label(agent_kinds: list[str]) -> str:

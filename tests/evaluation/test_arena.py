@@ -417,3 +417,28 @@ def test_each_worker_runs_torch_on_one_thread():
     spec = f"{__name__}:OneTorchThreadAgent"
     results = evaluate("citadels", 2, [spec, "random"], games=2, seed=0, jobs=2)
     assert results["failures"] == [] and results["agents"][spec]["appearances"] == 2
+
+
+def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_policy(tmp_path):
+    from safetensors import safe_open
+    from safetensors.numpy import load_file, save_file
+
+    baseline = Path("training/baselines/citadels_2p.safetensors")
+    here, there = tmp_path / "here", tmp_path / "there"
+    for folder in (here, there):
+        folder.mkdir()
+        (folder / baseline.name).write_bytes(baseline.read_bytes())
+    log = tmp_path / "matches.jsonl"
+    whole = evaluate("citadels", 2, [f"ppo:{here / baseline.name}", "random"], games=2, seed=0, log=log)
+    moved = [f"ppo:{there / baseline.name}", "random"]
+    assert evaluate("citadels", 2, moved, games=2, seed=0, log=log, resume=True)["agents"] == {
+        k.replace(str(here), str(there)): v for k, v in whole["agents"].items()}
+    # the same settings with other weights in the file: another run
+    with safe_open(str(there / baseline.name), "np") as handle:
+        metadata = handle.metadata()
+    tensors = load_file(there / baseline.name)
+    name = sorted(tensors)[0]
+    tensors[name] = tensors[name] + 1
+    save_file(tensors, there / baseline.name, metadata=metadata)
+    with pytest.raises(ValueError, match="not a log of this run"):
+        evaluate("citadels", 2, moved, games=2, seed=0, log=log, resume=True)
