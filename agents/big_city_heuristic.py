@@ -89,8 +89,7 @@ class Table:
             best = None
             for points, kind, placement in builds:
                 if any(keys[p][side] == key for p in placement for side in range(4)):
-                    if any(table[p][side] in placement for p in placement for side in range(4)
-                           if keys[p][side] == key):
+                    if any(table[p][side] in placement for p in placement for side in range(4) if keys[p][side] == key):
                         continue
                     points = r.building_points(s, kind, placement)
                 best = points if best is None else max(best, points)
@@ -119,8 +118,11 @@ class Table:
         if s.tiles[pile - 1] is None:
             return 0.2
         worth = 0.0
-        if pile == cp.PLOT_TILE[cp.CITY_HALL_PLOT] and not r.city_hall_built(s) \
-                and cp.CITY_HALL_PLOT not in self.v["hand"]:
+        if (
+            pile == cp.PLOT_TILE[cp.CITY_HALL_PLOT]
+            and not r.city_hall_built(s)
+            and cp.CITY_HALL_PLOT not in self.v["hand"]
+        ):
             worth += 3.0  # card 15 is still somewhere: City Hall unlocks the rest of the game
         for p in cp.TILE_PLOTS[pile]:
             if s.occupant[p] >= 0 or s.out[p] or p in self.held or p == cp.CITY_HALL_PLOT:
@@ -142,8 +144,9 @@ class Table:
             for j, cell in enumerate(cells):
                 first_cell.setdefault(tuple(cell), j)
             for (ax, ay), e in r.tile_options(s, n, rot).items():
-                pairs = sum(1 for k in mine_new for dx, dy in cp.DIRS
-                            if (ax + cells[k][0] + dx, ay + cells[k][1] + dy) in old)
+                pairs = sum(
+                    1 for k in mine_new for dx, dy in cp.DIRS if (ax + cells[k][0] + dx, ay + cells[k][1] + dy) in old
+                )
                 contact = sum(1 for c, w in cells if r.cell_index(ax + c, ay + w) in touch)
                 # the first j whose `r.anchor_from(s, n, rot, e, j)` is (ax, ay)
                 q, side = divmod(e, 4)
@@ -165,8 +168,9 @@ class Table:
         if kind in cp.PARKS:
             return float(len(beside))
         counts = self.v["hand_counts"]
-        rivals = sum(counts[q][cp.PLOT_TILE[p] - 1] for p in plots for q in range(self.v["num_players"])
-                     if q != self.me)
+        rivals = sum(
+            counts[q][cp.PLOT_TILE[p] - 1] for p in plots for q in range(self.v["num_players"]) if q != self.me
+        )
         return 0.3 * rivals - 2.0 * len(beside) + 0.1
 
 
@@ -177,10 +181,18 @@ class BigCityHeuristicAgent(HeuristicAgent):
         table = Table(info_set.view())
         decision = table.v["decision"]
         handler = {
-            "SETUP_TILE": self._tile_choice, "TILE_ROTATION": self._tile_placement, "TILE_EDGE": self._tile_placement,
-            "TILE_CELL": self._tile_placement, "DEAD_DISCARD": self._dead_discard, "MAIN": self._main,
-            "BUILD_SELECT": self._select, "PIECE_SELECT": self._select, "TRAM_EDGE": self._tram,
-            "TRAM_EDGE_OPT": self._tram, "EXCHANGE_SELECT": self._exchange, "DRAW": self._draw,
+            "SETUP_TILE": self._tile_choice,
+            "TILE_ROTATION": self._tile_placement,
+            "TILE_EDGE": self._tile_placement,
+            "TILE_CELL": self._tile_placement,
+            "DEAD_DISCARD": self._dead_discard,
+            "MAIN": self._main,
+            "BUILD_SELECT": self._select,
+            "PIECE_SELECT": self._select,
+            "TRAM_EDGE": self._tram,
+            "TRAM_EDGE_OPT": self._tram,
+            "EXCHANGE_SELECT": self._exchange,
+            "DRAW": self._draw,
         }[decision]
         action = handler(table, legal)
         return action if action in legal else legal[-1]
@@ -293,5 +305,6 @@ class BigCityHeuristicAgent(HeuristicAgent):
         for card in v["known_in_piles"]:
             mine[cp.CARD_PILE[card] - 1] += 1
         fresh = [a for a in legal if v["pile_sizes"][a - r.PILE - 1] > mine[a - r.PILE - 1]]
-        return self._best(fresh or legal,
-                          lambda a: table.pile_worth(a - r.PILE) + 0.01 * v["pile_sizes"][a - r.PILE - 1])
+        return self._best(
+            fresh or legal, lambda a: table.pile_worth(a - r.PILE) + 0.01 * v["pile_sizes"][a - r.PILE - 1]
+        )

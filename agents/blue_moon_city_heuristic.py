@@ -87,8 +87,9 @@ class Table:
         if len(payable) == len(empty) and len(empty) <= 2:  # likely to complete it myself
             worth += reward_worth(cp.EACH_REWARD[tile])
             mine = sum(m == self.me for m in markers) + len(empty)
-            others = max((sum(m == seat for m in markers) for seat in set(markers) if seat not in (-1, self.me)),
-                         default=0)
+            others = max(
+                (sum(m == seat for m in markers) for seat in set(markers) if seat not in (-1, self.me)), default=0
+            )
             if mine >= others:
                 worth += reward_worth(cp.STAR_REWARD[tile])
             for q in cp.NEIGHBOURS_NESW[position]:
@@ -110,10 +111,13 @@ class Table:
         if colour == cp.BROWN and value < 3:
             return 1.5 if self.hand[cp.BROWN_1] + self.hand[cp.BROWN_2] >= 2 else 0.8
         open_tiles = sum(
-            1 for position, tile in enumerate(self.v["tile_at"])
-            if not self.v["complete"][position] and any(
+            1
+            for position, tile in enumerate(self.v["tile_at"])
+            if not self.v["complete"][position]
+            and any(
                 sc in (colour, cp.ANY) and self.v["markers_on"][position][i] < 0
-                for i, (sc, _) in enumerate(cp.SECTIONS[tile]))
+                for i, (sc, _) in enumerate(cp.SECTIONS[tile])
+            )
         )
         return 0.5 + 0.4 * min(open_tiles, 4) + 0.2 * value
 
@@ -164,6 +168,7 @@ class BlueMoonCityHeuristicAgent(HeuristicAgent):
     def _pay(self, table: Table, legal: list[int]) -> int:
         pay = table.v["payment"]
         if pay["colour"] < 0:
+
             def colour_score(a: int) -> float:
                 c = a - r.PALACE_COLOR
                 return sum(table.hand[3 * c + v] * (v + 1) for v in range(3) if 3 * c + v not in cp.POWER_CARDS)

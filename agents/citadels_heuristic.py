@@ -92,8 +92,15 @@ class Situation:
         self.n = v["num_players"]
         self.C = v["completion_size"]
         self.seats = [
-            Seat(i, s["gold"], s["hand_size"], list(s["city"]), float(v["scores"][i]), s["complete"],
-                 _type_counts(s["city"]))
+            Seat(
+                i,
+                s["gold"],
+                s["hand_size"],
+                list(s["city"]),
+                float(v["scores"][i]),
+                s["complete"],
+                _type_counts(s["city"]),
+            )
             for i, s in enumerate(v["seats"])
         ]
         self.my = self.seats[self.me]
@@ -291,8 +298,10 @@ class CitadelsHeuristicAgent(HeuristicAgent):
         (opponent,) = sit.others
         return self._best(
             sorted(allowed),
-            lambda a: character_value(sit, a - r.DISCARD_CHARACTER + 1, opponent)
-            - 0.3 * character_value(sit, a - r.DISCARD_CHARACTER + 1, sit.my),
+            lambda a: (
+                character_value(sit, a - r.DISCARD_CHARACTER + 1, opponent)
+                - 0.3 * character_value(sit, a - r.DISCARD_CHARACTER + 1, sit.my)
+            ),
         )
 
     # ----- the turn -----------------------------------------------------------------------------
@@ -361,8 +370,10 @@ class CitadelsHeuristicAgent(HeuristicAgent):
             # Last round: a card I can build right now, the most valuable one.
             return self._best(
                 sorted(allowed),
-                lambda a: sit.card_value(a - r.KEEP_DRAWN, sit.gold)
-                + (20.0 if cp.COST_LIST[a - r.KEEP_DRAWN] <= sit.gold else 0.0),
+                lambda a: (
+                    sit.card_value(a - r.KEEP_DRAWN, sit.gold)
+                    + (20.0 if cp.COST_LIST[a - r.KEEP_DRAWN] <= sit.gold else 0.0)
+                ),
             )
         return self._best(sorted(allowed), lambda a: sit.card_value(a - r.KEEP_DRAWN, sit.gold))
 
@@ -435,8 +446,10 @@ class CitadelsHeuristicAgent(HeuristicAgent):
             if offset == 0:
                 continue
             seat = sit.seats[(sit.me + offset) % sit.n]
-            price = cp.COST_LIST[kind] - 1 + (
-                cp.GREAT_WALL_SURCHARGE if kind != cp.GREAT_WALL and cp.GREAT_WALL in seat.city else 0
+            price = (
+                cp.COST_LIST[kind]
+                - 1
+                + (cp.GREAT_WALL_SURCHARGE if kind != cp.GREAT_WALL and cp.GREAT_WALL in seat.city else 0)
             )
             if price > spare:
                 continue

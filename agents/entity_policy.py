@@ -30,8 +30,9 @@ from city_envs.agents.policy_file import check_entity_head
 
 def row_indices(spec: dict) -> list[list[int]]:
     """Entity k's observation indices: its row of every block, joined."""
-    return [[offset + k * width + j for offset, width in spec["rows"] for j in range(width)]
-            for k in range(spec["count"])]
+    return [
+        [offset + k * width + j for offset, width in spec["rows"] for j in range(width)] for k in range(spec["count"])
+    ]
 
 
 def context_indices(spec: dict) -> list[int]:
@@ -78,8 +79,8 @@ class EntityActionNet(nn.Module):
             nn.init.zeros_(module.bias)
 
     def forward(self, latent_and_features: torch.Tensor) -> torch.Tensor:
-        latent = latent_and_features[:, :self.latent_dim]
-        features = latent_and_features[:, self.latent_dim:]
+        latent = latent_and_features[:, : self.latent_dim]
+        features = latent_and_features[:, self.latent_dim :]
         batch, count = latent.shape[0], self.spec["count"]
         rows = features[:, self.rows]  # (batch, count, features of one entity)
         shared = torch.cat([features[:, self.context], latent], dim=1).unsqueeze(1).expand(-1, count, -1)
@@ -96,8 +97,9 @@ class EntityActorCriticPolicy(MaskableActorCriticPolicy):
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = EntityMlpExtractor(self.features_dim, net_arch=self.net_arch,
-                                                activation_fn=self.activation_fn, device=self.device)
+        self.mlp_extractor = EntityMlpExtractor(
+            self.features_dim, net_arch=self.net_arch, activation_fn=self.activation_fn, device=self.device
+        )
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)

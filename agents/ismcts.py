@@ -70,9 +70,18 @@ class Edge:
 class ISMCTSAgent:
     """`ismcts` in the agent registry, e.g. `ismcts:iters=200` or `ismcts:seconds=1.0:rollout=random`."""
 
-    def __init__(self, seed=None, iters: int | None = 200, seconds: float | None = None,
-                 exploration: float = 0.7, max_rollout: int | None = 40, rollout: str = "heuristic",
-                 bias: float = 1.0, opponents: str = "heuristic", time_limit: float | None = None) -> None:
+    def __init__(
+        self,
+        seed=None,
+        iters: int | None = 200,
+        seconds: float | None = None,
+        exploration: float = 0.7,
+        max_rollout: int | None = 40,
+        rollout: str = "heuristic",
+        bias: float = 1.0,
+        opponents: str = "heuristic",
+        time_limit: float | None = None,
+    ) -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
         if (iters is not None and iters < 1) or (seconds is not None and seconds <= 0):
@@ -112,7 +121,8 @@ class ISMCTSAgent:
         stop = None if self.time_limit is None else start + self.time_limit
         done = 0
         while ((done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline)) and (
-                stop is None or done == 0 or time.perf_counter() < stop):
+            stop is None or done == 0 or time.perf_counter() < stop
+        ):
             self._iterate(info_set.determinize(self.rng), me, root, heuristics)
             done += 1
         self.last_iterations = done

@@ -246,8 +246,9 @@ class Situation:
     def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
         """`beliefs()[seat]` with each guessed card as its `_card_points` per neighbourhood."""
         if seat not in self._belief_points:
-            self._belief_points[seat] = [(_points_table(self.version, tuple(cards.items())), p)
-                                         for cards, p in self.beliefs()[seat]]
+            self._belief_points[seat] = [
+                (_points_table(self.version, tuple(cards.items())), p) for cards, p in self.beliefs()[seat]
+            ]
         return self._belief_points[seat]
 
     def _belief(self, seat: int) -> list[tuple[dict, float]]:

@@ -44,8 +44,10 @@ def load_policy(path: str | Path, trust_pickle: bool = False):
         import sb3_contrib  # noqa: F401
         import torch  # noqa: F401
     except ImportError as error:
-        raise ImportError(f"ppo agents need the train extra ({error.name} is not installed): "
-                          "pip install 'city-envs[train]' (see the README for the CPU build of torch)") from None
+        raise ImportError(
+            f"ppo agents need the train extra ({error.name} is not installed): "
+            "pip install 'city-envs[train]' (see the README for the CPU build of torch)"
+        ) from None
     if resolved.suffix == ".zip":
         policy = load_sb3_zip(resolved, trust_pickle=trust_pickle)
     else:
@@ -86,8 +88,13 @@ def pick_action(logits: np.ndarray, greedy: bool, rng: np.random.Generator) -> i
 class PolicyAgent:
     """Plays `path`'s policy (None: the game's baseline for the match's player count)."""
 
-    def __init__(self, path: str | Path | None = None, seed: int | np.random.Generator | None = None,
-                 greedy: bool = True, trust_pickle: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        seed: int | np.random.Generator | None = None,
+        greedy: bool = True,
+        trust_pickle: bool = False,
+    ) -> None:
         self.path = None if path is None else str(path)
         self.rng = make_rng(seed)
         self.greedy = greedy
@@ -99,8 +106,10 @@ class PolicyAgent:
     def _checked_policy(self, info_set: InfoSet, observation: np.ndarray):
         path = self.path or baseline_path(info_set.game_name, info_set.num_players)
         if self.path is None and not Path(path).is_file():
-            raise PolicyFileError(f"no PPO baseline for {info_set.game_name} with {info_set.num_players} players "
-                                  f"({path}); train one with `city-envs train` and use ppo:PATH")
+            raise PolicyFileError(
+                f"no PPO baseline for {info_set.game_name} with {info_set.num_players} players "
+                f"({path}); train one with `city-envs train` and use ppo:PATH"
+            )
         policy = load_policy(path, self.trust_pickle)
         game = getattr(policy, "city_envs_game", None)  # a policy file's game (an SB3 zip does not say)
         if game is not None and game != info_set.game_name:
@@ -108,8 +117,10 @@ class PolicyAgent:
         expected = (tuple(policy.observation_space.shape), int(policy.action_space.n))
         actual = (observation.shape, info_set.num_actions)
         if expected != actual:
-            raise PolicyFileError(f"model {path} expects (observation shape, actions) {expected}, "
-                                  f"{info_set.game_name} {info_set.num_players}p has {actual}")
+            raise PolicyFileError(
+                f"model {path} expects (observation shape, actions) {expected}, "
+                f"{info_set.game_name} {info_set.num_players}p has {actual}"
+            )
         return policy
 
     def prepare(self, info_set: InfoSet) -> None:

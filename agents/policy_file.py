@@ -40,9 +40,11 @@ FORMAT_VERSION = 1  # a plain actor-critic; files written by every earlier city-
 ENTITY_FORMAT_VERSION = 2  # with an entity head, which a reader of version 1 could not build
 SUFFIX = ".safetensors"
 ACTIVATIONS = ("tanh", "relu")
-PICKLE_WARNING = ("is a pickled SB3 zip: opening it can run any code its author put in it. Load it only if you "
-                  "trust where it came from (trust_pickle=True, or the `:trust_pickle` agent flag), and convert "
-                  "it once with `city-envs convert-model` to the safetensors format, which holds data only")
+PICKLE_WARNING = (
+    "is a pickled SB3 zip: opening it can run any code its author put in it. Load it only if you "
+    "trust where it came from (trust_pickle=True, or the `:trust_pickle` agent flag), and convert "
+    "it once with `city-envs convert-model` to the safetensors format, which holds data only"
+)
 
 
 class PolicyFileError(ValueError):
@@ -67,8 +69,11 @@ ENTITY_HEAD_KEYS = ("count", "rows", "action_starts", "context", "hidden")
 def _int_lists(value: Any, length: int | None) -> bool:
     """A list of lists of `length` integers (any length if None)."""
     return isinstance(value, list) and all(
-        isinstance(item, list) and (length is None or len(item) == length)
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in item) for item in value)
+        isinstance(item, list)
+        and (length is None or len(item) == length)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in item)
+        for item in value
+    )
 
 
 def check_entity_head(spec: Any, observation_size: int, num_actions: int) -> dict:
@@ -79,24 +84,36 @@ def check_entity_head(spec: Any, observation_size: int, num_actions: int) -> dic
     if not _int_lists([[count], spec["action_starts"], spec["hidden"]], None):
         raise ValueError(f"entity head count, action_starts and hidden must be integers: {spec!r}")
     if not _int_lists(rows, 2) or not _int_lists(context, 3):
-        raise ValueError(f"entity head rows must be [offset, width] blocks and its context [start, stop, step] "
-                         f"slices: {spec!r}")
+        raise ValueError(
+            f"entity head rows must be [offset, width] blocks and its context [start, stop, step] slices: {spec!r}"
+        )
     starts, hidden = spec["action_starts"], spec["hidden"]
     if count < 1 or not rows or not starts or not hidden or min(hidden) < 1 or min(w for _, w in rows) < 1:
         raise ValueError(f"entity head sizes must be positive and its lists non-empty: {spec!r}")
     if any(offset < 0 or offset + count * width > observation_size for offset, width in rows):
         raise ValueError(f"entity head rows must lie in the observation ({observation_size} values): {spec!r}")
     if any(not 0 <= begin < stop <= observation_size or step < 1 for begin, stop, step in context):
-        raise ValueError(f"entity head context slices must lie in the observation ({observation_size} values): "
-                         f"{spec!r}")
+        raise ValueError(
+            f"entity head context slices must lie in the observation ({observation_size} values): {spec!r}"
+        )
     if min(starts) < 0 or max(starts) + count > num_actions:
         raise ValueError(f"entity head action groups end past the {num_actions} actions: {spec!r}")
-    return {"count": count, "rows": [list(b) for b in rows], "action_starts": list(starts),
-            "context": [list(c) for c in context], "hidden": list(hidden)}
+    return {
+        "count": count,
+        "rows": [list(b) for b in rows],
+        "action_starts": list(starts),
+        "context": [list(c) for c in context],
+        "hidden": list(hidden),
+    }
 
 
-def build_policy(observation_shape: tuple[int, ...], num_actions: int, net_arch: Any, activation: str = "tanh",
-                 entity_head: dict | None = None):
+def build_policy(
+    observation_shape: tuple[int, ...],
+    num_actions: int,
+    net_arch: Any,
+    activation: str = "tanh",
+    entity_head: dict | None = None,
+):
     """A fresh MaskableActorCriticPolicy on the CPU (the shape every policy file describes), with the
     shared entity scorer as its action net when `entity_head` is given."""
     import gymnasium as gym
@@ -104,8 +121,9 @@ def build_policy(observation_shape: tuple[int, ...], num_actions: int, net_arch:
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, not {activation!r}")
     space = gym.spaces.Box(-np.inf, np.inf, tuple(observation_shape), np.float32)
-    return policy_class(entity_head)(space, gym.spaces.Discrete(int(num_actions)), lambda _: 0.0,
-                                     **policy_kwargs(net_arch, activation, entity_head))
+    return policy_class(entity_head)(
+        space, gym.spaces.Discrete(int(num_actions)), lambda _: 0.0, **policy_kwargs(net_arch, activation, entity_head)
+    )
 
 
 def policy_class(entity_head: dict | None = None) -> type:
@@ -123,15 +141,18 @@ def policy_kwargs(net_arch: Any, activation: str, entity_head: dict | None = Non
     """The `policy_kwargs` that make MaskablePPO build the same network as `build_policy`."""
     import torch
 
-    kwargs = {"net_arch": normalize_net_arch(net_arch),
-              "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU}
+    kwargs = {
+        "net_arch": normalize_net_arch(net_arch),
+        "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU,
+    }
     if entity_head is not None:
         kwargs["entity_head"] = entity_head
     return kwargs
 
 
-def save_policy(policy, path: str | Path, *, game: str, players: int, net_arch: Any, activation: str,
-                info: dict | None = None) -> Path:
+def save_policy(
+    policy, path: str | Path, *, game: str, players: int, net_arch: Any, activation: str, info: dict | None = None
+) -> Path:
     """Write `policy`'s tensors and metadata to `path` (atomically: a crash leaves the old file); an
     entity head is read from the policy itself."""
     from safetensors.torch import save_file
@@ -139,10 +160,14 @@ def save_policy(policy, path: str | Path, *, game: str, players: int, net_arch: 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     metadata = {
-        "format": FORMAT, "format_version": str(FORMAT_VERSION), "game": game, "players": str(int(players)),
+        "format": FORMAT,
+        "format_version": str(FORMAT_VERSION),
+        "game": game,
+        "players": str(int(players)),
         "observation_shape": json.dumps(list(policy.observation_space.shape)),
         "num_actions": str(int(policy.action_space.n)),
-        "net_arch": json.dumps(normalize_net_arch(net_arch)), "activation": activation,
+        "net_arch": json.dumps(normalize_net_arch(net_arch)),
+        "activation": activation,
         "info": json.dumps(info or {}),
     }
     entity_head = getattr(policy, "entity_head", None)
@@ -194,8 +219,10 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise PolicyFileError(f"{path} is a safetensors file but not a city-envs policy (format {raw.get('format')!r})")
     readable = (str(FORMAT_VERSION), str(ENTITY_FORMAT_VERSION))
     if raw.get("format_version") not in readable:
-        raise PolicyFileError(f"{path} has policy format version {raw.get('format_version')!r}; "
-                              f"this city-envs reads versions {' and '.join(readable)}")
+        raise PolicyFileError(
+            f"{path} has policy format version {raw.get('format_version')!r}; "
+            f"this city-envs reads versions {' and '.join(readable)}"
+        )
     game = raw.get("game")
     if game not in GAMES:
         raise PolicyFileError(f"{path}: field 'game' must name one of {', '.join(GAMES)}, not {game!r}")
@@ -205,25 +232,38 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     except ValueError as error:
         raise PolicyFileError(f"{path}: field 'players': {error}") from None
     shape = _json_field(path, raw, "observation_shape")
-    if not isinstance(shape, list) or not 1 <= len(shape) <= 4 or not all(
-            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in shape):
-        raise PolicyFileError(f"{path}: field 'observation_shape' must be a list of 1 to 4 positive sizes, not "
-                              f"{str(shape)[:80]}")
+    if (
+        not isinstance(shape, list)
+        or not 1 <= len(shape) <= 4
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in shape)
+    ):
+        raise PolicyFileError(
+            f"{path}: field 'observation_shape' must be a list of 1 to 4 positive sizes, not {str(shape)[:80]}"
+        )
     num_actions = _whole(path, raw, "num_actions", 1, 2**31 - 1)
     try:
         net_arch = normalize_net_arch(_json_field(path, raw, "net_arch"))
     except (TypeError, ValueError) as error:
         raise PolicyFileError(f"{path}: field 'net_arch': {error}") from None
     if raw.get("activation") not in ACTIVATIONS:
-        raise PolicyFileError(f"{path}: field 'activation' must be one of {', '.join(ACTIVATIONS)}, not "
-                              f"{raw.get('activation')!r}")
-    meta = {"game": game, "players": players, "observation_shape": tuple(shape), "num_actions": num_actions,
-            "net_arch": net_arch, "activation": raw["activation"], "info": _json_field(path, raw, "info", "{}"),
-            "entity_head": None}
+        raise PolicyFileError(
+            f"{path}: field 'activation' must be one of {', '.join(ACTIVATIONS)}, not {raw.get('activation')!r}"
+        )
+    meta = {
+        "game": game,
+        "players": players,
+        "observation_shape": tuple(shape),
+        "num_actions": num_actions,
+        "net_arch": net_arch,
+        "activation": raw["activation"],
+        "info": _json_field(path, raw, "info", "{}"),
+        "entity_head": None,
+    }
     if raw["format_version"] == str(ENTITY_FORMAT_VERSION):
         try:
-            meta["entity_head"] = check_entity_head(_json_field(path, raw, "entity_head"),
-                                                    math.prod(meta["observation_shape"]), num_actions)
+            meta["entity_head"] = check_entity_head(
+                _json_field(path, raw, "entity_head"), math.prod(meta["observation_shape"]), num_actions
+            )
         except (TypeError, ValueError) as error:
             raise PolicyFileError(f"{path}: field 'entity_head': {error}") from None
     return meta
@@ -240,8 +280,12 @@ def _mlp_shapes(prefix: str, inputs: int, sizes: list[int]) -> tuple[dict[str, t
 def expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """Every tensor the network `meta` describes, by state-dict name, with its shape: worked out from
     the metadata alone, so a file can be checked before any network is allocated."""
-    inputs, actions, arch, head = math.prod(meta["observation_shape"]), meta["num_actions"], meta["net_arch"], \
-        meta["entity_head"]
+    inputs, actions, arch, head = (
+        math.prod(meta["observation_shape"]),
+        meta["num_actions"],
+        meta["net_arch"],
+        meta["entity_head"],
+    )
     shapes, latent_pi = _mlp_shapes("mlp_extractor.policy_net", inputs, arch["pi"])
     value_shapes, latent_vf = _mlp_shapes("mlp_extractor.value_net", inputs, arch["vf"])
     shapes |= value_shapes
@@ -253,8 +297,14 @@ def expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     size = sum(width for _, width in head["rows"]) + head["count"] + context + latent_pi
     scorer, size = _mlp_shapes("action_net.scorer", size, head["hidden"])
     last = 2 * len(head["hidden"])
-    return shapes | scorer | {f"action_net.scorer.{last}.weight": (len(head["action_starts"]), size),
-                              f"action_net.scorer.{last}.bias": (len(head["action_starts"]),)}
+    return (
+        shapes
+        | scorer
+        | {
+            f"action_net.scorer.{last}.weight": (len(head["action_starts"]), size),
+            f"action_net.scorer.{last}.bias": (len(head["action_starts"]),),
+        }
+    )
 
 
 def check_tensor_index(path: Path, meta: dict[str, Any]) -> None:
@@ -264,23 +314,30 @@ def check_tensor_index(path: Path, meta: dict[str, Any]) -> None:
 
     try:
         with safe_open(str(path), framework="pt") as handle:
-            found = {name: (handle.get_slice(name).get_dtype(), tuple(handle.get_slice(name).get_shape()))
-                     for name in handle.keys()}  # noqa: SIM118 - a safe_open handle is not iterable
+            found = {
+                name: (handle.get_slice(name).get_dtype(), tuple(handle.get_slice(name).get_shape()))
+                for name in handle.keys()  # noqa: SIM118 - a safe_open handle is not iterable
+            }
     except Exception as error:  # safetensors' own error types
         raise PolicyFileError(f"{path} is not a safetensors policy file: {error}") from None
     wanted = expected_shapes(meta)
     if set(found) != set(wanted):
         missing, extra = sorted(set(wanted) - set(found)), sorted(set(found) - set(wanted))
-        raise PolicyFileError(f"{path}: field 'tensors' does not fit the network its metadata describes "
-                              f"(missing {missing[:4]}, unexpected {extra[:4]})")
+        raise PolicyFileError(
+            f"{path}: field 'tensors' does not fit the network its metadata describes "
+            f"(missing {missing[:4]}, unexpected {extra[:4]})"
+        )
     for name, (dtype, shape) in found.items():
         if dtype not in FLOAT_DTYPES:
-            raise PolicyFileError(f"{path}: tensor {name!r} holds {dtype} values; weights are floats "
-                                  f"({', '.join(FLOAT_DTYPES)})")
+            raise PolicyFileError(
+                f"{path}: tensor {name!r} holds {dtype} values; weights are floats ({', '.join(FLOAT_DTYPES)})"
+            )
         if shape != wanted[name]:
-            raise PolicyFileError(f"{path}: tensor {name!r} has shape {list(shape)}, but the metadata "
-                                  f"(observation_shape, num_actions, net_arch, entity_head) describes "
-                                  f"{list(wanted[name])}")
+            raise PolicyFileError(
+                f"{path}: tensor {name!r} has shape {list(shape)}, but the metadata "
+                f"(observation_shape, num_actions, net_arch, entity_head) describes "
+                f"{list(wanted[name])}"
+            )
 
 
 def load_policy_file(path: str | Path, game: str | None = None, players: int | None = None):
@@ -295,16 +352,18 @@ def load_policy_file(path: str | Path, game: str | None = None, players: int | N
     if game is not None and meta["game"] != game:
         raise PolicyFileError(f"{path}: field 'game' is {meta['game']!r}, but it is asked to play {game}")
     if players is not None and meta["players"] != players:
-        raise PolicyFileError(f"{path}: field 'players' is {meta['players']}, but it is asked to play a "
-                              f"{players}-player match")
+        raise PolicyFileError(
+            f"{path}: field 'players' is {meta['players']}, but it is asked to play a {players}-player match"
+        )
     check_tensor_index(path, meta)
     tensors = load_file(str(path), device="cpu")
     for name, tensor in tensors.items():
         if not bool(torch.isfinite(tensor).all()):
             raise PolicyFileError(f"{path}: tensor {name!r} holds NaN or infinite weights")
     with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the caller's RNG alone
-        policy = build_policy(meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"],
-                              meta["entity_head"])
+        policy = build_policy(
+            meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"], meta["entity_head"]
+        )
     try:
         policy.load_state_dict(tensors, strict=True)
     except RuntimeError as error:
@@ -337,5 +396,12 @@ def convert_sb3_zip(zip_path: str | Path, out: str | Path, game: str, players: i
     policy = load_sb3_zip(zip_path, trust_pickle=True)
     arch = policy.net_arch
     activation = "relu" if policy.activation_fn.__name__.lower() == "relu" else "tanh"
-    return save_policy(policy, out, game=game, players=players, net_arch=arch, activation=activation,
-                       info={"converted_from": Path(zip_path).name})
+    return save_policy(
+        policy,
+        out,
+        game=game,
+        players=players,
+        net_arch=arch,
+        activation=activation,
+        info={"converted_from": Path(zip_path).name},
+    )

@@ -32,8 +32,15 @@ def _int_or_none(text: str) -> int | None:
 
 
 _int_or_none.__name__ = "int or none"
-ISMCTS_PARAMS = {"iters": int, "seconds": float, "c": float, "max_rollout": _int_or_none, "rollout": str,
-                 "bias": float, "opponents": str}
+ISMCTS_PARAMS = {
+    "iters": int,
+    "seconds": float,
+    "c": float,
+    "max_rollout": _int_or_none,
+    "rollout": str,
+    "bias": float,
+    "opponents": str,
+}
 
 
 def heuristic_class(game_name: str) -> type:
@@ -132,8 +139,9 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
         paths = [p for p in parts if p not in PPO_FLAGS]
         if len(paths) > 1:
             raise ValueError(f"bad ppo spec {kind!r}: one path at most, then flags {', '.join(PPO_FLAGS)}")
-        return PolicyAgent(paths[0] if paths else None, seed, greedy="sample" not in flags,
-                           trust_pickle="trust_pickle" in flags)
+        return PolicyAgent(
+            paths[0] if paths else None, seed, greedy="sample" not in flags, trust_pickle="trust_pickle" in flags
+        )
     raise ValueError(f"unknown agent {kind!r}; allowed: {', '.join(AGENT_KINDS)}, or module:Class[:key=value...]")
 
 

@@ -130,19 +130,35 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
             if builds[best] - cost * cheapest_block > 0:
                 return best
         if not any(c in cp.URBAN_RENEWAL for c in t.v["hands"][t.me]):
-            renewal = [a for a in legal if r.TAKE_PLANNING <= a < r.BUILD
-                       and t.v["planning_spaces"][a - r.TAKE_PLANNING] in cp.URBAN_RENEWAL]
+            renewal = [
+                a
+                for a in legal
+                if r.TAKE_PLANNING <= a < r.BUILD and t.v["planning_spaces"][a - r.TAKE_PLANNING] in cp.URBAN_RENEWAL
+            ]
             if renewal:  # a crowded city can only grow by demolition
                 return self._best(renewal, lambda a: -cp.PLANNING_AP[a - r.TAKE_PLANNING])
         wanted = {cp.CONTRACT_ZONE[c] for c in t.visible_contracts()}
-        planning = [a for a in legal if r.TAKE_PLANNING <= a < r.BUILD
-                    and t.v["planning_spaces"][a - r.TAKE_PLANNING] < cp.NUM_PERMITS
-                    and wanted & set(cp.PERMIT_ZONES[t.v["planning_spaces"][a - r.TAKE_PLANNING]])]
+        planning = [
+            a
+            for a in legal
+            if r.TAKE_PLANNING <= a < r.BUILD
+            and t.v["planning_spaces"][a - r.TAKE_PLANNING] < cp.NUM_PERMITS
+            and wanted & set(cp.PERMIT_ZONES[t.v["planning_spaces"][a - r.TAKE_PLANNING]])
+        ]
         if planning:
-            return self._best(planning, lambda a: -cp.PLANNING_AP[a - r.TAKE_PLANNING]
-                              + 0.5 * cp.PERMIT_VALUE[t.v["planning_spaces"][a - r.TAKE_PLANNING]])
-        favors = [a for a in legal if r.TAKE_FAVOR <= a < r.BUILD_FAVOR
-                  and self.build_score(t, t.v["contract_spaces"][a - r.TAKE_FAVOR], 0) >= FAVOR_WORTH]
+            return self._best(
+                planning,
+                lambda a: (
+                    -cp.PLANNING_AP[a - r.TAKE_PLANNING]
+                    + 0.5 * cp.PERMIT_VALUE[t.v["planning_spaces"][a - r.TAKE_PLANNING]]
+                ),
+            )
+        favors = [
+            a
+            for a in legal
+            if r.TAKE_FAVOR <= a < r.BUILD_FAVOR
+            and self.build_score(t, t.v["contract_spaces"][a - r.TAKE_FAVOR], 0) >= FAVOR_WORTH
+        ]
         if favors:
             return self._best(favors, lambda a: -cp.CONTRACT_AP[a - r.TAKE_FAVOR])
         return r.PASS
@@ -163,7 +179,8 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
             row, column = divmod(block, 6)
             band = cp.PRESTIGE_BAND[row]
             rows = band * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0) + cp.WEALTH_COLUMN[column] * (
-                t.row_lead(tuple(6 * rr + column for rr in range(6))) >= 0)
+                t.row_lead(tuple(6 * rr + column for rr in range(6))) >= 0
+            )
             destroyed = sum(1 for x in lots if x in t.lot_building)
             return bonus + ROW_WEIGHT * rows - cost * t.block_value(block) - destroyed
 
@@ -194,8 +211,12 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
             near = t.neighbours([x])
             mine = sum(1 for bid in near if t.building(bid)[3] == t.me and t.building(bid)[0] != cp.PARK)
             row, column = divmod(x // 4, 6)
-            return mine + 0.3 * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0) + 0.01 * cp.PRESTIGE_BAND[row] + (
-                0.01 * cp.WEALTH_COLUMN[column])
+            return (
+                mine
+                + 0.3 * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0)
+                + 0.01 * cp.PRESTIGE_BAND[row]
+                + (0.01 * cp.WEALTH_COLUMN[column])
+            )
 
         return self._best(legal, score)
 
@@ -224,8 +245,9 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         if r.OPT_A not in legal:
             return r.OPT_B
         _, _, _, _, (_, _, wealth, prestige) = cp.CONTRACT_EVENTS[t.v["context"]["event"]]
-        cheapest = min((t.block_value(b[2][0] // 4) for b in t.v["buildings"] if b is not None and b[3] == t.me),
-                       default=0)
+        cheapest = min(
+            (t.block_value(b[2][0] // 4) for b in t.v["buildings"] if b is not None and b[3] == t.me), default=0
+        )
         return r.OPT_A if wealth + prestige < cheapest else r.OPT_B
 
     def _blight_choice(self, t: Table, legal: list[int]) -> int:
@@ -233,8 +255,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         return r.OPT_A if r.OPT_A in legal and 3 < t.block_value(t.building(bid)[2][0] // 4) else r.OPT_B
 
     def _marker_place(self, t: Table, legal: list[int]) -> int:
-        return self._best([a for a in legal if a != r.PASS],
-                          lambda a: t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
+        return self._best([a for a in legal if a != r.PASS], lambda a: t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
 
     def _marker_move_dst(self, t: Table, legal: list[int]) -> int:
         best = self._marker_place(t, legal)

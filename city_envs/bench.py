@@ -203,8 +203,7 @@ def _cell(row: dict, key: str, fmt: str) -> str:
 
 def markdown_table(rows: list[dict]) -> str:
     """The figures as one Markdown table, a row per game and player count."""
-    lines = ["| " + " | ".join(h for h, _, _ in TABLE_COLUMNS) + " |",
-             "|" + "---|" * len(TABLE_COLUMNS)]
+    lines = ["| " + " | ".join(h for h, _, _ in TABLE_COLUMNS) + " |", "|" + "---|" * len(TABLE_COLUMNS)]
     lines += ["| " + " | ".join(_cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -214,9 +213,10 @@ def text_table(rows: list[dict]) -> str:
     cells = [[h for h, _, _ in TABLE_COLUMNS]]
     cells += [[_cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(TABLE_COLUMNS))]
-    return "\n".join("  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths,
-                                                                                                  strict=True)))
-                     for line in cells)
+    return "\n".join(
+        "  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
+        for line in cells
+    )
 
 
 DOC_BEGIN = "<!-- begin: written by `city-envs bench --all --docs` from its JSON; do not edit -->"
@@ -225,9 +225,11 @@ DOC_END = "<!-- end: written by `city-envs bench --all --docs` -->"
 
 def doc_section(result: dict) -> str:
     """The generated part of docs/benchmarks.md, made from `run_all`'s JSON alone."""
-    return (f"{DOC_BEGIN}\n{markdown_table(result['rows'])}\n\n"
-            f"Each measurement ran about {result['seconds']:g} s (seed {result['seed']}); the raw figures are in "
-            f"[benchmarks.json](benchmarks.json).\n{DOC_END}")
+    return (
+        f"{DOC_BEGIN}\n{markdown_table(result['rows'])}\n\n"
+        f"Each measurement ran about {result['seconds']:g} s (seed {result['seed']}); the raw figures are in "
+        f"[benchmarks.json](benchmarks.json).\n{DOC_END}"
+    )
 
 
 def write_doc(path: str | Path, result: dict) -> None:

@@ -155,9 +155,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise ValueError("bench --all measures every game with its default options: name no game or --option")
         if args.docs:
             read_document(args.docs)  # a page it cannot rewrite is refused now, not after minutes of measuring
-        result = bench.run_all(seconds=args.seconds, seed=args.seed,
-                               progress=lambda row: print(f"  measured {row['game']}, {row['num_players']} players",
-                                                          file=sys.stderr))
+        result = bench.run_all(
+            seconds=args.seconds,
+            seed=args.seed,
+            progress=lambda row: print(f"  measured {row['game']}, {row['num_players']} players", file=sys.stderr),
+        )
         print(f"every game and player count, ~{args.seconds:g} s per measurement, seed {args.seed}")
         print(bench.text_table(result["rows"]))
         if args.json:
@@ -233,9 +235,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     started = time.time()
     try:
         with progress.showing(not args.quiet):
-            result = evaluate(args.game, args.players, kinds, args.games, args.seed, jobs=args.jobs,
-                              backend=args.backend, address=args.address, match_timeout=args.match_timeout, log=log,
-                              resume=args.resume, **options)
+            result = evaluate(
+                args.game,
+                args.players,
+                kinds,
+                args.games,
+                args.seed,
+                jobs=args.jobs,
+                backend=args.backend,
+                address=args.address,
+                match_timeout=args.match_timeout,
+                log=log,
+                resume=args.resume,
+                **options,
+            )
     except KeyboardInterrupt:
         saved = f"; the finished matches are in {log}, --resume plays the rest" if log else ""
         print(f"city-envs: evaluate interrupted{saved}", file=sys.stderr)
@@ -319,20 +332,31 @@ def cmd_benchmark_agent(args: argparse.Namespace) -> int:
     started = time.time()
     try:
         with progress.showing(not args.quiet), progress.stage(f"{args.spec} on {suite.name}", matches, "matches"):
-            results = run_agent_benchmark(args.spec, suite, args.out, jobs=args.jobs, resume=args.resume,
-                                          backend=args.backend, address=args.address,
-                                          match_timeout=args.match_timeout, say=say)
+            results = run_agent_benchmark(
+                args.spec,
+                suite,
+                args.out,
+                jobs=args.jobs,
+                resume=args.resume,
+                backend=args.backend,
+                address=args.address,
+                match_timeout=args.match_timeout,
+                say=say,
+            )
     except KeyboardInterrupt:
-        print(f"city-envs: benchmark interrupted; the finished matches are in {args.out}, --resume plays the rest",
-              file=sys.stderr)
+        print(
+            f"city-envs: benchmark interrupted; the finished matches are in {args.out}, --resume plays the rest",
+            file=sys.stderr,
+        )
         return 130
     print(format_agent_results(results))
     print(f"wrote {Path(args.out) / 'results.json'}, report.md, tasks.png, profile.png, marl_eval.json")
     print(f"finished in {took(started)}" + (" (this part of the resumed run)" if args.resume else ""))
     failed = sum(s["failures"] for t in results["tasks"].values() for s in t["lineups"].values())
     if failed:
-        print(f"city-envs: the agent failed {failed} matches (each a loss): see the runs in {args.out}",
-              file=sys.stderr)
+        print(
+            f"city-envs: the agent failed {failed} matches (each a loss): see the runs in {args.out}", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -397,8 +421,9 @@ def agent_specs(args: argparse.Namespace) -> list[str]:
     if args.command == "evaluate":
         kinds = [k.strip() for k in args.agents.split(",")]
         if len(kinds) < args.players:
-            raise ValueError(f"--agents names {len(kinds)} agents for a {args.players}-player game: "
-                             "list one per seat, or more")
+            raise ValueError(
+                f"--agents names {len(kinds)} agents for a {args.players}-player game: list one per seat, or more"
+            )
         return kinds
     if args.command == "demo":
         return ["heuristic", "random"]
@@ -423,7 +448,7 @@ def check_setup(args: argparse.Namespace) -> None:
         probe = cls(args.players, seed=args.seed, **options)
         agents = [make_agent(kind, args.game, args.seed) for kind in kinds]
         for start in range(0, len(agents), args.players):  # each agent at some seat of the probe match
-            prepare_agents(agents[start:start + args.players], probe)
+            prepare_agents(agents[start : start + args.players], probe)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -449,29 +474,48 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def add_benchmark_parser(sub, match_timeout: float) -> None:
     """`city-envs benchmark agent|compare|train|exploit|suites` (docs/benchmark.md)."""
-    benchmark = sub.add_parser("benchmark", help="score agents and training algorithms on a frozen suite",
-                               description="score agents and training algorithms on a frozen suite "
-                               "(docs/benchmark.md)", formatter_class=HelpFormatter)
+    benchmark = sub.add_parser(
+        "benchmark",
+        help="score agents and training algorithms on a frozen suite",
+        description="score agents and training algorithms on a frozen suite (docs/benchmark.md)",
+        formatter_class=HelpFormatter,
+    )
     verbs = benchmark.add_subparsers(dest="verb", required=True)
 
     def verb(name: str, helptext: str):
         return verbs.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
 
     def matches_options(command) -> None:
-        command.add_argument("--jobs", type=positive_int, default=1, help="worker processes (results do not "
-                             "depend on it)")
-        command.add_argument("--backend", choices=("process", "ray"), default="process",
-                             help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')")
+        command.add_argument(
+            "--jobs", type=positive_int, default=1, help="worker processes (results do not depend on it)"
+        )
+        command.add_argument(
+            "--backend",
+            choices=("process", "ray"),
+            default="process",
+            help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')",
+        )
         command.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
-        command.add_argument("--match-timeout", type=float, default=match_timeout, metavar="SECONDS",
-                             help="stop a match after this long, as a loss for the agent thinking (0: no limit)")
+        command.add_argument(
+            "--match-timeout",
+            type=float,
+            default=match_timeout,
+            metavar="SECONDS",
+            help="stop a match after this long, as a loss for the agent thinking (0: no limit)",
+        )
 
     agent = verb("agent", "score one agent on every task of a suite")
-    agent.add_argument("spec", help="the agent, as evaluate --agents spells one: random, heuristic, ismcts[:...], "
-                       "ppo (each task's committed baseline), ppo:PATH, module:Class[:key=value...]")
+    agent.add_argument(
+        "spec",
+        help="the agent, as evaluate --agents spells one: random, heuristic, ismcts[:...], "
+        "ppo (each task's committed baseline), ppo:PATH, module:Class[:key=value...]",
+    )
     agent.add_argument("--suite", default="v1", help="suite and variant: v1, v1-lite, v1-full (benchmark suites)")
-    agent.add_argument("--out", required=True, help="folder for the matches (as they end), results.json, "
-                       "report.md, plots and marl_eval.json")
+    agent.add_argument(
+        "--out",
+        required=True,
+        help="folder for the matches (as they end), results.json, report.md, plots and marl_eval.json",
+    )
     agent.add_argument("--resume", action="store_true", help="finish the interrupted benchmark in --out")
     agent.add_argument("--quiet", action="store_true", help="print only the final table")
     matches_options(agent)
@@ -507,8 +551,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="city-envs", description=__doc__, formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("list", help="games, player counts and options", formatter_class=HelpFormatter,
-                   description="games, player counts and options").set_defaults(func=cmd_list)
+    sub.add_parser(
+        "list",
+        help="games, player counts and options",
+        formatter_class=HelpFormatter,
+        description="games, player counts and options",
+    ).set_defaults(func=cmd_list)
 
     def game_command(name: str, helptext: str, players: int):
         command = sub.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
@@ -519,8 +567,11 @@ def build_parser() -> argparse.ArgumentParser:
         return command
 
     play = game_command("play", "play in the terminal against bots", 4)
-    play.add_argument("--seats", help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH], "
-                      "module:Class[:key=value...] (default: human, then heuristic bots)")
+    play.add_argument(
+        "--seats",
+        help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH], "
+        "module:Class[:key=value...] (default: human, then heuristic bots)",
+    )
     play.add_argument("--quiet", action="store_true", help="do not print the bots' moves")
     play.set_defaults(func=cmd_play)
 
@@ -532,43 +583,65 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=int, default=0, help="seed of the matches (and of the bots)")
     bench.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
     bench.add_argument("--all", action="store_true", help="every game at every player count, as one table")
-    bench.add_argument("--seconds", type=positive_float, default=None,
-                       help="duration of each measurement (default 3, or 1 with --all)")
+    bench.add_argument(
+        "--seconds", type=positive_float, default=None, help="duration of each measurement (default 3, or 1 with --all)"
+    )
     bench.add_argument("--json", help="also write the figures to this file")
-    bench.add_argument("--docs", help="with --all: rewrite the generated table of this Markdown file "
-                       "(docs/benchmarks.md)")
+    bench.add_argument(
+        "--docs", help="with --all: rewrite the generated table of this Markdown file (docs/benchmarks.md)"
+    )
     bench.set_defaults(func=cmd_bench)
 
     helptext = "a game's observation layout: its blocks as a Markdown table, or each value's name"
     layout = sub.add_parser("layout", help=helptext, description=helptext, formatter_class=HelpFormatter)
     layout.add_argument("game_name", metavar="game", help=f"one of: {', '.join(GAMES)}")
     layout.add_argument("--names", action="store_true", help="print each observation index and its feature name")
-    layout.add_argument("--docs", help="rewrite the table between <!-- tables:observation --> marks of this "
-                        "Markdown file (docs/games/<game>.md)")
+    layout.add_argument(
+        "--docs",
+        help="rewrite the table between <!-- tables:observation --> marks of this Markdown file (docs/games/<game>.md)",
+    )
     layout.set_defaults(func=cmd_layout)
 
     from city_envs.evaluation import DEFAULT_MATCH_TIMEOUT
 
     evaluate = game_command("evaluate", "seat-rotated matches between bots, with win rates", 2)
-    evaluate.add_argument("--agents", default="heuristic,random",
-                          help="comma-separated agents (one per seat or more): random, heuristic, ismcts[:...], "
-                          "ppo[:PATH], or your own class as module:Class[:key=value...]")
+    evaluate.add_argument(
+        "--agents",
+        default="heuristic,random",
+        help="comma-separated agents (one per seat or more): random, heuristic, ismcts[:...], "
+        "ppo[:PATH], or your own class as module:Class[:key=value...]",
+    )
     evaluate.add_argument("--games", type=positive_int, default=100, help="matches to play")
     evaluate.add_argument("--jobs", type=positive_int, default=1, help="worker processes (results do not depend on it)")
-    evaluate.add_argument("--backend", choices=("process", "ray"), default="process",
-                          help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')")
+    evaluate.add_argument(
+        "--backend",
+        choices=("process", "ray"),
+        default="process",
+        help="local worker processes, or Ray tasks (pip install 'city-envs[cluster]')",
+    )
     evaluate.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
-    evaluate.add_argument("--out", help="directory for results.json, matches.csv, report.md and plots, and "
-                          "matches.jsonl, which receives each match as it ends")
+    evaluate.add_argument(
+        "--out",
+        help="directory for results.json, matches.csv, report.md and plots, and "
+        "matches.jsonl, which receives each match as it ends",
+    )
     evaluate.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
-    evaluate.add_argument("--match-timeout", type=float, default=DEFAULT_MATCH_TIMEOUT, metavar="SECONDS",
-                          help="stop a match after this long, as a loss for the agent thinking (0: no limit)")
+    evaluate.add_argument(
+        "--match-timeout",
+        type=float,
+        default=DEFAULT_MATCH_TIMEOUT,
+        metavar="SECONDS",
+        help="stop a match after this long, as a loss for the agent thinking (0: no limit)",
+    )
     evaluate.add_argument("--json", help="also write the results to this file")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(func=cmd_evaluate)
 
-    train = game_command("train", "the main job: warm start and self-play MaskablePPO, then evaluate the "
-                         "policy (needs the train extra)", None)
+    train = game_command(
+        "train",
+        "the main job: warm start and self-play MaskablePPO, then evaluate the policy (needs the train extra)",
+        None,
+    )
     from city_envs.training.selfplay import add_arguments
 
     add_arguments(train)

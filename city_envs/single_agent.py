@@ -73,8 +73,10 @@ class SingleAgentEnv(gym.Env):
             opponents = [UniformRandomOpponent() for _ in range(self.num_players - 1)]
         opponents = list(opponents)
         if len(opponents) != self.num_players - 1:
-            raise ValueError(f"{len(opponents)} opponents for the {self.num_players - 1} other seats "
-                             f"of a {self.num_players}-player {game} match")
+            raise ValueError(
+                f"{len(opponents)} opponents for the {self.num_players - 1} other seats "
+                f"of a {self.num_players}-player {game} match"
+            )
         for opponent in opponents:
             if not callable(getattr(opponent, "act", None)):
                 raise ValueError(f"opponent {opponent!r} has no act(info_set) method")

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("default", max_examples=30, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "default", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 settings.register_profile("thorough", parent=settings.get_profile("default"), max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
@@ -34,8 +35,10 @@ def pytest_configure(config: pytest.Config) -> None:
         except ImportError:
             found = None
         if found != root / folder:
-            raise pytest.UsageError(f"city_envs.{folder} comes from {found}, not {root / folder}: "
-                                    f"run `pip install -e {root}` in this environment")
+            raise pytest.UsageError(
+                f"city_envs.{folder} comes from {found}, not {root / folder}: "
+                f"run `pip install -e {root}` in this environment"
+            )
 
 
 TINY = """

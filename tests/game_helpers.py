@@ -34,8 +34,9 @@ def play_out(game: G, rng: np.random.Generator, check: Callable[[G], Any] | None
     return game
 
 
-def mid_game_states(game_cls: type[G], n: int, seeds: Iterable[int], per_game: int, horizon: int,
-                    **options: Any) -> list[G]:
+def mid_game_states(
+    game_cls: type[G], n: int, seeds: Iterable[int], per_game: int, horizon: int, **options: Any
+) -> list[G]:
     """Clones taken at `per_game` random steps below `horizon` of one random game per seed."""
     found = []
     for seed in seeds:

@@ -30,8 +30,10 @@ A_BEFORE_VOWEL = re.compile(r"\b[Aa] (?!one\b|uni|use|eu)[aeiouAEIOU]")
 HOLDINGS: dict[str, dict[str, Callable[[Game, int], int]]] = {
     "citadels": {"gold": lambda game, seat: game.state.gold[seat]},
     "blue_moon_city": {"crystals": lambda game, seat: game.state.crystals[seat]},
-    "urban_sprawl": {"wealth": lambda game, seat: game.state.wealth[seat],
-                     "prestige": lambda game, seat: game.state.prestige[seat]},
+    "urban_sprawl": {
+        "wealth": lambda game, seat: game.state.wealth[seat],
+        "prestige": lambda game, seat: game.state.prestige[seat],
+    },
 }
 
 
@@ -69,8 +71,9 @@ def read_matches(name: str, count: int, matches: int) -> tuple[dict[str, str], s
             for match in [] if PAYMENT.search(text) else RECEIVED.finditer(text):  # a gain alone
                 resource = match.group(2)
                 if resource in held and holdings[resource](game, seat) < held[resource]:
-                    wrong_way.append(f"{text!r} at {where}: {resource} {held[resource]} -> "
-                                     f"{holdings[resource](game, seat)}")
+                    wrong_way.append(
+                        f"{text!r} at {where}: {resource} {held[resource]} -> {holdings[resource](game, seat)}"
+                    )
     texts.pop("", None)
     return texts, decisions, wrong_way
 
@@ -83,13 +86,26 @@ def paid_without_a_paying_verb(text: str) -> bool:
 def check(name: str, count: int, matches: int) -> None:
     texts, decisions, wrong_way = read_matches(name, count, matches)
     code_names = re.compile(r"\b(" + "|".join(sorted(decisions, key=len, reverse=True)) + r")\b")
-    problems = [f"{label}: {text!r} at {where}" for text, where in texts.items()
-                for label, pattern in (("a code name", SNAKE_CASE), ("a decision's code name", code_names),
-                                       ("'a' before a vowel", A_BEFORE_VOWEL)) if pattern.search(text)]
-    problems += [f"'for N' after no verb of paying: {text!r} at {where}" for text, where in texts.items()
-                 if paid_without_a_paying_verb(text)]
-    problems += [f"an amount without its direction: {text!r} at {where}" for text, where in texts.items()
-                 if BARE_AMOUNT.search(text)]
+    problems = [
+        f"{label}: {text!r} at {where}"
+        for text, where in texts.items()
+        for label, pattern in (
+            ("a code name", SNAKE_CASE),
+            ("a decision's code name", code_names),
+            ("'a' before a vowel", A_BEFORE_VOWEL),
+        )
+        if pattern.search(text)
+    ]
+    problems += [
+        f"'for N' after no verb of paying: {text!r} at {where}"
+        for text, where in texts.items()
+        if paid_without_a_paying_verb(text)
+    ]
+    problems += [
+        f"an amount without its direction: {text!r} at {where}"
+        for text, where in texts.items()
+        if BARE_AMOUNT.search(text)
+    ]
     problems += [f"received the other way: {line}" for line in wrong_way]
     assert not problems, "\n".join(problems[:30])
 

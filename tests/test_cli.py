@@ -67,24 +67,51 @@ def test_bench_reports_every_figure(capsys, tmp_path):
     import json
 
     figures = json.loads(path.read_text())
-    for key in ("decisions_per_s", "aec_steps_per_s", "games_per_s", "decisions_per_game", "observation_us",
-                "legal_actions_us", "clone_us"):
+    for key in (
+        "decisions_per_s",
+        "aec_steps_per_s",
+        "games_per_s",
+        "decisions_per_game",
+        "observation_us",
+        "legal_actions_us",
+        "clone_us",
+    ):
         assert figures[key] > 0, key
 
 
 def test_evaluate_prints_win_rates(capsys):
-    code, out, _ = run(capsys, "evaluate", "citadels", "--players", "2", "--agents", "heuristic,random",
-                       "--games", "4", "--seed", "1")
+    code, out, _ = run(
+        capsys, "evaluate", "citadels", "--players", "2", "--agents", "heuristic,random", "--games", "4", "--seed", "1"
+    )
     assert code == 0
     assert "heuristic" in out and "random" in out
 
 
 def test_evaluate_writes_reports_with_worker_processes(capsys, tmp_path):
-    code, out, _ = run(capsys, "evaluate", "blue_moon_city", "--players", "2", "--agents", "heuristic,random",
-                       "--games", "4", "--jobs", "2", "--out", str(tmp_path / "run"))
+    code, out, _ = run(
+        capsys,
+        "evaluate",
+        "blue_moon_city",
+        "--players",
+        "2",
+        "--agents",
+        "heuristic,random",
+        "--games",
+        "4",
+        "--jobs",
+        "2",
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 0 and "rating" in out
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
-        "matches.csv", "matches.jsonl", "pairwise.png", "ratings.png", "report.md", "results.json"]
+        "matches.csv",
+        "matches.jsonl",
+        "pairwise.png",
+        "ratings.png",
+        "report.md",
+        "results.json",
+    ]
 
 
 class Quitter:
@@ -116,8 +143,12 @@ def test_evaluate_killed_leaves_no_workers_and_resume_matches_an_uninterrupted_r
     and `--resume` then gives the results.json of a run that was never stopped."""
     psutil = pytest.importorskip("psutil")
     args = ["evaluate", "urban_sprawl", "--agents", "heuristic,random", "--games", "16", "--seed", "5", "--jobs", "2"]
-    killed = subprocess.Popen([sys.executable, "-m", "city_envs.cli", *args, "--out", str(tmp_path / "killed")],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    killed = subprocess.Popen(
+        [sys.executable, "-m", "city_envs.cli", *args, "--out", str(tmp_path / "killed")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     log = tmp_path / "killed" / "matches.jsonl"
     deadline = time.monotonic() + 180
     while not (log.exists() and len(log.read_text().splitlines()) >= 4) and time.monotonic() < deadline:
@@ -167,11 +198,31 @@ def test_bad_input_exits_2_with_the_reason(capsys, argv, message):
 def test_options_read_values_as_the_config_files_write_them(capsys):
     """`--option classic_variant=true` (TOML) and `=True` (Python) are one value; a list of names stays text."""
     for flag in ("true", "True"):
-        code, out, _ = run(capsys, "play", "citadels", "--players", "4", "--seats", "random,random,random,random",
-                           "--seed", "3", "--option", f"classic_variant={flag}")
+        code, out, _ = run(
+            capsys,
+            "play",
+            "citadels",
+            "--players",
+            "4",
+            "--seats",
+            "random,random,random,random",
+            "--seed",
+            "3",
+            "--option",
+            f"classic_variant={flag}",
+        )
         assert code == 0 and "final scores:" in out
-    code, _, err = run(capsys, "play", "metropolys", "--players", "2", "--seats", "random,random",
-                       "--option", "removed_districts=south,west")
+    code, _, err = run(
+        capsys,
+        "play",
+        "metropolys",
+        "--players",
+        "2",
+        "--seats",
+        "random,random",
+        "--option",
+        "removed_districts=south,west",
+    )
     assert code == 0, err
     code, _, err = run(capsys, "play", "citadels", "--players", "2", "--option", "classic_variant")
     assert code == 2 and "--option 'classic_variant' is not of the form KEY=VALUE" in err
@@ -185,8 +236,10 @@ def test_options_read_values_as_the_config_files_write_them(capsys):
         (["evaluate", "chess", "--games", "2"], "unknown game 'chess'"),
         (["evaluate", "citadels", "--option", "colour=red"], "unknown option(s) colour"),
         (["evaluate", "citadels", "--players", "9"], "supports 2, 3, 4, 5, 6, 7 players, not 9"),
-        (["evaluate", "citadels", "--players", "5", "--agents", "ppo,random,random,random,random"],
-         "no PPO baseline for citadels with 5 players"),
+        (
+            ["evaluate", "citadels", "--players", "5", "--agents", "ppo,random,random,random,random"],
+            "no PPO baseline for citadels with 5 players",
+        ),
         (["evaluate", "citadels", "--agents", "ppo:no/such/model.zip,random"], "no policy file at no/such/model.zip"),
         (["evaluate", "citadels", "--agents", "random"], "names 1 agents for a 2-player game"),
         (["evaluate", "citadels", "--agents", "ismcts:iters=x,random"], "bad value in agent parameter"),
@@ -202,8 +255,14 @@ def test_every_command_checks_its_input_before_any_work(capsys, argv, message):
     assert message in err and err.startswith(f"city-envs {argv[0]}: error: ") and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("argv", [["evaluate", "citadels", "--games", "0"], ["evaluate", "citadels", "--jobs", "-1"],
-                                  ["bench", "citadels", "--seconds", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "citadels", "--games", "0"],
+        ["evaluate", "citadels", "--jobs", "-1"],
+        ["bench", "citadels", "--seconds", "0"],
+    ],
+)
 def test_counts_and_durations_must_be_positive(capsys, argv):
     with pytest.raises(SystemExit) as exit_info:
         cli.main(argv)
@@ -293,9 +352,15 @@ def test_a_closed_output_pipe_ends_quietly():
 def test_ctrl_c_ends_quietly_with_exit_130():
     # A terminal's Ctrl-C reaches a program whose SIGINT is not ignored; a runner started in the
     # background of a shell passes SIGINT on ignored, so the child gets the default back first.
-    process = subprocess.Popen(command("play", "citadels", "--players", "2", "--seats", "human,random"),
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        command("play", "citadels", "--players", "2", "--seats", "human,random"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         seen = ""
         while "your decision" not in seen:  # the game is about to wait for the person
@@ -323,14 +388,20 @@ def test_evaluate_on_a_terminal_shows_counts_and_the_time_left_then_the_whole_ti
 
 
 def test_quiet_keeps_a_terminal_free_of_bars():
-    code, written = run_on_terminal(command("evaluate", "citadels", "--agents", "random,random", "--games", "20",
-                                            "--quiet"))
+    code, written = run_on_terminal(
+        command("evaluate", "citadels", "--agents", "random,random", "--games", "20", "--quiet")
+    )
     assert code == 0 and "matches left" not in written and "━" not in written and "\x1b[2K" not in written
 
 
 def test_output_that_is_not_a_terminal_stays_clean():
-    result = subprocess.run(command("evaluate", "citadels", "--agents", "random,random", "--games", "20"),
-                            capture_output=True, text=True, env=environment(), timeout=300)
+    result = subprocess.run(
+        command("evaluate", "citadels", "--agents", "random,random", "--games", "20"),
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=300,
+    )
     assert result.returncode == 0 and result.stderr == ""
     assert "\x1b" not in result.stdout and "━" not in result.stdout
     assert result.stdout.splitlines()[-1].startswith("20 matches in ")
@@ -348,8 +419,9 @@ def test_list_shows_option_help_in_words(capsys):
     assert code == 0 and "RECONSTRUCTED" not in out and "INVEST" not in out
 
 
-@pytest.mark.parametrize("command", [["layout", "citadels", "--docs"], ["benchmark", "tables", "benchmarks"],
-                                     ["bench", "--all", "--docs"]])
+@pytest.mark.parametrize(
+    "command", [["layout", "citadels", "--docs"], ["benchmark", "tables", "benchmarks"], ["bench", "--all", "--docs"]]
+)
 @pytest.mark.parametrize("page", ["missing", "folder", "fifo"])
 def test_a_docs_page_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path, capsys, command, page):
     """A FIFO blocked these commands forever; a folder or a missing page ended them in a traceback."""

@@ -82,8 +82,12 @@ def code_files(game: str) -> list[Path]:
 
 def dangling(game: str, sources: dict[str, str]) -> list[str]:
     headings = numbered_headings((ROOT / "docs" / "games" / f"{game}.md").read_text(encoding="utf-8"))
-    return [f"{name}:{line}: ({section})" for name, source in sources.items()
-            for line, section in citations(source) if section not in headings]
+    return [
+        f"{name}:{line}: ({section})"
+        for name, source in sources.items()
+        for line, section in citations(source)
+        if section not in headings
+    ]
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -92,8 +96,12 @@ def test_every_rule_citation_in_the_code_is_a_heading_of_the_games_page(game):
     assert sum(len(citations(source)) for source in sources.values()) >= 10
     missing = dangling(game, sources)
     assert not missing, f"docs/games/{game}.md has no numbered heading for:\n" + "\n".join(missing)
-    old_forms = [f"{name}:{number}: {line.strip()}" for name, source in sources.items()
-                 for number, line in enumerate(source.splitlines(), 1) if UNCHECKED_FORM.search(line)]
+    old_forms = [
+        f"{name}:{number}: {line.strip()}"
+        for name, source in sources.items()
+        for number, line in enumerate(source.splitlines(), 1)
+        if UNCHECKED_FORM.search(line)
+    ]
     assert not old_forms, "cite as (2.5) or §6, which the check above reads:\n" + "\n".join(old_forms)
 
 
@@ -106,4 +114,9 @@ def test_the_citation_check_catches_a_dangling_reference():
 
 def test_a_heading_range_stands_for_each_section_in_it():
     assert numbered_headings("## 5 Abilities\n### 5.1-5.3 Characters\n### 5.9 Unique\n") == {
-        "5", "5.1", "5.2", "5.3", "5.9"}
+        "5",
+        "5.1",
+        "5.2",
+        "5.3",
+        "5.9",
+    }

@@ -43,8 +43,9 @@ from .metropolys import metropolys_testlib
 from .urban_sprawl import us_testlib
 
 # PettingZoo's api_test warns that Dict observation spaces are unusual; they are the contract.
-pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",
-                                        "ignore:Observation is not a NumPy array:UserWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Observation space for each agent:UserWarning", "ignore:Observation is not a NumPy array:UserWarning"
+)
 
 Config = tuple[int, dict[str, Any]]  # (num_players, options)
 
@@ -90,7 +91,9 @@ CASES = {
         counts=(2, 3, 4, 5, 6, 7),
         env_configs=tuple((n, {"classic_variant": False}) for n in range(2, 8))
         + tuple((n, {"classic_variant": True}) for n in range(4, 8)),
-        observation_size=621, num_actions=376, first_decision="SELECT_CHARACTER",
+        observation_size=621,
+        num_actions=376,
+        first_decision="SELECT_CHARACTER",
         bad_options=(
             (4, {"classic_variant": "yes"}, "False, True"),
             (4, {"classic_variant": None}, "False, True"),
@@ -102,10 +105,14 @@ CASES = {
             (4, {"colour": "red"}, "classic_variant, max_rounds"),
             (4, {"classic": True}, "classic_variant, max_rounds"),
         ),
-        illegal_states=lambda: citadels_testlib.harvest(2, range(3)) + citadels_testlib.harvest(5, range(3))
-        + citadels_testlib.harvest_kind(4, "GRAVEYARD", 1, seed0=900),
-        illegal_kinds=frozenset({"SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD",
-                                 "GRAVEYARD"}),
+        illegal_states=lambda: (
+            citadels_testlib.harvest(2, range(3))
+            + citadels_testlib.harvest(5, range(3))
+            + citadels_testlib.harvest_kind(4, "GRAVEYARD", 1, seed0=900)
+        ),
+        illegal_kinds=frozenset(
+            {"SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"}
+        ),
         after_end_actions=(0, 16, 373, -1),
         round_trip_states=lambda n, options: citadels_testlib.mid_game_states(n, **options),
         check_state=citadels_testlib.check_state,
@@ -122,7 +129,9 @@ CASES = {
     "metropolys": Case(
         counts=(2, 3, 4),
         env_configs=tuple((n, {"version": version}) for n in (2, 3, 4) for version in ("family", "expert")),
-        observation_size=2164, num_actions=69, first_decision="NBHD",
+        observation_size=2164,
+        num_actions=69,
+        first_decision="NBHD",
         bad_options=(
             (4, {"version": "advanced"}, "'family', 'expert'"),
             (4, {"version": None}, "'family', 'expert'"),
@@ -147,10 +156,13 @@ CASES = {
         reward_options=({"version": "family"}, {"version": "expert"}),
         round_trip_options=({"version": "family"}, {"version": "expert"}),
         replay_options=({"version": "family"}, {"version": "expert"}),
-        information_states=lambda n: metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "family")
-        + metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "expert"),
-        hidden_from=lambda game, p: [metropolys_testlib.secret_cards(game, q) for q in range(game.num_players)
-                                     if q != p],
+        information_states=lambda n: (
+            metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "family")
+            + metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "expert")
+        ),
+        hidden_from=lambda game, p: [
+            metropolys_testlib.secret_cards(game, q) for q in range(game.num_players) if q != p
+        ],
         legal_actions_are_public=True,
         image_shape=(640, 1000, 3),
         image_progress=lambda game: bool(game.state.bids),
@@ -160,7 +172,9 @@ CASES = {
     "blue_moon_city": Case(
         counts=(2, 3, 4),
         env_configs=((2, {"center": "fixed"}), (3, {"center": "random"}), (4, {"center": "fixed"})),
-        observation_size=2200, num_actions=220, first_decision="MOVE",
+        observation_size=2200,
+        num_actions=220,
+        first_decision="MOVE",
         bad_options=(
             (3, {"center": "open"}, "'fixed', 'random'"),
             (3, {"center": None}, "'fixed', 'random'"),
@@ -190,7 +204,9 @@ CASES = {
     "big_city": Case(
         counts=(2, 3, 4, 5),
         env_configs=tuple((n, {}) for n in (2, 3, 4, 5)),
-        observation_size=3787, num_actions=389, first_decision="SETUP_TILE",
+        observation_size=3787,
+        num_actions=389,
+        first_decision="SETUP_TILE",
         bad_options=(
             (3, {"max_rounds": 10}, "allowed: none"),
             (3, {"variant": "x"}, "allowed: none"),
@@ -213,7 +229,9 @@ CASES = {
     "urban_sprawl": Case(
         counts=(2, 3, 4),
         env_configs=tuple((n, {"variant": variant}) for n in (2, 3, 4) for variant in ("standard", "long", "short")),
-        observation_size=5219, num_actions=219, first_decision="START_BUY",
+        observation_size=5219,
+        num_actions=219,
+        first_decision="START_BUY",
         bad_options=(
             (3, {"variant": "medium"}, "'standard', 'long', 'short'"),
             (3, {"variant": None}, "'standard', 'long', 'short'"),
@@ -331,8 +349,14 @@ def test_rewards(name, n, options):
         ({"observation_key": "action_mask"}, "other than 'action_mask'"),
         ({"observation_key": 3}, "other than 'action_mask'"),
     ],
-    ids=["render_mode", "reward", "illegal_action", "observation_key-empty", "observation_key-mask",
-         "observation_key-int"],
+    ids=[
+        "render_mode",
+        "reward",
+        "illegal_action",
+        "observation_key-empty",
+        "observation_key-mask",
+        "observation_key-int",
+    ],
 )
 @pytest.mark.parametrize("entry", ["env", "raw_env"])
 @GAMES
@@ -716,12 +740,15 @@ def test_score_parts_add_up_to_the_scores_and_the_result_names_the_winners(name,
         assert result.startswith(winners) or (" tie on " in result and f"; {winners} wins on " in result)
 
 
-@pytest.mark.parametrize(("winners", "standings", "expected"), [
-    ([0], [(12, 0), (10, 3), (8, 9)], "A wins with 12 prestige, against 10 for B."),
-    ([1], [(10, 5), (10, 7), (8, 9)], "B and A tie on 10 prestige; B wins on buildings built: 7, against 5 for A."),
-    ([0, 1], [(10, 7), (10, 7), (8, 9)], "A and B share the victory with 10 prestige, 7 buildings built each."),
-    ([2], [(10, 0), (9, 0), (8, 0)], "C wins with 8 prestige."),  # an end the standings do not decide
-])
+@pytest.mark.parametrize(
+    ("winners", "standings", "expected"),
+    [
+        ([0], [(12, 0), (10, 3), (8, 9)], "A wins with 12 prestige, against 10 for B."),
+        ([1], [(10, 5), (10, 7), (8, 9)], "B and A tie on 10 prestige; B wins on buildings built: 7, against 5 for A."),
+        ([0, 1], [(10, 7), (10, 7), (8, 9)], "A and B share the victory with 10 prestige, 7 buildings built each."),
+        ([2], [(10, 0), (9, 0), (8, 0)], "C wins with 8 prestige."),  # an end the standings do not decide
+    ],
+)
 def test_the_result_says_who_won_and_why(winners, standings, expected):
     game = city_envs.game_class("metropolys")(3, seed=0)
     game.winners, game.standings = (lambda: winners), (lambda: standings)

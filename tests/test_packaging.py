@@ -27,8 +27,11 @@ def installed_name(folder: Path) -> str:
 
 
 def test_every_package_folder_is_listed_under_city_envs():
-    folders = {installed_name(init.parent) for top in ("city_envs", "agents", "training")
-               for init in (ROOT / top).rglob("__init__.py")}
+    folders = {
+        installed_name(init.parent)
+        for top in ("city_envs", "agents", "training")
+        for init in (ROOT / top).rglob("__init__.py")
+    }
     data_folders = {installed_name(ROOT / "training" / name) for name in DATA_FOLDERS}
     assert set(SETUPTOOLS["packages"]) == folders | data_folders
     assert all(name == "city_envs" or name.startswith("city_envs.") for name in SETUPTOOLS["packages"])

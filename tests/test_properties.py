@@ -73,8 +73,12 @@ def is_integer_action(value: Any) -> bool:
 def check_action(game: Game, value: Any) -> None:
     """Accepted exactly when an integer names a legal action; refused without any change otherwise."""
     before = snapshot(game)
-    legal = not game.is_over() and is_integer_action(value) and 0 <= int(value) < game.num_actions \
+    legal = (
+        not game.is_over()
+        and is_integer_action(value)
+        and 0 <= int(value) < game.num_actions
         and bool(game.legal_actions()[int(value)])
+    )
     if legal:
         game.apply(value)
         assert game.history[-1] == int(value) and type(game.history[-1]) is int
@@ -103,9 +107,19 @@ def test_any_value_thrown_at_apply_many(name, data):
 
 
 def env_fields(env) -> str:
-    return json.dumps([env.rewards, env._cumulative_rewards, env.terminations, env.truncations,
-                       {a: repr(i) for a, i in env.infos.items()}, env.agent_selection, env.agents,
-                       env.game.to_dict()], sort_keys=True)
+    return json.dumps(
+        [
+            env.rewards,
+            env._cumulative_rewards,
+            env.terminations,
+            env.truncations,
+            {a: repr(i) for a, i in env.infos.items()},
+            env.agent_selection,
+            env.agents,
+            env.game.to_dict(),
+        ],
+        sort_keys=True,
+    )
 
 
 @GAMES
@@ -279,8 +293,9 @@ class MatchMachine(RuleBasedStateMachine):
 def machine_for(name: str, slow: bool = False) -> type:
     machine = type(f"{name}_machine", (MatchMachine,), {"game_name": name})
     case = machine.TestCase
-    case.settings = settings(max_examples=150, stateful_step_count=40) if slow else \
-        settings(max_examples=8, stateful_step_count=12)
+    case.settings = (
+        settings(max_examples=150, stateful_step_count=40) if slow else settings(max_examples=8, stateful_step_count=12)
+    )
     return pytest.mark.slow(case) if slow else case
 
 

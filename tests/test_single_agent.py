@@ -16,8 +16,9 @@ from city_envs.agents import make_opponents
 
 GAMES = pytest.mark.parametrize("name", city_envs.GAMES)
 # observations are unbounded float32 boxes, as in the PettingZoo envs; the checkers only advise against that
-pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m:UserWarning",
-                                        "ignore:.*Not able to test alternative render modes:UserWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:.*Box observation space m:UserWarning", "ignore:.*Not able to test alternative render modes:UserWarning"
+)
 
 
 def play(env: SingleAgentEnv, seed: int, policy_seed: int = 0) -> list:

@@ -40,32 +40,38 @@ def set_at(*path) -> Mutation:
         for key in keys[:-1]:
             target = target[key]
         target[keys[-1]] = value
+
     return mutate
 
 
 def duplicate(*keys) -> Mutation:
     """Append to the list at data["state"][keys] a copy of its first item (a card twice)."""
+
     def mutate(data: dict) -> None:
         target = data["state"]
         for key in keys:
             target = target[key]
         target.append(target[0])
+
     return mutate
 
 
 def drop(*keys) -> Mutation:
     """Remove the last item of the list at data["state"][keys] (a card lost)."""
+
     def mutate(data: dict) -> None:
         target = data["state"]
         for key in keys:
             target = target[key]
         target.pop()
+
     return mutate
 
 
 def envelope(key: str, value: object) -> Mutation:
     def mutate(data: dict) -> None:
         data[key] = value
+
     return mutate
 
 
@@ -156,8 +162,9 @@ def refusal(game: Game, mutate: Mutation, **kwargs) -> ValueError:
     return refused.value
 
 
-@pytest.mark.parametrize(("name", "n", "steps", "what", "mutate", "field"), CASES,
-                         ids=[f"{case[0]}-{case[3]}" for case in CASES])
+@pytest.mark.parametrize(
+    ("name", "n", "steps", "what", "mutate", "field"), CASES, ids=[f"{case[0]}-{case[3]}" for case in CASES]
+)
 def test_impossible_value_refused_naming_the_field(name, n, steps, what, mutate, field):
     game = mid_game(name, n, steps)
     type(game).from_dict(game.to_dict())  # the untouched state loads
@@ -262,8 +269,9 @@ def test_refused_step_changes_no_reward(name):
     assert env._cumulative_rewards[agent] != 0.25  # a legal step collects it
 
 
-@pytest.mark.parametrize("action", [float("inf"), float("nan"), 1.0, np.float32(0), np.array(0.0), np.bool_(True),
-                                    "0", None])
+@pytest.mark.parametrize(
+    "action", [float("inf"), float("nan"), 1.0, np.float32(0), np.array(0.0), np.bool_(True), "0", None]
+)
 def test_lose_mode_catches_every_refused_value(action):
     env = make_raw_env("citadels", 3, illegal_action="lose")
     env.reset(seed=0)

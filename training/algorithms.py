@@ -89,9 +89,18 @@ def segmented_ppo(request: TrainRequest, pool: Any = None, **settings: Any) -> l
         if marker.is_file():
             step, path = json.loads(marker.read_text())
         else:
-            config = load_config(request.task.game, None, players=request.task.players, seed=request.seed,
-                                 timesteps=target, eval_games=0, final_eval_games=0, select_best=False,
-                                 checkpoint_every=1, **settings)
+            config = load_config(
+                request.task.game,
+                None,
+                players=request.task.players,
+                seed=request.seed,
+                timesteps=target,
+                eval_games=0,
+                final_eval_games=0,
+                select_best=False,
+                checkpoint_every=1,
+                **settings,
+            )
             summary = train(config, run, resume=(run / "config.toml").is_file(), log=lambda text: None, pool=pool)
             step = int(summary.get("timesteps", 0))
             path = str(kept / f"step_{step:09d}.safetensors")
@@ -125,12 +134,17 @@ def tianshou_dqn(request: TrainRequest) -> list[tuple[int, str]]:
 
     steps = [target * request.task.players for target in request.checkpoints]
     paths = train_dqn(request.task.game, request.task.players, request.seed, steps, request.out / "train")
-    return [(target, f"city_envs.integrations.tianshou:QNetworkAgent:path={path}")
-            for target, path in zip(request.checkpoints, paths, strict=True)]
+    return [
+        (target, f"city_envs.integrations.tianshou:QNetworkAgent:path={path}")
+        for target, path in zip(request.checkpoints, paths, strict=True)
+    ]
 
 
-ALGORITHMS: dict[str, Algorithm] = {"ppo_scratch": ppo_scratch, "warm_start_ppo": warm_start_ppo,
-                                    "tianshou_dqn": tianshou_dqn}
+ALGORITHMS: dict[str, Algorithm] = {
+    "ppo_scratch": ppo_scratch,
+    "warm_start_ppo": warm_start_ppo,
+    "tianshou_dqn": tianshou_dqn,
+}
 
 
 def load_algorithm(name: str) -> Algorithm:
@@ -160,12 +174,16 @@ def checkpoint_steps(budget: int) -> tuple[int, ...]:
 def _checked_specs(returned: Any, request: TrainRequest) -> list[tuple[int, str]]:
     """The plug-in's answer as (step, spec) pairs, one per checkpoint asked, or why it is not that."""
     if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Sequence) or not returned:
-        raise BenchmarkError(f"the algorithm returned {type(returned).__name__} {returned!r:.80}, not a list of "
-                             "(step, agent spec), one per checkpoint")
+        raise BenchmarkError(
+            f"the algorithm returned {type(returned).__name__} {returned!r:.80}, not a list of "
+            "(step, agent spec), one per checkpoint"
+        )
     pairs = list(returned)
     if len(pairs) != len(request.checkpoints):
-        raise BenchmarkError(f"the algorithm returned {len(pairs)} checkpoints for the {len(request.checkpoints)} "
-                             f"asked ({', '.join(map(str, request.checkpoints))})")
+        raise BenchmarkError(
+            f"the algorithm returned {len(pairs)} checkpoints for the {len(request.checkpoints)} "
+            f"asked ({', '.join(map(str, request.checkpoints))})"
+        )
     if any(not isinstance(pair, (tuple, list)) or len(pair) != 2 for pair in pairs):
         raise BenchmarkError("every checkpoint must be a (step, agent spec) pair")
     steps = [step for step, _ in pairs]
@@ -176,10 +194,19 @@ def _checked_specs(returned: Any, request: TrainRequest) -> list[tuple[int, str]
     return [(int(step), spec) for step, spec in pairs]
 
 
-def run_seed(algorithm: Algorithm, suite: Suite, task: Task, seed: int, budget: int, out: Path, jobs: int = 1,
-             backend: str = "process", address: str | None = None,
-             match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
-             say: Callable[[str], None] | None = None) -> dict:
+def run_seed(
+    algorithm: Algorithm,
+    suite: Suite,
+    task: Task,
+    seed: int,
+    budget: int,
+    out: Path,
+    jobs: int = 1,
+    backend: str = "process",
+    address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    say: Callable[[str], None] | None = None,
+) -> dict:
     """Train one seed of `task` and score its checkpoints; its `record.json` makes a rerun skip it."""
     out.mkdir(parents=True, exist_ok=True)
     record_file = out / "record.json"
@@ -189,16 +216,19 @@ def run_seed(algorithm: Algorithm, suite: Suite, task: Task, seed: int, budget: 
         except ValueError:  # a record cut short (the run was killed while writing it): do the seed again
             record_file.unlink()
     request = TrainRequest(task, seed, budget, out, checkpoint_steps(budget))
-    record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget,
-                              "asked": list(request.checkpoints)}
+    record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget, "asked": list(request.checkpoints)}
     clock = time.time()
     try:
         specs = _checked_specs(algorithm(request), request)
         for spec in dict.fromkeys(spec for _, spec in specs):
             check_agent(spec, [task])
     except Exception as error:  # noqa: BLE001 - a plug-in's failure is recorded for its seed; the run goes on
-        record.update(status="failed", error=f"{type(error).__name__}: {error}",
-                      traceback=traceback.format_exc(limit=-3), train_seconds=round(time.time() - clock, 1))
+        record.update(
+            status="failed",
+            error=f"{type(error).__name__}: {error}",
+            traceback=traceback.format_exc(limit=-3),
+            train_seconds=round(time.time() - clock, 1),
+        )
         record_file.write_text(json.dumps(record, indent=1) + "\n")
         if say is not None:
             say(f"{task.name} seed {seed}: FAILED: {record['error']}")
@@ -208,19 +238,24 @@ def run_seed(algorithm: Algorithm, suite: Suite, task: Task, seed: int, budget: 
     curve_matches = max(task.players, suite.matches // CURVE_SHARE)
     options = {"jobs": jobs, "resume": True, "backend": backend, "address": address, "match_timeout": match_timeout}
     for point in record["checkpoints"]:
-        result = evaluate_task(point["spec"], suite, task, out / "eval" / f"step_{point['step']}",
-                               matches=curve_matches, **options)
+        result = evaluate_task(
+            point["spec"], suite, task, out / "eval" / f"step_{point['step']}", matches=curve_matches, **options
+        )
         point.update(score=task_score(result), matches=curve_matches)
     final = record["checkpoints"][-1]
     absolute = evaluate_task(final["spec"], suite, task, out / "eval" / "absolute", **options)
-    record.update(status="ok", absolute={"score": task_score(absolute), "matches": suite.matches,
-                                         "lineups": absolute["lineups"]},
-                  seconds=round(time.time() - clock, 1))
+    record.update(
+        status="ok",
+        absolute={"score": task_score(absolute), "matches": suite.matches, "lineups": absolute["lineups"]},
+        seconds=round(time.time() - clock, 1),
+    )
     record_file.write_text(json.dumps(record, indent=1) + "\n")
     if say is not None:
-        say(f"{task.name} seed {seed}: final score {record['absolute']['score']:+.3f} (curve "
+        say(
+            f"{task.name} seed {seed}: final score {record['absolute']['score']:+.3f} (curve "
             + ", ".join(f"{p['step']:,}: {p['score']:+.2f}" for p in record["checkpoints"])
-            + f") [{record['seconds']:.0f} s]")
+            + f") [{record['seconds']:.0f} s]"
+        )
     return record
 
 
@@ -232,9 +267,17 @@ def _run_seed_remote(*args: Any) -> dict:
 
 
 def run_algorithm_benchmark(
-    name: str, suite: Suite, budget: int, seeds: Sequence[int], out: str | Path, jobs: int = 1,
-    resume: bool = False, backend: str = "process", address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, say: Callable[[str], None] | None = None,
+    name: str,
+    suite: Suite,
+    budget: int,
+    seeds: Sequence[int],
+    out: str | Path,
+    jobs: int = 1,
+    resume: bool = False,
+    backend: str = "process",
+    address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    say: Callable[[str], None] | None = None,
     reps: int = BOOTSTRAP_REPS,
 ) -> dict:
     """Every (task, seed) of `suite` trained by algorithm `name` and scored; the summary with IQM over
@@ -247,61 +290,99 @@ def run_algorithm_benchmark(
     if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
         raise BenchmarkError(f"seeds must be distinct whole numbers >= 0, not {list(seeds)}")
     out = Path(out) / name.replace(":", "_").replace("/", "_")
-    open_run(out, {"format": FORMAT, "algorithm": name, "suite": suite.name, "budget": budget, "seeds": list(seeds)},
-             resume)
+    open_run(
+        out, {"format": FORMAT, "algorithm": name, "suite": suite.name, "budget": budget, "seeds": list(seeds)}, resume
+    )
     units = [(task, seed) for task in suite.tasks for seed in seeds]
     started = time.time()
     if backend == "ray":
         import ray
 
         if not ray.is_initialized():
-            ray.init(address=address, num_cpus=None if address else max(1, jobs), include_dashboard=False,
-                     log_to_driver=False)
+            ray.init(
+                address=address,
+                num_cpus=None if address else max(1, jobs),
+                include_dashboard=False,
+                log_to_driver=False,
+            )
         remote = ray.remote(num_cpus=1)(_run_seed_remote)
-        refs = [remote.remote(name, suite, task, seed, budget, out / task.slug / f"seed_{seed}", 1, "process", None,
-                              match_timeout) for task, seed in units]
+        refs = [
+            remote.remote(
+                name, suite, task, seed, budget, out / task.slug / f"seed_{seed}", 1, "process", None, match_timeout
+            )
+            for task, seed in units
+        ]
         records = ray.get(refs)
     else:
-        records = [run_seed(algorithm, suite, task, seed, budget, out / task.slug / f"seed_{seed}", jobs=jobs,
-                            backend=backend, address=address, match_timeout=match_timeout, say=say)
-                   for task, seed in units]
+        records = [
+            run_seed(
+                algorithm,
+                suite,
+                task,
+                seed,
+                budget,
+                out / task.slug / f"seed_{seed}",
+                jobs=jobs,
+                backend=backend,
+                address=address,
+                match_timeout=match_timeout,
+                say=say,
+            )
+            for task, seed in units
+        ]
     summary = summarize_algorithm(name, suite, budget, list(seeds), records, reps)
     summary["seconds"] = round(time.time() - started, 1)
     write_algorithm_reports(summary, out, reps)
     return summary
 
 
-def summarize_algorithm(name: str, suite: Suite, budget: int, seeds: list[int], records: list[dict],
-                        reps: int = BOOTSTRAP_REPS) -> dict:
+def summarize_algorithm(
+    name: str, suite: Suite, budget: int, seeds: list[int], records: list[dict], reps: int = BOOTSTRAP_REPS
+) -> dict:
     """Scores as (seeds x tasks): the final policies' absolute scores, and one such array per checkpoint
     fraction; IQM with stratified-bootstrap intervals (a failed seed is left out of its task; a task
     with no finished seed, out of the aggregate)."""
     tasks = [t.name for t in suite.tasks]
     by_unit = {(r["task"], r["seed"]): r for r in records}
     finished = [t for t in tasks if any(by_unit[(t, s)]["status"] == "ok" for s in seeds)]
-    failures = [{"task": r["task"], "seed": r["seed"], "error": r["error"]} for r in records
-                if r["status"] != "ok"]
-    summary: dict[str, Any] = {"format": FORMAT, "algorithm": name, "budget": budget, "seeds": seeds,
-                               "suite": suite.describe(), "versions": package_versions(),
-                               "curve_matches_share": 1 / CURVE_SHARE, "failures": failures, "runs": records}
+    failures = [{"task": r["task"], "seed": r["seed"], "error": r["error"]} for r in records if r["status"] != "ok"]
+    summary: dict[str, Any] = {
+        "format": FORMAT,
+        "algorithm": name,
+        "budget": budget,
+        "seeds": seeds,
+        "suite": suite.describe(),
+        "versions": package_versions(),
+        "curve_matches_share": 1 / CURVE_SHARE,
+        "failures": failures,
+        "runs": records,
+    }
     if not finished:
         summary["aggregate"] = None
         return summary
 
     def array(pick: Callable[[dict], float]) -> np.ndarray:
-        return np.array([[pick(by_unit[(t, s)]) if by_unit[(t, s)]["status"] == "ok" else np.nan
-                          for t in finished] for s in seeds])
+        return np.array(
+            [[pick(by_unit[(t, s)]) if by_unit[(t, s)]["status"] == "ok" else np.nan for t in finished] for s in seeds]
+        )
 
     final = array(lambda r: r["absolute"]["score"])
     complete = final[~np.isnan(final).any(axis=1)]  # rliable's bootstrap needs every task of a row
     result = aggregate(complete, over_runs=True, reps=reps) if len(complete) else None
     summary["tasks"] = finished
     summary["scores"] = final.tolist()
-    summary["aggregate"] = None if result is None else {
-        "iqm": result["iqm"], "ci95": result["iqm_ci95"], "seeds_used": len(complete),
-        "task_scores": dict(zip(finished, result["task_scores"], strict=True)),
-        "task_ci95": dict(zip(finished, result["task_ci95"], strict=True)),
-        "bootstrap": {"reps": reps, "seed": BOOTSTRAP_SEED, "method": "percentile, stratified over seeds"}}
+    summary["aggregate"] = (
+        None
+        if result is None
+        else {
+            "iqm": result["iqm"],
+            "ci95": result["iqm_ci95"],
+            "seeds_used": len(complete),
+            "task_scores": dict(zip(finished, result["task_scores"], strict=True)),
+            "task_ci95": dict(zip(finished, result["task_ci95"], strict=True)),
+            "bootstrap": {"reps": reps, "seed": BOOTSTRAP_SEED, "method": "percentile, stratified over seeds"},
+        }
+    )
     curve = []
     for index, fraction in enumerate(CHECKPOINT_FRACTIONS):
         scores = array(lambda r, i=index: r["checkpoints"][i]["score"])
@@ -309,35 +390,53 @@ def summarize_algorithm(name: str, suite: Suite, budget: int, seeds: list[int], 
         if not len(rows):
             continue
         point, low, high = interval(rows, lambda x: np.array([iqm_over_runs(x)]), reps=reps)
-        curve.append({"fraction": fraction, "step": round(budget * fraction), "iqm": float(point[0]),
-                      "ci95": [float(low[0]), float(high[0])], "scores": scores.tolist()})
+        curve.append(
+            {
+                "fraction": fraction,
+                "step": round(budget * fraction),
+                "iqm": float(point[0]),
+                "ci95": [float(low[0]), float(high[0])],
+                "scores": scores.tolist(),
+            }
+        )
     summary["curve"] = curve
     return summary
 
 
 def format_algorithm_summary(summary: dict) -> str:
     suite = summary["suite"]
-    lines = [f"# {summary['algorithm']} on suite {suite['suite']}", "",
-             f"Budget {summary['budget']:,} environment steps per run, seeds {summary['seeds']}; "
-             f"curve points on {summary['curve_matches_share']:.0%} of the suite's matches, the final policy on "
-             f"all {suite['matches']} per line-up."]
+    lines = [
+        f"# {summary['algorithm']} on suite {suite['suite']}",
+        "",
+        f"Budget {summary['budget']:,} environment steps per run, seeds {summary['seeds']}; "
+        f"curve points on {summary['curve_matches_share']:.0%} of the suite's matches, the final policy on "
+        f"all {suite['matches']} per line-up.",
+    ]
     agg = summary["aggregate"]
     if agg is None:
         lines += ["", "No run finished."]
     else:
-        lines += ["", f"IQM over seeds and tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
-                  f"{agg['ci95'][1]:.3f}; {agg['seeds_used']} seeds with every task).", "",
-                  "| task | score (95% CI) | per seed |", "|---|---|---|"]
+        lines += [
+            "",
+            f"IQM over seeds and tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
+            f"{agg['ci95'][1]:.3f}; {agg['seeds_used']} seeds with every task).",
+            "",
+            "| task | score (95% CI) | per seed |",
+            "|---|---|---|",
+        ]
         for i, task in enumerate(summary["tasks"]):
             per_seed = ", ".join("failed" if np.isnan(row[i]) else f"{row[i]:+.3f}" for row in summary["scores"])
             low, high = agg["task_ci95"][task]
             lines.append(f"| {task} | {agg['task_scores'][task]:+.3f} ({low:+.3f} to {high:+.3f}) | {per_seed} |")
         lines += ["", "| budget share | step | IQM (95% CI) |", "|---|---|---|"]
-        lines += [f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({p['ci95'][0]:+.3f} to "
-                  f"{p['ci95'][1]:+.3f}) |" for p in summary["curve"]]
+        lines += [
+            f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({p['ci95'][0]:+.3f} to {p['ci95'][1]:+.3f}) |"
+            for p in summary["curve"]
+        ]
     if summary["failures"]:
-        lines += ["", "Failed runs:", ""] + [f"- {f['task']} seed {f['seed']}: {f['error']}"
-                                             for f in summary["failures"]]
+        lines += ["", "Failed runs:", ""] + [
+            f"- {f['task']} seed {f['seed']}: {f['error']}" for f in summary["failures"]
+        ]
     return "\n".join(lines)
 
 
@@ -352,10 +451,13 @@ def marl_eval_export(summary: dict) -> dict:
         for i, point in enumerate(record["checkpoints"]):
             run[f"step_{i}"] = {"step_count": point["step"], "normalised_score": [point["score"]]}
         lineups = record["absolute"]["lineups"]
-        run["absolute_metrics"] = {"normalised_score": [s["score"] for s in lineups.values()],
-                                   "win_rate": [s["win_rate"] for s in lineups.values()]}
+        run["absolute_metrics"] = {
+            "normalised_score": [s["score"] for s in lineups.values()],
+            "win_rate": [s["win_rate"] for s in lineups.values()],
+        }
         export["city_envs"].setdefault(record["task"], {}).setdefault(summary["algorithm"], {})[
-            f"run_{record['seed']}"] = run
+            f"run_{record['seed']}"
+        ] = run
     return export
 
 
@@ -381,8 +483,13 @@ def plot_curve(summary: dict, path: Path) -> None:
     ax = fig.add_subplot()
     steps = [p["step"] for p in summary["curve"]]
     line = ax.plot(steps, [p["iqm"] for p in summary["curve"]], marker="o", label=summary["algorithm"])[0]
-    ax.fill_between(steps, [p["ci95"][0] for p in summary["curve"]], [p["ci95"][1] for p in summary["curve"]],
-                    color=line.get_color(), alpha=0.2)
+    ax.fill_between(
+        steps,
+        [p["ci95"][0] for p in summary["curve"]],
+        [p["ci95"][1] for p in summary["curve"]],
+        color=line.get_color(),
+        alpha=0.2,
+    )
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel("environment steps")
     ax.set_ylabel("IQM task score (0 = chance)")
@@ -420,9 +527,18 @@ def add_arguments(parser) -> None:
 def run_command(args) -> int:
     suite = load_suite(args.suite)
     say = None if args.quiet else (lambda text: print(text, flush=True))
-    summary = run_algorithm_benchmark(args.algorithm, suite, args.budget, seed_list(args.seeds), args.out,
-                                      jobs=args.jobs, resume=args.resume, backend=args.backend,
-                                      address=args.address, match_timeout=args.match_timeout, say=say)
+    summary = run_algorithm_benchmark(
+        args.algorithm,
+        suite,
+        args.budget,
+        seed_list(args.seeds),
+        args.out,
+        jobs=args.jobs,
+        resume=args.resume,
+        backend=args.backend,
+        address=args.address,
+        match_timeout=args.match_timeout,
+        say=say,
+    )
     print(format_algorithm_summary(summary))
     return 1 if summary["failures"] else 0
-

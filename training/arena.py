@@ -18,9 +18,29 @@ from city_envs.evaluation.workers import (
     worker_start_method,
 )
 
-warnings.warn("city_envs.training.arena is deprecated: import from city_envs.evaluation instead",
-              DeprecationWarning, stacklevel=2)
+warnings.warn(
+    "city_envs.training.arena is deprecated: import from city_envs.evaluation instead", DeprecationWarning, stacklevel=2
+)
 
-__all__ = ["BACKENDS", "DEFAULT_MATCH_TIMEOUT", "VIEWER", "Z_95", "MatchLog", "check_lineup", "counts", "evaluate",
-           "format_results", "match_seeds", "pairwise", "play_match", "rate", "run_matches", "schedule",
-           "seat_lineup", "summarize", "wilson_interval", "worker_start_method", "write_reports"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MATCH_TIMEOUT",
+    "VIEWER",
+    "Z_95",
+    "MatchLog",
+    "check_lineup",
+    "counts",
+    "evaluate",
+    "format_results",
+    "match_seeds",
+    "pairwise",
+    "play_match",
+    "rate",
+    "run_matches",
+    "schedule",
+    "seat_lineup",
+    "summarize",
+    "wilson_interval",
+    "worker_start_method",
+    "write_reports",
+]

@@ -21,8 +21,10 @@ def global_rng_states() -> dict:
     """numpy's and Python's global generator states as JSON-safe data (torch's goes with the tensors)."""
     kind, keys, pos, has_gauss, gauss = np.random.get_state()
     version, internal, gauss_next = random.getstate()
-    return {"numpy": [kind, keys.tolist(), int(pos), int(has_gauss), float(gauss)],
-            "python": [version, list(internal), gauss_next]}
+    return {
+        "numpy": [kind, keys.tolist(), int(pos), int(has_gauss), float(gauss)],
+        "python": [version, list(internal), gauss_next],
+    }
 
 
 def set_global_rng_states(states: dict) -> None:
@@ -39,12 +41,26 @@ def save(folder: Path, model, env_state: dict, monitor: dict, schedule: dict) ->
     folder.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
     tensors = folder / f"tensors_{steps:09d}.pt"
-    torch.save({"policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict(),
-                "torch_rng": torch.get_rng_state()}, tensors)
-    state = {"format": FORMAT, "format_version": FORMAT_VERSION, "num_timesteps": steps,
-             "n_updates": int(model._n_updates), "tensors": tensors.name, "env": env_state,
-             "last_episode_starts": np.asarray(model._last_episode_starts).astype(bool).tolist(),
-             "monitor": monitor, "rng": global_rng_states(), "schedule": schedule}
+    torch.save(
+        {
+            "policy": model.policy.state_dict(),
+            "optimizer": model.policy.optimizer.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+        },
+        tensors,
+    )
+    state = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "num_timesteps": steps,
+        "n_updates": int(model._n_updates),
+        "tensors": tensors.name,
+        "env": env_state,
+        "last_episode_starts": np.asarray(model._last_episode_starts).astype(bool).tolist(),
+        "monitor": monitor,
+        "rng": global_rng_states(),
+        "schedule": schedule,
+    }
     tmp = folder / "state.json.tmp"
     tmp.write_text(json.dumps(state))
     tmp.replace(folder / "state.json")

@@ -136,8 +136,11 @@ class TrainConfig:
         if cls.entity_layout is None:
             raise ValueError(f"{self.game}'s observation declares no entity rows: set entity_head = {{}}")
         try:  # the same check a policy file's head gets
-            return check_entity_head({**cls.entity_layout.to_json(), "hidden": self.entity_head["hidden"]},
-                                     math.prod(cls.observation_shape), cls.num_actions)
+            return check_entity_head(
+                {**cls.entity_layout.to_json(), "hidden": self.entity_head["hidden"]},
+                math.prod(cls.observation_shape),
+                cls.num_actions,
+            )
         except ValueError as error:
             raise ValueError(f"entity_head: {error}") from None
 

@@ -10,9 +10,18 @@ from city_envs.agents.registry import HEURISTICS
 from city_envs.core.progress import stage
 
 
-def evaluate_model(model_path: str | Path, game: str, players: int, games: int, seed: int, jobs: int = 1,
-                   opponents: tuple[str, ...] = ("random", "heuristic"), sample: bool = False,
-                   label: str = "evaluation", **options: Any) -> dict[str, dict]:
+def evaluate_model(
+    model_path: str | Path,
+    game: str,
+    players: int,
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    opponents: tuple[str, ...] = ("random", "heuristic"),
+    sample: bool = False,
+    label: str = "evaluation",
+    **options: Any,
+) -> dict[str, dict]:
     """Seat-rotated arena matches of the policy (greedy, or sampling) against each opponent kind filling
     every other seat; win rates with Wilson 95% intervals (ties share the win). `label` names its
     progress bar, which counts the matches against every opponent."""
@@ -25,19 +34,29 @@ def evaluate_model(model_path: str | Path, game: str, players: int, games: int, 
         for opponent in playing:
             result = evaluate(game, players, [spec] + [opponent] * (players - 1), games, seed, jobs=jobs, **options)
             a = result["agents"][spec]
-            results[opponent] = {"games": games, "win_rate": a["win_rate"], "ci95": [a["ci_low"], a["ci_high"]],
-                                 "mean_score": a["mean_score"],
-                                 "opponent_mean_score": result["mean_score"][opponent],
-                                 "failures": len(result["failures"])}
+            results[opponent] = {
+                "games": games,
+                "win_rate": a["win_rate"],
+                "ci95": [a["ci_low"], a["ci_high"]],
+                "mean_score": a["mean_score"],
+                "opponent_mean_score": result["mean_score"][opponent],
+                "failures": len(result["failures"]),
+            }
     return results
 
 
 def format_evaluation(results: dict[str, dict], title: str) -> str:
-    lines = [title, "", "| opponent | games | win rate | 95% CI | mean score (policy vs opponent) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        title,
+        "",
+        "| opponent | games | win rate | 95% CI | mean score (policy vs opponent) |",
+        "|---|---|---|---|---|",
+    ]
     for opponent, r in results.items():
-        lines.append(f"| {opponent} | {r['games']} | {r['win_rate']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} "
-                     f"| {r['mean_score']:.1f} vs {r['opponent_mean_score']:.1f} |")
+        lines.append(
+            f"| {opponent} | {r['games']} | {r['win_rate']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} "
+            f"| {r['mean_score']:.1f} vs {r['opponent_mean_score']:.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -96,8 +115,12 @@ def write_curve(out: Path, rows: list[dict], title: str) -> None:
             continue
         xs = [i for i, _ in points]
         ax.plot(xs, [r[key] for _, r in points], marker="o", label=f"vs {opponent}")
-        ax.fill_between(xs, [r[f"ci_low_vs_{opponent}"] for _, r in points],
-                        [r[f"ci_high_vs_{opponent}"] for _, r in points], alpha=0.2)
+        ax.fill_between(
+            xs,
+            [r[f"ci_low_vs_{opponent}"] for _, r in points],
+            [r[f"ci_high_vs_{opponent}"] for _, r in points],
+            alpha=0.2,
+        )
     ax.set_xticks(x, labels, fontsize=7, rotation=45, ha="right")  # a long run has many points
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% CI)")

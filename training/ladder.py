@@ -16,11 +16,22 @@ from city_envs.evaluation.ladder import (
     write_leaderboard,
 )
 
-warnings.warn("city_envs.training.ladder is deprecated: use city_envs.evaluation.ladder instead",
-              DeprecationWarning, stacklevel=2)
+warnings.warn(
+    "city_envs.training.ladder is deprecated: use city_envs.evaluation.ladder instead", DeprecationWarning, stacklevel=2
+)
 
-__all__ = ["DEFAULT_MATCHES", "PLAYER_COUNTS", "RUNGS", "game_rungs", "leaderboard_rows", "main", "matches_for",
-           "parse_matches", "run", "write_leaderboard"]
+__all__ = [
+    "DEFAULT_MATCHES",
+    "PLAYER_COUNTS",
+    "RUNGS",
+    "game_rungs",
+    "leaderboard_rows",
+    "main",
+    "matches_for",
+    "parse_matches",
+    "run",
+    "write_leaderboard",
+]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -53,7 +53,7 @@ class OpponentPool:
         self.snapshots: list[str] = []
 
     def add_snapshot(self, path: str) -> None:
-        self.snapshots = (self.snapshots + [str(path)])[-self.max_snapshots:]
+        self.snapshots = (self.snapshots + [str(path)])[-self.max_snapshots :]
 
     def draw(self, rng: np.random.Generator) -> Opponent:
         """An opponent of a kind drawn by weight (`self` only once a snapshot exists)."""
@@ -83,8 +83,7 @@ class OpponentPool:
         return self.build(state["kind"], rng_from_state(state["rng"]), state["snapshot"])
 
     @staticmethod
-    def act_batch(snapshot: str, observations: np.ndarray, masks: np.ndarray,
-                  opponents: list[Opponent]) -> list[int]:
+    def act_batch(snapshot: str, observations: np.ndarray, masks: np.ndarray, opponents: list[Opponent]) -> list[int]:
         """One forward pass of `snapshot` for several matches; each opponent samples with its own rng."""
         logits = batch_logits(load_policy(snapshot), observations, masks)
         return [pick_action(row, False, opponent.rng) for row, opponent in zip(logits, opponents, strict=True)]

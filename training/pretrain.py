@@ -57,21 +57,32 @@ class Samples:
     @staticmethod
     def join(parts: list[Samples], keep: int) -> Samples:
         """The parts concatenated, keeping the newest `keep` samples."""
-        fields = {name: np.concatenate([getattr(p, name) for p in parts])[-keep:]
-                  for name in ("observations", "masks", "labels", "returns", "matches")}
+        fields = {
+            name: np.concatenate([getattr(p, name) for p in parts])[-keep:]
+            for name in ("observations", "masks", "labels", "returns", "matches")
+        }
         return Samples(**fields)
 
 
-def collect(config: TrainConfig, matches: int, seed: list[int], student=None,
-            label: str = "warm-start matches") -> tuple[Samples, dict]:
+def collect(
+    config: TrainConfig, matches: int, seed: list[int], student=None, label: str = "warm-start matches"
+) -> tuple[Samples, dict]:
     """`matches` finished matches of the learner's seat, played by the teacher (student None) or by
     `student` (greedy, with EXPLORATION random moves); the teacher labels every decision, or in student
     play a random `dagger_label_share` of them, and only labelled decisions are kept. `label` names the
     progress bar of the matches."""
     pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     n_envs = max(1, min(config.n_envs, matches))
-    env = SelfPlayVecEnv(config.game, config.players, n_envs, int(np.random.SeedSequence(seed).generate_state(1)[0]),
-                         pool, config.options, config.reward, config.score_scale)
+    env = SelfPlayVecEnv(
+        config.game,
+        config.players,
+        n_envs,
+        int(np.random.SeedSequence(seed).generate_state(1)[0]),
+        pool,
+        config.options,
+        config.reward,
+        config.score_scale,
+    )
     teachers = [make_agent(config.teacher, config.game, np.random.default_rng(seed + [i])) for i in range(n_envs)]
     explore = np.random.default_rng(seed + [n_envs])
     observations = env.reset()
@@ -118,12 +129,19 @@ def collect(config: TrainConfig, matches: int, seed: list[int], student=None,
                     open_episodes[i] = []
     all_labels = np.concatenate(recorded["label"])
     keep = np.array([k for k in sorted(returns) if all_labels[k] != UNLABELLED], dtype=np.int64)
-    samples = Samples(observations=np.concatenate(recorded["obs"])[keep], masks=np.concatenate(recorded["mask"])[keep],
-                      labels=all_labels[keep],
-                      returns=np.array([returns[k] for k in keep], dtype=np.float32),
-                      matches=np.array([match_of[k] for k in keep], dtype=np.int64) + seed[-1] * 1_000_000)
-    stats = {"matches": finished, "decisions": len(returns), "samples": len(samples),
-             "learner_win_rate": wins / max(finished, 1)}
+    samples = Samples(
+        observations=np.concatenate(recorded["obs"])[keep],
+        masks=np.concatenate(recorded["mask"])[keep],
+        labels=all_labels[keep],
+        returns=np.array([returns[k] for k in keep], dtype=np.float32),
+        matches=np.array([match_of[k] for k in keep], dtype=np.int64) + seed[-1] * 1_000_000,
+    )
+    stats = {
+        "matches": finished,
+        "decisions": len(returns),
+        "samples": len(samples),
+        "learner_win_rate": wins / max(finished, 1),
+    }
     if agreement:
         stats["student_agreement"] = float(np.mean(agreement))
     return samples, stats
@@ -160,11 +178,13 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, l
 
     def validate() -> tuple[float, float, float]:
         with torch.no_grad():
-            parts = [batch(val_idx[k:k + 4096]) for k in range(0, len(val_idx), 4096)]
+            parts = [batch(val_idx[k : k + 4096]) for k in range(0, len(val_idx), 4096)]
         weights = np.array([len(p[2]) for p in parts], dtype=float)
-        return (float(np.average([p[0].item() for p in parts], weights=weights)),
-                float(np.average([p[1].item() for p in parts], weights=weights)),
-                float(torch.cat([p[2] for p in parts]).mean()))
+        return (
+            float(np.average([p[0].item() for p in parts], weights=weights)),
+            float(np.average([p[1].item() for p in parts], weights=weights)),
+            float(torch.cat([p[2] for p in parts]).mean()),
+        )
 
     best = {"actor": (np.inf, None, 0), "critic": (np.inf, None, 0)}
     history = []
@@ -172,29 +192,41 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, l
         for epoch in range(epochs):
             order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
             for k in range(0, len(order), config.pretrain_batch_size):
-                actor_loss, critic_loss, _ = batch(order[k:k + config.pretrain_batch_size])
+                actor_loss, critic_loss, _ = batch(order[k : k + config.pretrain_batch_size])
                 optimizer.zero_grad()
                 (actor_loss + config.vf_coef * critic_loss).backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
                 optimizer.step()
             val_actor, val_critic, val_accuracy = validate()
-            history.append({"epoch": epoch + 1, "val_cross_entropy": val_actor, "val_value_mse": val_critic,
-                            "val_agreement": val_accuracy})
+            history.append(
+                {
+                    "epoch": epoch + 1,
+                    "val_cross_entropy": val_actor,
+                    "val_value_mse": val_critic,
+                    "val_agreement": val_accuracy,
+                }
+            )
             state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
             if val_actor < best["actor"][0]:
                 best["actor"] = (val_actor, state, epoch + 1)
             if val_critic < best["critic"][0]:
                 best["critic"] = (val_critic, state, epoch + 1)
             bar.advance()
-    merged = {k: (best["actor"][1] if k.startswith(ACTOR_PREFIXES) else best["critic"][1])[k]
-              for k in policy.state_dict()}
+    merged = {
+        k: (best["actor"][1] if k.startswith(ACTOR_PREFIXES) else best["critic"][1])[k] for k in policy.state_dict()
+    }
     policy.load_state_dict(merged)
     policy.set_training_mode(False)
-    return {"train_samples": int(len(train_idx)), "held_out_samples": int(len(val_idx)),
-            "actor_epoch": best["actor"][2], "critic_epoch": best["critic"][2],
-            "val_cross_entropy": best["actor"][0], "val_value_mse": best["critic"][0],
-            "val_agreement": max(h["val_agreement"] for h in history if h["epoch"] == best["actor"][2]),
-            "epochs": history}
+    return {
+        "train_samples": int(len(train_idx)),
+        "held_out_samples": int(len(val_idx)),
+        "actor_epoch": best["actor"][2],
+        "critic_epoch": best["critic"][2],
+        "val_cross_entropy": best["actor"][0],
+        "val_value_mse": best["critic"][0],
+        "val_agreement": max(h["val_agreement"] for h in history if h["epoch"] == best["actor"][2]),
+        "epochs": history,
+    }
 
 
 def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
@@ -222,16 +254,28 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
         if round_index == 0 and config.init_from:  # DAgger rounds continue a given policy (a new teacher)
             if not path.is_file():
                 policy, meta = load_policy_file(config.init_from)
-                save_policy(policy, path, game=config.game, players=config.players, net_arch=meta["net_arch"],
-                            activation=meta["activation"], info={"stage": "init", "from": str(config.init_from)})
+                save_policy(
+                    policy,
+                    path,
+                    game=config.game,
+                    players=config.players,
+                    net_arch=meta["net_arch"],
+                    activation=meta["activation"],
+                    info={"stage": "init", "from": str(config.init_from)},
+                )
                 progress = [{"round": 0, "stage": "init", "from": str(config.init_from)}]
                 progress_file.write_text(json.dumps(progress, indent=1))
             continue
         student = load_policy_file(previous)[0] if round_index > 0 else None
         matches = config.bc_matches if round_index == 0 else config.dagger_matches
         player = "teacher" if student is None else "student"
-        samples, stats = collect(config, matches, [config.seed, 7, round_index], student,
-                                 label=f"warm start round {round_index}: {player} plays")
+        samples, stats = collect(
+            config,
+            matches,
+            [config.seed, 7, round_index],
+            student,
+            label=f"warm start round {round_index}: {player} plays",
+        )
         parts.append(samples)
         if path.is_file() and round_index < len(progress):
             log(f"warm start round {round_index}: kept {path.name}")
@@ -239,22 +283,46 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
         data = Samples.join(parts, config.max_samples)  # every round's data so far (DAgger aggregates)
         if student is None:
             torch.manual_seed(config.seed)
-            policy = build_policy(data.observations.shape[1:], data.masks.shape[1], config.net_arch,
-                                  config.activation, config.entity_head_spec())
+            policy = build_policy(
+                data.observations.shape[1:],
+                data.masks.shape[1],
+                config.net_arch,
+                config.activation,
+                config.entity_head_spec(),
+            )
         else:
             policy = student
         epochs = config.dagger_epochs if round_index > 0 and config.dagger_epochs else config.pretrain_epochs
-        metrics = fit(policy, data, config, seed=config.seed * 1000 + round_index, epochs=epochs,
-                      label=f"warm start round {round_index}: fitting")
-        record = {"round": round_index, "stage": "clone" if round_index == 0 else "dagger", **stats,
-                  **{k: v for k, v in metrics.items() if k != "epochs"}, "epochs": metrics["epochs"]}
-        save_policy(policy, path, game=config.game, players=config.players, net_arch=config.net_arch,
-                    activation=config.activation, info={"stage": record["stage"], "round": round_index,
-                                                        "teacher": config.teacher})
+        metrics = fit(
+            policy,
+            data,
+            config,
+            seed=config.seed * 1000 + round_index,
+            epochs=epochs,
+            label=f"warm start round {round_index}: fitting",
+        )
+        record = {
+            "round": round_index,
+            "stage": "clone" if round_index == 0 else "dagger",
+            **stats,
+            **{k: v for k, v in metrics.items() if k != "epochs"},
+            "epochs": metrics["epochs"],
+        }
+        save_policy(
+            policy,
+            path,
+            game=config.game,
+            players=config.players,
+            net_arch=config.net_arch,
+            activation=config.activation,
+            info={"stage": record["stage"], "round": round_index, "teacher": config.teacher},
+        )
         progress = progress[:round_index] + [record]
         progress_file.write_text(json.dumps(progress, indent=1))
-        log(f"warm start round {round_index} ({record['stage']}): {stats['samples']} samples, "
+        log(
+            f"warm start round {round_index} ({record['stage']}): {stats['samples']} samples, "
             f"{len(data)} in the set, held-out agreement {record['val_agreement']:.3f}, "
             f"value mse {record['val_value_mse']:.3f}"
-            + (f", student agreed {stats['student_agreement']:.3f} in play" if "student_agreement" in stats else ""))
+            + (f", student agreed {stats['student_agreement']:.3f} in play" if "student_agreement" in stats else "")
+        )
     return path

@@ -46,19 +46,44 @@ def make_env(config: TrainConfig, pool: OpponentPool):
 
     from city_envs.training.vec_env import SelfPlayVecEnv
 
-    return VecMonitor(SelfPlayVecEnv(config.game, config.players, config.n_envs, config.seed, pool,
-                                     config.options, config.reward, config.score_scale))
+    return VecMonitor(
+        SelfPlayVecEnv(
+            config.game,
+            config.players,
+            config.n_envs,
+            config.seed,
+            pool,
+            config.options,
+            config.reward,
+            config.score_scale,
+        )
+    )
 
 
 def _save(config: TrainConfig, policy, path: Path, **info: Any) -> Path:
-    return save_policy(policy, path, game=config.game, players=config.players, net_arch=config.net_arch,
-                       activation=config.activation, info=info)
+    return save_policy(
+        policy,
+        path,
+        game=config.game,
+        players=config.players,
+        net_arch=config.net_arch,
+        activation=config.activation,
+        info=info,
+    )
 
 
 def _evaluate_point(config: TrainConfig, path: Path, stage: str, step: int, started: float) -> dict:
     label = f"evaluation at step {step:,}" if stage == "ppo" else f"evaluation of the {stage} policy"
-    results = evaluate_model(path, config.game, config.players, config.eval_games, config.seed + 1,
-                             jobs=config.eval_jobs, label=label, **config.options)
+    results = evaluate_model(
+        path,
+        config.game,
+        config.players,
+        config.eval_games,
+        config.seed + 1,
+        jobs=config.eval_jobs,
+        label=label,
+        **config.options,
+    )
     return {**curve_row(stage, step, time.time() - started, results), "policy": str(path)}
 
 
@@ -66,8 +91,11 @@ def best_point(curve: list[dict]) -> dict | None:
     """The curve point with the best sum of its win rates (against random and against the heuristic, so
     a point that beats the heuristic by luck but fails against random play is not taken); the later one
     on a tie. Its games are on the run's evaluation seed, never the final one."""
-    scored = [(sum(v for k, v in row.items() if k.startswith("win_rate_vs_")), i) for i, row in enumerate(curve)
-              if Path(row["policy"]).is_file()]
+    scored = [
+        (sum(v for k, v in row.items() if k.startswith("win_rate_vs_")), i)
+        for i, row in enumerate(curve)
+        if Path(row["policy"]).is_file()
+    ]
     return curve[max(scored)[1]] if scored else None
 
 
@@ -86,8 +114,9 @@ def average_policies(paths: list[Path], target: Path, config: TrainConfig, **inf
 def _average_point(config: TrainConfig, out: Path, points: list[dict], started: float) -> dict:
     """The curve point of the average of the policies of the curve `points`."""
     steps = [row["step"] for row in points]
-    path = average_policies([Path(row["policy"]) for row in points], out / "average.safetensors", config,
-                            stage="average", steps=steps)
+    path = average_policies(
+        [Path(row["policy"]) for row in points], out / "average.safetensors", config, stage="average", steps=steps
+    )
     return _evaluate_point(config, path, "average", steps[-1], started)
 
 
@@ -109,14 +138,24 @@ def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule:
         def _on_rollout_start(self) -> None:
             steps = self.num_timesteps
             if steps >= schedule["next_snapshot"]:
-                path = _save(config, self.model.policy, out / "snapshots" / f"step_{steps:09d}.safetensors",
-                             stage="ppo", timesteps=steps)
+                path = _save(
+                    config,
+                    self.model.policy,
+                    out / "snapshots" / f"step_{steps:09d}.safetensors",
+                    stage="ppo",
+                    timesteps=steps,
+                )
                 pool.add_snapshot(str(path))
                 schedule["snapshots"] = pool.snapshots
                 schedule["next_snapshot"] = steps + config.snapshot_every
             if steps >= schedule["next_eval"] and config.eval_games > 0:
-                path = _save(config, self.model.policy, out / "snapshots" / f"eval_{steps:09d}.safetensors",
-                             stage="ppo", timesteps=steps)
+                path = _save(
+                    config,
+                    self.model.policy,
+                    out / "snapshots" / f"eval_{steps:09d}.safetensors",
+                    stage="ppo",
+                    timesteps=steps,
+                )
                 row = _evaluate_point(config, path, "ppo", steps, schedule["started"])
                 schedule["curve"].append(row)
                 write_curve(out, schedule["curve"], f"{config.game} {config.players}p")
@@ -124,7 +163,8 @@ def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule:
                     if key.startswith("win_rate"):
                         self.logger.record(f"eval/{key}", value)
                 self.last_eval = f"; eval @{steps:,}: " + ", ".join(
-                    f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in row.items() if k.startswith("win_rate"))
+                    f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in row.items() if k.startswith("win_rate")
+                )
                 schedule["next_eval"] = steps + config.eval_every
             if steps >= schedule["next_checkpoint"]:
                 schedule["next_checkpoint"] = steps + config.checkpoint_every
@@ -141,10 +181,17 @@ def _make_callback(config: TrainConfig, out: Path, pool: OpponentPool, schedule:
 
 def _save_checkpoint(model, out: Path, schedule: dict) -> None:
     monitor = model.get_env()
-    checkpoint.save(out / "checkpoint", model, monitor.venv.get_state(),
-                    {"returns": monitor.episode_returns.tolist(), "lengths": monitor.episode_lengths.tolist(),
-                     "count": int(monitor.episode_count)},
-                    {k: v for k, v in schedule.items() if k != "started"})
+    checkpoint.save(
+        out / "checkpoint",
+        model,
+        monitor.venv.get_state(),
+        {
+            "returns": monitor.episode_returns.tolist(),
+            "lengths": monitor.episode_lengths.tolist(),
+            "count": int(monitor.episode_count),
+        },
+        {k: v for k, v in schedule.items() if k != "started"},
+    )
 
 
 def _new_logger(out: Path):
@@ -167,8 +214,14 @@ def ppo_end_step(done: int, asked: int, rollout: int) -> int:
     return done + max(0, -(-(asked - done) // rollout)) * rollout
 
 
-def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dict], started: float,
-              pool: OpponentPool | None = None) -> tuple[Path, dict]:
+def train_ppo(
+    config: TrainConfig,
+    out: Path,
+    init: Path | None,
+    curve: list[dict],
+    started: float,
+    pool: OpponentPool | None = None,
+) -> tuple[Path, dict]:
     """Self-play MaskablePPO from `init` (or fresh weights), resuming from `out/checkpoint` if there is one;
     the opponents come from `pool` (default: the config's pool weights)."""
     import torch
@@ -178,11 +231,23 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
         pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     venv = make_env(config, pool)
     head = config.entity_head_spec()
-    model = MaskablePPO(policy_class(head), venv, seed=config.seed, device="cpu", verbose=0,
-                        n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
-                        learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
-                        clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
-                        policy_kwargs=policy_kwargs(config.net_arch, config.activation, head))
+    model = MaskablePPO(
+        policy_class(head),
+        venv,
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        learning_rate=config.learning_rate,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        policy_kwargs=policy_kwargs(config.net_arch, config.activation, head),
+    )
     if (out / "checkpoint" / "state.json").is_file():
         state, tensors = checkpoint.load(out / "checkpoint")
         model.policy.load_state_dict(tensors["policy"])
@@ -204,12 +269,19 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
             start, meta = load_policy_file(init)
             wanted = (config.net_arch, config.activation, head)
             if (meta["net_arch"], meta["activation"], meta["entity_head"]) != wanted:
-                raise ValueError(f"{init} holds a {meta['activation']} network {meta['net_arch']} with entity head "
-                                 f"{meta['entity_head']}; the config asks for {config.activation} {config.net_arch} "
-                                 f"with {head}: set net_arch, activation and entity_head to match it")
+                raise ValueError(
+                    f"{init} holds a {meta['activation']} network {meta['net_arch']} with entity head "
+                    f"{meta['entity_head']}; the config asks for {config.activation} {config.net_arch} "
+                    f"with {head}: set net_arch, activation and entity_head to match it"
+                )
             model.policy.load_state_dict(start.state_dict())
-        schedule = {"snapshots": [], "curve": curve, "next_snapshot": config.snapshot_every,
-                    "next_eval": config.eval_every, "next_checkpoint": config.checkpoint_every}
+        schedule = {
+            "snapshots": [],
+            "curve": curve,
+            "next_snapshot": config.snapshot_every,
+            "next_eval": config.eval_every,
+            "next_checkpoint": config.checkpoint_every,
+        }
         resumed = False
     schedule["started"] = started
     model.set_logger(_new_logger(out))
@@ -223,19 +295,26 @@ def train_ppo(config: TrainConfig, out: Path, init: Path | None, curve: list[dic
             # _setup_learn resets the env unless told otherwise; a resumed run keeps the restored one
             model._last_obs = None
         with progress.stage(title, end, "steps", completed=model.num_timesteps) as bar:
-            model.learn(total_timesteps=remaining, reset_num_timesteps=False,
-                        callback=_make_callback(config, out, pool, schedule, bar))
+            model.learn(
+                total_timesteps=remaining,
+                reset_num_timesteps=False,
+                callback=_make_callback(config, out, pool, schedule, bar),
+            )
     seconds = time.time() - clock
     path = _save(config, model.policy, out / "ppo.safetensors", stage="ppo", timesteps=int(model.num_timesteps))
     if config.eval_games > 0 and not any(row["step"] == model.num_timesteps for row in schedule["curve"]):
         schedule["curve"].append(_evaluate_point(config, path, "ppo", int(model.num_timesteps), started))
-    stats = {"timesteps": int(model.num_timesteps), "ppo_seconds": round(seconds, 1),
-             "ppo_steps_per_s": round((model.num_timesteps - start_steps) / seconds, 1) if seconds > 0 else 0.0}
+    stats = {
+        "timesteps": int(model.num_timesteps),
+        "ppo_seconds": round(seconds, 1),
+        "ppo_steps_per_s": round((model.num_timesteps - start_steps) / seconds, 1) if seconds > 0 else 0.0,
+    }
     return path, {**stats, "curve": schedule["curve"]}
 
 
-def train(config: TrainConfig, out: str | Path, resume: bool = False, log=print,
-          pool: OpponentPool | None = None) -> dict:
+def train(
+    config: TrainConfig, out: str | Path, resume: bool = False, log=print, pool: OpponentPool | None = None
+) -> dict:
     """Run (or resume) every stage of `config` in `out`; returns the summary written to evaluation.json,
     with the seconds of each stage: `seconds` up to the chosen model, `total_seconds` with the final
     evaluation. `pool` replaces the config's opponent pool in the PPO stage (the exploit probe's fixed
@@ -264,13 +343,22 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, log=print,
         clock = time.time()
         done = {row["stage"] for row in curve}
         for round_file in sorted((out / "warm_start").glob("round_*.safetensors")):
-            stage = ("init" if config.init_from else "clone") if round_file.stem == "round_0" \
+            stage = (
+                ("init" if config.init_from else "clone")
+                if round_file.stem == "round_0"
                 else f"dagger {round_file.stem.split('_')[1]}"
+            )
             if config.eval_games > 0 and stage not in done:
                 curve.append(_evaluate_point(config, round_file, stage, 0, started))
                 curve_file.write_text(json.dumps(curve))
-                log(f"{stage}: " + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in curve[-1].items()
-                                             if k.startswith("win_rate")))
+                log(
+                    f"{stage}: "
+                    + ", ".join(
+                        f"{k.removeprefix('win_rate_')} {v:.2f}"
+                        for k, v in curve[-1].items()
+                        if k.startswith("win_rate")
+                    )
+                )
         summary["warm_start_evaluation_seconds"] = round(time.time() - clock, 1)
     model_path = init
     if config.timesteps > 0:
@@ -280,12 +368,14 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, log=print,
     if model_path is None:
         raise ValueError("nothing to train: set pretrain = true, timesteps > 0, or init_from")
     best = best_point(curve) if config.select_best else None
-    tail = [row for row in curve if row["stage"] == "ppo"][-config.average_last:] if config.average_last else []
+    tail = [row for row in curve if row["stage"] == "ppo"][-config.average_last :] if config.average_last else []
     if len(tail) >= 2:  # fewer PPO points (a short run, or none): the last policy is the model
         best = _average_point(config, out, tail, started)
         curve.append(best)
-        log(f"average of the last {len(tail)} PPO points: "
-            + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in best.items() if k.startswith("win_rate")))
+        log(
+            f"average of the last {len(tail)} PPO points: "
+            + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in best.items() if k.startswith("win_rate"))
+        )
     if best is not None:
         model_path = Path(best["policy"])
         summary["selected"] = {k: v for k, v in best.items() if k != "policy"}
@@ -298,9 +388,16 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, log=print,
     if config.final_eval_games > 0:
         clock = time.time()
         summary["eval_seed"] = config.seed + 2
-        summary["evaluation"] = evaluate_model(final, config.game, config.players, config.final_eval_games,
-                                               config.seed + 2, jobs=config.eval_jobs, label="final evaluation",
-                                               **config.options)
+        summary["evaluation"] = evaluate_model(
+            final,
+            config.game,
+            config.players,
+            config.final_eval_games,
+            config.seed + 2,
+            jobs=config.eval_jobs,
+            label="final evaluation",
+            **config.options,
+        )
         summary["final_evaluation_seconds"] = round(time.time() - clock, 1)
     summary["total_seconds"] = round(time.time() - started, 1)
     (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
@@ -323,8 +420,9 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
 
     run = Path(run)
     config = load_config(read_toml(run / "config.toml")["game"], run / "config.toml")
-    evaluation = evaluate_model(run / "model.safetensors", config.game, config.players, games, seed, jobs=jobs,
-                                **config.options)
+    evaluation = evaluate_model(
+        run / "model.safetensors", config.game, config.players, games, seed, jobs=jobs, **config.options
+    )
     failed = {opponent: r["failures"] for opponent, r in evaluation.items() if r["failures"]}
     if failed:  # e.g. worker processes that could not start: a baseline is never published on lost matches
         raise RuntimeError(f"failed evaluation matches {failed} (see `city-envs evaluate`): nothing published")
@@ -335,10 +433,20 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
     if (run / "learning_curve.png").is_file():
         shutil.copyfile(run / "learning_curve.png", target.with_name(target.stem + "_curve.png"))
     trained = json.loads((run / "evaluation.json").read_text())
-    record = {"game": config.game, "players": config.players, "eval_seed": seed, "agent": "ppo",
-              "training": {k: trained[k] for k in ("timesteps", "warm_start_seconds", "ppo_seconds",
-                                                   "ppo_steps_per_s", "seconds") if k in trained},
-              "selected": trained.get("selected"), "curve": read_curve(run), "evaluation": evaluation}
+    record = {
+        "game": config.game,
+        "players": config.players,
+        "eval_seed": seed,
+        "agent": "ppo",
+        "training": {
+            k: trained[k]
+            for k in ("timesteps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
+            if k in trained
+        },
+        "selected": trained.get("selected"),
+        "curve": read_curve(run),
+        "evaluation": evaluation,
+    }
     target.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
     return record
 
@@ -349,11 +457,19 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", help="run directory (default runs/<game>)")
     parser.add_argument("--config", help="TOML config (default training/configs/<game>.toml)")
     parser.add_argument("--envs", type=int, dest="n_envs", help="matches stepped together (config: n_envs)")
-    parser.add_argument("--init-from", dest="init_from",
-                        help="start from this policy file: PPO starts from it (pretrain = false), or, with "
-                             "--set pretrain=true, the DAgger rounds continue it")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", default=[],
-                        help="override a config key, e.g. --set dagger_rounds=2 --set reward=win")
+    parser.add_argument(
+        "--init-from",
+        dest="init_from",
+        help="start from this policy file: PPO starts from it (pretrain = false), or, with "
+        "--set pretrain=true, the DAgger rounds continue it",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        default=[],
+        help="override a config key, e.g. --set dagger_rounds=2 --set reward=win",
+    )
     parser.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     parser.add_argument("--fresh", action="store_true", help="delete the run already in --out and start over")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (the log lines still print)")
@@ -362,15 +478,21 @@ def add_arguments(parser) -> None:
 def time_line(summary: dict) -> str:
     """The closing line of `city-envs train`: the whole time, and what took how long."""
     stages = []
-    for name, key in (("warm start", "warm_start_seconds"),
-                      ("evaluations of its rounds", "warm_start_evaluation_seconds"),
-                      ("PPO", "ppo_seconds"), ("final evaluation", "final_evaluation_seconds")):
+    for name, key in (
+        ("warm start", "warm_start_seconds"),
+        ("evaluations of its rounds", "warm_start_evaluation_seconds"),
+        ("PPO", "ppo_seconds"),
+        ("final evaluation", "final_evaluation_seconds"),
+    ):
         if summary.get(key):
             stages.append(f"{name} {progress.format_duration(summary[key])}")
             if key == "ppo_seconds":
                 stages[-1] += f" ({summary['timesteps']:,} steps at {summary['ppo_steps_per_s']:,.0f} env steps/s)"
-    return (f"trained {summary['game']} {summary['players']}p in {progress.format_duration(summary['total_seconds'])}"
-            + (f": {', '.join(stages)}" if stages else "") + f"; model: {summary['model']}")
+    return (
+        f"trained {summary['game']} {summary['players']}p in {progress.format_duration(summary['total_seconds'])}"
+        + (f": {', '.join(stages)}" if stages else "")
+        + f"; model: {summary['model']}"
+    )
 
 
 def run_command(args) -> int:
@@ -378,8 +500,9 @@ def run_command(args) -> int:
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:
-        raise ValueError("training needs the train extra: "
-                         "pip install torch==2.13.0 && pip install -e '.[train]'") from None
+        raise ValueError(
+            "training needs the train extra: pip install torch==2.13.0 && pip install -e '.[train]'"
+        ) from None
     out = Path(args.out or f"runs/{args.game}")
     if args.fresh and not args.resume and out.exists():
         if not (out / "config.toml").is_file():
@@ -390,8 +513,11 @@ def run_command(args) -> int:
         overrides["options"] = parse_assignments(args.option, "--option")
     if args.init_from:
         overrides = {"init_from": args.init_from, "pretrain": False, **overrides}
-    flags = {"timesteps": args.timesteps} if args.resume else {
-        "players": args.players, "timesteps": args.timesteps, "n_envs": args.n_envs, "seed": args.seed}
+    flags = (
+        {"timesteps": args.timesteps}
+        if args.resume
+        else {"players": args.players, "timesteps": args.timesteps, "n_envs": args.n_envs, "seed": args.seed}
+    )
     values = {**flags, **overrides}  # --set KEY=VALUE has the last word
     config = load_config(args.game, out / "config.toml" if args.resume else args.config, **values)
     with progress.showing(not args.quiet):

@@ -65,8 +65,16 @@ def _learn(venv, settings: dict, steps: int, net_arch) -> float:
     """Env steps per second of MaskablePPO learning `steps` steps on `venv` (including its updates)."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", venv, n_steps=settings["n_steps"], batch_size=settings["batch_size"],
-                        n_epochs=4, device="cpu", seed=0, policy_kwargs={"net_arch": net_arch})
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=settings["n_steps"],
+        batch_size=settings["batch_size"],
+        n_epochs=4,
+        device="cpu",
+        seed=0,
+        policy_kwargs={"net_arch": net_arch},
+    )
     clock = time.perf_counter()
     model.learn(steps)
     return model.num_timesteps / (time.perf_counter() - clock)
@@ -81,26 +89,40 @@ def measure(game: str, players: int = 2, steps: int = 16_384) -> dict:
     probe = make_game(game, players, seed=0)
     net_arch = {"pi": [256, 128], "vf": [128, 64]}
     with tempfile.TemporaryDirectory() as folder:
-        snapshot = str(save_policy(build_policy(probe.observation_shape, probe.num_actions, net_arch),
-                                   Path(folder) / "snapshot.safetensors", game=game, players=players,
-                                   net_arch=net_arch, activation="tanh"))
-        workers = SubprocVecEnv([lambda i=i: OneMatchEnv(game, players, i, snapshot)
-                                 for i in range(REFERENCE["n_envs"])])
+        snapshot = str(
+            save_policy(
+                build_policy(probe.observation_shape, probe.num_actions, net_arch),
+                Path(folder) / "snapshot.safetensors",
+                game=game,
+                players=players,
+                net_arch=net_arch,
+                activation="tanh",
+            )
+        )
+        workers = SubprocVecEnv(
+            [lambda i=i: OneMatchEnv(game, players, i, snapshot) for i in range(REFERENCE["n_envs"])]
+        )
         try:
             reference = _learn(workers, REFERENCE, steps, net_arch)
         finally:
             workers.close()
         pool = OpponentPool(game, POOL)
         pool.add_snapshot(snapshot)
-        default = _learn(SelfPlayVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool), DEFAULT, steps,
-                         net_arch)
-    return {"game": game, "players": players, "steps": steps, "reference_steps_per_s": round(reference),
-            "default_steps_per_s": round(default), "ratio": round(default / reference, 2)}
+        default = _learn(SelfPlayVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool), DEFAULT, steps, net_arch)
+    return {
+        "game": game,
+        "players": players,
+        "steps": steps,
+        "reference_steps_per_s": round(reference),
+        "default_steps_per_s": round(default),
+        "ratio": round(default / reference, 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated games")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--steps", type=int, default=16_384, help="env steps per measurement")
@@ -115,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     for game in games:
         row = measure(game, args.players, args.steps)
         rows.append(row)
-        print(f"| {game} | {row['reference_steps_per_s']:,} | {row['default_steps_per_s']:,} | {row['ratio']}x |",
-              flush=True)
+        print(
+            f"| {game} | {row['reference_steps_per_s']:,} | {row['default_steps_per_s']:,} | {row['ratio']}x |",
+            flush=True,
+        )
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -42,9 +42,18 @@ class SelfPlayVecEnv(VecEnv):
 
     render_mode = None  # training matches are not drawn
 
-    def __init__(self, game: str, players: int, n_envs: int, seed: int, pool: OpponentPool,
-                 options: dict | None = None, reward: str = "win", score_scale: float = 0.0,
-                 first_index: int = 0) -> None:
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        n_envs: int,
+        seed: int,
+        pool: OpponentPool,
+        options: dict | None = None,
+        reward: str = "win",
+        score_scale: float = 0.0,
+        first_index: int = 0,
+    ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"invalid reward {reward!r}; allowed: {', '.join(REWARDS)}")
         self.game_name, self.players, self.options = game, game_class(game).check_num_players(players), options or {}
@@ -93,9 +102,12 @@ class SelfPlayVecEnv(VecEnv):
                 rewards[i] += game.returns()[seat]
                 winners = game.winners()
                 dones[i] = True
-                infos[i] = {"terminal_observation": self._observation(i), "TimeLimit.truncated": False,
-                            "win": 1.0 / len(winners) if seat in winners else 0.0,
-                            "opponents": [o.kind if o else "learner" for o in self.opponents[i]]}
+                infos[i] = {
+                    "terminal_observation": self._observation(i),
+                    "TimeLimit.truncated": False,
+                    "win": 1.0 / len(winners) if seat in winners else 0.0,
+                    "opponents": [o.kind if o else "learner" for o in self.opponents[i]],
+                }
         finished = np.flatnonzero(dones).tolist()
         for i in finished:
             self._new_match(i)
@@ -134,8 +146,7 @@ class SelfPlayVecEnv(VecEnv):
         self.learners[i] = (self.episodes[i] + self.indices[i]) % self.players
         self.episodes[i] += 1
         self.games[i] = make_game(self.game_name, self.players, seed=int(rng.integers(2**63)), **self.options)
-        self.opponents[i] = [None if seat == self.learners[i] else self.pool.draw(rng)
-                             for seat in range(self.players)]
+        self.opponents[i] = [None if seat == self.learners[i] else self.pool.draw(rng) for seat in range(self.players)]
         self.margins[i] = 0.0
 
     def _restart_finished(self, candidates: Sequence[int]) -> None:
@@ -164,8 +175,9 @@ class SelfPlayVecEnv(VecEnv):
                 seats = [self.games[i].current_player() for i in slots]
                 observations = np.stack([self.games[i].observation(s) for i, s in zip(slots, seats, strict=True)])
                 masks = np.stack([self.games[i].legal_actions() for i in slots])
-                chosen = OpponentPool.act_batch(snapshot, observations, masks,
-                                                [self.opponents[i][s] for i, s in zip(slots, seats, strict=True)])
+                chosen = OpponentPool.act_batch(
+                    snapshot, observations, masks, [self.opponents[i][s] for i, s in zip(slots, seats, strict=True)]
+                )
                 for i, action in zip(slots, chosen, strict=True):
                     self.games[i].apply(action)
             pending = [i for i in pending if self._opponent_to_move(i)]
@@ -189,18 +201,31 @@ class SelfPlayVecEnv(VecEnv):
     # ----- checkpoints ------------------------------------------------------------------------
     def get_state(self) -> dict:
         """Everything that decides the env's future, as JSON-safe data."""
-        return {"game": self.game_name, "players": self.players, "seed": self.seed_value, "indices": self.indices,
-                "slots": [{"match": self.games[i].to_dict(), "learner": self.learners[i],
-                           "episode": self.episodes[i], "rng": self.rngs[i].bit_generator.state,
-                           "margin": self.margins[i],
-                           "opponents": [o.to_state() if o else None for o in self.opponents[i]]}
-                          for i in range(self.num_envs)]}
+        return {
+            "game": self.game_name,
+            "players": self.players,
+            "seed": self.seed_value,
+            "indices": self.indices,
+            "slots": [
+                {
+                    "match": self.games[i].to_dict(),
+                    "learner": self.learners[i],
+                    "episode": self.episodes[i],
+                    "rng": self.rngs[i].bit_generator.state,
+                    "margin": self.margins[i],
+                    "opponents": [o.to_state() if o else None for o in self.opponents[i]],
+                }
+                for i in range(self.num_envs)
+            ],
+        }
 
     def set_state(self, state: dict) -> np.ndarray:
         """Restore `get_state` (of an env built with the same arguments); returns the observations."""
         if (state["game"], state["players"], state["indices"]) != (self.game_name, self.players, self.indices):
-            raise ValueError(f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
-                             f"not {self.game_name} {self.players}p slots {self.indices}")
+            raise ValueError(
+                f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
+                f"not {self.game_name} {self.players}p slots {self.indices}"
+            )
         cls = game_class(self.game_name)
         for i, slot in enumerate(state["slots"]):
             self.games[i] = cls.from_dict(slot["match"])

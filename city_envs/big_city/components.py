@@ -74,8 +74,20 @@ def card_name(card: int) -> str:
 # ----- pieces (2.5) -----------------------------------------------------------------------------
 RES1, RES2, RES3, BUS1, BUS2, BUS3, CITY_HALL, CHURCH, CINEMA, POST_OFFICE, BANK, SHOPPING_CENTER = range(12)
 NUM_KINDS = 12
-KIND_NAMES = ("residence 1", "residence 2", "residence 3", "business 1", "business 2", "business 3",
-              "City Hall", "church", "cinema", "post office", "bank", "shopping center")
+KIND_NAMES = (
+    "residence 1",
+    "residence 2",
+    "residence 3",
+    "business 1",
+    "business 2",
+    "business 3",
+    "City Hall",
+    "church",
+    "cinema",
+    "post office",
+    "bank",
+    "shopping center",
+)
 KIND_COUNT = (8, 6, 3, 8, 6, 3, 1, 2, 4, 2, 3, 2)  # 52 pieces
 KIND_SIZE = (1, 2, 3, 1, 2, 3, 1, 1, 1, 1, 1, 2)  # SHOPPING_CENTER size 2: RECONSTRUCTED
 RESIDENCES = frozenset((RES1, RES2, RES3))

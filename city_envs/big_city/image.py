@@ -21,10 +21,18 @@ from city_envs.core.regions import BoardMap, Region, legal_only, pixel_points, r
 
 TILE_TINTS = ("#fdf2e9", "#eaf2f8", "#f4ecf7", "#e9f7ef", "#fef9e7", "#f2f3f4", "#fdedec", "#e8f8f5")
 SEAT_COLOURS = ("#e74c3c", "#3498db", "#2ecc71", "#f39c12", "#8e44ad")
-KIND_COLOURS = {**dict.fromkeys(cp.RESIDENCES, "#f5cba7"), **dict.fromkeys(cp.BUSINESSES, "#aed6f1"),
-                cp.CITY_HALL: "#f9e79f", cp.CHURCH: "#d7bde2", cp.CINEMA: "#f1948a", cp.POST_OFFICE: "#a3e4d7",
-                cp.BANK: "#f8c471", cp.SHOPPING_CENTER: "#bb8fce", **dict.fromkeys(cp.PARKS, "#58d68d"),
-                **dict.fromkeys(cp.FACTORIES, "#909497")}
+KIND_COLOURS = {
+    **dict.fromkeys(cp.RESIDENCES, "#f5cba7"),
+    **dict.fromkeys(cp.BUSINESSES, "#aed6f1"),
+    cp.CITY_HALL: "#f9e79f",
+    cp.CHURCH: "#d7bde2",
+    cp.CINEMA: "#f1948a",
+    cp.POST_OFFICE: "#a3e4d7",
+    cp.BANK: "#f8c471",
+    cp.SHOPPING_CENTER: "#bb8fce",
+    **dict.fromkeys(cp.PARKS, "#58d68d"),
+    **dict.fromkeys(cp.FACTORIES, "#909497"),
+}
 LABELS = ("R", "R", "R", "B", "B", "B", "H", "C", "M", "P", "K", "S", "park", "park", "fact", "fact")
 TRAM_COLOUR = "#c0392b"
 WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
@@ -62,8 +70,7 @@ def _draw_city(ax, s: State) -> None:
         x, y = s.px[p], s.py[p]
         ax.add_patch(Rectangle((x, y), 1, 1, fc=TILE_TINTS[cp.PLOT_TILE[p] - 1], ec="#7f8c8d", lw=0.5))
         if s.occupant[p] < 0:
-            ax.text(x + 0.5, y + 0.5, str(cp.PLOT_NUMBER[p]), ha="center", va="center", fontsize=font,
-                    color="#566573")
+            ax.text(x + 0.5, y + 0.5, str(cp.PLOT_NUMBER[p]), ha="center", va="center", fontsize=font, color="#566573")
     for kind, owner, plots, points in s.pieces:
         xs = [s.px[p] for p in plots]
         ys = [s.py[p] for p in plots]
@@ -72,16 +79,32 @@ def _draw_city(ax, s: State) -> None:
             ax.add_patch(Rectangle((s.px[p] + 0.06, s.py[p] + 0.06), 0.88, 0.88, fc=colour, ec="none"))
         if kind == cp.FACTORY_L:  # not a rectangle: border each cell
             for p in plots:
-                ax.add_patch(Rectangle((s.px[p] + 0.06, s.py[p] + 0.06), 0.88, 0.88, fc="none",
-                                       ec=SEAT_COLOURS[owner], lw=1.2))
+                ax.add_patch(
+                    Rectangle((s.px[p] + 0.06, s.py[p] + 0.06), 0.88, 0.88, fc="none", ec=SEAT_COLOURS[owner], lw=1.2)
+                )
         else:
-            ax.add_patch(Rectangle((min(xs) + 0.06, min(ys) + 0.06), max(xs) - min(xs) + 0.88,
-                                   max(ys) - min(ys) + 0.88, fc="none", ec=SEAT_COLOURS[owner], lw=1.8))
+            ax.add_patch(
+                Rectangle(
+                    (min(xs) + 0.06, min(ys) + 0.06),
+                    max(xs) - min(xs) + 0.88,
+                    max(ys) - min(ys) + 0.88,
+                    fc="none",
+                    ec=SEAT_COLOURS[owner],
+                    lw=1.8,
+                )
+            )
         label = LABELS[kind] + (f"{points}" if kind < cp.NUM_KINDS and kind != cp.CITY_HALL else "")
         for p in plots:
             ax.text(s.px[p] + 0.5, s.py[p] + 0.38, label, ha="center", va="center", fontsize=font, weight="bold")
-            ax.text(s.px[p] + 0.5, s.py[p] + 0.75, str(cp.PLOT_NUMBER[p]), ha="center", va="center",
-                    fontsize=font * 0.7, color="#424949")
+            ax.text(
+                s.px[p] + 0.5,
+                s.py[p] + 0.75,
+                str(cp.PLOT_NUMBER[p]),
+                ha="center",
+                va="center",
+                fontsize=font * 0.7,
+                color="#424949",
+            )
     for key in s.trams:
         a, b = r.key_vertices(key)
         (ax_, ay_), (bx, by) = divmod(a, r.VERTEX_ROW)[::-1], divmod(b, r.VERTEX_ROW)[::-1]
@@ -90,10 +113,12 @@ def _draw_city(ax, s: State) -> None:
 
 def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
     hall = "built" if r.city_hall_built(s) else "not built"
-    lines = [(f"Big City, {s.n} players, turn {s.turns + 1}", "#000000", True),
-             (f"City Hall {hall}; trams left {r.trams_left(s)}", "#000000", False),
-             ("piles " + " ".join(f"{i + 1}:{len(pile)}" for i, pile in enumerate(s.piles)), "#000000", False),
-             ("tiles placed " + " ".join(str(n + 1) for n in range(8) if s.tiles[n] is not None), "#000000", False)]
+    lines = [
+        (f"Big City, {s.n} players, turn {s.turns + 1}", "#000000", True),
+        (f"City Hall {hall}; trams left {r.trams_left(s)}", "#000000", False),
+        ("piles " + " ".join(f"{i + 1}:{len(pile)}" for i, pile in enumerate(s.piles)), "#000000", False),
+        ("tiles placed " + " ".join(str(n + 1) for n in range(8) if s.tiles[n] is not None), "#000000", False),
+    ]
     if s.decision == r.GAME_OVER:
         note = " (turn cap)" if s.truncated else ""
         lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
@@ -108,8 +133,9 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
         for c in s.hands[seat]:
             counts[cp.CARD_PILE[c] - 1] += 1
         held = " ".join(f"{i + 1}:{k}" for i, k in enumerate(counts) if k) or "none"
-        lines.append((f"seat {seat}: {s.scores[seat]} points" + (" <" if seat == s.active else ""),
-                      SEAT_COLOURS[seat], True))
+        lines.append(
+            (f"seat {seat}: {s.scores[seat]} points" + (" <" if seat == s.active else ""), SEAT_COLOURS[seat], True)
+        )
         lines.append((f"  {len(s.hands[seat])} cards (pile:count {held})", "#000000", False))
     lines.append(("", "#000000", False))
     lines.append(("R residence, B business, H City Hall, C church,", "#555555", False))
@@ -124,8 +150,16 @@ def render_image(s: State) -> np.ndarray:
     panel = fig.add_axes((0.66, 0.0, 0.34, 1.0))
     panel.axis("off")
     for index, (text, colour, bold) in enumerate(_panel_lines(s)):
-        panel.text(0.0, 0.97 - index * 0.042, text, fontsize=9.5, color=colour, weight="bold" if bold else "normal",
-                   va="top", transform=panel.transAxes)
+        panel.text(
+            0.0,
+            0.97 - index * 0.042,
+            text,
+            fontsize=9.5,
+            color=colour,
+            weight="bold" if bold else "normal",
+            va="top",
+            transform=panel.transAxes,
+        )
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
 
@@ -136,8 +170,9 @@ def _edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]
     along the street."""
     q, side = divmod(e, 4)
     x, y = s.px[q], s.py[q]
-    corners = (((x, y), (x + 1, y)), ((x + 1, y), (x + 1, y + 1)), ((x, y + 1), (x + 1, y + 1)),
-               ((x, y), (x, y + 1)))[side]
+    corners = (((x, y), (x + 1, y)), ((x + 1, y), (x + 1, y + 1)), ((x, y + 1), (x + 1, y + 1)), ((x, y), (x, y + 1)))[
+        side
+    ]
     (ax_, ay_), (bx, by) = corners
     dx, dy = cp.DIRS[side]
     mx, my = (ax_ + bx) / 2, (ay_ + by) / 2
@@ -152,11 +187,16 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     ax = _frame_city(fig, s)
     regions = []
     if s.decision in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT):
-        regions = [Region(p, pixel_points(ax, rectangle(s.px[p] + 0.06, s.py[p] + 0.06, 0.88, 0.88)))
-                   for p in range(cp.NUM_PLOTS) if s.px[p] >= 0 and mask[p]]
+        regions = [
+            Region(p, pixel_points(ax, rectangle(s.px[p] + 0.06, s.py[p] + 0.06, 0.88, 0.88)))
+            for p in range(cp.NUM_PLOTS)
+            if s.px[p] >= 0 and mask[p]
+        ]
     elif s.decision in (r.Decision.TILE_EDGE, r.Decision.TRAM_EDGE, r.Decision.TRAM_EDGE_OPT):
         tile = s.decision == r.Decision.TILE_EDGE
-        regions = [Region(r.EDGE + e, pixel_points(ax, _edge_shape(s, e, tile)))
-                   for e in np.flatnonzero(mask[r.EDGE:r.LOCAL_CELL]).tolist()]
+        regions = [
+            Region(r.EDGE + e, pixel_points(ax, _edge_shape(s, e, tile)))
+            for e in np.flatnonzero(mask[r.EDGE : r.LOCAL_CELL]).tolist()
+        ]
     width, height = int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI)
     return BoardMap(width, height, legal_only(mask, regions))

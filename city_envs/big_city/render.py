@@ -27,8 +27,7 @@ def tile_label(n: int) -> str:
     width, height = cp.TILE_SIZE[n]
     plots = cp.TILE_PLOTS[n]
     name = "" if cp.TILE_NAMES[n - 1].startswith("tile") else f"{cp.TILE_NAMES[n - 1]}, "
-    return (f"neighbourhood {n} ({name}{width} x {height} plots, "
-            f"{cp.PLOT_NUMBER[plots[0]]}-{cp.PLOT_NUMBER[plots[-1]]})")
+    return f"neighbourhood {n} ({name}{width} x {height} plots, {cp.PLOT_NUMBER[plots[0]]}-{cp.PLOT_NUMBER[plots[-1]]})"
 
 
 def rotation_text(n: int, rotation: int) -> str:
@@ -69,9 +68,11 @@ def describe_action(s: State, action: int) -> str:
     if action == r.PASS:
         return "pass"
     if action == r.DONE:
-        return {r.Decision.DEAD_DISCARD: "keep the remaining dead cards",
-                r.Decision.TRAM_EDGE_OPT: "no second tram segment",
-                r.Decision.EXCHANGE_SELECT: "end the exchange and draw"}.get(d, "done")
+        return {
+            r.Decision.DEAD_DISCARD: "keep the remaining dead cards",
+            r.Decision.TRAM_EDGE_OPT: "no second tram segment",
+            r.Decision.EXCHANGE_SELECT: "end the exchange and draw",
+        }.get(d, "done")
     if action < r.EDGE:
         return f"lay it {rotation_text(s.tile, action - r.ROTATION)}"
     if action < r.LOCAL_CELL:
@@ -160,11 +161,15 @@ def city_map(s: State) -> list[str]:
 def render_text(s: State) -> str:
     """The public city: what every seat can see (no hands, no pile order)."""
     hall = "built" if r.city_hall_built(s) else "not built"
-    lines = [f"Big City, {s.n} players, turn {s.turns + 1}; City Hall {hall}; trams left {r.trams_left(s)}; "
-             f"piles " + " ".join(f"{i + 1}:{len(pile)}" for i, pile in enumerate(s.piles))]
+    lines = [
+        f"Big City, {s.n} players, turn {s.turns + 1}; City Hall {hall}; trams left {r.trams_left(s)}; "
+        f"piles " + " ".join(f"{i + 1}:{len(pile)}" for i, pile in enumerate(s.piles))
+    ]
     lines += city_map(s)
-    lines.append("  (plot number, piece: r/R residence, b/B business, H City Hall, C church, M cinema, P post "
-                 "office, K bank, S shopping center, p park, f factory, then the owner seat; o = outskirts)")
+    lines.append(
+        "  (plot number, piece: r/R residence, b/B business, H City Hall, C church, M cinema, P post "
+        "office, K bank, S shopping center, p park, f factory, then the owner seat; o = outskirts)"
+    )
     if s.trams:
         edges = sorted(r.canonical_edge(s, *_plot_side(s, key)) for key in s.trams)
         lines.append("  trams on edges " + ", ".join(map(str, edges)))

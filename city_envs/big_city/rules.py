@@ -170,10 +170,23 @@ def new_state(n: int, rng: np.random.Generator) -> State:
         for seat in range(n):
             hands[seat].append(piles[i].pop())
     s = State(
-        n=n, hand_limit=hand_limit, tiles=[None] * cp.NUM_TILES, px=[-1] * cp.NUM_PLOTS, py=[-1] * cp.NUM_PLOTS,
-        occupant=[-1] * cp.NUM_PLOTS, pieces=[], trams=[], supply=list(cp.KIND_COUNT), hands=hands, piles=piles,
-        pile_known=[[-1] * len(p) for p in piles], out=[False] * cp.NUM_CARDS, scores=[0] * n,
-        setup_tiles=list(cp.INITIAL_TILES[n]), setup_order=list(cp.INITIAL_ORDER[n]), last_pass=[False] * n,
+        n=n,
+        hand_limit=hand_limit,
+        tiles=[None] * cp.NUM_TILES,
+        px=[-1] * cp.NUM_PLOTS,
+        py=[-1] * cp.NUM_PLOTS,
+        occupant=[-1] * cp.NUM_PLOTS,
+        pieces=[],
+        trams=[],
+        supply=list(cp.KIND_COUNT),
+        hands=hands,
+        piles=piles,
+        pile_known=[[-1] * len(p) for p in piles],
+        out=[False] * cp.NUM_CARDS,
+        scores=[0] * n,
+        setup_tiles=list(cp.INITIAL_TILES[n]),
+        setup_order=list(cp.INITIAL_ORDER[n]),
+        last_pass=[False] * n,
     )
     ax, ay = cp.START_ANCHOR
     _put_tile(s, cp.START_TILE, 0, ax, ay)
@@ -222,8 +235,10 @@ def _recompute_outskirts(s: State) -> None:
     y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
     grid = s.grid
     # the ring one cell beyond the city's box is exterior; fill inwards through empty cells of the box
-    ring = [*range(cell_index(x0 - 1, y0 - 1), cell_index(x1 + 1, y0 - 1) + 1),
-            *range(cell_index(x0 - 1, y1 + 1), cell_index(x1 + 1, y1 + 1) + 1)]
+    ring = [
+        *range(cell_index(x0 - 1, y0 - 1), cell_index(x1 + 1, y0 - 1) + 1),
+        *range(cell_index(x0 - 1, y1 + 1), cell_index(x1 + 1, y1 + 1) + 1),
+    ]
     ring += [cell_index(x, y) for y in range(y0, y1 + 1) for x in (x0 - 1, x1 + 1)]
     seen = bytearray(PAD * PAD)
     for i in ring:
@@ -504,8 +519,9 @@ def _facility_candidates(s: State, kind: int):
 
 
 # facility shapes as offsets in the padded cell list
-FLAT_FACILITY_SHAPES = {kind: [[dy * PAD + dx for dx, dy in shape] for shape in shapes]
-                        for kind, shapes in cp.FACILITY_ORIENTATIONS.items()}
+FLAT_FACILITY_SHAPES = {
+    kind: [[dy * PAD + dx for dx, dy in shape] for shape in shapes] for kind, shapes in cp.FACILITY_ORIENTATIONS.items()
+}
 
 
 # ===== trams ===================================================================================
@@ -647,16 +663,20 @@ def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int
     touched = touched.cumsum(0).cumsum(1)
 
     def box_sum(table: np.ndarray) -> np.ndarray:
-        return (table[height:height + rows, width:width + cols] - table[:rows, width:width + cols]
-                - table[height:height + rows, :cols] + table[:rows, :cols])
+        return (
+            table[height : height + rows, width : width + cols]
+            - table[:rows, width : width + cols]
+            - table[height : height + rows, :cols]
+            + table[:rows, :cols]
+        )
 
     ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (box_sum(touched) >= 2))
     across = contact[:, :cols].copy()
     for c in range(1, width):
-        np.minimum(across, contact[:, c:c + cols], out=across)
+        np.minimum(across, contact[:, c : c + cols], out=across)
     best = across[:rows].copy()
     for w in range(1, height):
-        np.minimum(best, across[w:w + rows], out=best)
+        np.minimum(best, across[w : w + rows], out=best)
     anchors = zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True)
     return dict(zip(anchors, best[ys_, xs_].tolist(), strict=True))
 
@@ -756,8 +776,9 @@ def main_options(s: State) -> list[int]:
             if hall and s.supply[kind] > 0:
                 found = by_size.get(cp.KIND_SIZE[kind])
                 if found is None:
-                    found = by_size[cp.KIND_SIZE[kind]] = shape_placements(s, plots - {cp.CITY_HALL_PLOT},
-                                                                           cp.KIND_SIZE[kind])
+                    found = by_size[cp.KIND_SIZE[kind]] = shape_placements(
+                        s, plots - {cp.CITY_HALL_PLOT}, cp.KIND_SIZE[kind]
+                    )
                 if any(special_allowed(s, kind, pl, counts) for pl in found):
                     options.append(BUILD + kind)
         elif kind_placements(s, kind, plots, by_size):

@@ -108,8 +108,11 @@ def _check_pieces(s: r.State, n: int) -> None:
             raise InvalidStateError(f"out[{p}]", "a plot card out for a free plot")
     check_ints("supply", s.supply, cp.NUM_KINDS, 0)
     for kind in range(cp.NUM_KINDS):
-        require(s.supply[kind] + kinds.count(kind) == cp.KIND_COUNT[kind], f"supply[{kind}]",
-                f"{s.supply[kind]} in supply and {kinds.count(kind)} built, not {cp.KIND_COUNT[kind]} pieces")
+        require(
+            s.supply[kind] + kinds.count(kind) == cp.KIND_COUNT[kind],
+            f"supply[{kind}]",
+            f"{s.supply[kind]} in supply and {kinds.count(kind)} built, not {cp.KIND_COUNT[kind]} pieces",
+        )
     for kind in range(cp.PARK2, cp.FACTORY_4 + 1):
         require(kinds.count(kind) <= 1, "pieces", f"facility {kind} built twice")
     check_ints("scores", s.scores, n, 0)
@@ -148,8 +151,11 @@ def _check_turn(s: r.State, n: int) -> None:
     require(set(s.setup_tiles) <= set(cp.INITIAL_TILES[n]), "setup_tiles", "not among this count's initial tiles")
     require(all(s.tiles[t - 1] is None for t in s.setup_tiles), "setup_tiles", "an initial tile placed twice")
     check_ints("setup_order", s.setup_order, low=0, high=n - 1)
-    require(list(cp.INITIAL_ORDER[n])[len(cp.INITIAL_ORDER[n]) - len(s.setup_order):] == s.setup_order,
-            "setup_order", f"{s.setup_order} is not what is left of the initial order")
+    require(
+        list(cp.INITIAL_ORDER[n])[len(cp.INITIAL_ORDER[n]) - len(s.setup_order) :] == s.setup_order,
+        "setup_order",
+        f"{s.setup_order} is not what is left of the initial order",
+    )
     check_list("winners", s.winners)
     check_ints("winners", s.winners, low=0, high=n - 1)
     if s.decision == r.GAME_OVER:
@@ -159,10 +165,14 @@ def _check_turn(s: r.State, n: int) -> None:
     require(not s.winners and not s.truncated, "winners", "decided before the end of the game")
     check_int("active", s.active, 0, n - 1)
     require(s.turns < cp.MAX_TURNS, "turns", "the turn cap is reached but the game goes on")
-    require(not s.exchange or s.decision == r.Decision.EXCHANGE_SELECT, "exchange",
-            "cards set aside outside an exchange")
-    require(not s.selected or s.decision in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT), "selected",
-            "plots chosen outside a placement")
+    require(
+        not s.exchange or s.decision == r.Decision.EXCHANGE_SELECT, "exchange", "cards set aside outside an exchange"
+    )
+    require(
+        not s.selected or s.decision in (r.Decision.BUILD_SELECT, r.Decision.PIECE_SELECT),
+        "selected",
+        "plots chosen outside a placement",
+    )
     if s.setup_order:
         placing_tiles = (r.Decision.SETUP_TILE, r.Decision.TILE_ROTATION, r.Decision.TILE_EDGE, r.Decision.TILE_CELL)
         require(s.decision in placing_tiles, "decision", "the initial tiles are not all placed")
@@ -179,4 +189,3 @@ def _check_turn(s: r.State, n: int) -> None:
     if s.decision in (r.Decision.TILE_ROTATION, r.Decision.TILE_EDGE, r.Decision.TILE_CELL):
         check_int("tile", s.tile, 1, cp.NUM_TILES)
         require(s.tiles[s.tile - 1] is None, "tile", f"tile {s.tile} is placed already")
-

@@ -26,48 +26,104 @@ from city_envs.core.layout import Field, ObservationLayout, table, vector
 from city_envs.core.memo import BoundedMemo
 
 _RELATIVE = ("me", "next", "second", "third", "fourth")  # seats in clockwise order from the observer
-_OCCUPANTS = ("residence", "business", "city_hall", "church", "cinema", "post_office", "bank", "shopping_center",
-              "park", "factory", "free")
+_OCCUPANTS = (
+    "residence",
+    "business",
+    "city_hall",
+    "church",
+    "cinema",
+    "post_office",
+    "bank",
+    "shopping_center",
+    "park",
+    "factory",
+    "free",
+)
 _PILES = tuple(f"pile_{i}" for i in range(1, 9))
 _TILES = tuple(f"tile_{t}" for t in range(1, cp.NUM_TILES + 1))
 _FACILITIES = ("park_2", "park_3", "factory_l", "factory_4")
 LAYOUT = ObservationLayout(
-    table("plots", cp.NUM_PLOTS, "per plot idx",
-          Field("placed"), Field("x", doc="x/53"), Field("y", doc="y/53"),
-          Field("tile", cp.NUM_TILES, "tile one-hot", _TILES), Field("ordinal", doc="ordinal/9"),
-          Field("occupant", len(_OCCUPANTS), "occupant one-hot (residence, business, City Hall, church, cinema, "
-                "post office, bank, shopping center, park, factory, free)", _OCCUPANTS),
-          Field("owner", 5, "owner by relative seat", _RELATIVE), Field("piece_size", doc="piece size/4"),
-          Field("outskirts"),
-          *(Field(f"side_{name}", 4, f"side {name}: plot across, exterior across, hole across, tram",
-                  ("plot", "exterior", "hole", "tram")) for name in cp.SIDE_NAMES),
-          Field("in_my_hand", doc="card in my hand"), Field("out", doc="card out (public)"),
-          Field("returned", doc="card I returned to a pile"), Field("dead"),
-          Field("beside_city_hall", doc="next to plot 15 (with City Hall built)"),
-          Field("selected", doc="selected in the pending placement"),
-          Field("exchanging", doc="in my pending exchange")),
-    table("special_cards", 4, "per card 68-71",
-          Field("in_my_hand", doc="in my hand"), Field("played"), Field("returned", doc="I returned it to a pile"),
-          Field("exchanging", doc="in my pending exchange")),
-    table("players", 5, "rows by relative seat",
-          Field("present"), Field("score", doc="score/100"), Field("cards", 8, "cards held per pile/3", _PILES),
-          Field("hand_size", doc="hand size/6"), Field("passed", doc="last turn a pass"), Field("active"),
-          Field("set_aside", doc="cards set aside for the exchange/6")),
-    vector("global", "",
-           Field("pile_sizes", 8, "pile sizes/9", _PILES), Field("drawn", 8, "drawn this turn per pile/2", _PILES),
-           Field("supply", cp.NUM_KINDS, "supply per building kind", tuple(k.replace(" ", "_") for k in cp.KIND_NAMES)),
-           Field("trams_left", doc=f"trams left/{cp.NUM_TRAMS}"),
-           Field("tiles_placed", cp.NUM_TILES, "tiles placed", _TILES),
-           Field("setup_tiles", cp.NUM_TILES, "initial tiles still to place", _TILES),
-           Field("city_hall_built", doc="City Hall built"), Field("passes", doc="consecutive passes/N"),
-           Field("player_count", 4, "player count one-hot 2-5", ("2", "3", "4", "5")),
-           Field("decision", 12, "decision one-hot"),
-           Field("kind", cp.NUM_KINDS, "chosen building kind", tuple(k.replace(" ", "_") for k in cp.KIND_NAMES)),
-           Field("facility", 4, "chosen facility", _FACILITIES), Field("tile", cp.NUM_TILES, "chosen tile", _TILES),
-           Field("rotation", 4, "chosen rotation"), Field("edge", doc="(chosen edge + 1)/272"),
-           Field("trams_this_action", doc="trams laid this action/2"), Field("first_tram", doc="first tram"),
-           Field("may_draw", doc="cards left the hand"), Field("dead_discarded", doc="dead cards discarded"),
-           Field("turns", doc=f"turns/{cp.MAX_TURNS}")),
+    table(
+        "plots",
+        cp.NUM_PLOTS,
+        "per plot idx",
+        Field("placed"),
+        Field("x", doc="x/53"),
+        Field("y", doc="y/53"),
+        Field("tile", cp.NUM_TILES, "tile one-hot", _TILES),
+        Field("ordinal", doc="ordinal/9"),
+        Field(
+            "occupant",
+            len(_OCCUPANTS),
+            "occupant one-hot (residence, business, City Hall, church, cinema, "
+            "post office, bank, shopping center, park, factory, free)",
+            _OCCUPANTS,
+        ),
+        Field("owner", 5, "owner by relative seat", _RELATIVE),
+        Field("piece_size", doc="piece size/4"),
+        Field("outskirts"),
+        *(
+            Field(
+                f"side_{name}",
+                4,
+                f"side {name}: plot across, exterior across, hole across, tram",
+                ("plot", "exterior", "hole", "tram"),
+            )
+            for name in cp.SIDE_NAMES
+        ),
+        Field("in_my_hand", doc="card in my hand"),
+        Field("out", doc="card out (public)"),
+        Field("returned", doc="card I returned to a pile"),
+        Field("dead"),
+        Field("beside_city_hall", doc="next to plot 15 (with City Hall built)"),
+        Field("selected", doc="selected in the pending placement"),
+        Field("exchanging", doc="in my pending exchange"),
+    ),
+    table(
+        "special_cards",
+        4,
+        "per card 68-71",
+        Field("in_my_hand", doc="in my hand"),
+        Field("played"),
+        Field("returned", doc="I returned it to a pile"),
+        Field("exchanging", doc="in my pending exchange"),
+    ),
+    table(
+        "players",
+        5,
+        "rows by relative seat",
+        Field("present"),
+        Field("score", doc="score/100"),
+        Field("cards", 8, "cards held per pile/3", _PILES),
+        Field("hand_size", doc="hand size/6"),
+        Field("passed", doc="last turn a pass"),
+        Field("active"),
+        Field("set_aside", doc="cards set aside for the exchange/6"),
+    ),
+    vector(
+        "global",
+        "",
+        Field("pile_sizes", 8, "pile sizes/9", _PILES),
+        Field("drawn", 8, "drawn this turn per pile/2", _PILES),
+        Field("supply", cp.NUM_KINDS, "supply per building kind", tuple(k.replace(" ", "_") for k in cp.KIND_NAMES)),
+        Field("trams_left", doc=f"trams left/{cp.NUM_TRAMS}"),
+        Field("tiles_placed", cp.NUM_TILES, "tiles placed", _TILES),
+        Field("setup_tiles", cp.NUM_TILES, "initial tiles still to place", _TILES),
+        Field("city_hall_built", doc="City Hall built"),
+        Field("passes", doc="consecutive passes/N"),
+        Field("player_count", 4, "player count one-hot 2-5", ("2", "3", "4", "5")),
+        Field("decision", 12, "decision one-hot"),
+        Field("kind", cp.NUM_KINDS, "chosen building kind", tuple(k.replace(" ", "_") for k in cp.KIND_NAMES)),
+        Field("facility", 4, "chosen facility", _FACILITIES),
+        Field("tile", cp.NUM_TILES, "chosen tile", _TILES),
+        Field("rotation", 4, "chosen rotation"),
+        Field("edge", doc="(chosen edge + 1)/272"),
+        Field("trams_this_action", doc="trams laid this action/2"),
+        Field("first_tram", doc="first tram"),
+        Field("may_draw", doc="cards left the hand"),
+        Field("dead_discarded", doc="dead cards discarded"),
+        Field("turns", doc=f"turns/{cp.MAX_TURNS}"),
+    ),
 )
 PLOTS, SPECIAL, PLAYERS, GLOBAL = LAYOUT.blocks
 # where the encoder writes, bound once
@@ -76,22 +132,48 @@ _PLACED_XY = PLOTS.columns("placed", "y")
 _SIZE, _OUTSKIRTS, _DEAD = PLOTS.column("piece_size"), PLOTS.column("outskirts"), PLOTS.column("dead")
 _SIDES = tuple(PLOTS.column(f"side_{name}") for name in cp.SIDE_NAMES)  # each: plot, exterior, hole, tram
 MINE, _OUT, _KNOWN, _CHA, _SELECTED, _EXCHANGING = (
-    PLOTS.column(f) for f in ("in_my_hand", "out", "returned", "beside_city_hall", "selected", "exchanging"))
+    PLOTS.column(f) for f in ("in_my_hand", "out", "returned", "beside_city_hall", "selected", "exchanging")
+)
 _SPECIAL_MINE, _SPECIAL_OUT, _SPECIAL_KNOWN, _SPECIAL_EXCHANGING = (
-    SPECIAL.column(f) for f in ("in_my_hand", "played", "returned", "exchanging"))
+    SPECIAL.column(f) for f in ("in_my_hand", "played", "returned", "exchanging")
+)
 _COUNTS = GLOBAL.span("pile_sizes", "tiles_placed")
 _SETUP_TILES, _CITY_HALL, _PASSES, _PLAYER_COUNT, _DECISION, _KIND, _FACILITY, _CHOSEN_TILE, _ROTATION = (
-    GLOBAL.index(f) for f in ("setup_tiles", "city_hall_built", "passes", "player_count", "decision", "kind",
-                              "facility", "tile", "rotation"))
+    GLOBAL.index(f)
+    for f in (
+        "setup_tiles",
+        "city_hall_built",
+        "passes",
+        "player_count",
+        "decision",
+        "kind",
+        "facility",
+        "tile",
+        "rotation",
+    )
+)
 _TURN_SCALARS = GLOBAL.span("edge", "turns")
 # occupant value per piece kind
-OCCUPANT_COLUMN = {**{k: 0 for k in cp.RESIDENCES}, **{k: 1 for k in cp.BUSINESSES}, cp.CITY_HALL: 2,
-                   cp.CHURCH: 3, cp.CINEMA: 4, cp.POST_OFFICE: 5, cp.BANK: 6, cp.SHOPPING_CENTER: 7,
-                   cp.PARK2: 8, cp.PARK3: 8, cp.FACTORY_L: 9, cp.FACTORY_4: 9}
+OCCUPANT_COLUMN = {
+    **{k: 0 for k in cp.RESIDENCES},
+    **{k: 1 for k in cp.BUSINESSES},
+    cp.CITY_HALL: 2,
+    cp.CHURCH: 3,
+    cp.CINEMA: 4,
+    cp.POST_OFFICE: 5,
+    cp.BANK: 6,
+    cp.SHOPPING_CENTER: 7,
+    cp.PARK2: 8,
+    cp.PARK3: 8,
+    cp.FACTORY_L: 9,
+    cp.FACTORY_4: 9,
+}
 FREE_COLUMN = _OCCUPANTS.index("free")
 # entity k is plot k: action k picks it on the board, or names its card in the hand (plot card k is plot k's)
 ENTITY_LAYOUT = EntityLayout(
-    count=cp.NUM_PLOTS, rows=(PLOTS.entity_rows(),), action_starts=(r.CARD,),
+    count=cp.NUM_PLOTS,
+    rows=(PLOTS.entity_rows(),),
+    action_starts=(r.CARD,),
     context=((SPECIAL.start, PLAYERS.row_range(0)[1], 1), (GLOBAL.start, GLOBAL.stop, 1)),
 )
 
@@ -222,12 +304,23 @@ def observation(s: State, p: int) -> np.ndarray:
         for c in s.hands[seat]:
             per_pile[cp.CARD_PILE[c] - 1] += 1.0 / 3.0
         active = seat == s.active
-        rows += (1.0, s.scores[seat] / 100.0, *per_pile, len(s.hands[seat]) / 6.0, s.last_pass[seat], active,
-                 (len(s.exchange) if active else 0) / 6.0)
-    obs[PLAYERS.start:PLAYERS.start + n * PLAYERS.width] = rows
-    obs[_COUNTS] = [*[len(pile) / 9.0 for pile in s.piles], *[drawn * 0.5 for drawn in s.drawn],
-                    *[left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)],
-                    r.trams_left(s) / cp.NUM_TRAMS, *[t is not None for t in s.tiles]]
+        rows += (
+            1.0,
+            s.scores[seat] / 100.0,
+            *per_pile,
+            len(s.hands[seat]) / 6.0,
+            s.last_pass[seat],
+            active,
+            (len(s.exchange) if active else 0) / 6.0,
+        )
+    obs[PLAYERS.start : PLAYERS.start + n * PLAYERS.width] = rows
+    obs[_COUNTS] = [
+        *[len(pile) / 9.0 for pile in s.piles],
+        *[drawn * 0.5 for drawn in s.drawn],
+        *[left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)],
+        r.trams_left(s) / cp.NUM_TRAMS,
+        *[t is not None for t in s.tiles],
+    ]
     for tile in s.setup_tiles:
         obs[_SETUP_TILES + tile - 1] = 1.0
     obs[_CITY_HALL] = r.city_hall_built(s)
@@ -244,8 +337,14 @@ def observation(s: State, p: int) -> np.ndarray:
         obs[_CHOSEN_TILE + s.tile - 1] = 1.0
     if s.rotation >= 0:
         obs[_ROTATION + s.rotation] = 1.0
-    obs[_TURN_SCALARS] = ((s.edge + 1) / 272.0, s.trams_this_action / 2.0, s.first_tram, s.may_draw,
-                          s.dead_discarded, s.turns / cp.MAX_TURNS)
+    obs[_TURN_SCALARS] = (
+        (s.edge + 1) / 272.0,
+        s.trams_this_action / 2.0,
+        s.first_tram,
+        s.may_draw,
+        s.dead_discarded,
+        s.turns / cp.MAX_TURNS,
+    )
     return obs
 
 
@@ -278,20 +377,31 @@ def view(s: State, p: int) -> dict:
         "hand": sorted(s.hands[p]),
         "hand_counts": [pile_counts(h) for h in s.hands],
         "pile_sizes": [len(pile) for pile in s.piles],
-        "known_in_piles": sorted(c for i in range(8) for c, seat in zip(s.piles[i], s.pile_known[i], strict=True)
-                                 if seat == p),
+        "known_in_piles": sorted(
+            c for i in range(8) for c, seat in zip(s.piles[i], s.pile_known[i], strict=True) if seat == p
+        ),
         "out": [c for c in range(cp.NUM_CARDS) if s.out[c]],
         "setup_tiles": list(s.setup_tiles),
         "setup_order": list(s.setup_order),
         "turns": s.turns,
         "passes": s.passes,
         "last_pass": list(s.last_pass),
-        "turn": {"drawn": list(s.drawn), "may_draw": s.may_draw, "dead_discarded": s.dead_discarded,
-                 "main_action": s.main_action, "kind": s.kind, "card": s.card, "tile": s.tile,
-                 "rotation": s.rotation, "edge": s.edge, "selected": list(s.selected),
-                 "trams_this_action": s.trams_this_action, "first_tram": s.first_tram,
-                 "exchange": sorted(s.exchange) if mine else None,
-                 "exchange_counts": pile_counts(s.exchange)},
+        "turn": {
+            "drawn": list(s.drawn),
+            "may_draw": s.may_draw,
+            "dead_discarded": s.dead_discarded,
+            "main_action": s.main_action,
+            "kind": s.kind,
+            "card": s.card,
+            "tile": s.tile,
+            "rotation": s.rotation,
+            "edge": s.edge,
+            "selected": list(s.selected),
+            "trams_this_action": s.trams_this_action,
+            "first_tram": s.first_tram,
+            "exchange": sorted(s.exchange) if mine else None,
+            "exchange_counts": pile_counts(s.exchange),
+        },
         "winners": list(s.winners) if s.decision == r.GAME_OVER else None,
     }
 
@@ -300,18 +410,50 @@ def view(s: State, p: int) -> dict:
 def copy_state(s: State) -> State:
     """Structured copy: every mutable field is rebuilt; derived data that is only ever replaced is shared."""
     return State(
-        n=s.n, hand_limit=s.hand_limit, tiles=[None if t is None else list(t) for t in s.tiles], px=list(s.px),
-        py=list(s.py), occupant=list(s.occupant),
-        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces], trams=list(s.trams),
-        supply=list(s.supply), hands=[list(h) for h in s.hands], piles=[list(pile) for pile in s.piles],
-        pile_known=[list(k) for k in s.pile_known], out=list(s.out), scores=list(s.scores),
-        setup_tiles=list(s.setup_tiles), setup_order=list(s.setup_order), active=s.active, decision=s.decision,
-        turns=s.turns, passes=s.passes, drawn=list(s.drawn), may_draw=s.may_draw, dead_discarded=s.dead_discarded,
-        main_action=s.main_action, kind=s.kind, card=s.card, tile=s.tile, rotation=s.rotation, edge=s.edge,
-        selected=list(s.selected), exchange=list(s.exchange), trams_this_action=s.trams_this_action,
-        first_tram=s.first_tram, last_pass=list(s.last_pass), winners=list(s.winners), truncated=s.truncated,
-        grid=s.grid, outskirts=s.outskirts, holes=s.holes, exterior=s.exterior, covered=set(s.covered),
-        tram_set=set(s.tram_set), memo=s.memo, geo=s.geo,
+        n=s.n,
+        hand_limit=s.hand_limit,
+        tiles=[None if t is None else list(t) for t in s.tiles],
+        px=list(s.px),
+        py=list(s.py),
+        occupant=list(s.occupant),
+        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
+        trams=list(s.trams),
+        supply=list(s.supply),
+        hands=[list(h) for h in s.hands],
+        piles=[list(pile) for pile in s.piles],
+        pile_known=[list(k) for k in s.pile_known],
+        out=list(s.out),
+        scores=list(s.scores),
+        setup_tiles=list(s.setup_tiles),
+        setup_order=list(s.setup_order),
+        active=s.active,
+        decision=s.decision,
+        turns=s.turns,
+        passes=s.passes,
+        drawn=list(s.drawn),
+        may_draw=s.may_draw,
+        dead_discarded=s.dead_discarded,
+        main_action=s.main_action,
+        kind=s.kind,
+        card=s.card,
+        tile=s.tile,
+        rotation=s.rotation,
+        edge=s.edge,
+        selected=list(s.selected),
+        exchange=list(s.exchange),
+        trams_this_action=s.trams_this_action,
+        first_tram=s.first_tram,
+        last_pass=list(s.last_pass),
+        winners=list(s.winners),
+        truncated=s.truncated,
+        grid=s.grid,
+        outskirts=s.outskirts,
+        holes=s.holes,
+        exterior=s.exterior,
+        covered=set(s.covered),
+        tram_set=set(s.tram_set),
+        memo=s.memo,
+        geo=s.geo,
     )
 
 
@@ -387,7 +529,6 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
     return twin
 
 
-
 def seat_state(v: dict) -> State:
     """A State holding exactly what view `v` says: the seat's own hand, the others' hands empty, the
     piles anonymous. Agents evaluate moves on it with the pure rule functions (points, placements)."""
@@ -395,21 +536,34 @@ def seat_state(v: dict) -> State:
     me = v["player"]
     out = set(v["out"])
     s = State(
-        n=n, hand_limit=v["hand_limit"], tiles=[None if t is None else list(t) for t in v["tiles"]],
-        px=[xy[0] for xy in v["plot_xy"]], py=[xy[1] for xy in v["plot_xy"]], occupant=[-1] * cp.NUM_PLOTS,
+        n=n,
+        hand_limit=v["hand_limit"],
+        tiles=[None if t is None else list(t) for t in v["tiles"]],
+        px=[xy[0] for xy in v["plot_xy"]],
+        py=[xy[1] for xy in v["plot_xy"]],
+        occupant=[-1] * cp.NUM_PLOTS,
         pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
-        trams=list(v["trams"]), supply=list(v["supply"]), hands=[list(v["hand"]) if q == me else [] for q in range(n)],
-        piles=[[] for _ in range(8)], pile_known=[[] for _ in range(8)],
-        out=[c in out for c in range(cp.NUM_CARDS)], scores=list(v["scores"]),
-        setup_tiles=list(v["setup_tiles"]), setup_order=list(v["setup_order"]), active=v["active"],
+        trams=list(v["trams"]),
+        supply=list(v["supply"]),
+        hands=[list(v["hand"]) if q == me else [] for q in range(n)],
+        piles=[[] for _ in range(8)],
+        pile_known=[[] for _ in range(8)],
+        out=[c in out for c in range(cp.NUM_CARDS)],
+        scores=list(v["scores"]),
+        setup_tiles=list(v["setup_tiles"]),
+        setup_order=list(v["setup_order"]),
+        active=v["active"],
         last_pass=list(v["last_pass"]),
     )
     for index, piece in enumerate(s.pieces):
         for p in piece[2]:
             s.occupant[p] = index
     tiles = tuple(None if t is None else tuple(t) for t in v["tiles"])
-    board = (tiles, tuple((kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]),
-             tuple(v["trams"]))
+    board = (
+        tiles,
+        tuple((kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]),
+        tuple(v["trams"]),
+    )
     known = _SEAT_BOARDS.get(board)
     if known is None:
         geometry = _SEAT_GEOMETRY.get(tiles)

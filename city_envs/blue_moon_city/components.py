@@ -40,8 +40,21 @@ GREY_BOOST = card_type(GREY, 2)
 BROWN_1, BROWN_2 = card_type(BROWN, 1), card_type(BROWN, 2)
 WHITE_1, WHITE_2 = card_type(WHITE, 1), card_type(WHITE, 2)
 YELLOW_1, YELLOW_2 = card_type(YELLOW, 1), card_type(YELLOW, 2)
-POWER_CARDS = frozenset((*DRAGON_FLY_CARD, *DRAGON_WALK_CARD, GREY_TELEPORT, GREY_BOOST, BROWN_1, BROWN_2,
-                         WHITE_1, WHITE_2, YELLOW_1, YELLOW_2, GREEN_CARD))
+POWER_CARDS = frozenset(
+    (
+        *DRAGON_FLY_CARD,
+        *DRAGON_WALK_CARD,
+        GREY_TELEPORT,
+        GREY_BOOST,
+        BROWN_1,
+        BROWN_2,
+        WHITE_1,
+        WHITE_2,
+        YELLOW_1,
+        YELLOW_2,
+        GREEN_CARD,
+    )
+)
 MIMIX_PAIRS = ((BROWN_1, BROWN_1), (BROWN_1, BROWN_2), (BROWN_2, BROWN_2))
 MIMIX_VALUE = 3
 HOAX1_CAPACITY = 4
@@ -57,9 +70,7 @@ OFF_BOARD = 21
 CELLS = tuple((r, c) for r in range(5) for c in range(5) if not (r in (0, 4) and c in (0, 4)))
 NUM_POSITIONS = 21
 COURTYARD_POSITION = 10
-ADJ = tuple(
-    tuple(j for j, (r2, c2) in enumerate(CELLS) if abs(r - r2) + abs(c - c2) == 1) for (r, c) in CELLS
-)
+ADJ = tuple(tuple(j for j, (r2, c2) in enumerate(CELLS) if abs(r - r2) + abs(c - c2) == 1) for (r, c) in CELLS)
 DISTANCE = tuple(tuple(abs(r - r2) + abs(c - c2) for (r2, c2) in CELLS) for (r, c) in CELLS)
 START_ALLOWANCE = 2
 # Neighbour order for rewards: north, east, south, west (5.10).
@@ -103,21 +114,34 @@ NEIGHBOUR_REWARD = tuple(t[4] for t in TILES)
 MAX_SECTIONS = 4
 # What is marked RECONSTRUCTED, per tile (documentation; the values above are the data).
 RECONSTRUCTED_TILE_FIELDS = {
-    "Fire Temple": "star, each", "Earth Temple": "star, each", "Water Temple": "star, each",
-    "Aqueduct": "section value, each", "Hospice": "section value, each", "Citadel": "section value, each",
-    "Watchtower": "section values, each", "Great Hall": "section values, each",
-    "Market Hall": "section values, star, each", "Library": "section values, star, each",
-    "Trading House": "section values, each", "Flight Tower": "section values, star, each",
-    "City Residence": "section values, star, each", "Monastery Tower": "section values, each",
-    "Caravanserai": "section values, each", "Iron Foundry": "each", "Mill": "section values, each",
+    "Fire Temple": "star, each",
+    "Earth Temple": "star, each",
+    "Water Temple": "star, each",
+    "Aqueduct": "section value, each",
+    "Hospice": "section value, each",
+    "Citadel": "section value, each",
+    "Watchtower": "section values, each",
+    "Great Hall": "section values, each",
+    "Market Hall": "section values, star, each",
+    "Library": "section values, star, each",
+    "Trading House": "section values, each",
+    "Flight Tower": "section values, star, each",
+    "City Residence": "section values, star, each",
+    "Monastery Tower": "section values, each",
+    "Caravanserai": "section values, each",
+    "Iron Foundry": "each",
+    "Mill": "section values, each",
 }
 # Fixed centre (2.5): position -> tile; the other tiles are shuffled onto the remaining positions.
 FIXED_CENTRE = {10: COURTYARD, 5: 2, 11: ROYAL_PALACE, 15: 3, 9: 4}
 SHUFFLED_POSITIONS = (0, 1, 2, 3, 4, 6, 7, 8, 12, 13, 14, 16, 17, 18, 19, 20)
 
 # ----- obelisk (2.4), scales, markers, targets (§3) ----------------------------------------------
-OBELISK_COSTS = {2: (7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12), 3: (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12),
-                 4: (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12)}
+OBELISK_COSTS = {
+    2: (7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12),
+    3: (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12),
+    4: (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12),
+}
 OFFERINGS_TO_WIN = {2: 6, 3: 5, 4: 4}
 SCALES_IN_PLAY = {2: 9, 3: 12, 4: 15}
 MARKERS = 10

@@ -18,10 +18,17 @@ class BlueMoonCity(StateGame):
     min_players = 2
     max_players = 4
     options_spec = {
-        "center": Option("fixed", "fixed: temples and palace round the Courtyard; random: only the Courtyard "
-                         "is fixed", choices=("fixed", "random")),
-        "max_rounds": Option(100, "safety valve: stop (as truncation) after this many full rounds",
-                             check=positive_int, allowed="an integer >= 1"),
+        "center": Option(
+            "fixed",
+            "fixed: temples and palace round the Courtyard; random: only the Courtyard is fixed",
+            choices=("fixed", "random"),
+        ),
+        "max_rounds": Option(
+            100,
+            "safety valve: stop (as truncation) after this many full rounds",
+            check=positive_int,
+            allowed="an integer >= 1",
+        ),
     }
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS

@@ -49,20 +49,36 @@ def _draw_tile(ax, s: State, position: int) -> None:
             face = ANY_COLOUR if colour == cp.ANY else CARD_COLOURS[colour]
             ax.add_patch(Rectangle((sx, y + 0.24), width - 0.02, 0.34, fc=face, ec="#555555", lw=0.6))
             dark = colour in (cp.BLACK, cp.RED, cp.BLUE, cp.BROWN)
-            ax.text(sx + (width - 0.02) / 2, y + 0.33, str(value), ha="center", va="center", fontsize=7,
-                    color="white" if dark else "black")
+            ax.text(
+                sx + (width - 0.02) / 2,
+                y + 0.33,
+                str(value),
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if dark else "black",
+            )
             seat = s.markers_on[position][i]
             if seat >= 0:
-                ax.add_patch(Rectangle((sx + (width - 0.02) / 2 - 0.06, y + 0.43), 0.12, 0.12,
-                                       fc=SEAT_COLOURS[seat], ec="black", lw=0.6))
+                ax.add_patch(
+                    Rectangle(
+                        (sx + (width - 0.02) / 2 - 0.06, y + 0.43),
+                        0.12,
+                        0.12,
+                        fc=SEAT_COLOURS[seat],
+                        ec="black",
+                        lw=0.6,
+                    )
+                )
     for d in range(3):
         if s.dragons[d] == position:
             ax.add_patch(Circle((x + 0.2 + 0.18 * d, y + 0.72), 0.07, fc=DRAGON_COLOURS[d], ec="black", lw=0.8))
             ax.text(x + 0.2 + 0.18 * d, y + 0.72, "D", ha="center", va="center", fontsize=5.5, color="white")
     for seat in range(s.n):
         if s.figures[seat] == position:
-            ax.add_patch(Rectangle((x + 0.62 + 0.08 * seat, y + 0.78), 0.07, 0.13, fc=SEAT_COLOURS[seat],
-                                   ec="black", lw=0.8))
+            ax.add_patch(
+                Rectangle((x + 0.62 + 0.08 * seat, y + 0.78), 0.07, 0.13, fc=SEAT_COLOURS[seat], ec="black", lw=0.8)
+            )
 
 
 def _draw_obelisk(ax, s: State) -> None:
@@ -71,14 +87,19 @@ def _draw_obelisk(ax, s: State) -> None:
     for index, cost in enumerate(costs):
         y = len(costs) - 1 - index
         owner = s.obelisk[index] if index < len(s.obelisk) else -1
-        ax.add_patch(Rectangle((0.1, y * 0.42), 0.8, 0.38, fc=SEAT_COLOURS[owner] if owner >= 0 else "#ecf0f1",
-                               ec="#555555", lw=0.6))
+        ax.add_patch(
+            Rectangle(
+                (0.1, y * 0.42), 0.8, 0.38, fc=SEAT_COLOURS[owner] if owner >= 0 else "#ecf0f1", ec="#555555", lw=0.6
+            )
+        )
         ax.text(0.5, y * 0.42 + 0.19, str(cost), ha="center", va="center", fontsize=7)
 
 
 def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
-    lines = [(f"Blue Moon City, {s.n} players, turn {s.turns + 1}", "#000000", True),
-             (f"scales left {s.scale_supply}, deck {len(s.deck)}, discard {sum(s.discard)}", "#000000", False)]
+    lines = [
+        (f"Blue Moon City, {s.n} players, turn {s.turns + 1}", "#000000", True),
+        (f"scales left {s.scale_supply}, deck {len(s.deck)}, discard {sum(s.discard)}", "#000000", False),
+    ]
     if s.decision == r.GAME_OVER:
         note = " (max_rounds)" if s.truncated else ""
         lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
@@ -92,10 +113,20 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
     for seat in range(s.n):
         pending = f" +{len(s.pending)} pending" if seat == s.active and s.pending else ""
         lines.append((f"seat {seat}" + (" <" if seat == s.active else ""), SEAT_COLOURS[seat], True))
-        lines.append((f"  offerings {s.offerings[seat]}/{cp.OFFERINGS_TO_WIN[s.n]}, crystals {s.crystals[seat]}",
-                      "#000000", False))
-        lines.append((f"  scales {s.scales[seat]}, markers {s.markers[seat]}, cards {sum(s.hands[seat])}{pending}",
-                      "#000000", False))
+        lines.append(
+            (
+                f"  offerings {s.offerings[seat]}/{cp.OFFERINGS_TO_WIN[s.n]}, crystals {s.crystals[seat]}",
+                "#000000",
+                False,
+            )
+        )
+        lines.append(
+            (
+                f"  scales {s.scales[seat]}, markers {s.markers[seat]}, cards {sum(s.hands[seat])}{pending}",
+                "#000000",
+                False,
+            )
+        )
     return lines
 
 
@@ -123,8 +154,16 @@ def render_image(s: State) -> np.ndarray:
     panel = fig.add_axes((0.72, 0.0, 0.28, 1.0))
     panel.axis("off")
     for index, (text, colour, bold) in enumerate(_panel_lines(s)):
-        panel.text(0.0, 0.97 - index * 0.045, text, fontsize=9, color=colour, weight="bold" if bold else "normal",
-                   va="top", transform=panel.transAxes)
+        panel.text(
+            0.0,
+            0.97 - index * 0.045,
+            text,
+            fontsize=9,
+            color=colour,
+            weight="bold" if bold else "normal",
+            va="top",
+            transform=panel.transAxes,
+        )
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
 
@@ -133,14 +172,15 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     """Clickable tiles (where the figure moves) and sections of the figure's tile (which one to build)."""
     _, ax = _new_figure()
     regions = []
-    for position in np.flatnonzero(mask[r.MOVE_FIGURE:r.SELECT_SECTION]).tolist():
+    for position in np.flatnonzero(mask[r.MOVE_FIGURE : r.SELECT_SECTION]).tolist():
         row, col = cp.CELLS[position]
-        regions.append(Region(r.MOVE_FIGURE + position, pixel_points(ax, rectangle(col + 0.03, row + 0.03, 0.94,
-                                                                                     0.94))))
+        regions.append(
+            Region(r.MOVE_FIGURE + position, pixel_points(ax, rectangle(col + 0.03, row + 0.03, 0.94, 0.94)))
+        )
     if s.decision != r.GAME_OVER and s.figures[s.active] >= 0:
         row, col = cp.CELLS[s.figures[s.active]]
         count = len(cp.SECTIONS[s.tile_at[s.figures[s.active]]])
-        for section in np.flatnonzero(mask[r.SELECT_SECTION:r.END_CONTRIBUTION]).tolist():
+        for section in np.flatnonzero(mask[r.SELECT_SECTION : r.END_CONTRIBUTION]).tolist():
             box = rectangle(_section_x(col, section, count), row + 0.24, 0.9 / count - 0.02, 0.34)
             regions.append(Region(r.SELECT_SECTION + section, pixel_points(ax, box)))
     return BoardMap(int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI), legal_only(mask, regions))

@@ -84,9 +84,11 @@ def render_private(s: State, p: int) -> str:
 
 def render_text(s: State) -> str:
     """The public city: what every seat can see (no hands, no deck order, no pending cards)."""
-    lines = [f"Blue Moon City, {s.n} players, turn {s.turns + 1}; obelisk {len(s.obelisk)}/"
-             f"{len(cp.OBELISK_COSTS[s.n])} filled, next offering {r.offer_cost(s)}; scales left {s.scale_supply}; "
-             f"deck {len(s.deck)}, discard pile {sum(s.discard)}"]
+    lines = [
+        f"Blue Moon City, {s.n} players, turn {s.turns + 1}; obelisk {len(s.obelisk)}/"
+        f"{len(cp.OBELISK_COSTS[s.n])} filled, next offering {r.offer_cost(s)}; scales left {s.scale_supply}; "
+        f"deck {len(s.deck)}, discard pile {sum(s.discard)}"
+    ]
     for position in range(cp.NUM_POSITIONS):
         tile = s.tile_at[position]
         if tile == cp.COURTYARD:
@@ -106,8 +108,10 @@ def render_text(s: State) -> str:
     for seat in range(s.n):
         mark = ">" if seat == s.active else " "
         pending = f", {len(s.pending)} pending" if seat == s.active and s.pending else ""
-        lines.append(f"{mark} P{seat}: {s.offerings[seat]} offerings, {s.crystals[seat]} crystals, "
-                     f"{s.scales[seat]} scales, {s.markers[seat]} markers, {sum(s.hands[seat])} cards{pending}")
+        lines.append(
+            f"{mark} P{seat}: {s.offerings[seat]} offerings, {s.crystals[seat]} crystals, "
+            f"{s.scales[seat]} scales, {s.markers[seat]} markers, {sum(s.hands[seat])} cards{pending}"
+        )
     if s.decision == r.GAME_OVER:
         reason = " (max_rounds reached)" if s.truncated else ""
         lines.append(f"game over{reason}; winners: {', '.join(f'P{w}' for w in s.winners)}")

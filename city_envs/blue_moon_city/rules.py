@@ -149,11 +149,21 @@ def new_state(n: int, center: str, rng: np.random.Generator) -> State:
         for _ in range(cp.STARTING_HAND):
             hands[seat][deck.pop()] += 1
     return State(
-        n=n, tile_at=tile_at, complete=[False] * cp.NUM_POSITIONS,
+        n=n,
+        tile_at=tile_at,
+        complete=[False] * cp.NUM_POSITIONS,
         markers_on=[[-1] * cp.MAX_SECTIONS for _ in range(cp.NUM_POSITIONS)],
-        dragons=[cp.OFF_BOARD] * 3, figures=[cp.COURTYARD_POSITION] * n, hands=hands, deck=deck,
-        discard=[0] * cp.NUM_TYPES, crystals=[0] * n, scales=[0] * n, scale_supply=cp.SCALES_IN_PLAY[n],
-        offerings=[0] * n, markers=[cp.MARKERS] * n, obelisk=[],
+        dragons=[cp.OFF_BOARD] * 3,
+        figures=[cp.COURTYARD_POSITION] * n,
+        hands=hands,
+        deck=deck,
+        discard=[0] * cp.NUM_TYPES,
+        crystals=[0] * n,
+        scales=[0] * n,
+        scale_supply=cp.SCALES_IN_PLAY[n],
+        offerings=[0] * n,
+        markers=[cp.MARKERS] * n,
+        obelisk=[],
     )
 
 
@@ -196,16 +206,16 @@ def can_finish(need: int, colour: int, hand: tuple[int, ...], cap1: tuple[int, .
 
 
 def _without(hand: tuple[int, ...], x: int) -> tuple[int, ...]:
-    return hand[:x] + (hand[x] - 1,) + hand[x + 1:]
+    return hand[:x] + (hand[x] - 1,) + hand[x + 1 :]
 
 
 def _bump(caps: tuple[int, ...], c: int, delta: int) -> tuple[int, ...]:
-    return caps[:c] + (caps[c] + delta,) + caps[c + 1:]
+    return caps[:c] + (caps[c] + delta,) + caps[c + 1 :]
 
 
 def _hoax1_sources(hand: tuple[int, ...], colour: int) -> list[int]:
     """Colours a White 1 may recolour: held, not T, not green."""
-    return [c for c in range(cp.NUM_COLOURS) if c != colour and any(hand[3 * c: 3 * c + 3])]
+    return [c for c in range(cp.NUM_COLOURS) if c != colour and any(hand[3 * c : 3 * c + 3])]
 
 
 def _has_foreign_card(hand: tuple[int, ...], colour: int) -> bool:
@@ -289,8 +299,7 @@ def selectable_sections(s: State) -> list[int]:
     tile = s.tile_at[position]
     if s.markers[p] < 1:
         return []
-    return [i for i in range(len(cp.SECTIONS[tile]))
-            if s.markers_on[position][i] < 0 and payable(s, p, tile, i)]
+    return [i for i in range(len(cp.SECTIONS[tile])) if s.markers_on[position][i] < 0 and payable(s, p, tile, i)]
 
 
 def _legal_build(s: State, mask: np.ndarray) -> None:
@@ -323,8 +332,11 @@ def offers_open(s: State) -> list[int]:
     cost = offer_cost(s)
     if s.offers_this_turn == 0:
         return [OFFER] if s.crystals[p] >= cost else []
-    return [action for action, card in EXTRA_OFFER_CARD.items()
-            if s.hands[p][card] and s.crystals[p] >= cost + cp.EXTRA_OFFER_SURCHARGE[card]]
+    return [
+        action
+        for action, card in EXTRA_OFFER_CARD.items()
+        if s.hands[p][card] and s.crystals[p] >= cost + cp.EXTRA_OFFER_SURCHARGE[card]
+    ]
 
 
 def _legal_offer(s: State, mask: np.ndarray) -> None:

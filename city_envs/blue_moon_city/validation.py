@@ -38,8 +38,11 @@ def _check_city(s: r.State, n: int, center: str) -> None:
     require(s.tile_at[cp.COURTYARD_POSITION] == cp.COURTYARD, "tile_at", "the Courtyard is not in the centre")
     if center == "fixed":
         for position, tile in cp.FIXED_CENTRE.items():
-            require(s.tile_at[position] == tile, f"tile_at[{position}]", f"{s.tile_at[position]}, but the option "
-                    f"center='fixed' puts tile {tile} there")
+            require(
+                s.tile_at[position] == tile,
+                f"tile_at[{position}]",
+                f"{s.tile_at[position]}, but the option center='fixed' puts tile {tile} there",
+            )
     check_bools("complete", s.complete, cp.NUM_POSITIONS)
     require(not s.complete[cp.COURTYARD_POSITION], "complete", "the Courtyard is never built")
     check_int_table("markers_on", s.markers_on, cp.NUM_POSITIONS, cp.MAX_SECTIONS, -1, n - 1)
@@ -52,8 +55,11 @@ def _check_city(s: r.State, n: int, center: str) -> None:
     check_ints("figures", s.figures, n, 0, cp.NUM_POSITIONS - 1)
     check_int("last_completion_turn", s.last_completion_turn, -1)
     everything_built = all(s.complete[q] for q in range(cp.NUM_POSITIONS) if q != cp.COURTYARD_POSITION)
-    require((s.last_completion_turn >= 0) == everything_built, "last_completion_turn",
-            f"{s.last_completion_turn} disagrees with the buildings completed")
+    require(
+        (s.last_completion_turn >= 0) == everything_built,
+        "last_completion_turn",
+        f"{s.last_completion_turn} disagrees with the buildings completed",
+    )
 
 
 def _check_cards(s: r.State, n: int) -> None:
@@ -74,16 +80,22 @@ def _check_seats(s: r.State, n: int) -> None:
     check_ints("crystals", s.crystals, n, 0)
     check_ints("scales", s.scales, n, 0)
     check_int("scale_supply", s.scale_supply, 1, cp.SCALES_IN_PLAY[n])
-    require(s.scale_supply + sum(s.scales) == cp.SCALES_IN_PLAY[n], "scale_supply",
-            f"{s.scale_supply} in supply and {sum(s.scales)} held, not the {cp.SCALES_IN_PLAY[n]} in play")
+    require(
+        s.scale_supply + sum(s.scales) == cp.SCALES_IN_PLAY[n],
+        "scale_supply",
+        f"{s.scale_supply} in supply and {sum(s.scales)} held, not the {cp.SCALES_IN_PLAY[n]} in play",
+    )
     check_ints("offerings", s.offerings, n, 0, cp.OFFERINGS_TO_WIN[n])
     check_ints("markers", s.markers, n, 0, cp.MARKERS)
     check_ints("obelisk", s.obelisk, low=0, high=n - 1)
     require(len(s.obelisk) <= len(cp.OBELISK_COSTS[n]), "obelisk", f"{len(s.obelisk)} offerings do not fit")
     on_board = [sum(row.count(seat) for row in s.markers_on) for seat in range(n)]
     for seat in range(n):
-        require(s.obelisk.count(seat) == s.offerings[seat], f"offerings[{seat}]",
-                f"{s.offerings[seat]} but seat {seat} fills {s.obelisk.count(seat)} obelisk spaces")
+        require(
+            s.obelisk.count(seat) == s.offerings[seat],
+            f"offerings[{seat}]",
+            f"{s.offerings[seat]} but seat {seat} fills {s.obelisk.count(seat)} obelisk spaces",
+        )
         placed = s.markers[seat] + on_board[seat] + s.obelisk.count(seat)
         require(placed == cp.MARKERS, f"markers[{seat}]", f"seat {seat} has {placed} markers, not {cp.MARKERS}")
 
@@ -111,16 +123,25 @@ def _check_turn(s: r.State, n: int, max_rounds: int) -> None:
     check_int("active", s.active, 0, n - 1)
     require(max(s.offerings) < cp.OFFERINGS_TO_WIN[n], "offerings", "a seat has won but the game goes on")
     require(any(s.markers), "markers", "no markers left but the game goes on")
-    require(not s.pending or s.decision in (r.Decision.BUILD, r.Decision.PAY, r.Decision.DISCARD), "pending",
-            f"reward cards wait in decision {r.Decision.name_of(s.decision)}")
+    require(
+        not s.pending or s.decision in (r.Decision.BUILD, r.Decision.PAY, r.Decision.DISCARD),
+        "pending",
+        f"reward cards wait in decision {r.Decision.name_of(s.decision)}",
+    )
     position = s.figures[s.active]
-    require((s.payment is not None) == (s.decision == r.Decision.PAY), "payment",
-            f"{'open' if s.payment is not None else 'none'} in decision {r.Decision.name_of(s.decision)}")
+    require(
+        (s.payment is not None) == (s.decision == r.Decision.PAY),
+        "payment",
+        f"{'open' if s.payment is not None else 'none'} in decision {r.Decision.name_of(s.decision)}",
+    )
     if s.decision == r.Decision.OFFER:
         require(position == cp.COURTYARD_POSITION, "figures", f"seat {s.active} offers away from the Courtyard")
     if s.decision in (r.Decision.BUILD, r.Decision.PAY):
-        require(position != cp.COURTYARD_POSITION and not s.complete[position], "figures",
-                f"seat {s.active} builds where nothing can be built")
+        require(
+            position != cp.COURTYARD_POSITION and not s.complete[position],
+            "figures",
+            f"seat {s.active} builds where nothing can be built",
+        )
     if s.decision == r.Decision.PAY:
         _check_payment(s.payment, s.tile_at[position], s.markers_on[position])
 

@@ -22,10 +22,15 @@ class Citadels(StateGame):
     min_players = 2
     max_players = 7
     options_spec = {
-        "classic_variant": Option(False, "4-7 players: cities complete at 8 districts instead of 7",
-                                  choices=(False, True)),
-        "max_rounds": Option(100, "safety valve: stop (as truncation) after this many rounds",
-                             check=positive_int, allowed="an integer >= 1"),
+        "classic_variant": Option(
+            False, "4-7 players: cities complete at 8 districts instead of 7", choices=(False, True)
+        ),
+        "max_rounds": Option(
+            100,
+            "safety valve: stop (as truncation) after this many rounds",
+            check=positive_int,
+            allowed="an integer >= 1",
+        ),
     }
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS

@@ -60,8 +60,14 @@ def draw_table(s: State) -> np.ndarray:
         status = _winner_text(s)
     else:
         status = f"seat {s.actor} to act: {r.Decision.name_of(s.decision)}"
-    ax.text(0.1, 0.35, f"Citadels - round {s.round} - {n} players - cities complete at {s.completion} - "
-            f"deck {len(s.deck)} - {status}", fontsize=12, weight="bold", va="center")
+    ax.text(
+        0.1,
+        0.35,
+        f"Citadels - round {s.round} - {n} players - cities complete at {s.completion} - deck {len(s.deck)} - {status}",
+        fontsize=12,
+        weight="bold",
+        va="center",
+    )
 
     # Character row: face-up discards greyed, called ranks marked, revealers named.
     for rank in cp.RANKS:
@@ -87,9 +93,17 @@ def draw_table(s: State) -> np.ndarray:
     for seat in range(n):
         top = _seat_top(seat)
         active = seat == s.actor
-        ax.add_patch(FancyBboxPatch((0.05, top + 0.05), 12.9, ROW_H - 0.1, boxstyle="round,pad=0.01",
-                                    fc="#fff7d6" if active else "white", ec="#d4a017" if active else "#cccccc",
-                                    lw=2 if active else 1))
+        ax.add_patch(
+            FancyBboxPatch(
+                (0.05, top + 0.05),
+                12.9,
+                ROW_H - 0.1,
+                boxstyle="round,pad=0.01",
+                fc="#fff7d6" if active else "white",
+                ec="#d4a017" if active else "#cccccc",
+                lw=2 if active else 1,
+            )
+        )
         marks = []
         if seat == s.crown:
             marks.append("crown")
@@ -99,25 +113,64 @@ def draw_table(s: State) -> np.ndarray:
             marks.append("complete, first" if seat == s.first_completer else "complete")
         played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
         ax.text(0.15, top + 0.3, f"seat {seat}" + (" *" if active else ""), fontsize=11, weight="bold")
-        ax.text(0.15, top + 0.55, f"{s.gold[seat]} gold  {int(s.hands[seat].sum())} cards  score {scores[seat]}",
-                fontsize=8.5)
-        ax.text(0.15, top + 0.78, " ".join([", ".join(marks)] + ([f"[{', '.join(played)}]"] if played else [])),
-                fontsize=7.5, color="#444444")
+        ax.text(
+            0.15,
+            top + 0.55,
+            f"{s.gold[seat]} gold  {int(s.hands[seat].sum())} cards  score {scores[seat]}",
+            fontsize=8.5,
+        )
+        ax.text(
+            0.15,
+            top + 0.78,
+            " ".join([", ".join(marks)] + ([f"[{', '.join(played)}]"] if played else [])),
+            fontsize=7.5,
+            color="#444444",
+        )
         city = np.flatnonzero(s.cities[seat]).tolist()
         card_w = _card_width(len(city))
         for slot, kind in enumerate(city):
             district = cp.DISTRICTS[kind]
             x = _card_x(slot, card_w)
-            ax.add_patch(FancyBboxPatch((x, top + 0.15), card_w, ROW_H - 0.3, boxstyle="round,pad=0.01",
-                                        fc=TYPE_COLOURS[district.type], ec="#333333", alpha=0.85))
-            ax.text(x + card_w / 2, top + 0.42, district.name.replace(" ", "\n", 1), ha="center", va="center",
-                    fontsize=6.5, color="white" if district.type != cp.NOBLE else "black", weight="bold")
-            ax.text(x + card_w / 2, top + 0.74, str(district.cost), ha="center", va="center", fontsize=8,
-                    color="white" if district.type != cp.NOBLE else "black")
+            ax.add_patch(
+                FancyBboxPatch(
+                    (x, top + 0.15),
+                    card_w,
+                    ROW_H - 0.3,
+                    boxstyle="round,pad=0.01",
+                    fc=TYPE_COLOURS[district.type],
+                    ec="#333333",
+                    alpha=0.85,
+                )
+            )
+            ax.text(
+                x + card_w / 2,
+                top + 0.42,
+                district.name.replace(" ", "\n", 1),
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="white" if district.type != cp.NOBLE else "black",
+                weight="bold",
+            )
+            ax.text(
+                x + card_w / 2,
+                top + 0.74,
+                str(district.cost),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if district.type != cp.NOBLE else "black",
+            )
 
     if s.graveyard_card >= 0:
-        ax.text(12.9, 0.35, f"awaiting the Graveyard: {cp.DISTRICTS[s.graveyard_card].name}", ha="right",
-                fontsize=9, color="#8e44ad")
+        ax.text(
+            12.9,
+            0.35,
+            f"awaiting the Graveyard: {cp.DISTRICTS[s.graveyard_card].name}",
+            ha="right",
+            fontsize=9,
+            color="#8e44ad",
+        )
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
 
@@ -130,8 +183,10 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     regions = []
     for rank in cp.RANKS:
         box = rectangle(_character_x(rank), 0.75, 1.45, 1.05)
-        regions += [Region(r.ASSASSINATE + rank - 1, pixel_points(ax, box)), Region(r.ROB + rank - 1,
-                                                                                     pixel_points(ax, box))]
+        regions += [
+            Region(r.ASSASSINATE + rank - 1, pixel_points(ax, box)),
+            Region(r.ROB + rank - 1, pixel_points(ax, box)),
+        ]
     for seat in range(s.n):
         offset = (seat - actor) % s.n
         if offset:

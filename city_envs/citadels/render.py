@@ -88,12 +88,14 @@ def describe_outcome(before: State, after: State) -> list[str]:
     called = after.called if same_round else cp.NUM_CHARACTERS
     if killed and before.called < killed <= called and before.called:
         texts.append(f"the {character_name(killed)} was assassinated and loses its turn")
-    for event in after.events[len(before.events):] if same_round else []:
+    for event in after.events[len(before.events) :] if same_round else []:
         if event[0] == "reveal":
             seat, rank = event[1], event[2]
-            bonus = {cp.KING: " and takes the crown",
-                     cp.MERCHANT: f" and takes {cp.MERCHANT_BONUS_GOLD} gold",
-                     cp.ARCHITECT: f" and draws {cp.ARCHITECT_BONUS_CARDS} cards"}.get(rank, "")
+            bonus = {
+                cp.KING: " and takes the crown",
+                cp.MERCHANT: f" and takes {cp.MERCHANT_BONUS_GOLD} gold",
+                cp.ARCHITECT: f" and draws {cp.ARCHITECT_BONUS_CARDS} cards",
+            }.get(rank, "")
             texts.append(f"seat {seat} reveals the {character_name(rank)}{bonus}")
         elif event[0] == "robbed":
             texts.append(f"the Thief (seat {event[1]}) takes {event[3]} gold from seat {event[2]}")
@@ -148,8 +150,11 @@ def render_text(s: State) -> str:
 
 def render_private(s: State, p: int) -> str:
     """Seat p's own information: hand, characters, what it was offered, cards in hand this turn."""
-    hand = [f"{count}x {district_label(kind)}" if count > 1 else district_label(kind)
-            for kind, count in enumerate(s.hands[p].tolist()) if count]
+    hand = [
+        f"{count}x {district_label(kind)}" if count > 1 else district_label(kind)
+        for kind, count in enumerate(s.hands[p].tolist())
+        if count
+    ]
     lines = [f"you are seat {p}; hand: " + (", ".join(hand) if hand else "(empty)")]
     mine = [character_name(x) for x in cp.RANKS if s.holder[x] == p]
     if mine:

@@ -168,8 +168,14 @@ def selection_steps(n: int, crown: int) -> list[tuple[int, int]]:
     seat = [(crown + i) % n for i in range(n)]
     if n == 2:
         c, d = seat
-        return [(c, Decision.SELECT_CHARACTER), (d, Decision.SELECT_CHARACTER), (d, Decision.SELECT_DISCARD),
-                (c, Decision.SELECT_CHARACTER), (c, Decision.SELECT_DISCARD), (d, Decision.SELECT_CHARACTER)]
+        return [
+            (c, Decision.SELECT_CHARACTER),
+            (d, Decision.SELECT_CHARACTER),
+            (d, Decision.SELECT_DISCARD),
+            (c, Decision.SELECT_CHARACTER),
+            (c, Decision.SELECT_DISCARD),
+            (d, Decision.SELECT_CHARACTER),
+        ]
     if n == 3:
         return [(s, Decision.SELECT_CHARACTER) for s in seat + seat]
     return [(s, Decision.SELECT_CHARACTER) for s in seat]

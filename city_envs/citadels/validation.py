@@ -24,8 +24,25 @@ from city_envs.core.validation import (
 
 _DISTRICT_COPIES = Counter({kind: int(copies) for kind, copies in enumerate(cp.COPIES)})
 _ALL_RANKS = 255  # a character-set mask holds ranks 1..8
-_EVENT_NAMES = frozenset(("reveal", "robbed", "income", "smithy", "laboratory", "gather_gold", "assassinate",
-                          "rob", "swap", "gather_cards", "redraw", "build", "destroy", "graveyard", "end_turn"))
+_EVENT_NAMES = frozenset(
+    (
+        "reveal",
+        "robbed",
+        "income",
+        "smithy",
+        "laboratory",
+        "gather_gold",
+        "assassinate",
+        "rob",
+        "swap",
+        "gather_cards",
+        "redraw",
+        "build",
+        "destroy",
+        "graveyard",
+        "end_turn",
+    )
+)
 
 
 def check_card_table(field: str, table: Any, n: int, high: int) -> None:
@@ -38,10 +55,16 @@ def validate_state(s: r.State, num_players: int, options: dict) -> None:
     check_seats(n, num_players)
     long_game = n < 4 or options["classic_variant"]
     completion = cp.LONG_COMPLETION_SIZE if long_game else cp.COMPLETION_SIZE
-    require(s.completion == completion, "completion", f"{s.completion!r}, but {n} players and these options "
-            f"complete a city at {completion}")
-    require(s.max_rounds == options["max_rounds"], "max_rounds",
-            f"{s.max_rounds!r} differs from the option max_rounds={options['max_rounds']}")
+    require(
+        s.completion == completion,
+        "completion",
+        f"{s.completion!r}, but {n} players and these options complete a city at {completion}",
+    )
+    require(
+        s.max_rounds == options["max_rounds"],
+        "max_rounds",
+        f"{s.max_rounds!r} differs from the option max_rounds={options['max_rounds']}",
+    )
     _check_cards(s, n)
     _check_counters(s, n)
     _check_round(s, n)
@@ -58,20 +81,29 @@ def _check_cards(s: r.State, n: int) -> None:
     loose = list(s.deck) + s.drawn + s.marked + ([s.graveyard_card] if s.graveyard_card >= 0 else [])
     counts = np.bincount(np.array(loose, dtype=np.int64), minlength=cp.NUM_KINDS)
     if not np.array_equal(counts + s.hands.sum(axis=0) + s.cities.sum(axis=0), cp.COPIES):
-        held = [kind for kind, count in enumerate((s.hands.sum(axis=0) + s.cities.sum(axis=0)).tolist())
-                for _ in range(count)]
+        held = [
+            kind
+            for kind, count in enumerate((s.hands.sum(axis=0) + s.cities.sum(axis=0)).tolist())
+            for _ in range(count)
+        ]
         check_multiset("deck", loose + held, _DISTRICT_COPIES)  # names what is duplicated or missing
     check_ints("city_size", s.city_size, n)
     sizes = s.cities.sum(axis=1).tolist()
     for seat in range(n):
-        require(s.city_size[seat] == sizes[seat], f"city_size[{seat}]",
-                f"{s.city_size[seat]} but the city holds {sizes[seat]} districts")
+        require(
+            s.city_size[seat] == sizes[seat],
+            f"city_size[{seat}]",
+            f"{s.city_size[seat]} but the city holds {sizes[seat]} districts",
+        )
 
 
 def _check_count_array(field: str, table: np.ndarray, n: int, high: int) -> None:
     """A per-seat, per-kind count array of the state (the JSON lists were checked at load)."""
-    require(isinstance(table, np.ndarray) and table.shape == (n, cp.NUM_KINDS), field,
-            f"not an array of {n} x {cp.NUM_KINDS} counts")
+    require(
+        isinstance(table, np.ndarray) and table.shape == (n, cp.NUM_KINDS),
+        field,
+        f"not an array of {n} x {cp.NUM_KINDS} counts",
+    )
     if table.size and (table.min() < 0 or table.max() > high):
         bad = np.argwhere((table < 0) | (table > high))
         seat, kind = bad[0].tolist()
@@ -86,11 +118,17 @@ def _check_counters(s: r.State, n: int) -> None:
     check_bool("truncated", s.truncated)
     check_int("first_completer", s.first_completer, -1, n - 1)
     complete = max(s.city_size) >= s.completion
-    require(s.game_ending == complete, "game_ending", f"{s.game_ending} although the largest city has "
-            f"{max(s.city_size)} of {s.completion} districts")
+    require(
+        s.game_ending == complete,
+        "game_ending",
+        f"{s.game_ending} although the largest city has {max(s.city_size)} of {s.completion} districts",
+    )
     if s.game_ending:
-        require(s.first_completer >= 0 and s.city_size[s.first_completer] >= s.completion, "first_completer",
-                f"seat {s.first_completer} did not complete a city")
+        require(
+            s.first_completer >= 0 and s.city_size[s.first_completer] >= s.completion,
+            "first_completer",
+            f"seat {s.first_completer} did not complete a city",
+        )
     else:
         require(s.first_completer == -1, "first_completer", f"{s.first_completer} although no city is complete")
     for name in ("gathered", "ability_used", "income_done", "destroy_used", "smithy_used", "lab_used"):
@@ -122,8 +160,12 @@ def _check_round(s: r.State, n: int) -> None:
     for i, entry in enumerate(s.sel_log):
         require(isinstance(entry, tuple) and len(entry) == 3, f"sel_log[{i}]", f"{entry!r} is not (event, seat, rank)")
         event, seat, rank = entry
-        if not (type(event) is type(seat) is type(rank) is int and r.EV_FACEDOWN <= event <= r.EV_LEFTOVER
-                and -1 <= seat < n and 1 <= rank <= cp.NUM_CHARACTERS):
+        if not (
+            type(event) is type(seat) is type(rank) is int
+            and r.EV_FACEDOWN <= event <= r.EV_LEFTOVER
+            and -1 <= seat < n
+            and 1 <= rank <= cp.NUM_CHARACTERS
+        ):
             raise InvalidStateError(f"sel_log[{i}]", f"{entry!r} is not (event, seat, rank)")
     require(s.sel_log[:1] == [(r.EV_FACEDOWN, -1, s.facedown)], "sel_log", "does not open with the face-down card")
     picks = {rank: seat for event, seat, rank in s.sel_log if event == r.EV_PICK}
@@ -154,26 +196,43 @@ def _check_decision(s: r.State, n: int) -> None:
     require(not s.truncated, "truncated", "set before the game is over")
     check_int("actor", s.actor, 0, n - 1)
     require(bool(s.drawn) == (s.decision == r.Decision.KEEP_DRAWN), "drawn", "cards drawn outside KEEP_DRAWN")
-    require(bool(s.marked) == (s.decision == r.Decision.MAGICIAN_DISCARD), "marked",
-            "cards marked outside MAGICIAN_DISCARD")
-    require((s.graveyard_card >= 0) == (s.decision == r.Decision.GRAVEYARD), "graveyard_card",
-            f"{s.graveyard_card} in decision {r.Decision.name_of(s.decision)}")
+    require(
+        bool(s.marked) == (s.decision == r.Decision.MAGICIAN_DISCARD), "marked", "cards marked outside MAGICIAN_DISCARD"
+    )
+    require(
+        (s.graveyard_card >= 0) == (s.decision == r.Decision.GRAVEYARD),
+        "graveyard_card",
+        f"{s.graveyard_card} in decision {r.Decision.name_of(s.decision)}",
+    )
     if s.decision in (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD):
-        require(s.step < len(s.steps) and s.steps[s.step] == (s.actor, s.decision), "actor",
-                f"seat {s.actor} in {r.Decision.name_of(s.decision)}, not the pick order's step {s.step}")
+        require(
+            s.step < len(s.steps) and s.steps[s.step] == (s.actor, s.decision),
+            "actor",
+            f"seat {s.actor} in {r.Decision.name_of(s.decision)}, not the pick order's step {s.step}",
+        )
         require(s.called == 0 and s.turn_seat == -1, "called", "a character is called during the selection")
         require(s.pile != 0, "pile", "no character is offered to the picker")
-        require(s.crown == s.steps[0][0], "crown", f"seat {s.crown} holds the crown but seat {s.steps[0][0]} "
-                "opened the picks")
+        require(
+            s.crown == s.steps[0][0],
+            "crown",
+            f"seat {s.crown} holds the crown but seat {s.steps[0][0]} opened the picks",
+        )
         return
     require(s.pile == 0 and s.step == len(s.steps), "pile", "characters are still being passed in the turn phase")
     rank = s.called
-    require(rank >= 1 and rank != s.killed and s.holder[rank] >= 0, "called",
-            f"rank {rank} has no living holder to act")
-    require(s.turn_seat == s.holder[rank] == s.revealed[rank], "turn_seat",
-            f"{s.turn_seat} is not the holder of the called rank {rank}")
+    require(
+        rank >= 1 and rank != s.killed and s.holder[rank] >= 0, "called", f"rank {rank} has no living holder to act"
+    )
+    require(
+        s.turn_seat == s.holder[rank] == s.revealed[rank],
+        "turn_seat",
+        f"{s.turn_seat} is not the holder of the called rank {rank}",
+    )
     if s.decision == r.Decision.GRAVEYARD:
-        require(s.actor != s.turn_seat and s.actor == r.graveyard_owner(s, s.turn_seat), "actor",
-                f"seat {s.actor} may not recover the destroyed district")
+        require(
+            s.actor != s.turn_seat and s.actor == r.graveyard_owner(s, s.turn_seat),
+            "actor",
+            f"seat {s.actor} may not recover the destroyed district",
+        )
     else:
         require(s.actor == s.turn_seat, "actor", f"seat {s.actor} acts in seat {s.turn_seat}'s turn")

@@ -19,36 +19,67 @@ _CARDS = tuple(district.name for district in cp.DISTRICTS)
 _CHARACTERS = tuple(character.name for character in cp.CHARACTERS[1:])
 _OFFSETS = ("me", *(f"next_{o}" for o in range(1, 7)))  # seats in clockwise order from the observer
 LAYOUT = ObservationLayout(
-    vector("context", "",
-           Field("decision", 7, 'pending decision one-hot: 6 kinds + "not mine / over"'),
-           Field("player_count", 6, "n one-hot 2..7", tuple(str(n) for n in range(2, 8))),
-           Field("long_completion", doc="C = 8"), Field("round", doc="round/20"),
-           Field("game_ending", doc="game ending"), Field("deck", doc=f"deck/{cp.DECK_SIZE}"),
-           Field("called", cp.NUM_CHARACTERS, "rank being called one-hot", _CHARACTERS)),
-    vector("self", "",
-           Field("gold", doc="gold/10"), Field("hand", cp.NUM_KINDS, "hand counts/5", _CARDS),
-           Field("drawn", cp.NUM_KINDS, "cards drawn, awaiting the keep choice", _CARDS),
-           Field("marked", cp.NUM_KINDS, "Magician-marked cards", _CARDS),
-           Field("my_characters", cp.NUM_CHARACTERS, "my characters", _CHARACTERS),
-           Field("gathered", doc="turn flags: gathered"), Field("ability_used", doc="ability used"),
-           Field("income_done", doc="income done"), Field("destroy_used", doc="destroy used"),
-           Field("smithy_used", doc="Smithy used"), Field("lab_used", doc="Laboratory used"),
-           Field("builds_left", 4, "builds left one-hot 0-3")),
-    table("seats", 7, "per relative seat",
-          Field("present"), Field("gold", doc="gold/10"), Field("hand_size", doc="hand size/10"),
-          Field("city_size", doc="city size/8"), Field("complete"), Field("played", doc="has played this round"),
-          Field("first_completer", doc="first completer"), Field("crown"),
-          Field("bishop_protected", doc="Bishop-protected"), Field("city", cp.NUM_KINDS, "city 0/1", _CARDS),
-          Field("revealed", cp.NUM_CHARACTERS, "ranks revealed this round", _CHARACTERS)),
-    table("ranks", cp.NUM_CHARACTERS, "per character",
-          Field("face_up", doc="face-up discarded"), Field("first_offer", doc="offered at my 1st pick"),
-          Field("second_offer", doc="at my 2nd pick"), Field("known_face_down", doc="known face down by me"),
-          Field("mine", doc="held by me"), Field("revealed"),
-          Field("revealer", 7, "revealer offset one-hot", _OFFSETS),
-          Field("killed", doc="named by the Assassin"), Field("robbed", doc="named by the Thief"),
-          Field("called", doc="already called")),
-    vector("graveyard", "",
-           Field("card", cp.NUM_KINDS, "the destroyed card awaiting the Graveyard owner, one-hot", _CARDS)),
+    vector(
+        "context",
+        "",
+        Field("decision", 7, 'pending decision one-hot: 6 kinds + "not mine / over"'),
+        Field("player_count", 6, "n one-hot 2..7", tuple(str(n) for n in range(2, 8))),
+        Field("long_completion", doc="C = 8"),
+        Field("round", doc="round/20"),
+        Field("game_ending", doc="game ending"),
+        Field("deck", doc=f"deck/{cp.DECK_SIZE}"),
+        Field("called", cp.NUM_CHARACTERS, "rank being called one-hot", _CHARACTERS),
+    ),
+    vector(
+        "self",
+        "",
+        Field("gold", doc="gold/10"),
+        Field("hand", cp.NUM_KINDS, "hand counts/5", _CARDS),
+        Field("drawn", cp.NUM_KINDS, "cards drawn, awaiting the keep choice", _CARDS),
+        Field("marked", cp.NUM_KINDS, "Magician-marked cards", _CARDS),
+        Field("my_characters", cp.NUM_CHARACTERS, "my characters", _CHARACTERS),
+        Field("gathered", doc="turn flags: gathered"),
+        Field("ability_used", doc="ability used"),
+        Field("income_done", doc="income done"),
+        Field("destroy_used", doc="destroy used"),
+        Field("smithy_used", doc="Smithy used"),
+        Field("lab_used", doc="Laboratory used"),
+        Field("builds_left", 4, "builds left one-hot 0-3"),
+    ),
+    table(
+        "seats",
+        7,
+        "per relative seat",
+        Field("present"),
+        Field("gold", doc="gold/10"),
+        Field("hand_size", doc="hand size/10"),
+        Field("city_size", doc="city size/8"),
+        Field("complete"),
+        Field("played", doc="has played this round"),
+        Field("first_completer", doc="first completer"),
+        Field("crown"),
+        Field("bishop_protected", doc="Bishop-protected"),
+        Field("city", cp.NUM_KINDS, "city 0/1", _CARDS),
+        Field("revealed", cp.NUM_CHARACTERS, "ranks revealed this round", _CHARACTERS),
+    ),
+    table(
+        "ranks",
+        cp.NUM_CHARACTERS,
+        "per character",
+        Field("face_up", doc="face-up discarded"),
+        Field("first_offer", doc="offered at my 1st pick"),
+        Field("second_offer", doc="at my 2nd pick"),
+        Field("known_face_down", doc="known face down by me"),
+        Field("mine", doc="held by me"),
+        Field("revealed"),
+        Field("revealer", 7, "revealer offset one-hot", _OFFSETS),
+        Field("killed", doc="named by the Assassin"),
+        Field("robbed", doc="named by the Thief"),
+        Field("called", doc="already called"),
+    ),
+    vector(
+        "graveyard", "", Field("card", cp.NUM_KINDS, "the destroyed card awaiting the Graveyard owner, one-hot", _CARDS)
+    ),
 )
 CONTEXT, SELF, SEATS, RANKS, GRAVEYARD = LAYOUT.blocks
 # where the encoder writes, bound once
@@ -60,10 +91,12 @@ _DRAWN, _MARKED, _BUILDS_LEFT = SELF.index("drawn"), SELF.index("marked"), SELF.
 _TURN_FLAGS = SELF.span("gathered", "lab_used")
 _SEAT_SCALARS, _SEAT_CITY = SEATS.columns("present", "played"), SEATS.columns("city")
 _FIRST_COMPLETER, _CROWN, _PROTECTED, _SEAT_REVEALED = (
-    SEATS.column(f) for f in ("first_completer", "crown", "bishop_protected", "revealed"))
+    SEATS.column(f) for f in ("first_completer", "crown", "bishop_protected", "revealed")
+)
 _RANK_MASKS = RANKS.columns("face_up", "mine")
 _REVEALED, _REVEALER, _KILLED, _ROBBED, _RANK_CALLED = (
-    RANKS.column(f) for f in ("revealed", "revealer", "killed", "robbed", "called"))
+    RANKS.column(f) for f in ("revealed", "revealer", "killed", "robbed", "called")
+)
 _ALL_RANKS = (1 << cp.NUM_CHARACTERS) - 1
 _SELECTION = (r.Decision.SELECT_CHARACTER, r.Decision.SELECT_DISCARD)
 # BITS[mask] = the 8 ranks of a character mask as 0/1 floats
@@ -76,8 +109,12 @@ def observation(s: State, p: int) -> np.ndarray:
     n = s.n
     obs[_DECISION + s.decision if s.decision >= 0 and s.actor == p else _NOT_MINE] = 1.0
     obs[_PLAYER_COUNT + n - 2] = 1.0
-    obs[_CONTEXT_SCALARS] = (s.completion == cp.LONG_COMPLETION_SIZE, s.round / 20.0, s.game_ending,
-                             len(s.deck) / cp.DECK_SIZE)
+    obs[_CONTEXT_SCALARS] = (
+        s.completion == cp.LONG_COMPLETION_SIZE,
+        s.round / 20.0,
+        s.game_ending,
+        len(s.deck) / cp.DECK_SIZE,
+    )
     if s.called:
         obs[_CALLED + s.called - 1] = 1.0
     hands = s.hands
@@ -102,8 +139,9 @@ def observation(s: State, p: int) -> np.ndarray:
     gold, size, played, done = s.gold, s.city_size, s.played, s.completion
     hand_sizes = hands.sum(axis=1).tolist()
     seats = SEATS.view(obs)
-    seats[:n, _SEAT_SCALARS] = [(1.0, gold[i] / 10.0, hand_sizes[i] / 10.0, size[i] / 8.0, size[i] >= done,
-                                 played[i]) for i in order]
+    seats[:n, _SEAT_SCALARS] = [
+        (1.0, gold[i] / 10.0, hand_sizes[i] / 10.0, size[i] / 8.0, size[i] >= done, played[i]) for i in order
+    ]
     seats[:n, _SEAT_CITY] = s.cities[order]
     if s.first_completer >= 0:
         seats[(s.first_completer - p) % n, _FIRST_COMPLETER] = 1.0
@@ -186,7 +224,9 @@ def view(s: State, p: int) -> dict:
             "smithy_used": s.smithy_used,
             "lab_used": s.lab_used,
             "builds_left": s.build_limit - s.builds_done,
-        } if my_turn else None,
+        }
+        if my_turn
+        else None,
         "graveyard_card": s.graveyard_card,
         "events": [e for e in s.events],
         "scores": [r.score(s, i) for i in range(n)],
@@ -303,8 +343,16 @@ def _sample_selection(t: State, p: int, rng: np.random.Generator, everyone: int,
     return ranks
 
 
-def _fill(t: State, rng: np.random.Generator, log, ranks: list[int], pending: list[int], pool_mask: int,
-          set_aside: int = 0, last_two: set[int] = frozenset()):
+def _fill(
+    t: State,
+    rng: np.random.Generator,
+    log,
+    ranks: list[int],
+    pending: list[int],
+    pool_mask: int,
+    set_aside: int = 0,
+    last_two: set[int] = frozenset(),
+):
     """Assign distinct ranks of `pool_mask` to the `pending` events, most constrained first.
 
     A `set_aside` rank (7 players) can only be the last picker's card or the leftover. Returns
@@ -314,8 +362,7 @@ def _fill(t: State, rng: np.random.Generator, log, ranks: list[int], pending: li
     if len(pool) < len(pending):
         return None
     options = {
-        i: [x for x in pool
-            if _allowed(t, log[i][0], log[i][1], x) and (i in last_two or not set_aside & bit(x))]
+        i: [x for x in pool if _allowed(t, log[i][0], log[i][1], x) and (i in last_two or not set_aside & bit(x))]
         for i in pending
     }
     left = pool_mask

@@ -6,6 +6,13 @@ from city_envs.core.registry import GAMES, game_class, make_env, make_game
 from city_envs.core.validation import InvalidStateError
 
 __all__ = [
-    "GAMES", "Game", "IllegalActionError", "InfoSet", "InvalidStateError", "Option",
-    "game_class", "make_env", "make_game",
+    "GAMES",
+    "Game",
+    "IllegalActionError",
+    "InfoSet",
+    "InvalidStateError",
+    "Option",
+    "game_class",
+    "make_env",
+    "make_game",
 ]

@@ -161,7 +161,7 @@ class CityAECEnv(AECEnv):
 
     # ----- people -------------------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
-        """"ansi": the table as text; "rgb_array": an image; "human": prints the text (no window,
+        """ "ansi": the table as text; "rgb_array": an image; "human": prints the text (no window,
         so it works in any terminal and over ssh) and returns None, as Gymnasium asks."""
         if self.render_mode is None:
             return None

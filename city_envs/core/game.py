@@ -73,8 +73,12 @@ class EntityLayout:
     context: tuple[tuple[int, int, int], ...] = ()
 
     def to_json(self) -> dict:
-        return {"count": self.count, "rows": [list(block) for block in self.rows],
-                "action_starts": list(self.action_starts), "context": [list(c) for c in self.context]}
+        return {
+            "count": self.count,
+            "rows": [list(block) for block in self.rows],
+            "action_starts": list(self.action_starts),
+            "context": [list(c) for c in self.context],
+        }
 
 
 def positive_int(value: Any) -> bool:
@@ -117,9 +121,7 @@ def action_index(action: Any, decision: str) -> int:
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action[()]
     if not is_int(action):
-        raise IllegalActionError(
-            action, decision, f"a {type(action).__name__} is not an action; actions are integers"
-        )
+        raise IllegalActionError(action, decision, f"a {type(action).__name__} is not an action; actions are integers")
     return int(action)
 
 
@@ -242,9 +244,7 @@ class Game(abc.ABC):
     def check_num_players(cls, num_players: Any) -> int:
         allowed = cls.allowed_player_counts()
         if not is_int(num_players) or num_players not in allowed:
-            raise ValueError(
-                f"{cls.name} supports {', '.join(map(str, allowed))} players, not {num_players!r}"
-            )
+            raise ValueError(f"{cls.name} supports {', '.join(map(str, allowed))} players, not {num_players!r}")
         return int(num_players)
 
     @classmethod
@@ -353,14 +353,18 @@ class Game(abc.ABC):
             return f"{listed} wins with {amount(0, keys[winner][0])}."
         if not level:
             runner_up = max(others, key=lambda seat: keys[seat])
-            return (f"{listed} wins with {amount(0, keys[winner][0])}, against {keys[runner_up][0]:g} for "
-                    f"{names[runner_up]}.")
+            return (
+                f"{listed} wins with {amount(0, keys[winner][0])}, against {keys[runner_up][0]:g} for "
+                f"{names[runner_up]}."
+            )
         tied = " and ".join(names[seat] for seat in [winner, *level])
         for key in range(1, len(keys[winner])):
             if all(keys[winner][key] > keys[seat][key] for seat in level):
                 against = ", ".join(f"{keys[seat][key]:g} for {names[seat]}" for seat in level)
-                return (f"{tied} tie on {amount(0, keys[winner][0])}; {names[winner]} wins on "
-                        f"{self.standing_names[key]}: {keys[winner][key]:g}, against {against}.")
+                return (
+                    f"{tied} tie on {amount(0, keys[winner][0])}; {names[winner]} wins on "
+                    f"{self.standing_names[key]}: {keys[winner][key]:g}, against {against}."
+                )
             level = [seat for seat in level if keys[seat][key] == keys[winner][key]]
         return f"{listed} wins with {amount(0, keys[winner][0])}."
 
@@ -501,8 +505,11 @@ class Game(abc.ABC):
             require(actor == -1, "current_player", f"{actor!r} acts although the game is over")
             return
         check_int("current_player", actor, 0, self.num_players - 1)
-        require(bool(self._legal_actions().any()), "decision",
-                f"the pending decision {self.decision_name()} of seat {actor} has no legal action")
+        require(
+            bool(self._legal_actions().any()),
+            "decision",
+            f"the pending decision {self.decision_name()} of seat {actor} has no legal action",
+        )
 
     def verify_history(self) -> None:
         """Replay `history` from the seed and options; the result must equal this match exactly."""
@@ -521,17 +528,19 @@ class Game(abc.ABC):
 
     def to_dict(self) -> dict:
         """Full state as JSON-safe data, versioned, including the RNG state (a snapshot)."""
-        return copy.deepcopy({
-            "game": self.name,
-            "format": SERIAL_FORMAT,
-            "state_version": self.state_version,
-            "num_players": self.num_players,
-            "options": dict(self.options),
-            "seed": self.seed,
-            "rng": self._rng_snapshot(),
-            "history": list(self.history),
-            "state": self._state_to_dict(),
-        })
+        return copy.deepcopy(
+            {
+                "game": self.name,
+                "format": SERIAL_FORMAT,
+                "state_version": self.state_version,
+                "num_players": self.num_players,
+                "options": dict(self.options),
+                "seed": self.seed,
+                "rng": self._rng_snapshot(),
+                "history": list(self.history),
+                "state": self._state_to_dict(),
+            }
+        )
 
     @classmethod
     def from_dict(cls, data: dict, verify_history: bool = False) -> Game:

@@ -111,7 +111,7 @@ class Block:
 
     def view(self, obs: np.ndarray) -> np.ndarray:
         """The block of a flat observation as an array of its shape (a view: writes go to `obs`)."""
-        return obs[self.start:self.stop].reshape(self.shape)
+        return obs[self.start : self.stop].reshape(self.shape)
 
     def entity_rows(self) -> tuple[int, int]:
         """(start, row width): this table's rows as an `EntityLayout` reads them."""

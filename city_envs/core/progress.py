@@ -32,8 +32,14 @@ class Stage:
     """One bar: `advance` it by the units done, or `update` its count and its note (a short status).
     The enclosing stages in `counted_by` count the same units and move with it."""
 
-    def __init__(self, unit: str, completed: float = 0, bars: Progress | None = None, task: int = 0,
-                 counted_by: tuple[Stage, ...] = ()) -> None:
+    def __init__(
+        self,
+        unit: str,
+        completed: float = 0,
+        bars: Progress | None = None,
+        task: int = 0,
+        counted_by: tuple[Stage, ...] = (),
+    ) -> None:
         self.unit, self.completed = unit, completed
         self.bars, self.task, self.counted_by = bars, task, counted_by
 
@@ -85,12 +91,20 @@ def terminal_bars() -> Progress | None:
     if not (sys.stderr.isatty() and console.is_terminal) or console.is_dumb_terminal:
         return None
     # sized for an 80-column terminal: a long description is cut short rather than the counts
-    description = TextColumn("{task.description}",
-                             table_column=Column(max_width=36, no_wrap=True, overflow="ellipsis"))
+    description = TextColumn("{task.description}", table_column=Column(max_width=36, no_wrap=True, overflow="ellipsis"))
     # printed output goes above the bars; stdout only when it is the terminal too, never into a file
-    return Progress(description, BarColumn(bar_width=10), MofNCompleteColumn(), TextColumn("{task.fields[unit]}"),
-                    TimeRemainingColumn(), TextColumn("left"), TextColumn("{task.fields[note]}"),
-                    console=console, transient=True, redirect_stdout=sys.stdout.isatty())
+    return Progress(
+        description,
+        BarColumn(bar_width=10),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[unit]}"),
+        TimeRemainingColumn(),
+        TextColumn("left"),
+        TextColumn("{task.fields[note]}"),
+        console=console,
+        transient=True,
+        redirect_stdout=sys.stdout.isatty(),
+    )
 
 
 @contextmanager

@@ -49,8 +49,9 @@ def pixel_points(ax, points: Iterable[tuple[float, float]]) -> tuple[tuple[float
     ax.apply_aspect()  # an equal-aspect axes settles its box only when drawn; settle it now
     width, height = ax.figure.bbox.width, ax.figure.bbox.height
     shown = ax.transData.transform(np.asarray(list(points), dtype=float))
-    return tuple((round(min(max(float(x), 0.0), width), 1), round(min(max(float(height - y), 0.0), height), 1))
-                 for x, y in shown)
+    return tuple(
+        (round(min(max(float(x), 0.0), width), 1), round(min(max(float(height - y), 0.0), height), 1)) for x, y in shown
+    )
 
 
 def rectangle(x: float, y: float, width: float, height: float) -> tuple[tuple[float, float], ...]:

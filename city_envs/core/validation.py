@@ -64,8 +64,9 @@ def check_list(field: str, value: Any, length: int | None = None) -> list:
     return value
 
 
-def check_ints(field: str, value: Any, length: int | None = None, low: int | None = None,
-               high: int | None = None) -> list[int]:
+def check_ints(
+    field: str, value: Any, length: int | None = None, low: int | None = None, high: int | None = None
+) -> list[int]:
     """A list of integers, each in `low..high`; the error names the first bad index."""
     check_list(field, value, length)
     if not value:
@@ -86,8 +87,9 @@ def check_bools(field: str, value: Any, length: int | None = None) -> list[bool]
     return value
 
 
-def check_int_table(field: str, value: Any, rows: int, columns: int | None = None, low: int | None = None,
-                    high: int | None = None) -> list[list[int]]:
+def check_int_table(
+    field: str, value: Any, rows: int, columns: int | None = None, low: int | None = None, high: int | None = None
+) -> list[list[int]]:
     """A list of `rows` integer lists (each of `columns` entries when given)."""
     check_list(field, value, rows)
     for i, row in enumerate(value):

@@ -49,8 +49,9 @@ class MatchLog:
         except (ValueError, KeyError, TypeError):
             header = None
         if not _same_run(header, self.settings):
-            raise ValueError(f"--resume: {self.path} is not a log of this run (it holds {header!r}, "
-                             f"this run is {self.settings!r})")
+            raise ValueError(
+                f"--resume: {self.path} is not a log of this run (it holds {header!r}, this run is {self.settings!r})"
+            )
         moved = dict(zip(header["lineup"], self.settings["lineup"], strict=True))
         for number, line in enumerate(complete[1:], start=2):
             try:
@@ -104,9 +105,18 @@ def lineup_label(agent_kinds: list[str]) -> str:
 
 
 def evaluate(
-    game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, jobs: int = 1,
-    progress: Any = None, backend: str = "process", address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, log: str | Path | None = None, resume: bool = False,
+    game_name: str,
+    num_players: int,
+    agent_kinds: list[str],
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    progress: Any = None,
+    backend: str = "process",
+    address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    log: str | Path | None = None,
+    resume: bool = False,
     **options: Any,
 ) -> dict:
     """Play `games` scheduled matches of the agents and aggregate them by agent.
@@ -130,8 +140,14 @@ def evaluate(
         raise ValueError("resume needs the log of the run to finish (--out)")
     check_timeout(match_timeout)
     check_lineup(game_name, num_players, agent_kinds, **options)
-    settings = {"game": game_name, "num_players": num_players, "lineup": list(agent_kinds), "games": games,
-                "seed": seed, "options": dict(options)}
+    settings = {
+        "game": game_name,
+        "num_players": num_players,
+        "lineup": list(agent_kinds),
+        "games": games,
+        "seed": seed,
+        "options": dict(options),
+    }
     match_log = MatchLog(log, settings, resume) if log is not None else None
     finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}
     with stage(f"{game_name} {num_players}p, {lineup_label(agent_kinds)}", games, "matches") as bar:
@@ -143,9 +159,20 @@ def evaluate(
 
         for _ in finished:
             one_more()
-        played_now = run_matches(game_name, num_players, agent_kinds, games, seed, jobs=jobs, progress=one_more,
-                                 backend=backend, address=address, match_timeout=match_timeout, skip=finished,
-                                 on_record=match_log.append if match_log else None, **options)
+        played_now = run_matches(
+            game_name,
+            num_players,
+            agent_kinds,
+            games,
+            seed,
+            jobs=jobs,
+            progress=one_more,
+            backend=backend,
+            address=address,
+            match_timeout=match_timeout,
+            skip=finished,
+            on_record=match_log.append if match_log else None,
+            **options,
+        )
     records = sorted([*finished.values(), *played_now], key=lambda r: r["match"])
     return summarize(records, game_name, num_players, agent_kinds, games, seed, options)
-

@@ -110,8 +110,11 @@ def candidate_matches(records: Sequence[dict], players: int) -> dict[str, list]:
         shares.append(float(record["win_share"][seat]))
         others = [s for i, s in enumerate(record["scores"]) if i != seat]
         margins.append(None if record["failed"] else float(record["scores"][seat] - np.mean(others)))
-    return {"win_share": shares, "margin": margins,
-            "failures": sum(bool(r["failed"]) and r.get("culprit") == r["match"] % players for r in records)}
+    return {
+        "win_share": shares,
+        "margin": margins,
+        "failures": sum(bool(r["failed"]) and r.get("culprit") == r["match"] % players for r in records),
+    }
 
 
 def normalised(shares: Sequence[float | None], players: int) -> np.ndarray:
@@ -125,9 +128,13 @@ def lineup_summary(matches: dict[str, list], players: int) -> dict:
     shares = [s for s in matches["win_share"] if s is not None]
     margins = [m for m in matches["margin"] if m is not None]
     low, high = wilson_interval(sum(shares), len(shares))
-    return {"win_rate": sum(shares) / len(shares) if shares else 0.0, "ci95": [low, high],
-            "mean_margin": float(np.mean(margins)) if margins else 0.0, "failures": matches["failures"],
-            "score": float(np.nanmean(normalised(matches["win_share"], players))) if shares else 0.0}
+    return {
+        "win_rate": sum(shares) / len(shares) if shares else 0.0,
+        "ci95": [low, high],
+        "mean_margin": float(np.mean(margins)) if margins else 0.0,
+        "failures": matches["failures"],
+        "score": float(np.nanmean(normalised(matches["win_share"], players))) if shares else 0.0,
+    }
 
 
 def score_array(results: dict) -> np.ndarray:
@@ -149,8 +156,9 @@ def open_run(out: Path, settings: dict, resume: bool) -> None:
         try:
             found = json.loads(path.read_text())
         except (OSError, ValueError):
-            raise BenchmarkError(f"--resume: {out} holds no benchmark to resume ({SETTINGS} missing or unreadable)") \
-                from None
+            raise BenchmarkError(
+                f"--resume: {out} holds no benchmark to resume ({SETTINGS} missing or unreadable)"
+            ) from None
         if found != settings:
             differ = ", ".join(f"{k} {found.get(k)!r} (now {v!r})" for k, v in settings.items() if found.get(k) != v)
             raise BenchmarkError(f"--resume: {out} holds another benchmark: {differ}")
@@ -161,10 +169,19 @@ def open_run(out: Path, settings: dict, resume: bool) -> None:
     path.write_text(json.dumps(settings, indent=2) + "\n")
 
 
-def evaluate_task(spec: str, suite: Suite, task: Task, out: Path, matches: int | None = None, jobs: int = 1,
-                  resume: bool = False, backend: str = "process", address: str | None = None,
-                  match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
-                  say: Callable[[str], None] | None = None) -> dict:
+def evaluate_task(
+    spec: str,
+    suite: Suite,
+    task: Task,
+    out: Path,
+    matches: int | None = None,
+    jobs: int = 1,
+    resume: bool = False,
+    backend: str = "process",
+    address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    say: Callable[[str], None] | None = None,
+) -> dict:
     """`spec` against each of the task's line-ups (arena runs logged under `out/<line-up>/`): per line-up
     the win rate with its Wilson interval, mean margin, failures, score and every match's figures.
     `matches` (default: the suite's) takes the first matches of the suite's schedule on the same seeds."""
@@ -172,16 +189,32 @@ def evaluate_task(spec: str, suite: Suite, task: Task, out: Path, matches: int |
     for lineup in suite.lineups_for(task):
         opponent = suite.opponent_spec(task, lineup)
         tic = time.time()
-        result = evaluate(task.game, task.players, [spec] + [opponent] * (task.players - 1), matches or suite.matches,
-                          suite.seed(lineup), jobs=jobs, backend=backend, address=address,
-                          match_timeout=match_timeout, log=out / lineup / "matches.jsonl", resume=resume)
+        result = evaluate(
+            task.game,
+            task.players,
+            [spec] + [opponent] * (task.players - 1),
+            matches or suite.matches,
+            suite.seed(lineup),
+            jobs=jobs,
+            backend=backend,
+            address=address,
+            match_timeout=match_timeout,
+            log=out / lineup / "matches.jsonl",
+            resume=resume,
+        )
         figures = candidate_matches(result["matches"], task.players)
-        lineups[lineup] = {"opponent": lineup if lineup == "reference" else opponent, "seed": suite.seed(lineup),
-                           **lineup_summary(figures, task.players), **figures}
+        lineups[lineup] = {
+            "opponent": lineup if lineup == "reference" else opponent,
+            "seed": suite.seed(lineup),
+            **lineup_summary(figures, task.players),
+            **figures,
+        }
         if say is not None:
             s = lineups[lineup]
-            say(f"{task.name} against {lineup}: win rate {s['win_rate']:.3f} ({s['ci95'][0]:.3f}-"
-                f"{s['ci95'][1]:.3f}), margin {s['mean_margin']:+.1f} [{time.time() - tic:.0f} s]")
+            say(
+                f"{task.name} against {lineup}: win rate {s['win_rate']:.3f} ({s['ci95'][0]:.3f}-"
+                f"{s['ci95'][1]:.3f}), margin {s['mean_margin']:+.1f} [{time.time() - tic:.0f} s]"
+            )
     return {"game": task.game, "players": task.players, "lineups": lineups}
 
 
@@ -191,9 +224,16 @@ def task_score(task_result: dict) -> float:
 
 
 def run_agent_benchmark(
-    spec: str, suite: Suite, out: str | Path, jobs: int = 1, resume: bool = False, backend: str = "process",
-    address: str | None = None, match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
-    say: Callable[[str], None] | None = None, reps: int = BOOTSTRAP_REPS,
+    spec: str,
+    suite: Suite,
+    out: str | Path,
+    jobs: int = 1,
+    resume: bool = False,
+    backend: str = "process",
+    address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    say: Callable[[str], None] | None = None,
+    reps: int = BOOTSTRAP_REPS,
 ) -> dict:
     """Score `spec` on every task of `suite`; write `results.json`, `report.md`, the plots and the
     marl-eval export to `out`, and return the results."""
@@ -202,12 +242,32 @@ def run_agent_benchmark(
     check_agent(spec, suite.tasks)
     open_run(out, {"format": FORMAT, "agent": spec, "suite": suite.name}, resume)
     started = time.time()
-    tasks = {task.name: evaluate_task(spec, suite, task, out / "runs" / task.slug, jobs=jobs, resume=resume,
-                                      backend=backend, address=address, match_timeout=match_timeout, say=say)
-             for task in suite.tasks}
-    results = {"format": FORMAT, "agent": {"spec": spec, "files": agent_files(spec, suite.tasks)},
-               "suite": suite.describe(), "versions": package_versions(), "tasks": tasks,
-               "seconds": round(time.time() - started, 1), "jobs": jobs, "backend": backend, "resumed": resume}
+    tasks = {
+        task.name: evaluate_task(
+            spec,
+            suite,
+            task,
+            out / "runs" / task.slug,
+            jobs=jobs,
+            resume=resume,
+            backend=backend,
+            address=address,
+            match_timeout=match_timeout,
+            say=say,
+        )
+        for task in suite.tasks
+    }
+    results = {
+        "format": FORMAT,
+        "agent": {"spec": spec, "files": agent_files(spec, suite.tasks)},
+        "suite": suite.describe(),
+        "versions": package_versions(),
+        "tasks": tasks,
+        "seconds": round(time.time() - started, 1),
+        "jobs": jobs,
+        "backend": backend,
+        "resumed": resume,
+    }
     add_aggregate(results, reps)
     write_agent_reports(results, out)
     return results
@@ -216,11 +276,13 @@ def run_agent_benchmark(
 def add_aggregate(results: dict, reps: int = BOOTSTRAP_REPS) -> None:
     """The task scores and their IQM, with stratified-bootstrap 95% intervals, into `results`."""
     summary = aggregate(score_array(results), reps=reps)
-    for task, value, ci in zip(results["tasks"].values(), summary["task_scores"], summary["task_ci95"],
-                               strict=True):
+    for task, value, ci in zip(results["tasks"].values(), summary["task_scores"], summary["task_ci95"], strict=True):
         task["score"], task["ci95"] = value, ci
-    results["aggregate"] = {"iqm": summary["iqm"], "ci95": summary["iqm_ci95"],
-                            "bootstrap": {"reps": reps, "seed": BOOTSTRAP_SEED, "method": "percentile, stratified"}}
+    results["aggregate"] = {
+        "iqm": summary["iqm"],
+        "ci95": summary["iqm_ci95"],
+        "bootstrap": {"reps": reps, "seed": BOOTSTRAP_SEED, "method": "percentile, stratified"},
+    }
 
 
 def load_results(path: str | Path) -> dict:
@@ -237,8 +299,9 @@ def load_results(path: str | Path) -> dict:
         _ResultFile.model_validate(results)
     except ValidationError as error:
         first = error.errors()[0]
-        raise BenchmarkError(f"{file}: not a complete benchmark result: {'.'.join(map(str, first['loc']))}: "
-                             f"{first['msg']}") from None
+        raise BenchmarkError(
+            f"{file}: not a complete benchmark result: {'.'.join(map(str, first['loc']))}: {first['msg']}"
+        ) from None
     return results
 
 
@@ -306,18 +369,24 @@ def format_agent_results(results: dict) -> str:
     """The Markdown report: the aggregate, then each task's score and each line-up's figures."""
     agg = results["aggregate"]
     suite = results["suite"]
-    lines = [f"# {results['agent']['spec']} on suite {suite['suite']}", "",
-             f"IQM over {len(results['tasks'])} tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
-             f"{agg['ci95'][1]:.3f}; stratified bootstrap, {agg['bootstrap']['reps']} resamples). "
-             f"{suite['matches']} matches per line-up; score 1 = wins every match, 0 = chance.", "",
-             "| task | score (95% CI) | line-up | win rate (95% CI) | mean margin | failures |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"# {results['agent']['spec']} on suite {suite['suite']}",
+        "",
+        f"IQM over {len(results['tasks'])} tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
+        f"{agg['ci95'][1]:.3f}; stratified bootstrap, {agg['bootstrap']['reps']} resamples). "
+        f"{suite['matches']} matches per line-up; score 1 = wins every match, 0 = chance.",
+        "",
+        "| task | score (95% CI) | line-up | win rate (95% CI) | mean margin | failures |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, task in results["tasks"].items():
         first = True
         for lineup, s in task["lineups"].items():
             head = f"{task['score']:.3f} ({task['ci95'][0]:.3f} to {task['ci95'][1]:.3f})" if first else ""
-            lines.append(f"| {name if first else ''} | {head} | {lineup} | {s['win_rate']:.3f} ({s['ci95'][0]:.3f}-"
-                         f"{s['ci95'][1]:.3f}) | {s['mean_margin']:+.1f} | {s['failures']} |")
+            lines.append(
+                f"| {name if first else ''} | {head} | {lineup} | {s['win_rate']:.3f} ({s['ci95'][0]:.3f}-"
+                f"{s['ci95'][1]:.3f}) | {s['mean_margin']:+.1f} | {s['failures']} |"
+            )
             first = False
     versions = ", ".join(f"{k} {v}" for k, v in results["versions"].items())
     lines += ["", f"Versions: {versions}. {timing(results)}."]
@@ -334,10 +403,11 @@ def marl_eval_export(results: dict) -> dict:
     for name, task in results["tasks"].items():
         runs = {}
         for i, (_lineup, s) in enumerate(task["lineups"].items()):
-            metrics = {"win_share": [x for x in s["win_share"] if x is not None],
-                       "normalised_score": [float(x) for x in normalised(s["win_share"], task["players"])
-                                            if not np.isnan(x)],
-                       "score_margin": [x for x in s["margin"] if x is not None]}
+            metrics = {
+                "win_share": [x for x in s["win_share"] if x is not None],
+                "normalised_score": [float(x) for x in normalised(s["win_share"], task["players"]) if not np.isnan(x)],
+                "score_margin": [x for x in s["margin"] if x is not None],
+            }
             runs[f"run_{i}"] = {"step_0": {"step_count": 0, **metrics}, "absolute_metrics": metrics}
         export["city_envs"][name] = {algorithm: runs}
     return export

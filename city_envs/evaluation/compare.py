@@ -27,8 +27,9 @@ def suite_key(results: dict) -> dict:
 def labels_for(results: Sequence[dict], paths: Sequence[str | Path]) -> list[str]:
     """Each result's agent spec, or its folder where two results share a spec."""
     specs = [r["agent"]["spec"] for r in results]
-    return [spec if specs.count(spec) == 1 else f"{spec} ({Path(p).name})" for spec, p in zip(specs, paths,
-                                                                                             strict=True)]
+    return [
+        spec if specs.count(spec) == 1 else f"{spec} ({Path(p).name})" for spec, p in zip(specs, paths, strict=True)
+    ]
 
 
 def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> tuple[dict, dict[str, dict]]:
@@ -41,10 +42,12 @@ def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> 
     key = suite_key(results[0])
     for path, other in zip(paths[1:], results[1:], strict=True):
         if suite_key(other) != key:
-            raise BenchmarkError(f"{path} was made with suite {other['suite']['suite']} "
-                                 f"({other['suite']['version']}, variant {other['suite']['variant']}), "
-                                 f"{paths[0]} with {results[0]['suite']['suite']}: results of different suites "
-                                 "or versions are not comparable")
+            raise BenchmarkError(
+                f"{path} was made with suite {other['suite']['suite']} "
+                f"({other['suite']['version']}, variant {other['suite']['variant']}), "
+                f"{paths[0]} with {results[0]['suite']['suite']}: results of different suites "
+                "or versions are not comparable"
+            )
     labels = labels_for(results, paths)
     if len(set(labels)) != len(labels):
         raise BenchmarkError("the same result is listed twice")
@@ -57,22 +60,39 @@ def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> 
     for better, worse in zip(order, order[1:], strict=False):
         poi = probability_of_improvement(score_array(named[better]), score_array(named[worse]), reps=reps)
         improvements.append({"x": better, "y": worse, **poi})
-    return {"suite": results[0]["suite"]["suite"], "order": order,
-            "agents": {a: {"path": str(paths[labels.index(a)]), "iqm": named[a]["aggregate"]["iqm"],
-                           "iqm_ci95": named[a]["aggregate"]["ci95"], "maximal_lottery": tiers[a],
-                           "openskill": ratings[a]} for a in order},
-            "probability_of_improvement": improvements, "reps": reps}, named
+    return {
+        "suite": results[0]["suite"]["suite"],
+        "order": order,
+        "agents": {
+            a: {
+                "path": str(paths[labels.index(a)]),
+                "iqm": named[a]["aggregate"]["iqm"],
+                "iqm_ci95": named[a]["aggregate"]["ci95"],
+                "maximal_lottery": tiers[a],
+                "openskill": ratings[a],
+            }
+            for a in order
+        },
+        "probability_of_improvement": improvements,
+        "reps": reps,
+    }, named
 
 
 def format_comparison(comparison: dict) -> str:
-    lines = [f"# Comparison on suite {comparison['suite']}", "",
-             "Ranked by maximal lotteries with each task a voter (tier 1 first; within a tier by IQM).", "",
-             "| rank | agent | tier | lottery probability | IQM (95% CI) | OpenSkill mu ± sigma |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"# Comparison on suite {comparison['suite']}",
+        "",
+        "Ranked by maximal lotteries with each task a voter (tier 1 first; within a tier by IQM).",
+        "",
+        "| rank | agent | tier | lottery probability | IQM (95% CI) | OpenSkill mu ± sigma |",
+        "|---|---|---|---|---|---|",
+    ]
     for rank, (agent, a) in enumerate(comparison["agents"].items(), start=1):
-        lines.append(f"| {rank} | {agent} | {a['maximal_lottery']['tier']} | "
-                     f"{a['maximal_lottery']['probability']:.3f} | {a['iqm']:.3f} ({a['iqm_ci95'][0]:.3f} to "
-                     f"{a['iqm_ci95'][1]:.3f}) | {a['openskill']['mu']:.1f} ± {a['openskill']['sigma']:.1f} |")
+        lines.append(
+            f"| {rank} | {agent} | {a['maximal_lottery']['tier']} | "
+            f"{a['maximal_lottery']['probability']:.3f} | {a['iqm']:.3f} ({a['iqm_ci95'][0]:.3f} to "
+            f"{a['iqm_ci95'][1]:.3f}) | {a['openskill']['mu']:.1f} ± {a['openskill']['sigma']:.1f} |"
+        )
     lines += ["", "| X | Y | P(X > Y) (95% CI) |", "|---|---|---|"]
     for p in comparison["probability_of_improvement"]:
         lines.append(f"| {p['x']} | {p['y']} | {p['probability']:.3f} ({p['ci95'][0]:.3f}-{p['ci95'][1]:.3f}) |")

@@ -30,14 +30,21 @@ RUNGS = ("random", "heuristic", "ismcts:iters=10", "ismcts:iters=50")
 # keep the agent's default cut (40 decisions, valued by score rank)
 FULL_ROLLOUTS = ("citadels", "metropolys")
 # player counts per game: 2, and the count the game is most often played at
-PLAYER_COUNTS = {"citadels": (2, 4), "metropolys": (2, 4), "blue_moon_city": (2, 4), "big_city": (2, 4),
-                 "urban_sprawl": (2, 4)}
+PLAYER_COUNTS = {
+    "citadels": (2, 4),
+    "metropolys": (2, 4),
+    "blue_moon_city": (2, 4),
+    "big_city": (2, 4),
+    "urban_sprawl": (2, 4),
+}
 # matches per player count by default: every pair of rungs meets 8 times at 2 players (4 in each
 # seat), and each rung sits twice in each seat at 4; ISMCTS at 50 iterations takes about a minute a
 # match in the slowest games on a 2-core machine, so more is a choice for a bigger one
 DEFAULT_MATCHES = "2:48,4:8"
-HEADER = ("| game | players | agent | rating (mu ± sigma) | win rate (95% CI) | ahead of heuristic | truncated |\n"
-          "|---|---|---|---|---|---|---|")
+HEADER = (
+    "| game | players | agent | rating (mu ± sigma) | win rate (95% CI) | ahead of heuristic | truncated |\n"
+    "|---|---|---|---|---|---|---|"
+)
 
 
 def leaderboard_rows(result: dict) -> list[str]:
@@ -49,12 +56,16 @@ def leaderboard_rows(result: dict) -> list[str]:
         versus = result["pairwise"].get(agent, {}).get("heuristic")
         ahead = "—" if versus is None else f"{versus:.3f}"
         truncated = result["agents"][agent]["truncations"]
-        rows.append(f"| {result['game']} | {result['num_players']} | {agent} | {rating['mu']:.1f} ± "
-                    f"{rating['sigma']:.1f} | {result['win_rate'][agent]:.3f} ({low:.3f}-{high:.3f}) | {ahead} | "
-                    f"{truncated} |")
+        rows.append(
+            f"| {result['game']} | {result['num_players']} | {agent} | {rating['mu']:.1f} ± "
+            f"{rating['sigma']:.1f} | {result['win_rate'][agent]:.3f} ({low:.3f}-{high:.3f}) | {ahead} | "
+            f"{truncated} |"
+        )
     if result["failures"]:
-        rows.append(f"| {result['game']} | {result['num_players']} | ({len(result['failures'])} failed matches, "
-                    "see report.md) | | | | |")
+        rows.append(
+            f"| {result['game']} | {result['num_players']} | ({len(result['failures'])} failed matches, "
+            "see report.md) | | | | |"
+        )
     return rows
 
 
@@ -96,8 +107,15 @@ def matches_for(matches: dict[int, int] | int, num_players: int) -> int:
     return matches[num_players]
 
 
-def run(games: list[str], counts: dict[str, tuple[int, ...]], rungs: list[str], matches: dict[int, int] | int,
-        seed: int, jobs: int, out: Path) -> Path:
+def run(
+    games: list[str],
+    counts: dict[str, tuple[int, ...]],
+    rungs: list[str],
+    matches: dict[int, int] | int,
+    seed: int,
+    jobs: int,
+    out: Path,
+) -> Path:
     """Play (or reuse) every game and player count's run, then write `leaderboard.md`; a progress bar
     counts the matches of the whole ladder."""
     total = sum(matches_for(matches, n) for game in games for n in counts[game])
@@ -132,10 +150,15 @@ def summary_tables(results: list[dict]) -> list[str]:
                 versus = result["pairwise"].get(agent, {}).get("heuristic")
                 ahead = "—" if versus is None else f"{versus:.2f}"
                 cells.setdefault(rung_label(result["game"], agent), {})[result["game"]] = (
-                    f"{rating['mu']:.1f} · {result['win_rate'][agent]:.2f} · {ahead}")
-        lines += ["", f"| {count} players: mu · win rate · ahead of heuristic | "
-                  + " | ".join(f"{r['game']} ({r['games']})" for r in runs) + " |",
-                  "|---" * (len(runs) + 1) + "|"]
+                    f"{rating['mu']:.1f} · {result['win_rate'][agent]:.2f} · {ahead}"
+                )
+        lines += [
+            "",
+            f"| {count} players: mu · win rate · ahead of heuristic | "
+            + " | ".join(f"{r['game']} ({r['games']})" for r in runs)
+            + " |",
+            "|---" * (len(runs) + 1) + "|",
+        ]
         for label, row in cells.items():
             lines.append(f"| {label} | " + " | ".join(row.get(r["game"], "") for r in runs) + " |")
     return lines
@@ -149,8 +172,10 @@ def write_leaderboard(out: Path) -> Path:
     results.sort(key=lambda r: (order.get(r["game"], len(order)), r["num_players"]))
     lines = ["# Strength ladder", *summary_tables(results), "", HEADER]
     for result in results:
-        lines.append(f"| **{result['game']}** | {result['num_players']} | *{result['games']} matches, seed "
-                     f"{result['seed']}, mean length {result['mean_length']:.0f} decisions* | | | | |")
+        lines.append(
+            f"| **{result['game']}** | {result['num_players']} | *{result['games']} matches, seed "
+            f"{result['seed']}, mean length {result['mean_length']:.0f} decisions* | | | | |"
+        )
         lines += leaderboard_rows(result)
     path = out / "leaderboard.md"
     path.write_text("\n".join(lines) + "\n")
@@ -162,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=GAMES, help="one game (default: every game)")
     parser.add_argument("--players", type=int, help="one player count (default: 2 and the typical count)")
     parser.add_argument("--rungs", default=",".join(RUNGS), help="comma-separated agents")
-    parser.add_argument("--games", default=DEFAULT_MATCHES,
-                        help="matches per game and player count: a number, or count:matches pairs")
+    parser.add_argument(
+        "--games", default=DEFAULT_MATCHES, help="matches per game and player count: a number, or count:matches pairs"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="runs/ladder")

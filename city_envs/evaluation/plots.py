@@ -39,8 +39,9 @@ def plot_tasks(named: dict[str, dict], path: Path) -> None:
     fig.savefig(path)
 
 
-def plot_profiles(scores: dict[str, np.ndarray], path: Path, over_runs: bool = False,
-                  reps: int = BOOTSTRAP_REPS) -> None:
+def plot_profiles(
+    scores: dict[str, np.ndarray], path: Path, over_runs: bool = False, reps: int = BOOTSTRAP_REPS
+) -> None:
     """Performance profiles with 95% bands (`statistics.performance_profile`), one line per label."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

@@ -27,7 +27,6 @@ def wilson_interval(wins: float, n: float, z: float = Z_95) -> tuple[float, floa
     return low, high
 
 
-
 def counts(record: dict) -> bool:
     """Whether a match counts in win rates, ratings and pairwise results: played to the end, or
     failed by a culprit (a loss for it)."""
@@ -56,8 +55,9 @@ def rate(records: list[dict], agents: Sequence[str]) -> dict[str, dict]:
         updated = model.rate(teams, ranks=ranks)
         for name in set(kinds):
             seats = [team[0] for team, k in zip(updated, kinds, strict=True) if k == name]
-            ratings[name] = model.rating(mu=sum(r.mu for r in seats) / len(seats),
-                                         sigma=sum(r.sigma for r in seats) / len(seats), name=name)
+            ratings[name] = model.rating(
+                mu=sum(r.mu for r in seats) / len(seats), sigma=sum(r.sigma for r in seats) / len(seats), name=name
+            )
     return {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for name, r in ratings.items()}
 
 
@@ -78,12 +78,21 @@ def pairwise(records: list[dict], agents: Sequence[str]) -> dict[str, dict[str, 
     return {a: {b: (ahead[a][b] / met[a][b] if met[a][b] else None) for b in names} for a in names}
 
 
-def summarize(records: list[dict], game_name: str, num_players: int, agent_kinds: Sequence[str], games: int,
-              seed: int, options: dict) -> dict:
+def summarize(
+    records: list[dict],
+    game_name: str,
+    num_players: int,
+    agent_kinds: Sequence[str],
+    games: int,
+    seed: int,
+    options: dict,
+) -> dict:
     """The results of a run from its match records (see `evaluate`)."""
     names = list(dict.fromkeys(agent_kinds))
-    acc = {k: {"appearances": 0, "played": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0,
-               "failures": 0} for k in names}
+    acc = {
+        k: {"appearances": 0, "played": 0, "wins": 0.0, "score": 0.0, "decisions": 0, "truncations": 0, "failures": 0}
+        for k in names
+    }
     seat_counts = {k: [0] * num_players for k in names}
     played = [r for r in records if not r["failed"]]
     for record in filter(counts, records):
@@ -128,10 +137,18 @@ def summarize(records: list[dict], game_name: str, num_players: int, agent_kinds
         "mean_score": {k: v["mean_score"] for k, v in per_kind.items()},
         "mean_length": float(np.mean([sum(r["decisions"]) for r in played])) if played else 0.0,
         "truncated": sum(r["truncated"] for r in played),
-        "failures": [{"match": r["match"], "seed": r["seed"], "kinds": r["kinds"], "culprit": r["culprit"],
-                      "reason": r["reason"]} for r in records if r["failed"]],
+        "failures": [
+            {
+                "match": r["match"],
+                "seed": r["seed"],
+                "kinds": r["kinds"],
+                "culprit": r["culprit"],
+                "reason": r["reason"],
+            }
+            for r in records
+            if r["failed"]
+        ],
         "pairwise": pairwise(records, agent_kinds),
         "seat_counts": seat_counts,
         "matches": records,
     }
-

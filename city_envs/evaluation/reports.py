@@ -24,8 +24,10 @@ def format_results(results: dict) -> str:
             f"| {kind} | {rating['mu']:.1f} ± {rating['sigma']:.1f} | {a['win_rate']:.3f} | {a['failures']} "
             f"| {a['ci_low']:.3f}-{a['ci_high']:.3f} | {a['mean_score']:.1f} | {a['mean_decisions']:.1f} |"
         )
-    lines.append(f"\ntruncated matches: {results['truncated']}; failed matches: {len(results['failures'])} "
-                 "(each a loss for the agent that failed)")
+    lines.append(
+        f"\ntruncated matches: {results['truncated']}; failed matches: {len(results['failures'])} "
+        "(each a loss for the agent that failed)"
+    )
     return "\n".join(lines)
 
 
@@ -38,17 +40,30 @@ def write_reports(results: dict, out_dir: str | Path) -> list[Path]:
     (out / "results.json").write_text(json.dumps(summary, indent=2))
     with open(out / "matches.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason",
-                         "actions"])
+        writer.writerow(
+            ["match", "seed", "seats", "scores", "winners", "length", "truncated", "failed", "reason", "actions"]
+        )
         for r in results["matches"]:
-            writer.writerow([r["match"], r["seed"], " ".join(r["kinds"]), " ".join(f"{x:g}" for x in r["scores"]),
-                             " ".join(map(str, r["winners"])), sum(r["decisions"]), r["truncated"], r["failed"],
-                             r["reason"], " ".join(map(str, r.get("history", ())))])
+            writer.writerow(
+                [
+                    r["match"],
+                    r["seed"],
+                    " ".join(r["kinds"]),
+                    " ".join(f"{x:g}" for x in r["scores"]),
+                    " ".join(map(str, r["winners"])),
+                    sum(r["decisions"]),
+                    r["truncated"],
+                    r["failed"],
+                    r["reason"],
+                    " ".join(map(str, r.get("history", ()))),
+                ]
+            )
     report = [f"# {results['game']}, {results['num_players']} players", "", format_results(results), ""]
     if results["failures"]:
         report += ["## Failed matches", "", "| match | seed | seats | reason |", "|---|---|---|---|"]
-        report += [f"| {f['match']} | {f['seed']} | {', '.join(f['kinds'])} | {f['reason']} |"
-                   for f in results["failures"]]
+        report += [
+            f"| {f['match']} | {f['seed']} | {', '.join(f['kinds'])} | {f['reason']} |" for f in results["failures"]
+        ]
     report += _match_links(results)
     (out / "report.md").write_text("\n".join(report) + "\n")
     paths = [out / "results.json", out / "matches.csv", out / "report.md"]
@@ -61,13 +76,20 @@ VIEWER = "http://127.0.0.1:8000"  # where `city-envs serve` listens by default
 
 def _match_links(results: dict) -> list[str]:
     """Every match with a link that opens it in the web viewer started on this folder."""
-    lines = ["## Matches", "",
-             f"Watch any match: `city-envs serve <this folder>` (the `web` extra), then follow its link ({VIEWER}).",
-             "", "| match | seats | winners | decisions | replay |", "|---|---|---|---|---|"]
+    lines = [
+        "## Matches",
+        "",
+        f"Watch any match: `city-envs serve <this folder>` (the `web` extra), then follow its link ({VIEWER}).",
+        "",
+        "| match | seats | winners | decisions | replay |",
+        "|---|---|---|---|---|",
+    ]
     for r in results["matches"]:
         winners = ", ".join(f"seat {w}" for w in r["winners"]) if not r["failed"] else "failed"
-        lines.append(f"| {r['match']} | {', '.join(r['kinds'])} | {winners} | {sum(r['decisions'])} "
-                     f"| [watch]({VIEWER}/replay?src=0&match={r['match']}) |")
+        lines.append(
+            f"| {r['match']} | {', '.join(r['kinds'])} | {winners} | {sum(r['decisions'])} "
+            f"| [watch]({VIEWER}/replay?src=0&match={r['match']}) |"
+        )
     return lines + [""]
 
 
@@ -91,8 +113,10 @@ def _plots(results: dict, out: Path) -> list[Path]:
     fig = Figure(figsize=(5, 4), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    grid = np.array([[np.nan if results["pairwise"][a][b] is None else results["pairwise"][a][b] for b in names]
-                     for a in names], dtype=float)
+    grid = np.array(
+        [[np.nan if results["pairwise"][a][b] is None else results["pairwise"][a][b] for b in names] for a in names],
+        dtype=float,
+    )
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn")
     ax.set_xticks(range(len(names)), names)
     ax.set_yticks(range(len(names)), names)

@@ -37,4 +37,3 @@ def match_seeds(seed: int, match: int, num_players: int) -> tuple[int, list[int]
     game_ss, *seat_ss = ss.spawn(num_players + 1)
     as_int = lambda s: int(s.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))  # noqa: E731
     return as_int(game_ss), [as_int(s) for s in seat_ss]
-

@@ -26,8 +26,9 @@ def require_statistics() -> None:
         import pref_voting  # noqa: F401
         import rliable  # noqa: F401
     except ImportError as error:
-        raise ImportError(f"the benchmark needs its extra ({error.name} is not installed): "
-                          "pip install 'city-envs[benchmark]'") from None
+        raise ImportError(
+            f"the benchmark needs its extra ({error.name} is not installed): pip install 'city-envs[benchmark]'"
+        ) from None
 
 
 @contextlib.contextmanager
@@ -61,8 +62,12 @@ def iqm_over_runs(scores: np.ndarray) -> float:
     return float(metrics.aggregate_iqm(scores))
 
 
-def interval(scores: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], reps: int = BOOTSTRAP_REPS,
-             seed: int = BOOTSTRAP_SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def interval(
+    scores: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    reps: int = BOOTSTRAP_REPS,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(point estimates, lower ends, upper ends) of the vector `statistic(scores)`, with 95% percentile
     intervals from the stratified bootstrap."""
     from rliable import library
@@ -72,8 +77,9 @@ def interval(scores: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], 
     return np.asarray(points["x"]), np.asarray(intervals["x"][0]), np.asarray(intervals["x"][1])
 
 
-def aggregate(scores: np.ndarray, over_runs: bool = False, reps: int = BOOTSTRAP_REPS,
-              seed: int = BOOTSTRAP_SEED) -> dict:
+def aggregate(
+    scores: np.ndarray, over_runs: bool = False, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED
+) -> dict:
     """The IQM and each task's score, with 95% stratified-bootstrap intervals.
 
     `over_runs`: rliable's IQM over every (run, task) score, for independent training runs; otherwise
@@ -81,9 +87,12 @@ def aggregate(scores: np.ndarray, over_runs: bool = False, reps: int = BOOTSTRAP
     """
     iqm = iqm_over_runs if over_runs else iqm_of_tasks
     points, low, high = interval(scores, lambda x: np.array([iqm(x), *task_means(x)]), reps, seed)
-    return {"iqm": float(points[0]), "iqm_ci95": [float(low[0]), float(high[0])],
-            "task_scores": [float(v) for v in points[1:]],
-            "task_ci95": [[float(a), float(b)] for a, b in zip(low[1:], high[1:], strict=True)]}
+    return {
+        "iqm": float(points[0]),
+        "iqm_ci95": [float(low[0]), float(high[0])],
+        "task_scores": [float(v) for v in points[1:]],
+        "task_ci95": [[float(a), float(b)] for a, b in zip(low[1:], high[1:], strict=True)],
+    }
 
 
 def match_slots(scores: np.ndarray) -> np.ndarray:
@@ -92,8 +101,9 @@ def match_slots(scores: np.ndarray) -> np.ndarray:
     return scores if scores.ndim == 2 else np.nanmean(scores, axis=2)
 
 
-def probability_of_improvement(x: np.ndarray, y: np.ndarray, reps: int = BOOTSTRAP_REPS,
-                               seed: int = BOOTSTRAP_SEED) -> dict:
+def probability_of_improvement(
+    x: np.ndarray, y: np.ndarray, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED
+) -> dict:
     """P(X > Y) averaged over tasks (rliable: per task, the Mann-Whitney statistic over every pair of
     X's and Y's rows, ties counted half), with its 95% interval from resampling X and Y independently."""
     from rliable import library, metrics
@@ -103,22 +113,27 @@ def probability_of_improvement(x: np.ndarray, y: np.ndarray, reps: int = BOOTSTR
         raise ValueError(f"the results cover {x.shape[1]} and {y.shape[1]} tasks: compare results of one suite")
     with _seeded(seed):
         points, intervals = library.get_interval_estimates(
-            {"xy": [x, y]}, lambda a, b: np.array([metrics.probability_of_improvement(a, b)]), reps=reps)
-    return {"probability": float(points["xy"][0]),
-            "ci95": [float(intervals["xy"][0][0]), float(intervals["xy"][1][0])]}
+            {"xy": [x, y]}, lambda a, b: np.array([metrics.probability_of_improvement(a, b)]), reps=reps
+        )
+    return {"probability": float(points["xy"][0]), "ci95": [float(intervals["xy"][0][0]), float(intervals["xy"][1][0])]}
 
 
-def performance_profile(score_dict: Mapping[str, np.ndarray], taus: np.ndarray, over_runs: bool = False,
-                        reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED,
-                        ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def performance_profile(
+    score_dict: Mapping[str, np.ndarray],
+    taus: np.ndarray,
+    over_runs: bool = False,
+    reps: int = BOOTSTRAP_REPS,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """rliable's performance profile with 95% bands: at each threshold tau, the share of tasks whose
     score is above it (one agent's matches), or with `over_runs` the share of (run, task) scores above
     it (independent training runs)."""
     from rliable import library
 
     with _seeded(seed):
-        return library.create_performance_profile({k: match_slots(v) for k, v in score_dict.items()}, taus,
-                                                  use_score_distribution=over_runs, reps=reps)
+        return library.create_performance_profile(
+            {k: match_slots(v) for k, v in score_dict.items()}, taus, use_score_distribution=over_runs, reps=reps
+        )
 
 
 def maximal_lottery_tiers(task_scores: Mapping[str, Sequence[float]]) -> dict[str, dict]:
@@ -168,7 +183,6 @@ def openskill_over_tasks(task_scores: Mapping[str, Sequence[float]]) -> dict[str
     for task in range(tasks):
         agents = list(task_scores)
         order = sorted({task_scores[a][task] for a in agents}, reverse=True)
-        teams = model.rate([[ratings[a]] for a in agents],
-                           ranks=[order.index(task_scores[a][task]) for a in agents])
+        teams = model.rate([[ratings[a]] for a in agents], ranks=[order.index(task_scores[a][task]) for a in agents])
         ratings = {a: team[0] for a, team in zip(agents, teams, strict=True)}
     return {a: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for a, r in ratings.items()}

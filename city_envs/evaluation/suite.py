@@ -145,8 +145,11 @@ class Suite(BaseModel):
 
     def lineups_for(self, task: Task) -> list[str]:
         """The task's line-ups: every line-up of the suite, but `reference` only where it has one."""
-        return [name for name, lineup in self.spec.lineups.items()
-                if lineup.opponent != REFERENCE or task.name in self.spec.references]
+        return [
+            name
+            for name, lineup in self.spec.lineups.items()
+            if lineup.opponent != REFERENCE or task.name in self.spec.references
+        ]
 
     def seed(self, lineup: str) -> int:
         return self.spec.lineups[lineup].seed
@@ -159,8 +162,9 @@ class Suite(BaseModel):
             raise SuiteError(f"suite {self.version}: the reference policy of {task.name} ({reference.file}) is missing")
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         if digest != reference.sha256:
-            raise SuiteError(f"suite {self.version}: {reference.file} has SHA-256 {digest}, not the frozen "
-                             f"{reference.sha256}")
+            raise SuiteError(
+                f"suite {self.version}: {reference.file} has SHA-256 {digest}, not the frozen {reference.sha256}"
+            )
         return path
 
     def opponent_spec(self, task: Task, lineup: str) -> str:
@@ -170,10 +174,16 @@ class Suite(BaseModel):
 
     def describe(self) -> dict:
         """What a result records of the suite: enough to recognise it and to rerun it."""
-        return {"suite": self.name, "version": self.version, "variant": self.variant, "matches": self.matches,
-                "env_version": self.spec.env_version, "tasks": [t.name for t in self.tasks],
-                "lineups": {name: lineup.model_dump() for name, lineup in self.spec.lineups.items()},
-                "references": {task: ref.sha256 for task, ref in self.spec.references.items()}}
+        return {
+            "suite": self.name,
+            "version": self.version,
+            "variant": self.variant,
+            "matches": self.matches,
+            "env_version": self.spec.env_version,
+            "tasks": [t.name for t in self.tasks],
+            "lineups": {name: lineup.model_dump() for name, lineup in self.spec.lineups.items()},
+            "references": {task: ref.sha256 for task, ref in self.spec.references.items()},
+        }
 
 
 def available_suites() -> list[str]:
@@ -213,6 +223,8 @@ def load_suite(name: str) -> Suite:
     spec = _read(version)
     variant = variant if dash else "default"
     if variant not in spec.variants:
-        raise SuiteError(f"suite {version} has no variant {variant!r}; it has: "
-                         + ", ".join(version if v == "default" else f"{version}-{v}" for v in spec.variants))
+        raise SuiteError(
+            f"suite {version} has no variant {variant!r}; it has: "
+            + ", ".join(version if v == "default" else f"{version}-{v}" for v in spec.variants)
+        )
     return Suite(name=name, version=version, variant=variant, spec=spec)

@@ -36,15 +36,20 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
         for r in results:
             agg = r["aggregate"]
             cells = [f"{r['tasks'][t]['score']:+.2f}" for t in tasks]
-            lines.append(f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)}) | "
-                         + " | ".join(cells) + " |")
+            lines.append(
+                f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)}) | "
+                + " | ".join(cells)
+                + " |"
+            )
         tables[f"agents-{suite_dir.name}"] = "\n".join(lines)
         detail = ["| agent | task | line-up | win rate (95% CI) | mean margin |", "|---|---|---|---|---|"]
         for r in results:
             for task, t in r["tasks"].items():
                 for lineup, s in t["lineups"].items():
-                    detail.append(f"| `{r['agent']['spec']}` | {task} | {lineup} | {s['win_rate']:.3f} "
-                                  f"({_ci(*s['ci95'])}) | {s['mean_margin']:+.1f} |")
+                    detail.append(
+                        f"| `{r['agent']['spec']}` | {task} | {lineup} | {s['win_rate']:.3f} "
+                        f"({_ci(*s['ci95'])}) | {s['mean_margin']:+.1f} |"
+                    )
         tables[f"lineups-{suite_dir.name}"] = "\n".join(detail)
         clock = ["| agent | workers | wall clock |", "|---|---|---|"]
         for r in results:
@@ -64,14 +69,19 @@ def algorithm_tables(results_dir: Path) -> dict[str, str]:
         summaries = [json.loads(p.read_text()) for p in sorted(suite_dir.glob("*/summary.json"))]
         if not summaries:
             continue
-        lines = ["| algorithm | budget | seeds | IQM of the final policies (95% CI) | IQM at 25 / 50 / 75 / 100% "
-                 "of the budget | failed runs |", "|---|---|---|---|---|---|"]
+        lines = [
+            "| algorithm | budget | seeds | IQM of the final policies (95% CI) | IQM at 25 / 50 / 75 / 100% "
+            "of the budget | failed runs |",
+            "|---|---|---|---|---|---|",
+        ]
         for s in summaries:
             agg = s["aggregate"]
             final = "no run finished" if agg is None else f"{agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)})"
             curve = " / ".join(f"{p['iqm']:+.2f}" for p in s.get("curve", []))
-            lines.append(f"| `{s['algorithm']}` | {s['budget']:,} | {len(s['seeds'])} | {final} | {curve} | "
-                         f"{len(s['failures'])} |")
+            lines.append(
+                f"| `{s['algorithm']}` | {s['budget']:,} | {len(s['seeds'])} | {final} | {curve} | "
+                f"{len(s['failures'])} |"
+            )
         tables[f"algorithms-{suite_dir.name}"] = "\n".join(lines)
     return tables
 
@@ -80,12 +90,16 @@ def exploit_table(results_dir: Path) -> dict[str, str]:
     probes = [json.loads(p.read_text()) for p in sorted((results_dir / "exploit").glob("*/exploit.json"))]
     if not probes:
         return {}
-    lines = ["| task | target | budget | exploiter at the start (95% CI) | after the budget (95% CI) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| task | target | budget | exploiter at the start (95% CI) | after the budget (95% CI) |",
+        "|---|---|---|---|---|",
+    ]
     for p in probes:
         start, final = p["curve"][0], p["final"]
-        lines.append(f"| {p['task']} | `{p['target']['spec']}` | {p['budget']:,} | {start['win_rate']:.3f} "
-                     f"({_ci(*start['ci95'])}) | {final['win_rate']:.3f} ({_ci(*final['ci95'])}) |")
+        lines.append(
+            f"| {p['task']} | `{p['target']['spec']}` | {p['budget']:,} | {start['win_rate']:.3f} "
+            f"({_ci(*start['ci95'])}) | {final['win_rate']:.3f} ({_ci(*final['ci95'])}) |"
+        )
     return {"exploit": "\n".join(lines)}
 
 
@@ -95,23 +109,31 @@ def comparison_tables(results_dir: Path) -> dict[str, str]:
     tables = {}
     for path in sorted((results_dir / "compare").glob("*/comparison.json")):
         comparison = json.loads(path.read_text())
-        lines = ["| rank | agent | tier | IQM (95% CI) | P(better than the next agent) (95% CI) |",
-                 "|---|---|---|---|---|"]
+        lines = [
+            "| rank | agent | tier | IQM (95% CI) | P(better than the next agent) (95% CI) |",
+            "|---|---|---|---|---|",
+        ]
         improvement = {p["x"]: p for p in comparison["probability_of_improvement"]}
         for rank, name in enumerate(comparison["order"], start=1):
             agent = comparison["agents"][name]
             step = improvement.get(name)
             over = "" if step is None else f"{step['probability']:.3f} ({_ci(*step['ci95'])}) over `{step['y']}`"
-            lines.append(f"| {rank} | `{name}` | {agent['maximal_lottery']['tier']} | {agent['iqm']:+.3f} "
-                         f"({_ci(*agent['iqm_ci95'], signed=True)}) | {over} |")
+            lines.append(
+                f"| {rank} | `{name}` | {agent['maximal_lottery']['tier']} | {agent['iqm']:+.3f} "
+                f"({_ci(*agent['iqm_ci95'], signed=True)}) | {over} |"
+            )
         tables[f"compare-{comparison['suite']}"] = "\n".join(lines)
     return tables
 
 
 def all_tables(results_dir: str | Path) -> dict[str, str]:
     results_dir = Path(results_dir)
-    return {**agent_tables(results_dir), **comparison_tables(results_dir), **algorithm_tables(results_dir),
-            **exploit_table(results_dir)}
+    return {
+        **agent_tables(results_dir),
+        **comparison_tables(results_dir),
+        **algorithm_tables(results_dir),
+        **exploit_table(results_dir),
+    }
 
 
 MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
@@ -119,6 +141,7 @@ MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /t
 
 def fill(text: str, tables: dict[str, str]) -> str:
     """`text` with each marked section replaced by its table (a section without results says so)."""
+
     def replace(match: re.Match) -> str:
         body = tables.get(match["name"], "*No results yet.*")
         return f"{match.group(1)}{body}\n{match.group(4)}"
@@ -136,7 +159,8 @@ def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
     try:
         tables = all_tables(results_dir)
     except (KeyError, TypeError, IndexError, ValueError) as error:
-        raise ValueError(f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: "
-                         f"{error}); nothing written") from None
+        raise ValueError(
+            f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: {error}); nothing written"
+        ) from None
     doc.write_text(fill(text, tables))
     return names

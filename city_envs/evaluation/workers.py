@@ -36,22 +36,37 @@ def _fail(record: dict, culprit: int | None, reason: str, decisions: list[int]) 
     n = len(record["kinds"])
     others = [seat for seat in range(n) if seat != culprit]
     who = "match" if culprit is None else f"seat {culprit} ({record['kinds'][culprit]})"
-    record.update(failed=True, culprit=culprit, reason=f"{who}: {reason}", decisions=list(decisions),
-                  scores=[0.0] * n, truncated=False,
-                  win_share=[0.0 if culprit is None or seat == culprit else 1.0 / len(others) for seat in range(n)],
-                  winners=[] if culprit is None else others)
+    record.update(
+        failed=True,
+        culprit=culprit,
+        reason=f"{who}: {reason}",
+        decisions=list(decisions),
+        scores=[0.0] * n,
+        truncated=False,
+        win_share=[0.0 if culprit is None or seat == culprit else 1.0 / len(others) for seat in range(n)],
+        winners=[] if culprit is None else others,
+    )
     return record
 
 
 def _is_legal(game: Any, action: Any) -> bool:
     mask = game.legal_actions()
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < len(mask) \
+    return (
+        isinstance(action, (int, np.integer))
+        and not isinstance(action, bool)
+        and 0 <= action < len(mask)
         and bool(mask[action])
+    )
 
 
 def play_match(
-    game_name: str, num_players: int, kinds: Sequence[str], seed: int, match: int,
-    on_turn: Callable[[int], None] | None = None, **options: Any,
+    game_name: str,
+    num_players: int,
+    kinds: Sequence[str],
+    seed: int,
+    match: int,
+    on_turn: Callable[[int], None] | None = None,
+    **options: Any,
 ) -> dict:
     """One match. A failure is recorded, not raised, with its culprit: the seat whose agent raised
     (any exception, SystemExit and KeyboardInterrupt included), or whose action the rules refused.
@@ -112,18 +127,28 @@ def _job_record(job: tuple) -> dict:
 
 def _play_indexed(job: tuple, on_turn: Callable[[int], None] | None = None) -> dict:
     game_name, num_players, agents, seed, match, options = job
-    return play_match(game_name, num_players, schedule(agents, num_players, match), seed, match, on_turn=on_turn,
-                      **options)
+    return play_match(
+        game_name, num_players, schedule(agents, num_players, match), seed, match, on_turn=on_turn, **options
+    )
 
 
 BACKENDS = ("process", "ray")
 
 
 def run_matches(
-    game_name: str, num_players: int, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
-    progress: Any = None, backend: str = "process", address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT, skip: Iterable[int] = (),
-    on_record: Callable[[dict], None] | None = None, **options: Any,
+    game_name: str,
+    num_players: int,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    progress: Any = None,
+    backend: str = "process",
+    address: str | None = None,
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    skip: Iterable[int] = (),
+    on_record: Callable[[dict], None] | None = None,
+    **options: Any,
 ) -> list[dict]:
     """The records of every match but those in `skip`, in match order. The records are the same
     whatever runs them: `jobs` worker processes (the process backend always plays in child processes,
@@ -138,8 +163,7 @@ def run_matches(
         raise ValueError("an address is for the ray backend (--backend ray)")
     check_timeout(match_timeout)
     done = set(skip)
-    work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games)
-            if match not in done]
+    work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games) if match not in done]
     records: list[dict] = []
 
     def emit(record: dict) -> None:
@@ -251,7 +275,7 @@ FORK_SERVER_PRELOAD = ["torch", "torch._dynamo", "stable_baselines3", "sb3_contr
 
 
 def worker_start_method() -> str | None:
-    """"fork" (workers inherit the caller's modules), or a fork server once torch is loaded."""
+    """ "fork" (workers inherit the caller's modules), or a fork server once torch is loaded."""
     methods = mp.get_all_start_methods()
     if "torch" in sys.modules and "forkserver" in methods:
         return "forkserver"
@@ -283,8 +307,10 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
                     w.conn.send(w.job)
             busy = [w for w in workers if w.job is not None]
             wait_for = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-            wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
-                 timeout=None if wait_for == math.inf else wait_for)
+            wait(
+                [w.conn for w in busy] + [w.process.sentinel for w in busy],
+                timeout=None if wait_for == math.inf else wait_for,
+            )
             for i, w in enumerate(workers):
                 if w.job is None:
                     continue

@@ -60,9 +60,7 @@ def dqn_against_random(
     policy = DiscreteQLearningPolicy(
         model=net, action_space=env.action_space, eps_training=eps_training, eps_inference=0.0
     )
-    learner = DQN(
-        policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=gamma, target_update_freq=target_update_freq
-    )
+    learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=gamma, target_update_freq=target_update_freq)
     algorithms = [
         learner if seat == learner_seat else MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
         for seat in range(num_players)
@@ -70,9 +68,19 @@ def dqn_against_random(
     return MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
 
 
-def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out: Path, *,
-              hidden: Sequence[int] = (256, 256), envs: int = 8, buffer_size: int = 20_000,
-              steps_per_collect: int = 1_000, **options: Any) -> list[Path]:
+def train_dqn(
+    name: str,
+    num_players: int,
+    seed: int,
+    steps: Sequence[int],
+    out: Path,
+    *,
+    hidden: Sequence[int] = (256, 256),
+    envs: int = 8,
+    buffer_size: int = 20_000,
+    steps_per_collect: int = 1_000,
+    **options: Any,
+) -> list[Path]:
     """Masked DQN (`dqn_against_random`) trained to each of `steps` (Tianshou's env steps: every seat's
     move), the learner's Q-network saved at each as `q_<steps>.safetensors` (tensors and JSON
     metadata, nothing pickled) for `QNetworkAgent`. The envs are collected `steps_per_collect` steps at
@@ -92,8 +100,9 @@ def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out:
     algorithm = dqn_against_random(name, num_players, hidden=hidden, **options)
     train_envs = DummyVectorEnv([lambda: tianshou_env(name, num_players) for _ in range(envs)])
     train_envs.seed(seed)
-    collector = Collector[CollectStats](algorithm, train_envs, VectorReplayBuffer(buffer_size, envs),
-                                        exploration_noise=True)
+    collector = Collector[CollectStats](
+        algorithm, train_envs, VectorReplayBuffer(buffer_size, envs), exploration_noise=True
+    )
     collector.reset()
     probe = tianshou_env(name, num_players, **options)
     net = algorithm.get_algorithm(probe.agents[0]).policy.model  # seat 0 learns
@@ -102,16 +111,31 @@ def train_dqn(name: str, num_players: int, seed: int, steps: Sequence[int], out:
     for target in steps:
         # Tianshou 2.0 draws its gradient-update bar whatever `show_progress` says; the bar goes nowhere
         with contextlib.redirect_stderr(io.StringIO()):
-            algorithm.run_training(OffPolicyTrainerParams(
-                training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=target - done,
-                collection_step_num_env_steps=steps_per_collect, batch_size=64,
-                update_step_num_gradient_steps_per_sample=0.1, test_in_training=False, show_progress=False,
-                verbose=False, multi_agent_return_reduction=lambda returns: returns[:, 0]))
+            algorithm.run_training(
+                OffPolicyTrainerParams(
+                    training_collector=collector,
+                    test_collector=None,
+                    max_epochs=1,
+                    epoch_num_steps=target - done,
+                    collection_step_num_env_steps=steps_per_collect,
+                    batch_size=64,
+                    update_step_num_gradient_steps_per_sample=0.1,
+                    test_in_training=False,
+                    show_progress=False,
+                    verbose=False,
+                    multi_agent_return_reduction=lambda returns: returns[:, 0],
+                )
+            )
         done = target
         path = out / f"q_{target:09d}.safetensors"
-        metadata = {"game": name, "players": str(num_players), "hidden": json.dumps(list(hidden)),
-                    "observation_size": str(int(np.prod(probe.observation_space["observation"].shape))),
-                    "num_actions": str(int(probe.action_space.n)), "env_steps": str(target)}
+        metadata = {
+            "game": name,
+            "players": str(num_players),
+            "hidden": json.dumps(list(hidden)),
+            "observation_size": str(int(np.prod(probe.observation_space["observation"].shape))),
+            "num_actions": str(int(probe.action_space.n)),
+            "env_steps": str(target),
+        }
         save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(path), metadata=metadata)
         paths.append(path)
     return paths
@@ -131,8 +155,11 @@ class QNetworkAgent:
             tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118 - not a dict
         try:
             self.game, self.players = meta["game"], int(meta["players"])
-            self.net = Net(state_shape=(int(meta["observation_size"]),), action_shape=int(meta["num_actions"]),
-                           hidden_sizes=json.loads(meta["hidden"]))
+            self.net = Net(
+                state_shape=(int(meta["observation_size"]),),
+                action_shape=int(meta["num_actions"]),
+                hidden_sizes=json.loads(meta["hidden"]),
+            )
             self.net.load_state_dict(tensors)
         except (KeyError, ValueError, RuntimeError) as error:
             raise ValueError(f"{path} is not a Q-network saved by train_dqn ({error})") from None
@@ -141,8 +168,10 @@ class QNetworkAgent:
 
     def prepare(self, info_set) -> None:
         if (info_set.game_name, info_set.num_players) != (self.game, self.players):
-            raise ValueError(f"{self.path} is a Q-network for {self.game} with {self.players} players, not "
-                             f"{info_set.game_name} with {info_set.num_players}")
+            raise ValueError(
+                f"{self.path} is a Q-network for {self.game} with {self.players} players, not "
+                f"{info_set.game_name} with {info_set.num_players}"
+            )
 
     def act(self, info_set) -> int:
         with torch.no_grad():

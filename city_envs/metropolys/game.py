@@ -52,17 +52,27 @@ class Metropolys(StateGame):
     min_players = 2
     max_players = 4
     options_spec = {
-        "version": Option("family", "family (one Area card) or expert (Neighbourhood + expert Area cards, "
-                          "highest-building tokens)", choices=("family", "expert")),
-        "layout": Option("random", "token layout: random, or a first-game layout built to the rulebook's constraints "
-                         "(its picture was not available)",
-                         choices=("random", "first_game")),
-        "removed_districts": Option(None, "2-3 players: the peripheral districts out of play, e.g. 'south,west' "
-                                    "(2 players: an adjacent pair); default drawn by the seed",
-                                    check=_valid_district_names,
-                                    allowed="None or comma-separated names among north, east, south, west"),
-        "start_player": Option(0, "seat that opens the first call", check=_non_negative_int,
-                               allowed="a seat index 0..num_players-1"),
+        "version": Option(
+            "family",
+            "family (one Area card) or expert (Neighbourhood + expert Area cards, highest-building tokens)",
+            choices=("family", "expert"),
+        ),
+        "layout": Option(
+            "random",
+            "token layout: random, or a first-game layout built to the rulebook's constraints "
+            "(its picture was not available)",
+            choices=("random", "first_game"),
+        ),
+        "removed_districts": Option(
+            None,
+            "2-3 players: the peripheral districts out of play, e.g. 'south,west' "
+            "(2 players: an adjacent pair); default drawn by the seed",
+            check=_valid_district_names,
+            allowed="None or comma-separated names among north, east, south, west",
+        ),
+        "start_player": Option(
+            0, "seat that opens the first call", check=_non_negative_int, allowed="a seat index 0..num_players-1"
+        ),
     }
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS
@@ -75,8 +85,9 @@ class Metropolys(StateGame):
         removed = self._removed_districts()
         if self.options["start_player"] >= n:
             raise ValueError(f"invalid start_player {self.options['start_player']!r}; allowed: 0..{n - 1}")
-        self.state = rules.new_state(n, self.options["version"], self.options["layout"], removed,
-                                     self.options["start_player"], self.rng)
+        self.state = rules.new_state(
+            n, self.options["version"], self.options["layout"], removed, self.options["start_player"], self.rng
+        )
 
     def _removed_districts(self) -> list[int] | None:
         names = _district_names(self.options["removed_districts"])

@@ -111,8 +111,16 @@ class _Text:
         self.offsets: list[tuple[float, float]] = []
         self.colours: list[str] = []
 
-    def line(self, x: float, y: float, text: str, size: float = 8.5, colour: str = "black", bold: bool = False,
-             right: bool = False) -> None:
+    def line(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float = 8.5,
+        colour: str = "black",
+        bold: bool = False,
+        right: bool = False,
+    ) -> None:
         """`text` with its baseline at pixel row y, starting (or, if `right`, ending) at pixel column x."""
         scale = DPI / 72
         if right:
@@ -127,20 +135,38 @@ class _Text:
 
     def draw(self, fig: Figure) -> None:
         if self.paths:
-            fig.add_artist(PathCollection(self.paths, sizes=[1.0], offsets=self.offsets,
-                                          offset_transform=IdentityTransform(), transform=IdentityTransform(),
-                                          facecolors=self.colours,
-                                          edgecolors="none", snap=False, zorder=10))
+            fig.add_artist(
+                PathCollection(
+                    self.paths,
+                    sizes=[1.0],
+                    offsets=self.offsets,
+                    offset_transform=IdentityTransform(),
+                    transform=IdentityTransform(),
+                    facecolors=self.colours,
+                    edgecolors="none",
+                    snap=False,
+                    zorder=10,
+                )
+            )
 
 
 def _labels(ax, items: list[tuple[float, float, str, str]], size: float, zorder: float, bold: bool = True) -> None:
     """Short labels (x, y, text, colour) centred at board positions, as one collection."""
     if items:
         paths = [_centred(text, size, bold) for _, _, text, _ in items]
-        ax.add_collection(PathCollection(paths, sizes=[1.0], offsets=[(x, y) for x, y, _, _ in items],
-                                         offset_transform=ax.transData, transform=IdentityTransform(),
-                                         facecolors=[colour for *_, colour in items], edgecolors="none",
-                                         snap=False, zorder=zorder))
+        ax.add_collection(
+            PathCollection(
+                paths,
+                sizes=[1.0],
+                offsets=[(x, y) for x, y, _, _ in items],
+                offset_transform=ax.transData,
+                transform=IdentityTransform(),
+                facecolors=[colour for *_, colour in items],
+                edgecolors="none",
+                snap=False,
+                zorder=zorder,
+            )
+        )
 
 
 # ----- the board -------------------------------------------------------------------------------
@@ -168,14 +194,25 @@ def _draw_discs(ax, nbhds: list[int], in_play, zorder: float = 2) -> None:
 def _board_layer(in_play: tuple[bool, ...]) -> np.ndarray:
     """The static board (streets, bridges, lakes, statues, neighbourhoods) as RGB, per districts in play."""
     fig, ax = _new_figure()
-    for bridge, colour, style in ((False, "#c8c8c8", {"linewidths": 1.2}),
-                                  (True, "#8c6d3f", {"linewidths": 2.2, "linestyles": "--"})):
+    for bridge, colour, style in (
+        (False, "#c8c8c8", {"linewidths": 1.2}),
+        (True, "#8c6d3f", {"linewidths": 2.2, "linestyles": "--"}),
+    ):
         edges = [(a, b) for a, b in _EDGES if (cp.DISTRICT[a] != cp.DISTRICT[b]) == bridge]
         colours = [to_rgba(colour, 0.9 if in_play[a] and in_play[b] else 0.2) for a, b in edges]
         ax.add_collection(LineCollection([(XY[a], XY[b]) for a, b in edges], colors=colours, zorder=1, **style))
     for index, (x, y) in enumerate(_LAKE_XY, start=1):
-        ax.text(x, y, f"L{index}", ha="center", va="center", fontsize=7, color="#1b4f72", zorder=1.6,
-                bbox={"boxstyle": "round,pad=0.25", "fc": "#d6eaf8", "ec": "#aed6f1"})
+        ax.text(
+            x,
+            y,
+            f"L{index}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="#1b4f72",
+            zorder=1.6,
+            bbox={"boxstyle": "round,pad=0.25", "fc": "#d6eaf8", "ec": "#aed6f1"},
+        )
     ax.scatter(_STATUE_XY[:, 0], _STATUE_XY[:, 1], s=40, c="#b7950b", marker="*", zorder=1.5)
     _draw_discs(ax, list(range(cp.NUM_NBHDS)), in_play)
     fig.canvas.draw()
@@ -192,31 +229,53 @@ def _draw_pieces(ax, s: State) -> None:
     tokens = [nb for nb in range(cp.NUM_NBHDS) if s.token[nb] != cp.NO_TOKEN]
     labels = []
     if tokens:
-        ax.scatter(TOKEN_XY[tokens, 0], TOKEN_XY[tokens, 1], s=80, zorder=6, edgecolors="white", linewidths=0.6,
-                   c=[TOKEN_STYLE[s.token[nb]][1] for nb in tokens])
+        ax.scatter(
+            TOKEN_XY[tokens, 0],
+            TOKEN_XY[tokens, 1],
+            s=80,
+            zorder=6,
+            edgecolors="white",
+            linewidths=0.6,
+            c=[TOKEN_STYLE[s.token[nb]][1] for nb in tokens],
+        )
         _labels(ax, [(*TOKEN_XY[nb], TOKEN_STYLE[s.token[nb]][0], "white") for nb in tokens], 6.0, 6.5)
     built = [(s.owner[nb], nb, s.built_value[nb]) for nb in range(cp.NUM_NBHDS) if s.owner[nb] >= 0]
     if built:
         spots = [nb for _, nb, _ in built]
-        ax.scatter(XY[spots, 0], XY[spots, 1], s=200, marker="s", c=[SEAT_COLOURS[seat] for seat, _, _ in built],
-                   edgecolors="black", linewidths=1.0, zorder=3)
+        ax.scatter(
+            XY[spots, 0],
+            XY[spots, 1],
+            s=200,
+            marker="s",
+            c=[SEAT_COLOURS[seat] for seat, _, _ in built],
+            edgecolors="black",
+            linewidths=1.0,
+            zorder=3,
+        )
         labels += _value_items(built)
     if s.bids:
         spots = [nb for _, nb, _ in s.bids]
         colours = [SEAT_COLOURS[seat] for seat, _, _ in s.bids]
         top = s.bids[-1][1]
-        ax.scatter([XY[top, 0]], [XY[top, 1]], s=1500, c=HIGHLIGHT, edgecolors="#b7950b", linewidths=1.0,
-                   zorder=1.8)  # a halo behind the top bid's neighbourhood ...
+        ax.scatter(
+            [XY[top, 0]], [XY[top, 1]], s=1500, c=HIGHLIGHT, edgecolors="#b7950b", linewidths=1.0, zorder=1.8
+        )  # a halo behind the top bid's neighbourhood ...
         _draw_discs(ax, [top], s.in_play, zorder=1.9)  # ... which is redrawn over it
-        ax.scatter(XY[spots, 0], XY[spots, 1], s=700, facecolors="none", edgecolors="black", linewidths=5.5,
-                   zorder=3)
-        ax.scatter(XY[spots, 0], XY[spots, 1], s=700, facecolors="none", edgecolors=colours, linewidths=3.5,
-                   zorder=3.1)
+        ax.scatter(XY[spots, 0], XY[spots, 1], s=700, facecolors="none", edgecolors="black", linewidths=5.5, zorder=3)
+        ax.scatter(XY[spots, 0], XY[spots, 1], s=700, facecolors="none", edgecolors=colours, linewidths=3.5, zorder=3.1)
         ax.scatter(XY[spots, 0], XY[spots, 1], s=170, c=colours, edgecolors="black", linewidths=0.8, zorder=3.2)
         labels += _value_items(s.bids)
     _labels(ax, labels, 8.0, 7)
-    _labels(ax, [(XY[nb, 0] - 2.4, XY[nb, 1] - 2.4, str(nb), "#222222" if s.in_play[nb] else "#bbbbbb")
-                 for nb in range(cp.NUM_NBHDS)], 6.5, 8, bold=False)  # ids over any halo or ring
+    _labels(
+        ax,
+        [
+            (XY[nb, 0] - 2.4, XY[nb, 1] - 2.4, str(nb), "#222222" if s.in_play[nb] else "#bbbbbb")
+            for nb in range(cp.NUM_NBHDS)
+        ],
+        6.5,
+        8,
+        bold=False,
+    )  # ids over any halo or ring
 
 
 # ----- the panel -------------------------------------------------------------------------------
@@ -247,25 +306,54 @@ def _draw_panel(fig: Figure, s: State) -> None:
     for seat in range(s.n):
         top = 118 + seat * row_h
         if seat == s.actor:
-            fig.add_artist(FancyBboxPatch((x - 8, HEIGHT - top - row_h + 6), WIDTH - x, row_h - 8,
-                                          boxstyle="round,pad=2", fc="#fff7d6", ec="#d4a017", lw=1.5,
-                                          transform=IdentityTransform(), zorder=0))
-        fig.add_artist(FancyBboxPatch((x, HEIGHT - top - 17), 11, 11, boxstyle="square,pad=0",
-                                      fc=SEAT_COLOURS[seat], ec="black", lw=0.8, transform=IdentityTransform()))
+            fig.add_artist(
+                FancyBboxPatch(
+                    (x - 8, HEIGHT - top - row_h + 6),
+                    WIDTH - x,
+                    row_h - 8,
+                    boxstyle="round,pad=2",
+                    fc="#fff7d6",
+                    ec="#d4a017",
+                    lw=1.5,
+                    transform=IdentityTransform(),
+                    zorder=0,
+                )
+            )
+        fig.add_artist(
+            FancyBboxPatch(
+                (x, HEIGHT - top - 17),
+                11,
+                11,
+                boxstyle="square,pad=0",
+                fc=SEAT_COLOURS[seat],
+                ec="black",
+                lw=0.8,
+                transform=IdentityTransform(),
+            )
+        )
         text.line(x + 17, top + 16, f"seat {seat} ({cp.PLAYER_COLOURS[seat]})", 10, SEAT_TEXT[seat], bold=True)
-        marks = [name for name, held in (("Subway card", s.subway_card == seat), ("Arch card", s.arch_card == seat))
-                 if held]
+        marks = [
+            name for name, held in (("Subway card", s.subway_card == seat), ("Arch card", s.arch_card == seat)) if held
+        ]
         if s.passed >> seat & 1:
             marks.append("passed")
         if seat == s.actor:
             marks.append("TO ACT")
-        text.line(WIDTH - 12, top + 16, "  ".join(marks), 9, ALERT if seat == s.actor else "black", bold=True,
-                  right=True)
+        text.line(
+            WIDTH - 12, top + 16, "  ".join(marks), 9, ALERT if seat == s.actor else "black", bold=True, right=True
+        )
         trendy, subway, arch = s.tokens[seat]
         supply = " ".join(map(str, r.values_of(s.supply[seat]))) or "-"
         bids = ", ".join(f"{value} on {nb}" for bidder, nb, value in s.bids if bidder == seat)
-        body = [(f"built {s.built[seat]}/13    tokens T{trendy} S{subway} A{arch}    "
-                 f"public score {r.token_points(s, seat)}", "black", False), (f"supply {supply}", "black", False)]
+        body = [
+            (
+                f"built {s.built[seat]}/13    tokens T{trendy} S{subway} A{arch}    "
+                f"public score {r.token_points(s, seat)}",
+                "black",
+                False,
+            ),
+            (f"supply {supply}", "black", False),
+        ]
         if bids:
             body.append((f"bids this call: {bids}", "black", False))
         if over:
@@ -273,9 +361,11 @@ def _draw_panel(fig: Figure, s: State) -> None:
             body += [(f"cards: {cards}", ALERT, False), (f"FINAL SCORE {r.score(s, seat)}", ALERT, True)]
         for index, (line, colour, bold) in enumerate(body):
             text.line(x, top + 35 + 17 * index, line, 9, colour, bold)
-    legend = ("square + value: building;  ring + value: bid;  gold halo: top bid",
-              "T trendy, S subway, A archaeological token;  dashed: bridge",
-              "* statue;  L lake;  faded: out of play" + ("" if over else ";  secret cards hidden"))
+    legend = (
+        "square + value: building;  ring + value: bid;  gold halo: top bid",
+        "T trendy, S subway, A archaeological token;  dashed: bridge",
+        "* statue;  L lake;  faded: out of play" + ("" if over else ";  secret cards hidden"),
+    )
     for index, line in enumerate(legend):
         text.line(x, HEIGHT - 44 + 15 * index, line, 8, MUTED)
     text.draw(fig)
@@ -297,6 +387,8 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     """Each neighbourhood one may bid on, as its disc."""
     _, ax = _new_figure()
     radius = np.sqrt(DISC_SIZE) / 2 * DPI / 72 + 2  # the disc's radius in pixels, and its outline
-    regions = [Region(nb, circle(*pixel_points(ax, [XY[nb]])[0], radius))
-               for nb in np.flatnonzero(mask[:cp.NUM_NBHDS]).tolist()]
+    regions = [
+        Region(nb, circle(*pixel_points(ax, [XY[nb]])[0], radius))
+        for nb in np.flatnonzero(mask[: cp.NUM_NBHDS]).tolist()
+    ]
     return BoardMap(WIDTH, HEIGHT, legal_only(mask, regions))

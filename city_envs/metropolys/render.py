@@ -35,8 +35,11 @@ def describe_partial(s: State) -> str:
 
 def describe_outcome(before: State, after: State) -> list[str]:
     """The buildings a finished call put up: who won it, where, with which value."""
-    return [f"seat {after.owner[nb]} wins the call and builds {after.built_value[nb]} on neighbourhood "
-            f"{nbhd_label(nb)}" for nb in range(cp.NUM_NBHDS) if before.owner[nb] < 0 <= after.owner[nb]]
+    return [
+        f"seat {after.owner[nb]} wins the call and builds {after.built_value[nb]} on neighbourhood {nbhd_label(nb)}"
+        for nb in range(cp.NUM_NBHDS)
+        if before.owner[nb] < 0 <= after.owner[nb]
+    ]
 
 
 def render_private(s: State, p: int) -> str:
@@ -46,8 +49,10 @@ def render_private(s: State, p: int) -> str:
 
 def render_text(s: State) -> str:
     """The public board: what every seat can see (secret cards only once the game is over)."""
-    lines = [f"Metropolys ({s.version}), {s.n} players, call {s.calls + 1}"
-             + (f", removed: {', '.join(cp.DISTRICT_NAMES[d] for d in s.removed)}" if s.removed else "")]
+    lines = [
+        f"Metropolys ({s.version}), {s.n} players, call {s.calls + 1}"
+        + (f", removed: {', '.join(cp.DISTRICT_NAMES[d] for d in s.removed)}" if s.removed else "")
+    ]
     for district in range(5):
         if district in s.removed:
             continue
@@ -69,8 +74,10 @@ def render_text(s: State) -> str:
         cards = ("Subway card " if s.subway_card == seat else "") + ("Arch card " if s.arch_card == seat else "")
         status = " passed" if s.passed >> seat & 1 else ""
         mark = ">" if seat == s.actor else " "
-        line = (f"{mark} P{seat}: built {s.built[seat]}/13, supply {r.values_of(s.supply[seat])}, "
-                f"tokens T{trendy} S{subway} A{arch} {cards}public score {r.token_points(s, seat)}{status}")
+        line = (
+            f"{mark} P{seat}: built {s.built[seat]}/13, supply {r.values_of(s.supply[seat])}, "
+            f"tokens T{trendy} S{subway} A{arch} {cards}public score {r.token_points(s, seat)}{status}"
+        )
         if s.decision == r.GAME_OVER:
             secret = ", ".join(f"{k} {v}" for k, v in secret_cards(s, seat).items())
             line += f", cards: {secret}, final {r.score(s, seat)}"
@@ -79,8 +86,10 @@ def render_text(s: State) -> str:
         lines.append(f"game over; winners: {', '.join(f'P{w}' for w in r.winners(s))}")
     elif s.bids:
         seat, nb, value = s.bids[-1]
-        lines.append(f"top bid: P{seat} {value} on {nb}; P{s.actor} to "
-                     + ("choose a value" if s.decision == r.Decision.VALUE else "outbid or pass"))
+        lines.append(
+            f"top bid: P{seat} {value} on {nb}; P{s.actor} to "
+            + ("choose a value" if s.decision == r.Decision.VALUE else "outbid or pass")
+        )
     else:
         lines.append(f"P{s.actor} opens the call")
     return "\n".join(lines)

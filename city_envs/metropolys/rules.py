@@ -151,12 +151,23 @@ def new_state(
     token = first_game_tokens(n, removed) if layout == "first_game" else random_tokens(n, removed, rng)
     family, colour, area = deal_secret_cards(n, version, rng)
     return State(
-        n=n, version=version, removed=removed, in_play=in_play, token=token,
-        owner=[-1] * cp.NUM_NBHDS, built_value=[0] * cp.NUM_NBHDS,
-        bid_owner=[-1] * cp.NUM_NBHDS, bid_value=[0] * cp.NUM_NBHDS,
-        supply=[FULL_SUPPLY] * n, built=[0] * n, tokens=[[0, 0, 0] for _ in range(n)],
-        family_card=family, colour_card=colour, area_card=area,
-        opener=start_player, actor=start_player,
+        n=n,
+        version=version,
+        removed=removed,
+        in_play=in_play,
+        token=token,
+        owner=[-1] * cp.NUM_NBHDS,
+        built_value=[0] * cp.NUM_NBHDS,
+        bid_owner=[-1] * cp.NUM_NBHDS,
+        bid_value=[0] * cp.NUM_NBHDS,
+        supply=[FULL_SUPPLY] * n,
+        built=[0] * n,
+        tokens=[[0, 0, 0] for _ in range(n)],
+        family_card=family,
+        colour_card=colour,
+        area_card=area,
+        opener=start_player,
+        actor=start_player,
     )
 
 
@@ -381,11 +392,16 @@ def score_parts(s: State, seat: int) -> list[tuple[str, int]]:
         return parts
     parts.append(("prestige of the secret Neighbourhood colour", colour_points(s.colour_card[seat], buildings)))
     parts.append(("prestige of the secret Area card", area_points(s.area_card[seat], buildings)))
-    highest = sum(1 for district in range(5)
-                  if district not in s.removed and seat in highest_building_winners(s, district))
+    highest = sum(
+        1 for district in range(5) if district not in s.removed and seat in highest_building_winners(s, district)
+    )
     if highest:
-        parts.append((f"prestige of the highest building in {highest} district{'s' if highest > 1 else ''}",
-                      highest * cp.HIGHEST_BUILDING_POINTS))
+        parts.append(
+            (
+                f"prestige of the highest building in {highest} district{'s' if highest > 1 else ''}",
+                highest * cp.HIGHEST_BUILDING_POINTS,
+            )
+        )
     return parts
 
 

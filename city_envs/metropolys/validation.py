@@ -35,13 +35,19 @@ def _check_board(s: r.State, n: int, removed_option: list[int] | None) -> None:
     check_ints("removed", s.removed, _REMOVED_COUNT[n], 1, 4)
     require(s.removed == sorted(set(s.removed)), "removed", f"{s.removed} is not a sorted set of districts")
     if n == 2:
-        require(tuple(s.removed) in {tuple(sorted(pair)) for pair in cp.ADJACENT_PAIRS}, "removed",
-                f"{s.removed} is not an adjacent pair")
+        require(
+            tuple(s.removed) in {tuple(sorted(pair)) for pair in cp.ADJACENT_PAIRS},
+            "removed",
+            f"{s.removed} is not an adjacent pair",
+        )
     if removed_option is not None:
         require(s.removed == removed_option, "removed", f"{s.removed} but the option removes {removed_option}")
     check_bools("in_play", s.in_play, cp.NUM_NBHDS)
-    require(s.in_play == [cp.DISTRICT[nb] not in s.removed for nb in range(cp.NUM_NBHDS)], "in_play",
-            "disagrees with the removed districts")
+    require(
+        s.in_play == [cp.DISTRICT[nb] not in s.removed for nb in range(cp.NUM_NBHDS)],
+        "in_play",
+        "disagrees with the removed districts",
+    )
     check_ints("token", s.token, cp.NUM_NBHDS, cp.NO_TOKEN, cp.ARCH)
     for nb, kind in enumerate(s.token):
         if kind != cp.NO_TOKEN:
@@ -74,16 +80,22 @@ def _check_buildings(s: r.State, n: int) -> None:
         values = [s.built_value[nb] for nb in range(cp.NUM_NBHDS) if s.owner[nb] == seat]
         require(s.built[seat] == len(values), f"built[{seat}]", f"{s.built[seat]} but {len(values)} buildings stand")
         values += [value for who, _, value in s.bids if who == seat] + r.values_of(s.supply[seat])
-        require(sorted(values) == list(cp.VALUES), f"supply[{seat}]",
-                f"seat {seat}'s buildings are not each in one place: {sorted(values)}")
+        require(
+            sorted(values) == list(cp.VALUES),
+            f"supply[{seat}]",
+            f"seat {seat}'s buildings are not each in one place: {sorted(values)}",
+        )
 
 
 def _check_tokens(s: r.State, n: int) -> None:
     check_int_table("tokens", s.tokens, n, 3, 0)
     for kind in (cp.TRENDY, cp.SUBWAY, cp.ARCH):
         total = s.token.count(kind) + sum(s.tokens[seat][kind - 1] for seat in range(n))
-        require(total == cp.TOKENS_PER_COUNT[n][kind], "tokens",
-                f"{total} tokens of kind {kind}, not the {cp.TOKENS_PER_COUNT[n][kind]} of {n} players")
+        require(
+            total == cp.TOKENS_PER_COUNT[n][kind],
+            "tokens",
+            f"{total} tokens of kind {kind}, not the {cp.TOKENS_PER_COUNT[n][kind]} of {n} players",
+        )
     subway = [s.tokens[seat][cp.SUBWAY - 1] for seat in range(n)]
     check_int("subway_card", s.subway_card, -1, n - 1)
     if s.subway_card < 0:
@@ -119,11 +131,15 @@ def _check_call(s: r.State, n: int) -> None:
     require(s.calls == sum(s.built), "calls", f"{s.calls} calls but {sum(s.built)} buildings")
     require(sum(o >= 0 for o in s.bid_owner) == len(s.bids), "bids", "disagree with the bids on the board")
     for i, (seat, nb, value) in enumerate(s.bids):
-        require(s.bid_owner[nb] == seat and s.bid_value[nb] == value and s.in_play[nb], f"bids[{i}]",
-                "not on the board")
+        require(
+            s.bid_owner[nb] == seat and s.bid_value[nb] == value and s.in_play[nb], f"bids[{i}]", "not on the board"
+        )
         if i:
-            require(nb in cp.ADJ[s.bids[i - 1][1]] and value > s.bids[i - 1][2], f"bids[{i}]",
-                    "not adjacent to and higher than the bid before")
+            require(
+                nb in cp.ADJ[s.bids[i - 1][1]] and value > s.bids[i - 1][2],
+                f"bids[{i}]",
+                "not adjacent to and higher than the bid before",
+            )
     if s.decision == r.GAME_OVER:
         require(s.actor == -1, "actor", f"{s.actor!r} acts although the game is over")
         require(max(s.built) == cp.NUM_BUILDINGS and not s.bids, "built", "the game ended before a 13th building")

@@ -25,44 +25,76 @@ MAX_CALLS = 49
 _ROWS = np.arange(N)
 _RELATIVE = ("me", "next", "second", "third")  # seats in clockwise order from the observer
 LAYOUT = ObservationLayout(
-    table("static", N, "per neighbourhood, fixed for the match",
-          Field("district", 5, "district one-hot", cp.DISTRICT_NAMES),
-          Field("colour", 5, "colour one-hot", cp.COLOUR_NAMES),
-          Field("lake_side", doc="lake-side"), Field("statue_side", doc="statue-side"),
-          Field("bridge_end", doc="bridge end"), Field("border"), Field("dead_end", doc="dead end"),
-          Field("in_play", doc="in play"), Field("token_eligible", doc="token-eligible")),
-    table("dynamic", N, "per neighbourhood, as play goes",
-          Field("token", 4, "token one-hot none/trendy/subway/arch", cp.TOKEN_NAMES),
-          Field("built_by", 4, "built by, relative one-hot", _RELATIVE),
-          Field("built_value", doc="built value/13"),
-          Field("height_class", 3, "height class one-hot", ("small", "medium", "tall")),
-          Field("bid_by", 4, "bid by, relative one-hot", _RELATIVE), Field("bid_value", doc="bid value/13"),
-          Field("top_bid", doc="is top bid"), Field("legal", doc="legal now for me"),
-          Field("chosen", doc="chosen in my pending bid")),
-    table("players", 4, "per relative seat",
-          Field("available_values", 13, "available values", tuple(str(v) for v in cp.VALUES)),
-          Field("built", doc="built/13"),
-          Field("tokens", 3, "trendy, subway, arch tokens/9", cp.TOKEN_NAMES[1:]),
-          Field("subway_card", doc="holds Subway card"), Field("arch_card", doc="holds Arch card"),
-          Field("passed", doc="passed this call"), Field("top_bidder", doc="top bidder"),
-          Field("opener", doc="opened this call"), Field("acting"),
-          Field("public_score", doc="public score/50 (tokens and cards)"), Field("present")),
-    vector("private", "the observer's secret cards",
-           Field("family_area_card", 4, "my family Area card one-hot", cp.FAMILY_CARD_NAMES),
-           Field("neighbourhood_colour", 5, "my Neighbourhood colour", cp.COLOUR_NAMES),
-           Field("expert_area_card", 5, "my expert Area card", cp.EXPERT_AREA_NAMES)),
-    vector("global", "",
-           Field("decision", 2, "decision one-hot NBHD/VALUE"), Field("top_value", doc="top value/13"),
-           Field("bids", doc="bids in this call/13"), Field("version", 2, "version one-hot", ("family", "expert")),
-           Field("player_count", 3, "player count one-hot 2-4", ("2", "3", "4")),
-           Field("removed_districts", 5, "removed districts", cp.DISTRICT_NAMES),
-           Field("calls", doc=f"calls completed/{MAX_CALLS}")),
+    table(
+        "static",
+        N,
+        "per neighbourhood, fixed for the match",
+        Field("district", 5, "district one-hot", cp.DISTRICT_NAMES),
+        Field("colour", 5, "colour one-hot", cp.COLOUR_NAMES),
+        Field("lake_side", doc="lake-side"),
+        Field("statue_side", doc="statue-side"),
+        Field("bridge_end", doc="bridge end"),
+        Field("border"),
+        Field("dead_end", doc="dead end"),
+        Field("in_play", doc="in play"),
+        Field("token_eligible", doc="token-eligible"),
+    ),
+    table(
+        "dynamic",
+        N,
+        "per neighbourhood, as play goes",
+        Field("token", 4, "token one-hot none/trendy/subway/arch", cp.TOKEN_NAMES),
+        Field("built_by", 4, "built by, relative one-hot", _RELATIVE),
+        Field("built_value", doc="built value/13"),
+        Field("height_class", 3, "height class one-hot", ("small", "medium", "tall")),
+        Field("bid_by", 4, "bid by, relative one-hot", _RELATIVE),
+        Field("bid_value", doc="bid value/13"),
+        Field("top_bid", doc="is top bid"),
+        Field("legal", doc="legal now for me"),
+        Field("chosen", doc="chosen in my pending bid"),
+    ),
+    table(
+        "players",
+        4,
+        "per relative seat",
+        Field("available_values", 13, "available values", tuple(str(v) for v in cp.VALUES)),
+        Field("built", doc="built/13"),
+        Field("tokens", 3, "trendy, subway, arch tokens/9", cp.TOKEN_NAMES[1:]),
+        Field("subway_card", doc="holds Subway card"),
+        Field("arch_card", doc="holds Arch card"),
+        Field("passed", doc="passed this call"),
+        Field("top_bidder", doc="top bidder"),
+        Field("opener", doc="opened this call"),
+        Field("acting"),
+        Field("public_score", doc="public score/50 (tokens and cards)"),
+        Field("present"),
+    ),
+    vector(
+        "private",
+        "the observer's secret cards",
+        Field("family_area_card", 4, "my family Area card one-hot", cp.FAMILY_CARD_NAMES),
+        Field("neighbourhood_colour", 5, "my Neighbourhood colour", cp.COLOUR_NAMES),
+        Field("expert_area_card", 5, "my expert Area card", cp.EXPERT_AREA_NAMES),
+    ),
+    vector(
+        "global",
+        "",
+        Field("decision", 2, "decision one-hot NBHD/VALUE"),
+        Field("top_value", doc="top value/13"),
+        Field("bids", doc="bids in this call/13"),
+        Field("version", 2, "version one-hot", ("family", "expert")),
+        Field("player_count", 3, "player count one-hot 2-4", ("2", "3", "4")),
+        Field("removed_districts", 5, "removed districts", cp.DISTRICT_NAMES),
+        Field("calls", doc=f"calls completed/{MAX_CALLS}"),
+    ),
 )
 STATIC, DYNAMIC, PLAYERS, PRIVATE, GLOBAL = LAYOUT.blocks
 # a neighbourhood's static and dynamic rows describe it; the neighbourhood actions (where to bid) act on it, and
 # what a bid there is worth also depends on the seat's own row of the players block, its cards and the call
 ENTITY_LAYOUT = EntityLayout(
-    count=N, rows=(STATIC.entity_rows(), DYNAMIC.entity_rows()), action_starts=(r.NBHD_ACTION,),
+    count=N,
+    rows=(STATIC.entity_rows(), DYNAMIC.entity_rows()),
+    action_starts=(r.NBHD_ACTION,),
     context=(PLAYERS.row_range(0), (PRIVATE.start, LAYOUT.size, 1)),
 )
 # where the encoder writes, bound once
@@ -75,10 +107,11 @@ _BID_BY, _BID_VALUE, _TOP_BID = (DYNAMIC.column(f) for f in ("bid_by", "bid_valu
 _LEGAL, _CHOSEN = DYNAMIC.column("legal"), DYNAMIC.column("chosen")
 _VALUES, _SEAT_SCALARS = PLAYERS.columns("available_values"), PLAYERS.columns("built", "present")
 _FAMILY, _COLOUR_CARD, _AREA_CARD = (
-    PRIVATE.index(f) for f in ("family_area_card", "neighbourhood_colour", "expert_area_card"))
+    PRIVATE.index(f) for f in ("family_area_card", "neighbourhood_colour", "expert_area_card")
+)
 _DECISION, _TOP_VALUE, _BIDS, _VERSION, _PLAYER_COUNT, _REMOVED, _CALLS = (
-    GLOBAL.index(f) for f in ("decision", "top_value", "bids", "version", "player_count", "removed_districts",
-                              "calls"))
+    GLOBAL.index(f) for f in ("decision", "top_value", "bids", "version", "player_count", "removed_districts", "calls")
+)
 # VALUE_BITS[mask] = the 13 values of a supply mask as 0/1 floats
 VALUE_BITS = ((np.arange(1 << cp.NUM_BUILDINGS)[:, None] >> np.arange(cp.NUM_BUILDINGS)) & 1).astype(np.float32)
 
@@ -90,8 +123,15 @@ def static_block(removed: tuple[int, ...]) -> np.ndarray:
     for nb in range(N):
         block[nb, _DISTRICT + cp.DISTRICT[nb]] = 1.0
         block[nb, _COLOUR + cp.COLOUR[nb]] = 1.0
-        block[nb, _FIXED_FLAGS] = (nb in cp.LAKE_SIDE, nb in cp.STATUE_SIDE, nb in cp.BRIDGE_END, nb in cp.BORDER,
-                            nb in cp.DEAD_END, cp.DISTRICT[nb] not in removed, nb in cp.TOKEN_OK)
+        block[nb, _FIXED_FLAGS] = (
+            nb in cp.LAKE_SIDE,
+            nb in cp.STATUE_SIDE,
+            nb in cp.BRIDGE_END,
+            nb in cp.BORDER,
+            nb in cp.DEAD_END,
+            cp.DISTRICT[nb] not in removed,
+            nb in cp.TOKEN_OK,
+        )
     block.flags.writeable = False
     return block.ravel()
 
@@ -121,7 +161,7 @@ def _board_columns(n: int, p: int) -> np.ndarray:
     """Columns of `board_block` giving seat-relative owners for seat p (absent seats: zero column)."""
     owners = [_BUILT_BY + (p + o) % n if o < n else _BOARD.stop for o in range(4)]
     columns = list(range(_BOARD.stop))
-    columns[_BUILT_BY:_BUILT_BY + 4] = owners
+    columns[_BUILT_BY : _BUILT_BY + 4] = owners
     return np.array(columns)
 
 
@@ -149,9 +189,20 @@ def observation(s: State, p: int) -> np.ndarray:
     rows = []
     for i in order:
         trendy, subway, arch = s.tokens[i]
-        rows += (s.built[i] / 13.0, trendy / 9.0, subway / 9.0, arch / 9.0, float(s.subway_card == i),
-                 float(s.arch_card == i), float(s.passed >> i & 1), float(top_seat == i), float(opener == i),
-                 float(s.actor == i), r.token_points(s, i) / 50.0, 1.0)
+        rows += (
+            s.built[i] / 13.0,
+            trendy / 9.0,
+            subway / 9.0,
+            arch / 9.0,
+            float(s.subway_card == i),
+            float(s.arch_card == i),
+            float(s.passed >> i & 1),
+            float(top_seat == i),
+            float(opener == i),
+            float(s.actor == i),
+            r.token_points(s, i) / 50.0,
+            1.0,
+        )
     players[:n, _SEAT_SCALARS] = np.array(rows, dtype=np.float32).reshape(n, -1)
     if s.family_card[p] >= 0:
         obs[_FAMILY + s.family_card[p]] = 1.0
@@ -213,13 +264,31 @@ def view(s: State, p: int) -> dict:
 def copy_state(s: State) -> State:
     """Structured copy: every mutable field is rebuilt, immutable ones shared."""
     return State(
-        n=s.n, version=s.version, removed=s.removed, in_play=s.in_play, token=list(s.token),
-        owner=list(s.owner), built_value=list(s.built_value), bid_owner=list(s.bid_owner),
-        bid_value=list(s.bid_value), supply=list(s.supply), built=list(s.built),
-        tokens=[list(t) for t in s.tokens], subway_card=s.subway_card, arch_card=s.arch_card,
-        family_card=list(s.family_card), colour_card=list(s.colour_card), area_card=list(s.area_card),
-        opener=s.opener, bids=list(s.bids), passed=s.passed, decision=s.decision, actor=s.actor,
-        chosen=s.chosen, calls=s.calls, board_memo=s.board_memo,
+        n=s.n,
+        version=s.version,
+        removed=s.removed,
+        in_play=s.in_play,
+        token=list(s.token),
+        owner=list(s.owner),
+        built_value=list(s.built_value),
+        bid_owner=list(s.bid_owner),
+        bid_value=list(s.bid_value),
+        supply=list(s.supply),
+        built=list(s.built),
+        tokens=[list(t) for t in s.tokens],
+        subway_card=s.subway_card,
+        arch_card=s.arch_card,
+        family_card=list(s.family_card),
+        colour_card=list(s.colour_card),
+        area_card=list(s.area_card),
+        opener=s.opener,
+        bids=list(s.bids),
+        passed=s.passed,
+        decision=s.decision,
+        actor=s.actor,
+        chosen=s.chosen,
+        calls=s.calls,
+        board_memo=s.board_memo,
     )
 
 

@@ -57,8 +57,14 @@ CIRCLE_BLOCKS = tuple(circle_blocks(g) for g in range(CIRCLES))
 BLOCK_CIRCLES = tuple(block_circles(b) for b in range(BLOCKS))
 LOT_COORDS = tuple(lot_coords(x) for x in range(LOTS))
 ADJACENT_LOTS = tuple(
-    tuple(sorted(lot_index(i2, j2) for i2 in range(i - 1, i + 2) for j2 in range(j - 1, j + 2)
-                 if (i2, j2) != (i, j) and 0 <= i2 < GRID and 0 <= j2 < GRID))
+    tuple(
+        sorted(
+            lot_index(i2, j2)
+            for i2 in range(i - 1, i + 2)
+            for j2 in range(j - 1, j + 2)
+            if (i2, j2) != (i, j) and 0 <= i2 < GRID and 0 <= j2 < GRID
+        )
+    )
     for (i, j) in LOT_COORDS
 )
 LOT_WATER = tuple(i == 0 or j == GRID - 1 for (i, j) in LOT_COORDS)
@@ -87,17 +93,26 @@ PLACEMENTS = {
 
 # ----- starting buildings (2.4): zone, lot ------------------------------------------------------
 STARTING_BUILDINGS = (
-    (RES, lot_index(1, 1)), (RES, lot_index(1, 10)), (RES, lot_index(10, 1)), (RES, lot_index(10, 10)),
-    (IND, lot_index(3, 3)), (IND, lot_index(5, 5)), (CIV, lot_index(6, 6)), (CIV, lot_index(8, 8)),
-    (COM, lot_index(3, 8)), (COM, lot_index(5, 6)), (COM, lot_index(6, 5)), (COM, lot_index(8, 3)),
+    (RES, lot_index(1, 1)),
+    (RES, lot_index(1, 10)),
+    (RES, lot_index(10, 1)),
+    (RES, lot_index(10, 10)),
+    (IND, lot_index(3, 3)),
+    (IND, lot_index(5, 5)),
+    (CIV, lot_index(6, 6)),
+    (CIV, lot_index(8, 8)),
+    (COM, lot_index(3, 8)),
+    (COM, lot_index(5, 6)),
+    (COM, lot_index(6, 5)),
+    (COM, lot_index(8, 3)),
 )
 MEDIA_TIE_VALUE = 4  # 3.1 step 10: the value of the RES buildings that break a MEDIA tie
 
 # ----- building tiles (2.8): supply per zone and size 1..4 (mix RECONSTRUCTED) -------------------
 TILES = (
-    (7, 8, 6, 5),   # CIV
+    (7, 8, 6, 5),  # CIV
     (11, 7, 5, 5),  # COM
-    (6, 7, 8, 5),   # IND
+    (6, 7, 8, 5),  # IND
     (10, 8, 7, 3),  # RES
     (20, 0, 0, 0),  # PARK
 )
@@ -128,8 +143,7 @@ TURN_LIMIT = 600
 
 # ----- vocations (2.7) ---------------------------------------------------------------------------
 MEDIA, FINANCE, TRANSPORTATION, EDUCATION, ENERGY, TOURISM, FACTORY, PUBLIC_SERVICE = range(8)
-VOCATION_NAMES = ("MEDIA", "FINANCE", "TRANSPORTATION", "EDUCATION", "ENERGY", "TOURISM", "FACTORY",
-                  "PUBLIC SERVICE")
+VOCATION_NAMES = ("MEDIA", "FINANCE", "TRANSPORTATION", "EDUCATION", "ENERGY", "TOURISM", "FACTORY", "PUBLIC SERVICE")
 VOCATION_MARKERS = (1, 2, 2, 3, 3, 4, 4, 5)  # MEDIA official; the other counts RECONSTRUCTED
 VOCATIONS = len(VOCATION_NAMES)
 
@@ -157,38 +171,254 @@ PERMITS = (
     ("P01", 1, (COM,), 4, False, 2),
     ("P02", 1, (IND,), 4, False, 3),
     ("P03", 1, (RES,), 4, False, 4),
-    ("P04", 1, (CIV, RES,), 3, True, 5),
-    ("P05", 1, (COM, IND,), 3, True, 6),
-    ("P06", 1, (CIV, COM, RES,), 2, False, 7),
-    ("P07", 1, (CIV, IND, RES,), 2, False, 8),
-    ("P08", 1, (CIV, COM, IND, RES,), 1, True, 9),
+    (
+        "P04",
+        1,
+        (
+            CIV,
+            RES,
+        ),
+        3,
+        True,
+        5,
+    ),
+    (
+        "P05",
+        1,
+        (
+            COM,
+            IND,
+        ),
+        3,
+        True,
+        6,
+    ),
+    (
+        "P06",
+        1,
+        (
+            CIV,
+            COM,
+            RES,
+        ),
+        2,
+        False,
+        7,
+    ),
+    (
+        "P07",
+        1,
+        (
+            CIV,
+            IND,
+            RES,
+        ),
+        2,
+        False,
+        8,
+    ),
+    (
+        "P08",
+        1,
+        (
+            CIV,
+            COM,
+            IND,
+            RES,
+        ),
+        1,
+        True,
+        9,
+    ),
     ("P09", 2, (CIV,), 7, False, 10),
     ("P10", 2, (COM,), 7, False, 11),
     ("P11", 2, (IND,), 7, False, 12),
     ("P12", 2, (RES,), 7, False, 1),
-    ("P13", 2, (CIV, COM,), 6, True, 2),
-    ("P14", 2, (IND, RES,), 6, True, 3),
-    ("P15", 2, (COM, IND, RES,), 5, False, 4),
-    ("P16", 2, (CIV, COM, IND,), 5, False, 5),
-    ("P17", 2, (CIV, COM, IND, RES,), 4, True, 6),
+    (
+        "P13",
+        2,
+        (
+            CIV,
+            COM,
+        ),
+        6,
+        True,
+        2,
+    ),
+    (
+        "P14",
+        2,
+        (
+            IND,
+            RES,
+        ),
+        6,
+        True,
+        3,
+    ),
+    (
+        "P15",
+        2,
+        (
+            COM,
+            IND,
+            RES,
+        ),
+        5,
+        False,
+        4,
+    ),
+    (
+        "P16",
+        2,
+        (
+            CIV,
+            COM,
+            IND,
+        ),
+        5,
+        False,
+        5,
+    ),
+    (
+        "P17",
+        2,
+        (
+            CIV,
+            COM,
+            IND,
+            RES,
+        ),
+        4,
+        True,
+        6,
+    ),
     ("P18", 3, (CIV,), 10, False, 7),
     ("P19", 3, (COM,), 10, False, 8),
     ("P20", 3, (IND,), 10, False, 9),
     ("P21", 3, (RES,), 10, False, 10),
-    ("P22", 3, (CIV, IND,), 9, True, 11),
-    ("P23", 3, (COM, RES,), 9, True, 12),
-    ("P24", 3, (CIV, COM, RES,), 8, False, 1),
-    ("P25", 3, (CIV, IND, RES,), 8, False, 2),
-    ("P26", 3, (CIV, COM, IND, RES,), 7, True, 3),
+    (
+        "P22",
+        3,
+        (
+            CIV,
+            IND,
+        ),
+        9,
+        True,
+        11,
+    ),
+    (
+        "P23",
+        3,
+        (
+            COM,
+            RES,
+        ),
+        9,
+        True,
+        12,
+    ),
+    (
+        "P24",
+        3,
+        (
+            CIV,
+            COM,
+            RES,
+        ),
+        8,
+        False,
+        1,
+    ),
+    (
+        "P25",
+        3,
+        (
+            CIV,
+            IND,
+            RES,
+        ),
+        8,
+        False,
+        2,
+    ),
+    (
+        "P26",
+        3,
+        (
+            CIV,
+            COM,
+            IND,
+            RES,
+        ),
+        7,
+        True,
+        3,
+    ),
     ("P27", 4, (CIV,), 13, False, 4),
     ("P28", 4, (COM,), 13, False, 5),
     ("P29", 4, (IND,), 13, False, 6),
     ("P30", 4, (RES,), 13, False, 7),
-    ("P31", 4, (CIV, RES,), 12, True, 8),
-    ("P32", 4, (COM, IND,), 12, True, 9),
-    ("P33", 4, (COM, IND, RES,), 11, False, 10),
-    ("P34", 4, (CIV, COM, IND,), 11, False, 11),
-    ("P35", 4, (CIV, COM, IND, RES,), 10, True, 12),
+    (
+        "P31",
+        4,
+        (
+            CIV,
+            RES,
+        ),
+        12,
+        True,
+        8,
+    ),
+    (
+        "P32",
+        4,
+        (
+            COM,
+            IND,
+        ),
+        12,
+        True,
+        9,
+    ),
+    (
+        "P33",
+        4,
+        (
+            COM,
+            IND,
+            RES,
+        ),
+        11,
+        False,
+        10,
+    ),
+    (
+        "P34",
+        4,
+        (
+            CIV,
+            COM,
+            IND,
+        ),
+        11,
+        False,
+        11,
+    ),
+    (
+        "P35",
+        4,
+        (
+            CIV,
+            COM,
+            IND,
+            RES,
+        ),
+        10,
+        True,
+        12,
+    ),
 )
 NUM_PERMITS = len(PERMITS)  # 36
 URBAN_RENEWAL = (36, 37, 38, 39)
@@ -197,10 +427,30 @@ FIRST_PLANNING_EVENT = 40
 PLANNING_CARDS = 54
 
 # planning events (5.6): (id, name, kind, argument) - names of P40-P43 official, the rest RECONSTRUCTED
-(LUXURY_TAX, AUCTION, URBAN_BLIGHT, LOCAL_HEADLINES, SPECIAL_ELECTION, HOLD_ELECTION, INCOME_PER_ZONE,
- PRESTIGE_PER_PARK, TAX_PER_SIZE, MOVE_MARKER, MEDIA_BONUS, DISASTER, PLACE_MARKER, INCOME_NEAR_FOREST,
- RELOCATION, UNION_STRIKE, HOLD_ELECTIONS, PRESTIGE_PER_BIG_ZONE, SCANDAL, AIRPORT, SPORTS_TEAM,
- OLYMPIC_GAMES) = range(22)
+(
+    LUXURY_TAX,
+    AUCTION,
+    URBAN_BLIGHT,
+    LOCAL_HEADLINES,
+    SPECIAL_ELECTION,
+    HOLD_ELECTION,
+    INCOME_PER_ZONE,
+    PRESTIGE_PER_PARK,
+    TAX_PER_SIZE,
+    MOVE_MARKER,
+    MEDIA_BONUS,
+    DISASTER,
+    PLACE_MARKER,
+    INCOME_NEAR_FOREST,
+    RELOCATION,
+    UNION_STRIKE,
+    HOLD_ELECTIONS,
+    PRESTIGE_PER_BIG_ZONE,
+    SCANDAL,
+    AIRPORT,
+    SPORTS_TEAM,
+    OLYMPIC_GAMES,
+) = range(22)
 PLANNING_EVENTS = (
     ("P40", "Luxury Tax", LUXURY_TAX, 3),
     ("P41", "Real Estate Auction", AUCTION, 8),
@@ -233,7 +483,6 @@ CITY_SCOPE, ADJACENT, THESE_ROWS = range(3)
 PARTIAL, RECONSTRUCTED = "PARTIAL", "RECONSTRUCTED"
 
 
-
 # contracts: (id, name, zone, lots, restriction, vocations ((vocation, value), ...),
 #             effects (template, ...), prestige payout icon (0 = none), status); idx 0..95
 # Effect rows: (GAIN, w, p); (PER_BUILDING, recipients, w, p, zones, size (0 = any), scope);
@@ -247,18 +496,45 @@ CONTRACTS = (
     ("T05", "Schoolhouse", CIV, 1, NO_RESTRICTION, ((EDUCATION, 2),), (), 2, RECONSTRUCTED),  # 4
     ("T06", "Town Hall", CIV, 2, NO_RESTRICTION, (), ((ELECTION, MAYOR),), 3, RECONSTRUCTED),  # 5
     ("T07", "High School", CIV, 2, NO_RESTRICTION, ((EDUCATION, 2),), (), 1, PARTIAL),  # 6
-    ("T08", "Library", CIV, 3, NO_RESTRICTION, ((EDUCATION, 1),),  # 7
-      ((PER_BUILDING, ACTIVE_OWN, 0, 1, (CIV,), 0, CITY_SCOPE),), 2, RECONSTRUCTED),
+    (
+        "T08",
+        "Library",
+        CIV,
+        3,
+        NO_RESTRICTION,
+        ((EDUCATION, 1),),  # 7
+        ((PER_BUILDING, ACTIVE_OWN, 0, 1, (CIV,), 0, CITY_SCOPE),),
+        2,
+        RECONSTRUCTED,
+    ),
     ("T09", "General Store", COM, 1, NO_RESTRICTION, (), ((GAIN, 3, 0),), 1, RECONSTRUCTED),  # 8
     ("T10", "Diner", COM, 1, NO_RESTRICTION, ((TOURISM, 1),), (), 0, RECONSTRUCTED),  # 9
-    ("T11", "Barber Shop", COM, 1, NO_RESTRICTION, (),  # 10
-      ((PER_BUILDING, ACTIVE_ALL, 1, 0, (RES,), 0, ADJACENT),), 0, RECONSTRUCTED),
+    (
+        "T11",
+        "Barber Shop",
+        COM,
+        1,
+        NO_RESTRICTION,
+        (),  # 10
+        ((PER_BUILDING, ACTIVE_ALL, 1, 0, (RES,), 0, ADJACENT),),
+        0,
+        RECONSTRUCTED,
+    ),
     ("T12", "Saloon", COM, 1, NO_RESTRICTION, ((TOURISM, 1),), (), 2, RECONSTRUCTED),  # 11
     ("T13", "Bank", COM, 2, NO_RESTRICTION, ((FINANCE, 2),), (), 3, RECONSTRUCTED),  # 12
     ("T14", "Inn", COM, 2, (ADJ_WATER, 0), ((TOURISM, 2),), (), 1, RECONSTRUCTED),  # 13
     ("T15", "Newspaper", COM, 2, NO_RESTRICTION, ((MEDIA, 3),), (), 1, RECONSTRUCTED),  # 14
-    ("T16", "Town Market", COM, 3, NO_RESTRICTION, (),  # 15
-      ((PER_BUILDING, EACH_OWN, 1, 0, (COM,), 0, CITY_SCOPE),), 2, RECONSTRUCTED),
+    (
+        "T16",
+        "Town Market",
+        COM,
+        3,
+        NO_RESTRICTION,
+        (),  # 15
+        ((PER_BUILDING, EACH_OWN, 1, 0, (COM,), 0, CITY_SCOPE),),
+        2,
+        RECONSTRUCTED,
+    ),
     ("T17", "Blacksmith", IND, 1, NO_RESTRICTION, ((FACTORY, 1),), (), 0, RECONSTRUCTED),  # 16
     ("T18", "Sawmill", IND, 1, (ADJ_FOREST, 0), ((FACTORY, 1),), ((GAIN, 2, 0),), 1, RECONSTRUCTED),  # 17
     ("T19", "Oil Well", IND, 1, (ADJ_FOREST, 0), ((ENERGY, 2),), (), 0, RECONSTRUCTED),  # 18
@@ -269,36 +545,114 @@ CONTRACTS = (
     ("T24", "Brickworks", IND, 3, (NOT_ADJ, RES), ((FACTORY, 2),), (), 3, RECONSTRUCTED),  # 23
     ("T25", "Cottage", RES, 1, NO_RESTRICTION, (), ((GAIN, 0, 1),), 0, RECONSTRUCTED),  # 24
     ("T26", "Farmhouse", RES, 1, (ADJ_FOREST, 0), (), ((GAIN, 0, 2),), 1, RECONSTRUCTED),  # 25
-    ("T27", "Boarding House", RES, 1, NO_RESTRICTION, (),  # 26
-      ((PER_BUILDING, ACTIVE_ALL, 1, 0, (IND,), 0, ADJACENT),), 0, RECONSTRUCTED),
-    ("T28", "Row Houses", RES, 2, NO_RESTRICTION, (),  # 27
-      ((PER_BUILDING, ACTIVE_OWN, 0, 1, (RES,), 0, CITY_SCOPE),), 2, RECONSTRUCTED),
+    (
+        "T27",
+        "Boarding House",
+        RES,
+        1,
+        NO_RESTRICTION,
+        (),  # 26
+        ((PER_BUILDING, ACTIVE_ALL, 1, 0, (IND,), 0, ADJACENT),),
+        0,
+        RECONSTRUCTED,
+    ),
+    (
+        "T28",
+        "Row Houses",
+        RES,
+        2,
+        NO_RESTRICTION,
+        (),  # 27
+        ((PER_BUILDING, ACTIVE_OWN, 0, 1, (RES,), 0, CITY_SCOPE),),
+        2,
+        RECONSTRUCTED,
+    ),
     ("T29", "Duplex", RES, 2, NO_RESTRICTION, (), ((GAIN, 4, 0),), 0, RECONSTRUCTED),  # 28
     ("T30", "Lakeside Cabins", RES, 2, (ADJ_WATER, 0), (), ((GAIN, 0, 3),), 1, RECONSTRUCTED),  # 29
     ("T31", "Manor", RES, 3, (MIN_VALUE, 6), (), ((GAIN, 0, 4),), 3, RECONSTRUCTED),  # 30
     ("T32", "Subdivision", RES, 3, NO_RESTRICTION, (), ((PARK_EFFECT, 1),), 2, RECONSTRUCTED),  # 31
-    ("C01", "Police Station", CIV, 1, NO_RESTRICTION, ((PUBLIC_SERVICE, 2),),  # 32
-      ((ELECTION, POLICE_CHIEF),), 0, RECONSTRUCTED),
+    (
+        "C01",
+        "Police Station",
+        CIV,
+        1,
+        NO_RESTRICTION,
+        ((PUBLIC_SERVICE, 2),),  # 32
+        ((ELECTION, POLICE_CHIEF),),
+        0,
+        RECONSTRUCTED,
+    ),
     ("C02", "Municipal Court", CIV, 2, NO_RESTRICTION, (), ((WIN_ELECTION, DISTRICT_ATTORNEY),), 0, PARTIAL),  # 33
     ("C03", "Central Library", CIV, 2, NO_RESTRICTION, ((EDUCATION, 3),), (), 2, RECONSTRUCTED),  # 34
     ("C04", "Jail", CIV, 2, (NOT_ADJ, RES), ((PUBLIC_SERVICE, 2),), ((GAIN, 3, 0),), 1, RECONSTRUCTED),  # 35
-    ("C05", "Hospital", CIV, 3, NO_RESTRICTION, ((PUBLIC_SERVICE, 2),),  # 36
-      ((PER_BUILDING, ACTIVE_ALL, 0, 1, (RES,), 0, ADJACENT),), 2, RECONSTRUCTED),
+    (
+        "C05",
+        "Hospital",
+        CIV,
+        3,
+        NO_RESTRICTION,
+        ((PUBLIC_SERVICE, 2),),  # 36
+        ((PER_BUILDING, ACTIVE_ALL, 0, 1, (RES,), 0, ADJACENT),),
+        2,
+        RECONSTRUCTED,
+    ),
     ("C06", "Museum", CIV, 3, (MIN_VALUE, 8), ((EDUCATION, 3),), (), 3, RECONSTRUCTED),  # 37
-    ("C07", "City Hall", CIV, 4, NO_RESTRICTION, (), ((MARKER, 4), (ELECTION, MAYOR),), 1, RECONSTRUCTED),  # 38
+    (
+        "C07",
+        "City Hall",
+        CIV,
+        4,
+        NO_RESTRICTION,
+        (),
+        (
+            (MARKER, 4),
+            (ELECTION, MAYOR),
+        ),
+        1,
+        RECONSTRUCTED,
+    ),  # 38
     ("C08", "Cathedral", CIV, 4, NO_RESTRICTION, (), ((GAIN, 0, 5),), 2, RECONSTRUCTED),  # 39
     ("C09", "Pawn Shop", COM, 1, NO_RESTRICTION, (), ((GAIN, 4, 0),), 0, RECONSTRUCTED),  # 40
     ("C10", "Cafe", COM, 1, NO_RESTRICTION, ((TOURISM, 2),), (), 1, RECONSTRUCTED),  # 41
-    ("C11", "Department Store", COM, 2, NO_RESTRICTION, (),  # 42
-      ((PER_BUILDING, ACTIVE_ALL, 1, 0, (RES,), 0, THESE_ROWS),), 2, RECONSTRUCTED),
+    (
+        "C11",
+        "Department Store",
+        COM,
+        2,
+        NO_RESTRICTION,
+        (),  # 42
+        ((PER_BUILDING, ACTIVE_ALL, 1, 0, (RES,), 0, THESE_ROWS),),
+        2,
+        RECONSTRUCTED,
+    ),
     ("C12", "Radio Station", COM, 2, NO_RESTRICTION, ((MEDIA, 4),), (), 0, RECONSTRUCTED),  # 43
     ("C13", "Office Block", COM, 3, NO_RESTRICTION, ((FINANCE, 3),), ((MARKER, 9),), 1, RECONSTRUCTED),  # 44
     ("C14", "Theater", COM, 3, NO_RESTRICTION, ((TOURISM, 3),), (), 3, RECONSTRUCTED),  # 45
-    ("C15", "Corporate HQ", COM, 4, NO_RESTRICTION, ((FINANCE, 6),),  # 46
-      ((PER_BUILDING, ACTIVE_ALL, 4, 0, (COM,), 4, CITY_SCOPE),
-      (PER_BUILDING, EACH_OWN, 3, 0, (COM,), 3, CITY_SCOPE),), 2, PARTIAL),
-    ("C16", "Shopping Mall", COM, 4, NO_RESTRICTION, (),  # 47
-      ((PER_BUILDING, EACH_OWN, 2, 0, (COM,), 0, CITY_SCOPE),), 0, RECONSTRUCTED),
+    (
+        "C15",
+        "Corporate HQ",
+        COM,
+        4,
+        NO_RESTRICTION,
+        ((FINANCE, 6),),  # 46
+        (
+            (PER_BUILDING, ACTIVE_ALL, 4, 0, (COM,), 4, CITY_SCOPE),
+            (PER_BUILDING, EACH_OWN, 3, 0, (COM,), 3, CITY_SCOPE),
+        ),
+        2,
+        PARTIAL,
+    ),
+    (
+        "C16",
+        "Shopping Mall",
+        COM,
+        4,
+        NO_RESTRICTION,
+        (),  # 47
+        ((PER_BUILDING, EACH_OWN, 2, 0, (COM,), 0, CITY_SCOPE),),
+        0,
+        RECONSTRUCTED,
+    ),
     ("C17", "Gas Station", IND, 1, NO_RESTRICTION, ((ENERGY, 2),), (), 0, RECONSTRUCTED),  # 48
     ("C18", "Factory", IND, 2, NO_RESTRICTION, ((FACTORY, 3),), (), 1, RECONSTRUCTED),  # 49
     ("C19", "Rail Yard", IND, 2, NO_RESTRICTION, ((TRANSPORTATION, 3),), (), 1, RECONSTRUCTED),  # 50
@@ -306,56 +660,217 @@ CONTRACTS = (
     ("C21", "Steel Mill", IND, 3, (NOT_ADJ, RES), ((FACTORY, 3),), ((GAIN, 3, 0),), 0, RECONSTRUCTED),  # 52
     ("C22", "Truck Depot", IND, 3, NO_RESTRICTION, ((TRANSPORTATION, 2),), ((MARKER, 8),), 0, RECONSTRUCTED),  # 53
     ("C23", "Assembly Plant", IND, 4, NO_RESTRICTION, ((FACTORY, 4),), (), 3, RECONSTRUCTED),  # 54
-    ("C24", "Refinery", IND, 4, (ADJ_WATER, 0), ((ENERGY, 4),),  # 55
-      ((PER_BUILDING, EACH_OWN, 2, 0, (IND,), 0, CITY_SCOPE),), 0, RECONSTRUCTED),
+    (
+        "C24",
+        "Refinery",
+        IND,
+        4,
+        (ADJ_WATER, 0),
+        ((ENERGY, 4),),  # 55
+        ((PER_BUILDING, EACH_OWN, 2, 0, (IND,), 0, CITY_SCOPE),),
+        0,
+        RECONSTRUCTED,
+    ),
     ("C25", "Brownstone", RES, 1, NO_RESTRICTION, (), ((GAIN, 0, 2),), 1, RECONSTRUCTED),  # 56
     ("C26", "Townhouse", RES, 1, (MIN_VALUE, 7), (), ((GAIN, 0, 3),), 0, RECONSTRUCTED),  # 57
-    ("C27", "Apartments", RES, 2, NO_RESTRICTION, (),  # 58
-      ((PER_BUILDING, ACTIVE_ALL, 1, 0, (COM,), 0, ADJACENT),), 2, RECONSTRUCTED),
-    ("C28", "Tenements", RES, 2, (MAX_VALUE, 6), (),  # 59
-      ((PER_BUILDING, ACTIVE_ALL, 0, 1, (IND,), 0, ADJACENT),), 0, RECONSTRUCTED),
+    (
+        "C27",
+        "Apartments",
+        RES,
+        2,
+        NO_RESTRICTION,
+        (),  # 58
+        ((PER_BUILDING, ACTIVE_ALL, 1, 0, (COM,), 0, ADJACENT),),
+        2,
+        RECONSTRUCTED,
+    ),
+    (
+        "C28",
+        "Tenements",
+        RES,
+        2,
+        (MAX_VALUE, 6),
+        (),  # 59
+        ((PER_BUILDING, ACTIVE_ALL, 0, 1, (IND,), 0, ADJACENT),),
+        0,
+        RECONSTRUCTED,
+    ),
     ("C29", "Suburb", RES, 2, (ADJ_FOREST, 0), (), ((PARK_EFFECT, 1),), 1, RECONSTRUCTED),  # 60
     ("C30", "Housing Project", RES, 3, NO_RESTRICTION, (), ((ELECTION, POLICE_CHIEF),), 2, RECONSTRUCTED),  # 61
     ("C31", "Condominiums", RES, 3, (MIN_VALUE, 8), (), ((GAIN, 0, 4),), 3, RECONSTRUCTED),  # 62
     ("C32", "Garden Apartments", RES, 3, NO_RESTRICTION, (), ((PARK_EFFECT, 1),), 1, RECONSTRUCTED),  # 63
     ("M01", "Fire Headquarters", CIV, 2, NO_RESTRICTION, ((PUBLIC_SERVICE, 3),), (), 0, RECONSTRUCTED),  # 64
     ("M02", "Temple", CIV, 2, NO_RESTRICTION, (), ((TRIBUTE, 4, (RES,), 0),), 1, PARTIAL),  # 65
-    ("M03", "Convention Center", CIV, 3, NO_RESTRICTION, ((TOURISM, 3), (PUBLIC_SERVICE, 2),),  # 66
-      (), 3, RECONSTRUCTED),
+    (
+        "M03",
+        "Convention Center",
+        CIV,
+        3,
+        NO_RESTRICTION,
+        (
+            (TOURISM, 3),
+            (PUBLIC_SERVICE, 2),
+        ),  # 66
+        (),
+        3,
+        RECONSTRUCTED,
+    ),
     ("M04", "Medical Center", CIV, 3, NO_RESTRICTION, ((PUBLIC_SERVICE, 4),), (), 4, RECONSTRUCTED),  # 67
     ("M05", "Planetarium", CIV, 3, NO_RESTRICTION, ((EDUCATION, 4),), (), 5, RECONSTRUCTED),  # 68
-    ("M06", "University", CIV, 4, NO_RESTRICTION, ((EDUCATION, 5),),  # 69
-      ((PER_BUILDING, EACH_OWN, 0, 4, (CIV, RES,), 0, CITY_SCOPE),), 2, PARTIAL),
-    ("M07", "Capitol", CIV, 4, NO_RESTRICTION, (), ((GAIN, 0, 3), (ELECTION, MAYOR),), 6, RECONSTRUCTED),  # 70
-    ("M08", "Stadium", CIV, 4, NO_RESTRICTION, (),  # 71
-      ((MARKER, 5), (PER_BUILDING, ACTIVE_ALL, 0, 1, (COM,), 0, THESE_ROWS),), 3, RECONSTRUCTED),
+    (
+        "M06",
+        "University",
+        CIV,
+        4,
+        NO_RESTRICTION,
+        ((EDUCATION, 5),),  # 69
+        (
+            (
+                PER_BUILDING,
+                EACH_OWN,
+                0,
+                4,
+                (
+                    CIV,
+                    RES,
+                ),
+                0,
+                CITY_SCOPE,
+            ),
+        ),
+        2,
+        PARTIAL,
+    ),
+    (
+        "M07",
+        "Capitol",
+        CIV,
+        4,
+        NO_RESTRICTION,
+        (),
+        (
+            (GAIN, 0, 3),
+            (ELECTION, MAYOR),
+        ),
+        6,
+        RECONSTRUCTED,
+    ),  # 70
+    (
+        "M08",
+        "Stadium",
+        CIV,
+        4,
+        NO_RESTRICTION,
+        (),  # 71
+        (
+            (MARKER, 5),
+            (PER_BUILDING, ACTIVE_ALL, 0, 1, (COM,), 0, THESE_ROWS),
+        ),
+        3,
+        RECONSTRUCTED,
+    ),
     ("M09", "Boutique", COM, 1, (MIN_VALUE, 9), (), ((GAIN, 6, 0),), 0, RECONSTRUCTED),  # 72
     ("M10", "TV Station", COM, 2, NO_RESTRICTION, ((MEDIA, 6),), (), 1, RECONSTRUCTED),  # 73
     ("M11", "Casino", COM, 2, NO_RESTRICTION, ((TOURISM, 5),), ((GAIN, 5, 0),), 0, RECONSTRUCTED),  # 74
     ("M12", "Financial Center", COM, 3, NO_RESTRICTION, ((FINANCE, 5),), ((MARKER, 10),), 2, RECONSTRUCTED),  # 75
     ("M13", "Resort Hotel", COM, 3, (ADJ_WATER, 0), ((TOURISM, 4),), (), 4, RECONSTRUCTED),  # 76
     ("M14", "Skyscraper", COM, 4, (MIN_VALUE, 10), (), ((GAIN, 0, 6),), 5, RECONSTRUCTED),  # 77
-    ("M15", "Mega Mall", COM, 4, NO_RESTRICTION, (),  # 78
-      ((PER_BUILDING, EACH_OWN, 3, 0, (COM,), 0, CITY_SCOPE),), 2, RECONSTRUCTED),
+    (
+        "M15",
+        "Mega Mall",
+        COM,
+        4,
+        NO_RESTRICTION,
+        (),  # 78
+        ((PER_BUILDING, EACH_OWN, 3, 0, (COM,), 0, CITY_SCOPE),),
+        2,
+        RECONSTRUCTED,
+    ),
     ("M16", "Marina", COM, 4, (IGNORE_ZONING, 0), (), ((TRIBUTE, 4, (RES,), 1),), 0, PARTIAL),  # 79
     ("M17", "Chemical Plant", IND, 2, (NOT_ADJ, RES), ((FACTORY, 5),), (), 0, RECONSTRUCTED),  # 80
     ("M18", "Heliport", IND, 2, NO_RESTRICTION, ((TRANSPORTATION, 5),), (), 1, RECONSTRUCTED),  # 81
     ("M19", "Nuclear Plant", IND, 3, (NOT_ADJ, RES), ((ENERGY, 6),), (), 6, RECONSTRUCTED),  # 82
-    ("M20", "Freight Terminal", IND, 3, NO_RESTRICTION, ((TRANSPORTATION, 4),),  # 83
-      ((MARKER, 11),), 0, RECONSTRUCTED),
+    (
+        "M20",
+        "Freight Terminal",
+        IND,
+        3,
+        NO_RESTRICTION,
+        ((TRANSPORTATION, 4),),  # 83
+        ((MARKER, 11),),
+        0,
+        RECONSTRUCTED,
+    ),
     ("M21", "Auto Plant", IND, 3, NO_RESTRICTION, ((FACTORY, 4),), (), 4, RECONSTRUCTED),  # 84
-    ("M22", "Port", IND, 4, (ADJ_WATER, 0), ((TRANSPORTATION, 7),),  # 85
-      ((PER_BUILDING, EACH_OWN, 4, 4, (IND,), 0, CITY_SCOPE),), 4, PARTIAL),
-    ("M23", "Industrial Park", IND, 4, NO_RESTRICTION, (), ((MARKER, 12), (PARK_EFFECT, 1),), 5, RECONSTRUCTED),  # 86
+    (
+        "M22",
+        "Port",
+        IND,
+        4,
+        (ADJ_WATER, 0),
+        ((TRANSPORTATION, 7),),  # 85
+        ((PER_BUILDING, EACH_OWN, 4, 4, (IND,), 0, CITY_SCOPE),),
+        4,
+        PARTIAL,
+    ),
+    (
+        "M23",
+        "Industrial Park",
+        IND,
+        4,
+        NO_RESTRICTION,
+        (),
+        (
+            (MARKER, 12),
+            (PARK_EFFECT, 1),
+        ),
+        5,
+        RECONSTRUCTED,
+    ),  # 86
     ("M24", "Solar Farm", IND, 4, (ADJ_FOREST, 0), ((ENERGY, 5),), (), 3, RECONSTRUCTED),  # 87
     ("M25", "Penthouse", RES, 1, (MIN_VALUE, 10), (), ((GAIN, 0, 5),), 0, RECONSTRUCTED),  # 88
     ("M26", "Luxury Condos", RES, 2, NO_RESTRICTION, (), ((GAIN, 0, 4),), 3, RECONSTRUCTED),  # 89
-    ("M27", "Gated Community", RES, 2, (ADJ_FOREST, 0), (), ((PARK_EFFECT, 1), (GAIN, 0, 2),), 1, RECONSTRUCTED),  # 90
-    ("M28", "High-Rise Apartments", RES, 3, NO_RESTRICTION, (),  # 91
-      ((PER_BUILDING, ACTIVE_OWN, 0, 1, (RES,), 0, CITY_SCOPE),), 1, RECONSTRUCTED),
+    (
+        "M27",
+        "Gated Community",
+        RES,
+        2,
+        (ADJ_FOREST, 0),
+        (),
+        (
+            (PARK_EFFECT, 1),
+            (GAIN, 0, 2),
+        ),
+        1,
+        RECONSTRUCTED,
+    ),  # 90
+    (
+        "M28",
+        "High-Rise Apartments",
+        RES,
+        3,
+        NO_RESTRICTION,
+        (),  # 91
+        ((PER_BUILDING, ACTIVE_OWN, 0, 1, (RES,), 0, CITY_SCOPE),),
+        1,
+        RECONSTRUCTED,
+    ),
     ("M29", "Retirement Village", RES, 3, NO_RESTRICTION, (), ((GAIN, 6, 0),), 2, RECONSTRUCTED),  # 92
     ("M30", "Planned Community", RES, 4, NO_RESTRICTION, (), ((PARK_EFFECT, 2),), 6, RECONSTRUCTED),  # 93
-    ("M31", "Luxury Towers", RES, 4, NO_RESTRICTION, (), ((MARKER, 6), (GAIN, 0, 3),), 0, RECONSTRUCTED),  # 94
+    (
+        "M31",
+        "Luxury Towers",
+        RES,
+        4,
+        NO_RESTRICTION,
+        (),
+        (
+            (MARKER, 6),
+            (GAIN, 0, 3),
+        ),
+        0,
+        RECONSTRUCTED,
+    ),  # 94
     ("M32", "Waterfront Lofts", RES, 4, (ADJ_WATER, 0), (), ((GAIN, 0, 5),), 4, RECONSTRUCTED),  # 95
 )
 CONTRACTS_PER_DECK = 32

@@ -19,12 +19,21 @@ class UrbanSprawl(StateGame):
     min_players = 2
     max_players = 4
     options_spec = {
-        "variant": Option("standard", "how deep the special events lie in the contract decks (3.4)",
-                          choices=view.VARIANTS),
-        "auto_single": Option(True, "play a choice for the seat when it is the only legal one, except investing a "
-                              "permit and the turn's main action (9.1)", choices=(True, False)),
-        "max_turns": Option(cp.TURN_LIMIT, "safety valve: stop (as truncation) after this many turns (9.1)",
-                            check=positive_int, allowed="an integer >= 1"),
+        "variant": Option(
+            "standard", "how deep the special events lie in the contract decks (3.4)", choices=view.VARIANTS
+        ),
+        "auto_single": Option(
+            True,
+            "play a choice for the seat when it is the only legal one, except investing a "
+            "permit and the turn's main action (9.1)",
+            choices=(True, False),
+        ),
+        "max_turns": Option(
+            cp.TURN_LIMIT,
+            "safety valve: stop (as truncation) after this many turns (9.1)",
+            check=positive_int,
+            allowed="an integer >= 1",
+        ),
     }
     rules_module, view_module, render_module = rules, view, render
     num_actions = rules.NUM_ACTIONS

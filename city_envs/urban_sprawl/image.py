@@ -49,8 +49,16 @@ def _draw_city(ax, s: State) -> None:
     for block in range(cp.BLOCKS):
         x, y = _lot_xy(4 * block)
         ax.add_patch(Rectangle((x, y), 2 * CELL, 2 * CELL, fc="#f8f9f9", ec="#7f8c8d", lw=0.8))
-        ax.text(x + 1.0, y + 1.0, str(r.block_value(s, block)), ha="center", va="center", fontsize=13,
-                color="#d5d8dc", weight="bold")
+        ax.text(
+            x + 1.0,
+            y + 1.0,
+            str(r.block_value(s, block)),
+            ha="center",
+            va="center",
+            fontsize=13,
+            color="#d5d8dc",
+            weight="bold",
+        )
     contractor = s.offices[cp.CONTRACTOR]
     for b in s.buildings:
         if b is None:
@@ -95,8 +103,14 @@ def _card_lines(s: State) -> list[tuple[str, str, bool]]:
         lines.append((f"  {cp.CONTRACT_SPACE_NAMES[space]} ({cp.CONTRACT_AP[space]} AP): {text}", "#000000", False))
     decks = ", ".join(f"{cp.DECK_NAMES[d]} {len(s.decks[d])}" for d in range(3))
     lines.append((f"decks: planning {len(s.planning_deck)}, {decks}", "#000000", False))
-    lines.append((f"election pawn: {cp.OFFICE_NAMES[s.pawn]}; Airport {'yes' if s.airport else 'no'}, "
-                  f"Sports Team {'yes' if s.sports else 'no'}", "#000000", False))
+    lines.append(
+        (
+            f"election pawn: {cp.OFFICE_NAMES[s.pawn]}; Airport {'yes' if s.airport else 'no'}, "
+            f"Sports Team {'yes' if s.sports else 'no'}",
+            "#000000",
+            False,
+        )
+    )
     return lines
 
 
@@ -106,13 +120,25 @@ def _seat_lines(s: State) -> list[tuple[str, str, bool]]:
         note = " (max_turns)" if s.truncated else ""
         lines.append((f"game over{note} - winners: " + ", ".join(f"seat {w}" for w in s.winners), "#b03a2e", True))
     else:
-        lines.append((f"turn {s.turns + 1}, seat {s.active} active ({s.ap} AP); "
-                      f"seat {s.decider}: {r.Decision.name_of(s.decision)}", "#b03a2e", True))
+        lines.append(
+            (
+                f"turn {s.turns + 1}, seat {s.active} active ({s.ap} AP); "
+                f"seat {s.decider}: {r.Decision.name_of(s.decision)}",
+                "#b03a2e",
+                True,
+            )
+        )
     for seat in range(s.n):
         offices = ", ".join(cp.OFFICE_NAMES[o] for o in range(6) if s.offices[o] == seat)
         extra = " + Extra Favor" if s.extra_favor == seat else ""
-        lines.append((f"seat {seat}{' <' if seat == s.active else ''}: wealth {s.wealth[seat]}, prestige "
-                      f"{s.prestige[seat]}  {offices}{extra}", SEAT_COLOURS[seat], True))
+        lines.append(
+            (
+                f"seat {seat}{' <' if seat == s.active else ''}: wealth {s.wealth[seat]}, prestige "
+                f"{s.prestige[seat]}  {offices}{extra}",
+                SEAT_COLOURS[seat],
+                True,
+            )
+        )
         vocations = ", ".join(f"{cp.VOCATION_NAMES[v]} {k}" for v, k in enumerate(s.vocations[seat]) if k) or "-"
         hand = " ".join(f"P{c:02d}" for c in s.hands[seat]) or "-"
         favors = " ".join(cp.CONTRACT_ID[c] for c in s.favors[seat]) or "-"
@@ -141,8 +167,17 @@ def render_image(s: State) -> np.ndarray:
     panel.axis("off")
     lines = _card_lines(s) + [("", "#000000", False)] + _seat_lines(s)
     for index, (text, colour, bold) in enumerate(lines):
-        panel.text(0.0, 0.98 - index * 0.0315, text, fontsize=8, color=colour, weight="bold" if bold else "normal",
-                   va="top", transform=panel.transAxes, family="monospace")
+        panel.text(
+            0.0,
+            0.98 - index * 0.0315,
+            text,
+            fontsize=8,
+            color=colour,
+            weight="bold" if bold else "normal",
+            va="top",
+            transform=panel.transAxes,
+            family="monospace",
+        )
     fig.canvas.draw()
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
 
@@ -161,8 +196,12 @@ def _placement_shape(block: int, size: int, variant: int) -> tuple[tuple[float, 
     if size == 4:
         return rectangle(x, y, 2 * CELL, 2 * CELL)
     centre = (x + CELL, y + CELL)
-    corners = {(0, 1): ((x, y), (x + 2 * CELL, y)), (2, 3): ((x, y + 2 * CELL), (x + 2 * CELL, y + 2 * CELL)),
-               (0, 2): ((x, y), (x, y + 2 * CELL)), (1, 3): ((x + 2 * CELL, y), (x + 2 * CELL, y + 2 * CELL))}
+    corners = {
+        (0, 1): ((x, y), (x + 2 * CELL, y)),
+        (2, 3): ((x, y + 2 * CELL), (x + 2 * CELL, y + 2 * CELL)),
+        (0, 2): ((x, y), (x, y + 2 * CELL)),
+        (1, 3): ((x + 2 * CELL, y), (x + 2 * CELL, y + 2 * CELL)),
+    }
     return (*corners[cp.FOOTPRINTS[2][variant]], centre)
 
 
@@ -170,15 +209,16 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     """Clickable placements (PLACE), lots (buildings to pick, parks) and grey circles (markers)."""
     fig, ax = _new_figure()
     regions = []
-    lots = np.flatnonzero(mask[r.LOT:r.CIRCLE]).tolist()
+    lots = np.flatnonzero(mask[r.LOT : r.CIRCLE]).tolist()
     if s.decision == r.Decision.PLACE:
         size = cp.CONTRACT_SIZE[s.build["card"]]
         regions += [Region(r.LOT + x, pixel_points(ax, _placement_shape(x // 4, size, x % 4))) for x in lots]
     else:
         for x in lots:
             lx, ly = _lot_xy(x)
-            regions.append(Region(r.LOT + x, pixel_points(ax, rectangle(lx + 0.06, ly + 0.06, CELL - 0.12,
-                                                                         CELL - 0.12))))
-    for g in np.flatnonzero(mask[r.CIRCLE:r.PLAYER]).tolist():
+            regions.append(
+                Region(r.LOT + x, pixel_points(ax, rectangle(lx + 0.06, ly + 0.06, CELL - 0.12, CELL - 0.12)))
+            )
+    for g in np.flatnonzero(mask[r.CIRCLE : r.PLAYER]).tolist():
         regions.append(Region(r.CIRCLE + g, pixel_points(ax, circle(*_circle_centre(g), 0.3))))
     return BoardMap(int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI), legal_only(mask, regions))

@@ -75,8 +75,9 @@ def build_price(card: int, space: int) -> str:
     """What building a contract from `space` (-1: a Favor, free of AP) costs, then what it does."""
     ap = cp.CONTRACT_AP[space] if space >= 0 else 0
     size = cp.CONTRACT_SIZE[card]
-    return (f" for {ap} AP, {size} permit{'s' if size > 1 else ''} and the block's value in wealth"
-            f"{contract_sentence(card)}")
+    return (
+        f" for {ap} AP, {size} permit{'s' if size > 1 else ''} and the block's value in wealth{contract_sentence(card)}"
+    )
 
 
 def _option_text(s: State, first: bool) -> str:
@@ -96,8 +97,12 @@ def _option_text(s: State, first: bool) -> str:
 
 
 def _amounts(wealth: int, prestige: int) -> str:
-    return " and ".join(text for text in (f"{wealth} wealth" if wealth else "",
-                                          f"{prestige} prestige" if prestige else "") if text) or "nothing"
+    return (
+        " and ".join(
+            text for text in (f"{wealth} wealth" if wealth else "", f"{prestige} prestige" if prestige else "") if text
+        )
+        or "nothing"
+    )
 
 
 def _kinds(zones: tuple[int, ...], size: int) -> str:
@@ -113,7 +118,8 @@ def effect_text(effect: tuple) -> str:
     if template == cp.PER_BUILDING:
         _, recipients, wealth, prestige, zones, size, scope = effect
         who, whose = (("you gain", "of your"), ("you gain", "(anyone's)"), ("every player gains", "of their own"))[
-            recipients]
+            recipients
+        ]
         kinds = f"{_kinds(zones, size)} building"
         building = f"{kinds} {whose}" if recipients == cp.ACTIVE_ALL else f"{whose} {kinds}s"
         return f"{who} {_amounts(wealth, prestige)} for each {building} {SCOPE_WORDS[scope]}"
@@ -128,8 +134,9 @@ def effect_text(effect: tuple) -> str:
     if template == cp.EXTRA_FAVOR:
         return "you may hold one more Favor"
     _, amount, zones, size = effect  # TRIBUTE
-    return (f"every other player pays you {amount} wealth or prestige for each {_kinds(zones, size)} "
-            "building they control")
+    return (
+        f"every other player pays you {amount} wealth or prestige for each {_kinds(zones, size)} building they control"
+    )
 
 
 def restriction_text(restriction: tuple[int, int] | None) -> str:
@@ -141,8 +148,11 @@ def restriction_text(restriction: tuple[int, int] | None) -> str:
         return f"not next to a {ZONE_WORDS[argument]} building"
     if kind in (cp.MIN_VALUE, cp.MAX_VALUE):
         return f"only on a block worth at {'least' if kind == cp.MIN_VALUE else 'most'} {argument}"
-    return {cp.ADJ_WATER: "it must touch the water", cp.ADJ_FOREST: "it must touch the forest",
-            cp.IGNORE_ZONING: "it ignores zoning"}[kind]
+    return {
+        cp.ADJ_WATER: "it must touch the water",
+        cp.ADJ_FOREST: "it must touch the forest",
+        cp.IGNORE_ZONING: "it ignores zoning",
+    }[kind]
 
 
 def contract_sentence(card: int) -> str:
@@ -193,29 +203,42 @@ def render_city(s: State) -> list[str]:
 
 def render_text(s: State) -> str:
     lines = render_city(s)
-    lines.append("planning: " + " | ".join(
-        f"{cp.PLANNING_SPACE_NAMES[k]}: {cp.planning_name(c) if c >= 0 else '-'}"
-        for k, c in ((k, r.planning_at(s, k)) for k in range(5))))
+    lines.append(
+        "planning: "
+        + " | ".join(
+            f"{cp.PLANNING_SPACE_NAMES[k]}: {cp.planning_name(c) if c >= 0 else '-'}"
+            for k, c in ((k, r.planning_at(s, k)) for k in range(5))
+        )
+    )
     for k in range(8):
         card = r.contract_at(s, k)
         if card >= 0:
             details = contract_details(card)
-            lines.append(f"  {cp.CONTRACT_SPACE_NAMES[k]} ({cp.CONTRACT_AP[k]} AP): {cp.contract_name(card)}"
-                         + (f" [{details}]" if details else ""))
-    lines.append(f"decks: planning {len(s.planning_deck)}, " + ", ".join(
-        f"{cp.DECK_NAMES[d]} {len(s.decks[d])}" for d in range(3)) + f"; pawn on {cp.OFFICE_NAMES[s.pawn]}; "
-        f"Airport {'done' if s.airport else 'pending'}, Sports Team {'done' if s.sports else 'pending'}")
+            lines.append(
+                f"  {cp.CONTRACT_SPACE_NAMES[k]} ({cp.CONTRACT_AP[k]} AP): {cp.contract_name(card)}"
+                + (f" [{details}]" if details else "")
+            )
+    lines.append(
+        f"decks: planning {len(s.planning_deck)}, "
+        + ", ".join(f"{cp.DECK_NAMES[d]} {len(s.decks[d])}" for d in range(3))
+        + f"; pawn on {cp.OFFICE_NAMES[s.pawn]}; "
+        f"Airport {'done' if s.airport else 'pending'}, Sports Team {'done' if s.sports else 'pending'}"
+    )
     for seat in range(s.n):
         offices = ", ".join(cp.OFFICE_NAMES[o] for o in range(6) if s.offices[o] == seat) or "-"
         vocs = ", ".join(f"{cp.VOCATION_NAMES[v]} x{k}" for v, k in enumerate(s.vocations[seat]) if k) or "-"
         hand = ", ".join(f"P{c:02d}" for c in s.hands[seat]) or "-"
         favors = ", ".join(cp.CONTRACT_ID[c] for c in s.favors[seat]) or "-"
         marker = "*" if seat == s.active else " "
-        lines.append(f"{marker}player {seat}: wealth {s.wealth[seat]}, prestige {s.prestige[seat]}; hand {hand}; "
-                     f"favors {favors}; vocations {vocs}; offices {offices}")
+        lines.append(
+            f"{marker}player {seat}: wealth {s.wealth[seat]}, prestige {s.prestige[seat]}; hand {hand}; "
+            f"favors {favors}; vocations {vocs}; offices {offices}"
+        )
     if s.decision == r.GAME_OVER:
         lines.append(f"game over; winners {s.winners}" + (" (truncated)" if s.truncated else ""))
     else:
-        lines.append(f"turn {s.turns + 1}: player {s.active} active, {s.ap} AP; "
-                     f"pending {r.Decision.name_of(s.decision)} for player {s.decider}")
+        lines.append(
+            f"turn {s.turns + 1}: player {s.active} active, {s.ap} AP; "
+            f"pending {r.Decision.name_of(s.decision)} for player {s.decider}"
+        )
     return "\n".join(lines)

@@ -184,7 +184,7 @@ def payout_split(counts: list[int], number: int, n: int) -> list[int]:
     position = 0
     for count in ranked:
         group = [seat for seat in range(n) if counts[seat] == count]
-        share = sum(table[position:position + len(group)]) // len(group)
+        share = sum(table[position : position + len(group)]) // len(group)
         for seat in group:
             paid[seat] = share
         position += len(group)
@@ -219,7 +219,7 @@ def _stack(cards: list[int], special: int, variant: str, rng: np.random.Generato
     """A contract deck stacked per 3.1 step 4 / 3.4 (returned bottom first: the end is the top)."""
     others = [cards[i] for i in rng.permutation(len(cards))]
     above, mixed = cp.DECK_STACKING[variant]
-    top, middle, bottom = others[:above], others[above:above + mixed] + [special], others[above + mixed:]
+    top, middle, bottom = others[:above], others[above : above + mixed] + [special], others[above + mixed :]
     middle = [middle[i] for i in rng.permutation(len(middle))]
     return list(reversed(top + middle + bottom))
 
@@ -238,18 +238,30 @@ def new_state(n: int, variant: str, rng: np.random.Generator) -> State:
         cards = [c for c in cp.deck_cards(deck) if c != special]
         decks.append(_stack(cards, special, variant, rng))
     permits = [int(i) for i in rng.permutation(cp.NUM_PERMITS)]
-    bottom = permits[:len(permits) - cp.PLANNING_TOP_PERMITS] + list(range(cp.FIRST_PLANNING_EVENT, cp.PLANNING_CARDS))
+    bottom = permits[: len(permits) - cp.PLANNING_TOP_PERMITS] + list(range(cp.FIRST_PLANNING_EVENT, cp.PLANNING_CARDS))
     bottom = [bottom[i] for i in rng.permutation(len(bottom))]
-    top = permits[len(permits) - cp.PLANNING_TOP_PERMITS:]
+    top = permits[len(permits) - cp.PLANNING_TOP_PERMITS :]
     planning_deck = bottom + top
     hands = [sorted(planning_deck.pop() for _ in range(seat + 1)) for seat in range(n)]
     planning_slots = [planning_deck.pop() for _ in range(4)]
     s = State(
-        n=n, lot_building=lot_building, buildings=buildings, tiles=tiles, circles=[0] * cp.CIRCLES,
-        wealth=[cp.STARTING_WEALTH[n]] * n, prestige=[0] * n, hands=hands, favors=[[] for _ in range(n)],
-        vocations=[[0] * cp.VOCATIONS for _ in range(n)], voc_supply=list(cp.VOCATION_MARKERS),
-        offices=[NOBODY] * 6, planning_deck=planning_deck, planning_slots=planning_slots,
-        planning_discard=list(cp.URBAN_RENEWAL), decks=decks, slots=[-1] * cp.SLOTS,
+        n=n,
+        lot_building=lot_building,
+        buildings=buildings,
+        tiles=tiles,
+        circles=[0] * cp.CIRCLES,
+        wealth=[cp.STARTING_WEALTH[n]] * n,
+        prestige=[0] * n,
+        hands=hands,
+        favors=[[] for _ in range(n)],
+        vocations=[[0] * cp.VOCATIONS for _ in range(n)],
+        voc_supply=list(cp.VOCATION_MARKERS),
+        offices=[NOBODY] * 6,
+        planning_deck=planning_deck,
+        planning_slots=planning_slots,
+        planning_discard=list(cp.URBAN_RENEWAL),
+        decks=decks,
+        slots=[-1] * cp.SLOTS,
     )
     s.planning_up = True
     for slot in range(cp.SLOTS):
@@ -303,8 +315,13 @@ def _start_buy(s: State, p: int, lot: int) -> None:
 
 
 def _media_tie_count(s: State, seat: int) -> int:
-    return sum(1 for bid in live_buildings(s) if s.buildings[bid][OWNER] == seat and s.buildings[bid][ZONE] == cp.RES
-               and building_value(s, bid) == cp.MEDIA_TIE_VALUE)
+    return sum(
+        1
+        for bid in live_buildings(s)
+        if s.buildings[bid][OWNER] == seat
+        and s.buildings[bid][ZONE] == cp.RES
+        and building_value(s, bid) == cp.MEDIA_TIE_VALUE
+    )
 
 
 def _give_media(s: State, seat: int) -> None:
@@ -358,8 +375,11 @@ def permit_total(hand: list[int], zone: int) -> int:
 
 def can_build(s: State, seat: int, card: int) -> bool:
     zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
-    return (permit_total(s.hands[seat], zone) >= size and s.tiles[zone][size - 1] > 0
-            and bool(legal_placements(s, seat, card, first_only=True)))
+    return (
+        permit_total(s.hands[seat], zone) >= size
+        and s.tiles[zone][size - 1] > 0
+        and bool(legal_placements(s, seat, card, first_only=True))
+    )
 
 
 def _bits(lots: tuple[int, ...]) -> int:
@@ -369,9 +389,14 @@ def _bits(lots: tuple[int, ...]) -> int:
 # PLACEMENTS[size] by block, with the lots and the lots around as bit sets, so that a block too dear is
 # passed over whole and a placement on empty ground with no neighbour is recognized by two integer tests
 PLACEMENT_BITS = {
-    size: tuple(tuple((place, lots, around, water, forest, _bits(lots), _bits(around))
-                      for place, lots, around, water, forest in placements if place >> 2 == block)
-                for block in range(cp.BLOCKS))
+    size: tuple(
+        tuple(
+            (place, lots, around, water, forest, _bits(lots), _bits(around))
+            for place, lots, around, water, forest in placements
+            if place >> 2 == block
+        )
+        for block in range(cp.BLOCKS)
+    )
     for size, placements in cp.PLACEMENTS.items()
 }
 
@@ -394,17 +419,26 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
         memo = s.placements_memo = (s.lot_building[:], s.circles[:], {})
-    key = (seat, card, first_only, may_demolish, contractor, s.wealth[seat],
-           tuple([b and b[OWNER] for b in s.buildings]) if may_demolish else None)
+    key = (
+        seat,
+        card,
+        first_only,
+        may_demolish,
+        contractor,
+        s.wealth[seat],
+        tuple([b and b[OWNER] for b in s.buildings]) if may_demolish else None,
+    )
     found = memo[2].get(key)
     if found is None:
-        found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish,
-                                                  occupied_lots(tuple(s.lot_building)))
+        found = memo[2][key] = _search_placements(
+            s, seat, card, first_only, may_demolish, occupied_lots(tuple(s.lot_building))
+        )
     return found
 
 
-def _search_placements(s: State, seat: int, card: int, first_only: bool, may_demolish: bool,
-                       occupied: int) -> dict[int, list[int]]:
+def _search_placements(
+    s: State, seat: int, card: int, first_only: bool, may_demolish: bool, occupied: int
+) -> dict[int, list[int]]:
     zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
     contractor = s.offices[cp.CONTRACTOR]
     kind, argument = restriction if restriction is not None else (-1, 0)
@@ -429,8 +463,11 @@ def _search_placements(s: State, seat: int, card: int, first_only: bool, may_dem
                     if bid < 0 or bid in demolished:
                         continue
                     b = buildings[bid]
-                    if (b[SIZE] > size or any(y not in lots for y in b[LOTS_])
-                            or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)):
+                    if (
+                        b[SIZE] > size
+                        or any(y not in lots for y in b[LOTS_])
+                        or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)
+                    ):
                         ok = False
                         break
                     demolished.append(bid)
@@ -576,8 +613,9 @@ def legal_actions(s: State) -> np.ndarray:
 
 
 # ===== applying an action ========================================================================
-def apply_action(s: State, action: int, rng: np.random.Generator, auto_single: bool = True,
-                 max_turns: int = cp.TURN_LIMIT) -> None:
+def apply_action(
+    s: State, action: int, rng: np.random.Generator, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT
+) -> None:
     """Apply one legal action, run the automatic procedure to the next decision (9.1)."""
     while True:
         APPLY_BY_DECISION[s.decision](s, action, rng)
@@ -645,8 +683,9 @@ def _apply_main(s: State, action: int, rng: np.random.Generator) -> None:
     if action == PASS:
         s.tasks.append(["next_turn"])
         s.tasks.extend([["reveal_contract", d] for d in (2, 1, 0)])
-        s.tasks.extend([["refill_contracts"], ["slide_contracts"], ["reveal_planning"], ["refill_planning"],
-                        ["slide_planning"]])
+        s.tasks.extend(
+            [["refill_contracts"], ["slide_contracts"], ["reveal_planning"], ["refill_planning"], ["slide_planning"]]
+        )
         s.phase = NONE
         return
     if action < BUILD:
@@ -786,8 +825,14 @@ def _apply_voc_payout(s: State, action: int, rng: np.random.Generator) -> None:
 
 # ----- contract text effects (5.2) ------------------------------------------------------------
 def _matching(s: State, zones: tuple[int, ...], size: int, owner: int | None = None) -> list[int]:
-    return [bid for bid, b in enumerate(s.buildings) if b is not None and b[ZONE] in zones
-            and (size == 0 or b[SIZE] == size) and (owner is None or b[OWNER] == owner)]
+    return [
+        bid
+        for bid, b in enumerate(s.buildings)
+        if b is not None
+        and b[ZONE] in zones
+        and (size == 0 or b[SIZE] == size)
+        and (owner is None or b[OWNER] == owner)
+    ]
 
 
 def _in_scope(s: State, bid: int, scope: int) -> set[int]:
@@ -796,8 +841,11 @@ def _in_scope(s: State, bid: int, scope: int) -> set[int]:
     everything = live_buildings(s)
     if scope == cp.THESE_ROWS:
         r, c = divmod(s.buildings[bid][LOTS_][0] // 4, 6)
-        return {other for other in everything
-                if (s.buildings[other][LOTS_][0] // 24 == r or s.buildings[other][LOTS_][0] // 4 % 6 == c)}
+        return {
+            other
+            for other in everything
+            if (s.buildings[other][LOTS_][0] // 24 == r or s.buildings[other][LOTS_][0] // 4 % 6 == c)
+        }
     return set(everything)
 
 
@@ -1244,8 +1292,9 @@ def _task_contract_event(s: State, task: list, rng: np.random.Generator) -> None
         s.tasks.extend([["election", office] for office in reversed(args)])
     elif kind == cp.INCOME_NEAR_FOREST:
         for seat in range(s.n):
-            s.wealth[seat] += args[0] * sum(1 for bid in _controlled(s, seat)
-                                            if any(cp.LOT_FOREST[x] for x in s.buildings[bid][LOTS_]))
+            s.wealth[seat] += args[0] * sum(
+                1 for bid in _controlled(s, seat) if any(cp.LOT_FOREST[x] for x in s.buildings[bid][LOTS_])
+            )
     elif kind == cp.RELOCATION:
         _media_bonus(s, *args)
         treasurer = s.offices[cp.TREASURER]
@@ -1260,8 +1309,11 @@ def _task_contract_event(s: State, task: list, rng: np.random.Generator) -> None
     elif kind == cp.PRESTIGE_PER_BIG_ZONE:
         zone, minimum, each = args
         for seat in range(s.n):
-            s.prestige[seat] += each * sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] == zone
-                                           and s.buildings[bid][SIZE] >= minimum)
+            s.prestige[seat] += each * sum(
+                1
+                for bid in _controlled(s, seat)
+                if s.buildings[bid][ZONE] == zone and s.buildings[bid][SIZE] >= minimum
+            )
     elif kind == cp.SCANDAL:
         mayor = s.offices[cp.MAYOR]
         if mayor >= 0:
@@ -1317,8 +1369,13 @@ def final_payouts(s: State) -> list[list[tuple[str, int]]]:
     they read the same before and after they are paid."""
     numbers = (3, 1, 2, *(marker for marker in s.circles if marker in cp.PRESTIGE_MARKERS))
     rows = [sum(paid) for paid in zip(*(row_payout(s, "p", number) for number in numbers), strict=True)]
-    parts = [[("prestige from the rows' last payout", rows[seat]),
-              ("prestige for each full 10 wealth", s.wealth[seat] // 10)] for seat in range(s.n)]
+    parts = [
+        [
+            ("prestige from the rows' last payout", rows[seat]),
+            ("prestige for each full 10 wealth", s.wealth[seat] // 10),
+        ]
+        for seat in range(s.n)
+    ]
     for office, seat in enumerate(s.offices):
         if seat >= 0:
             parts[seat].append((f"prestige as {cp.OFFICE_NAMES[office]}", office_bonus(s, office, seat)))
@@ -1335,8 +1392,12 @@ def office_bonus(s: State, office: int, seat: int) -> int:
     if office == cp.CONTRACTOR:
         return 0
     if office == cp.MAYOR:
-        return sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] != cp.PARK
-                   and any(s.buildings[other][ZONE] == cp.PARK for other in buildings_adjacent(s, bid)))
+        return sum(
+            1
+            for bid in _controlled(s, seat)
+            if s.buildings[bid][ZONE] != cp.PARK
+            and any(s.buildings[other][ZONE] == cp.PARK for other in buildings_adjacent(s, bid))
+        )
     return len(_matching(s, (cp.OFFICE_BONUS_ZONE[office],), 0))
 
 
@@ -1360,17 +1421,35 @@ def _game_over(s: State, truncated: bool = False) -> None:
 
 
 TASKS = {
-    "build_done": _task_build_done, "vocation": _task_vocation, "voc_payout": _task_voc_payout,
-    "voc_pay_one": _task_voc_pay_one, "effect": _task_effect, "tribute_one": _task_tribute_one,
-    "park_near": _task_park_near, "park_anywhere": _task_park_anywhere, "marker": _task_marker,
-    "move_marker": _task_move_marker, "election": _task_election, "elected": _task_elected,
-    "ballot": _task_ballot, "payout": _task_payout, "slide_planning": _task_slide_planning,
-    "refill_planning": _task_refill_planning, "reveal_planning": _task_reveal_planning,
-    "slide_contracts": _task_slide_contracts, "refill_contracts": _task_refill_contracts,
-    "reveal_contract": _task_reveal_contract, "next_turn": _task_next_turn,
-    "planning_event": _task_planning_event, "blight": _task_blight, "headlines": _task_headlines,
-    "auction_one": _task_auction_one, "contract_event": _task_contract_event, "relocate": _task_relocate,
-    "disaster_one": _task_disaster_one, "demolish": _task_demolish,
+    "build_done": _task_build_done,
+    "vocation": _task_vocation,
+    "voc_payout": _task_voc_payout,
+    "voc_pay_one": _task_voc_pay_one,
+    "effect": _task_effect,
+    "tribute_one": _task_tribute_one,
+    "park_near": _task_park_near,
+    "park_anywhere": _task_park_anywhere,
+    "marker": _task_marker,
+    "move_marker": _task_move_marker,
+    "election": _task_election,
+    "elected": _task_elected,
+    "ballot": _task_ballot,
+    "payout": _task_payout,
+    "slide_planning": _task_slide_planning,
+    "refill_planning": _task_refill_planning,
+    "reveal_planning": _task_reveal_planning,
+    "slide_contracts": _task_slide_contracts,
+    "refill_contracts": _task_refill_contracts,
+    "reveal_contract": _task_reveal_contract,
+    "next_turn": _task_next_turn,
+    "planning_event": _task_planning_event,
+    "blight": _task_blight,
+    "headlines": _task_headlines,
+    "auction_one": _task_auction_one,
+    "contract_event": _task_contract_event,
+    "relocate": _task_relocate,
+    "disaster_one": _task_disaster_one,
+    "demolish": _task_demolish,
 }
 
 APPLY_BY_DECISION = {

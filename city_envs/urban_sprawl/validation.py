@@ -50,8 +50,9 @@ def _check_city(s: r.State, n: int) -> None:
         if building is None:
             continue
         field = f"buildings[{bid}]"
-        require(isinstance(building, list) and len(building) == 4, field,
-                f"{building!r} is not [zone, size, lots, owner]")
+        require(
+            isinstance(building, list) and len(building) == 4, field, f"{building!r} is not [zone, size, lots, owner]"
+        )
         zone, size, lots, owner = building
         check_int(field, zone, 0, len(cp.ZONE_NAMES) - 1)
         check_int(field, size, 1, 4)
@@ -70,8 +71,11 @@ def _check_city(s: r.State, n: int) -> None:
     for zone in range(5):
         for size in range(4):
             supply, built = s.tiles[zone][size], on_board[zone][size]
-            require(supply + built <= cp.TILES[zone][size], f"tiles[{zone}][{size}]",
-                    f"{supply} in supply and {built} built, more than {cp.TILES[zone][size]}")
+            require(
+                supply + built <= cp.TILES[zone][size],
+                f"tiles[{zone}][{size}]",
+                f"{supply} in supply and {built} built, more than {cp.TILES[zone][size]}",
+            )
     check_ints("circles", s.circles, cp.CIRCLES, 0, max(cp.MARKERS))
     placed = [marker for marker in s.circles if marker]
     check_distinct("circles", placed)
@@ -127,8 +131,11 @@ def _check_seats(s: r.State, n: int) -> None:
     check_ints("voc_supply", s.voc_supply, cp.VOCATIONS, 0)
     for voc in range(cp.VOCATIONS):
         total = s.voc_supply[voc] + sum(s.vocations[seat][voc] for seat in range(n))
-        require(total == cp.VOCATION_MARKERS[voc], f"voc_supply[{voc}]",
-                f"{total} markers of vocation {cp.VOCATION_NAMES[voc]}, not {cp.VOCATION_MARKERS[voc]}")
+        require(
+            total == cp.VOCATION_MARKERS[voc],
+            f"voc_supply[{voc}]",
+            f"{total} markers of vocation {cp.VOCATION_NAMES[voc]}, not {cp.VOCATION_MARKERS[voc]}",
+        )
     check_ints("offices", s.offices, len(cp.OFFICE_NAMES), r.NOBODY, n - 1)
     check_int("pawn", s.pawn, 0, cp.POLITICIANS - 1)
     check_bool("airport", s.airport)
@@ -159,11 +166,17 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     check_int("decider", s.decider, 0, n - 1)
     require(s.turns < max_turns, "turns", "the turn cap is reached but the game goes on")
     if s.decision in (r.Decision.INVEST, r.Decision.MAIN):
-        require(s.decider == s.active and s.phase == s.decision, "decider",
-                f"seat {s.decider} in the {r.Decision.name_of(s.decision)} phase of seat {s.active}")
+        require(
+            s.decider == s.active and s.phase == s.decision,
+            "decider",
+            f"seat {s.decider} in the {r.Decision.name_of(s.decision)} phase of seat {s.active}",
+        )
     if s.decision in (r.Decision.PAY_PERMIT, r.Decision.PLACE):
-        require(s.build is not None and s.build.get("building") is None and s.decider == s.active, "build",
-                "no contract is being built by the seat to decide")
+        require(
+            s.build is not None and s.build.get("building") is None and s.decider == s.active,
+            "build",
+            "no contract is being built by the seat to decide",
+        )
 
 
 def _check_lots(field: str, value: Any, n: int) -> None:
@@ -179,33 +192,48 @@ def _check_seat_list(field: str, value: Any, n: int) -> None:
 # the pending decision's context: each key its decision reads, and its check (field, value, seat count)
 _CTX_KEYS: dict[int, dict[str, Callable[[str, Any, int], Any]]] = {
     r.Decision.VOC_SOURCE: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1)},
-    r.Decision.VOC_PAYOUT: {"voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1),
-                            "amount": lambda f, v, n: check_int(f, v, 0)},
+    r.Decision.VOC_PAYOUT: {
+        "voc": lambda f, v, n: check_int(f, v, 0, cp.VOCATIONS - 1),
+        "amount": lambda f, v, n: check_int(f, v, 0),
+    },
     r.Decision.TRIBUTE_PAY: {"amount": lambda f, v, n: check_int(f, v, 0)},
     r.Decision.PARK_LOT: {"lots": _check_lots},
     r.Decision.MAYOR_PARK: {"lots": _check_lots},
-    r.Decision.MARKER_PLACE: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f,
-                                                                f"{v!r} is no marker")},
-    r.Decision.MARKER_MOVE_DST: {"marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f,
-                                                                   f"{v!r} is no marker"),
-                                 "optional": lambda f, v, n: check_bool(f, v)},
-    r.Decision.ELECTION_TIE: {"office": lambda f, v, n: check_int(f, v, 0, len(cp.OFFICE_NAMES) - 1),
-                              "tied": _check_seat_list},
+    r.Decision.MARKER_PLACE: {
+        "marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f, f"{v!r} is no marker")
+    },
+    r.Decision.MARKER_MOVE_DST: {
+        "marker": lambda f, v, n: require(v in cp.MARKERS and type(v) is int, f, f"{v!r} is no marker"),
+        "optional": lambda f, v, n: check_bool(f, v),
+    },
+    r.Decision.ELECTION_TIE: {
+        "office": lambda f, v, n: check_int(f, v, 0, len(cp.OFFICE_NAMES) - 1),
+        "tied": _check_seat_list,
+    },
     r.Decision.MEDIA_TIE: {"tied": _check_seat_list},
-    r.Decision.PICK_BUILDING: {"purpose": lambda f, v, n: require(v in r.TASKS, f, f"{v!r} is not a task"),
-                               "lots": _check_lots},
-    r.Decision.BLIGHT_CHOICE: {"building": lambda f, v, n: check_int(f, v, 0),
-                               "affordable": lambda f, v, n: check_bool(f, v)},
+    r.Decision.PICK_BUILDING: {
+        "purpose": lambda f, v, n: require(v in r.TASKS, f, f"{v!r} is not a task"),
+        "lots": _check_lots,
+    },
+    r.Decision.BLIGHT_CHOICE: {
+        "building": lambda f, v, n: check_int(f, v, 0),
+        "affordable": lambda f, v, n: check_bool(f, v),
+    },
     r.Decision.AUCTION: {"affordable": lambda f, v, n: check_bool(f, v), "price": lambda f, v, n: check_int(f, v, 0)},
-    r.Decision.DISASTER_CHOICE: {"event": lambda f, v, n: check_int(f, v, 0, cp.NUM_CONTRACT_EVENTS - 1),
-                                 "affordable": lambda f, v, n: check_bool(f, v)},
+    r.Decision.DISASTER_CHOICE: {
+        "event": lambda f, v, n: check_int(f, v, 0, cp.NUM_CONTRACT_EVENTS - 1),
+        "affordable": lambda f, v, n: check_bool(f, v),
+    },
 }
 
 
 def _check_ctx(s: r.State, n: int) -> None:
     """Exactly the keys the pending decision reads, each of its type and range (none for the others)."""
     wanted = _CTX_KEYS.get(s.decision, {})
-    require(set(s.ctx) == set(wanted), "ctx",
-            f"keys {sorted(map(str, s.ctx))} for decision {r.Decision.name_of(s.decision)}, not {sorted(wanted)}")
+    require(
+        set(s.ctx) == set(wanted),
+        "ctx",
+        f"keys {sorted(map(str, s.ctx))} for decision {r.Decision.name_of(s.decision)}, not {sorted(wanted)}",
+    )
     for key, check in wanted.items():
         check(f"ctx[{key!r}]", s.ctx[key], n)

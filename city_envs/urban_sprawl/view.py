@@ -26,59 +26,107 @@ _ZONES = cp.ZONE_NAMES[:4]  # the zones a contract can name (no PARK)
 _MARKERS = tuple(str(marker) for marker in cp.MARKERS)
 _VOCATIONS = cp.VOCATION_NAMES[:8]
 LAYOUT = ObservationLayout(
-    table("lots", cp.LOTS, "per lot L(i, j), row 12 i + j",
-          Field("zone", 6, "zone one-hot (empty, CIV, COM, IND, RES, PARK)", ("empty", *cp.ZONE_NAMES)),
-          Field("controller", 5, "controller one-hot (self, +1, +2, +3, none)", (*_RELATIVE, "none")),
-          Field("size", 4, "size one-hot", ("1", "2", "3", "4")), Field("block_value", doc="block value/30"),
-          Field("water", doc="adjacent water"), Field("forest", doc="adjacent forest"),
-          Field("contractor", doc="controlled by the Contractor"),
-          Field("anchor", doc="anchor (the building's lowest lot)")),
+    table(
+        "lots",
+        cp.LOTS,
+        "per lot L(i, j), row 12 i + j",
+        Field("zone", 6, "zone one-hot (empty, CIV, COM, IND, RES, PARK)", ("empty", *cp.ZONE_NAMES)),
+        Field("controller", 5, "controller one-hot (self, +1, +2, +3, none)", (*_RELATIVE, "none")),
+        Field("size", 4, "size one-hot", ("1", "2", "3", "4")),
+        Field("block_value", doc="block value/30"),
+        Field("water", doc="adjacent water"),
+        Field("forest", doc="adjacent forest"),
+        Field("contractor", doc="controlled by the Contractor"),
+        Field("anchor", doc="anchor (the building's lowest lot)"),
+    ),
     table("circles", 9, "per grey circle", Field("marker", 10, "empty, marker 4..12", ("empty", *_MARKERS))),
     vector("marker_box", "", Field("markers", 9, "marker 4..12 still in the holding box", _MARKERS)),
-    table("planning", 5, "deck top, PL4..PL1",
-          Field("card", 40, "non-event planning id one-hot"), Field("empty", doc="empty (a face-down top is empty)")),
-    table("contracts", 8, "Town/City/Metropolis tops, C5..C1",
-          Field("card", cp.NUM_CONTRACTS, "contract idx one-hot"), Field("empty")),
-    table("features", 8, "per contract space",
-          Field("zone", 4, "zone", _ZONES), Field("size", 4, "size", ("1", "2", "3", "4")),
-          Field("vocations", 8, "vocation values/7", _VOCATIONS), Field("payout", 7, "payout one-hot"),
-          Field("restriction", 7, "restriction one-hot", ("none", *cp.RESTRICTION_NAMES)),
-          Field("effects", 8, "effect templates multi-hot", cp.EFFECT_NAMES)),
-    table("players", 4, "seats rotated (0 = observer)",
-          Field("wealth", doc="wealth/50"), Field("prestige", doc="prestige/100"), Field("hand", 40),
-          Field("favors", cp.NUM_CONTRACTS, "Favors"), Field("vocations", 8, "vocations/5", _VOCATIONS),
-          Field("offices", 6, "offices held", cp.OFFICE_NAMES), Field("extra_favor", doc="Extra Favor")),
-    vector("globals", "",
-           Field("vocation_supply", 8, "vocation supply/5", _VOCATIONS), Field("pawn", 5), Field("airport"),
-           Field("sports_team", doc="Sports Team"), Field("planning_deck", doc="planning deck size/54"),
-           Field("decks", 3, "deck sizes/37", cp.DECK_NAMES), Field("planning_discard", 54, "planning discard"),
-           Field("contracts_out", cp.NUM_CONTRACTS, "contracts out of the game"),
-           Field("events", 15, "events resolved"), Field("ap", doc="AP/8"),
-           Field("active", 4, "active offset", _RELATIVE), Field("player_count", 3, "player count", ("2", "3", "4")),
-           Field("variant", 3, "variant", VARIANTS), Field("tiles", 20, "tile supply per zone and size/20")),
-    vector("decision", "",
-           Field("kind", 19, "decision one-hot"),
-           Field("contract", cp.NUM_CONTRACTS + 1, "contract being built one-hot 96 + none"),
-           Field("permits", doc="permits picked/4"),
-           Field("vocation", 9, "vocation in question one-hot 8 + none", (*_VOCATIONS, "none")),
-           Field("amount", doc="amount/10"), Field("active", doc='"I am the active player"')),
+    table(
+        "planning",
+        5,
+        "deck top, PL4..PL1",
+        Field("card", 40, "non-event planning id one-hot"),
+        Field("empty", doc="empty (a face-down top is empty)"),
+    ),
+    table(
+        "contracts",
+        8,
+        "Town/City/Metropolis tops, C5..C1",
+        Field("card", cp.NUM_CONTRACTS, "contract idx one-hot"),
+        Field("empty"),
+    ),
+    table(
+        "features",
+        8,
+        "per contract space",
+        Field("zone", 4, "zone", _ZONES),
+        Field("size", 4, "size", ("1", "2", "3", "4")),
+        Field("vocations", 8, "vocation values/7", _VOCATIONS),
+        Field("payout", 7, "payout one-hot"),
+        Field("restriction", 7, "restriction one-hot", ("none", *cp.RESTRICTION_NAMES)),
+        Field("effects", 8, "effect templates multi-hot", cp.EFFECT_NAMES),
+    ),
+    table(
+        "players",
+        4,
+        "seats rotated (0 = observer)",
+        Field("wealth", doc="wealth/50"),
+        Field("prestige", doc="prestige/100"),
+        Field("hand", 40),
+        Field("favors", cp.NUM_CONTRACTS, "Favors"),
+        Field("vocations", 8, "vocations/5", _VOCATIONS),
+        Field("offices", 6, "offices held", cp.OFFICE_NAMES),
+        Field("extra_favor", doc="Extra Favor"),
+    ),
+    vector(
+        "globals",
+        "",
+        Field("vocation_supply", 8, "vocation supply/5", _VOCATIONS),
+        Field("pawn", 5),
+        Field("airport"),
+        Field("sports_team", doc="Sports Team"),
+        Field("planning_deck", doc="planning deck size/54"),
+        Field("decks", 3, "deck sizes/37", cp.DECK_NAMES),
+        Field("planning_discard", 54, "planning discard"),
+        Field("contracts_out", cp.NUM_CONTRACTS, "contracts out of the game"),
+        Field("events", 15, "events resolved"),
+        Field("ap", doc="AP/8"),
+        Field("active", 4, "active offset", _RELATIVE),
+        Field("player_count", 3, "player count", ("2", "3", "4")),
+        Field("variant", 3, "variant", VARIANTS),
+        Field("tiles", 20, "tile supply per zone and size/20"),
+    ),
+    vector(
+        "decision",
+        "",
+        Field("kind", 19, "decision one-hot"),
+        Field("contract", cp.NUM_CONTRACTS + 1, "contract being built one-hot 96 + none"),
+        Field("permits", doc="permits picked/4"),
+        Field("vocation", 9, "vocation in question one-hot 8 + none", (*_VOCATIONS, "none")),
+        Field("amount", doc="amount/10"),
+        Field("active", doc='"I am the active player"'),
+    ),
 )
 LOTS, CIRCLES, MARKER_BOX, PLANNING, CONTRACTS, FEATURES, PLAYERS, GLOBALS, DECISION = LAYOUT.blocks
 # where the encoder writes, bound once
 _ZONE, _CONTROLLER, _SIZE, _BLOCK_VALUE, _WATER, _FOREST, _CONTRACTOR, _ANCHOR = (
-    LOTS.column(f) for f in ("zone", "controller", "size", "block_value", "water", "forest", "contractor", "anchor"))
+    LOTS.column(f) for f in ("zone", "controller", "size", "block_value", "water", "forest", "contractor", "anchor")
+)
 _F_ZONE, _F_SIZE, _F_VOCATIONS, _F_PAYOUT, _F_RESTRICTION, _F_EFFECTS = (
-    FEATURES.column(f) for f in ("zone", "size", "vocations", "payout", "restriction", "effects"))
+    FEATURES.column(f) for f in ("zone", "size", "vocations", "payout", "restriction", "effects")
+)
 _HOLDINGS, _OFFICES = PLAYERS.columns("hand", "vocations"), PLAYERS.columns("offices", "extra_favor")
 _HAND, _FAVORS = PLAYERS.column("hand") - _HOLDINGS.start, PLAYERS.column("favors") - _HOLDINGS.start
 _OWN_VOCATIONS = slice(PLAYERS.column("vocations") - _HOLDINGS.start, _HOLDINGS.stop - _HOLDINGS.start)
 _SUPPLY, _TILES = GLOBALS.columns("vocation_supply"), GLOBALS.columns("tiles")
 _DISCARD, _OUT, _EVENTS = GLOBALS.column("planning_discard"), GLOBALS.column("contracts_out"), GLOBALS.column("events")
 _PAWN, _AIRPORT, _SPORTS, _PLANNING_DECK, _DECKS, _AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (
-    GLOBALS.index(f) for f in ("pawn", "airport", "sports_team", "planning_deck", "decks", "ap", "active",
-                               "player_count", "variant"))
+    GLOBALS.index(f)
+    for f in ("pawn", "airport", "sports_team", "planning_deck", "decks", "ap", "active", "player_count", "variant")
+)
 _KIND, _CONTRACT, _PERMITS, _VOCATION, _AMOUNT, _I_AM_ACTIVE = (
-    DECISION.index(f) for f in ("kind", "contract", "permits", "vocation", "amount", "active"))
+    DECISION.index(f) for f in ("kind", "contract", "permits", "vocation", "amount", "active")
+)
 _NO_CONTRACT, _NO_VOCATION = DECISION.span("contract").stop - 1, DECISION.span("vocation").stop - 1
 
 
@@ -156,12 +204,22 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
     owners = [b and b[r.OWNER] for b in s.buildings]  # None: demolished
     memo = s.lot_planes_memo
-    if (memo is None or memo[0] != s.lot_building or memo[1] != owners or memo[2] != s.circles
-            or memo[3] != s.offices[cp.CONTRACTOR]):
+    if (
+        memo is None
+        or memo[0] != s.lot_building
+        or memo[1] != owners
+        or memo[2] != s.circles
+        or memo[3] != s.offices[cp.CONTRACTOR]
+    ):
         seat_zero = np.empty(LOTS.size, dtype=np.float32)
         _fill_lots(s, 0, seat_zero)
-        memo = s.lot_planes_memo = (s.lot_building[:], owners, s.circles[:], s.offices[cp.CONTRACTOR],
-                                    {0: _read_only(seat_zero)})
+        memo = s.lot_planes_memo = (
+            s.lot_building[:],
+            owners,
+            s.circles[:],
+            s.offices[cp.CONTRACTOR],
+            {0: _read_only(seat_zero)},
+        )
     by_seat = memo[4]
     planes = by_seat.get(p)
     if planes is None:  # seat p's controller columns are seat 0's, rotated by p
@@ -173,7 +231,7 @@ def _lots_block(s: State, p: int) -> np.ndarray:
 def _controller_rotation(n: int, p: int) -> np.ndarray:
     """Indices taking seat 0's lot planes to seat p's: controller one-hot k of seat p is (k + p) % n of seat 0."""
     index = np.arange(LOTS.size).reshape(LOTS.shape)
-    index[:, _CONTROLLER:_CONTROLLER + n] = np.roll(index[:, _CONTROLLER:_CONTROLLER + n], -p, axis=1)
+    index[:, _CONTROLLER : _CONTROLLER + n] = np.roll(index[:, _CONTROLLER : _CONTROLLER + n], -p, axis=1)
     return _read_only(index.reshape(LOTS.size))
 
 
@@ -205,13 +263,18 @@ def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
     for space, card in enumerate(cards):
         block[CONTRACTS.width * space + (card if card >= 0 else CONTRACTS.column("empty"))] = 1.0
         if card >= 0:
-            block[features + FEATURES.width * space: features + FEATURES.width * (space + 1)] = contract_features(card)
+            block[features + FEATURES.width * space : features + FEATURES.width * (space + 1)] = contract_features(card)
     return _read_only(block)
 
 
 @lru_cache(maxsize=512)
-def _players_block(hands: tuple[tuple[int, ...], ...], favors: tuple[tuple[int, ...], ...],
-                   vocations: tuple[tuple[int, ...], ...], offices: tuple[int, ...], extra_favor: int) -> np.ndarray:
+def _players_block(
+    hands: tuple[tuple[int, ...], ...],
+    favors: tuple[tuple[int, ...], ...],
+    vocations: tuple[tuple[int, ...], ...],
+    offices: tuple[int, ...],
+    extra_favor: int,
+) -> np.ndarray:
     """Every seat's row in seat order, but its wealth and prestige (zeros there)."""
     n = len(hands)
     block = np.zeros((n, PLAYERS.width), dtype=np.float32)
@@ -245,8 +308,13 @@ def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.
 
 
 @lru_cache(maxsize=512)
-def _supply_block(voc_supply: tuple[int, ...], discard: tuple[int, ...], removed: tuple[int, ...],
-                  events: tuple[int, ...], tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
+def _supply_block(
+    voc_supply: tuple[int, ...],
+    discard: tuple[int, ...],
+    removed: tuple[int, ...],
+    events: tuple[int, ...],
+    tiles: tuple[tuple[int, ...], ...],
+) -> np.ndarray:
     """The slowly changing globals (vocation supply, discard pile, contracts out, events, tile supply),
     zeros in between for the values `observation` writes itself."""
     block = np.zeros(GLOBALS.size, dtype=np.float32)
@@ -266,24 +334,35 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
     obs = np.zeros(LAYOUT.size, dtype=np.float32)
     n = s.n
     obs[LOTS.slice] = _lots_block(s, p)
-    obs[CIRCLES.start:MARKER_BOX.stop] = _circles_block(tuple(s.circles))
+    obs[CIRCLES.start : MARKER_BOX.stop] = _circles_block(tuple(s.circles))
     planning_up = s.planning_up and s.planning_deck
     obs[PLANNING.slice] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
-    obs[CONTRACTS.start:FEATURES.stop] = _contracts_block((*[r.contract_at(s, space) for space in range(3)],
-                                                           *s.slots))
-    rows = _players_block(tuple(map(tuple, s.hands)), tuple(map(tuple, s.favors)), tuple(map(tuple, s.vocations)),
-                          tuple(s.offices), s.extra_favor)
+    obs[CONTRACTS.start : FEATURES.stop] = _contracts_block(
+        (*[r.contract_at(s, space) for space in range(3)], *s.slots)
+    )
+    rows = _players_block(
+        tuple(map(tuple, s.hands)),
+        tuple(map(tuple, s.favors)),
+        tuple(map(tuple, s.vocations)),
+        tuple(s.offices),
+        s.extra_favor,
+    )
     width = PLAYERS.width
     split = PLAYERS.start + (n - p) * width  # rotated: seat p's row first
-    obs[PLAYERS.start:split] = rows[p * width:]
-    obs[split:PLAYERS.start + n * width] = rows[:p * width]
+    obs[PLAYERS.start : split] = rows[p * width :]
+    obs[split : PLAYERS.start + n * width] = rows[: p * width]
     wealth, prestige = s.wealth, s.prestige
     for seat in range(n):
         base = PLAYERS.start + width * ((seat - p) % n)  # the row's first two values: wealth, prestige
         obs[base] = wealth[seat] / 50.0
         obs[base + 1] = prestige[seat] / 100.0
-    obs[GLOBALS.slice] = _supply_block(tuple(s.voc_supply), tuple(s.planning_discard), tuple(s.removed),
-                                       tuple(s.events_done), tuple(map(tuple, s.tiles)))
+    obs[GLOBALS.slice] = _supply_block(
+        tuple(s.voc_supply),
+        tuple(s.planning_discard),
+        tuple(s.removed),
+        tuple(s.events_done),
+        tuple(map(tuple, s.tiles)),
+    )
     obs[_PAWN + s.pawn] = 1.0
     obs[_AIRPORT] = s.airport
     obs[_SPORTS] = s.sports
@@ -350,18 +429,43 @@ def view(s: State, p: int) -> dict:
 def copy_state(s: State) -> State:
     """Structured copy: every mutable field rebuilt (building records are copied one by one)."""
     return State(
-        n=s.n, lot_building=s.lot_building[:],
+        n=s.n,
+        lot_building=s.lot_building[:],
         buildings=[None if b is None else [b[0], b[1], b[2][:], b[3]] for b in s.buildings],
-        tiles=[row[:] for row in s.tiles], circles=s.circles[:], wealth=s.wealth[:], prestige=s.prestige[:],
-        hands=[h[:] for h in s.hands], favors=[f[:] for f in s.favors], vocations=[v[:] for v in s.vocations],
-        voc_supply=s.voc_supply[:], offices=s.offices[:], planning_deck=s.planning_deck[:],
-        planning_slots=s.planning_slots[:], planning_discard=s.planning_discard[:],
-        decks=[d[:] for d in s.decks], slots=s.slots[:], extra_favor=s.extra_favor, pawn=s.pawn,
-        airport=s.airport, sports=s.sports, planning_up=s.planning_up, deck_up=s.deck_up[:], removed=s.removed[:],
-        events_done=s.events_done[:], active=s.active, phase=s.phase, ap=s.ap, built_this_turn=s.built_this_turn,
-        decision=s.decision, decider=s.decider, ctx=_copy_ctx(s.ctx), tasks=[t[:] for t in s.tasks],
-        build=None if s.build is None else dict(s.build), planning_reshuffles=s.planning_reshuffles,
-        turns=s.turns, winners=s.winners[:],
+        tiles=[row[:] for row in s.tiles],
+        circles=s.circles[:],
+        wealth=s.wealth[:],
+        prestige=s.prestige[:],
+        hands=[h[:] for h in s.hands],
+        favors=[f[:] for f in s.favors],
+        vocations=[v[:] for v in s.vocations],
+        voc_supply=s.voc_supply[:],
+        offices=s.offices[:],
+        planning_deck=s.planning_deck[:],
+        planning_slots=s.planning_slots[:],
+        planning_discard=s.planning_discard[:],
+        decks=[d[:] for d in s.decks],
+        slots=s.slots[:],
+        extra_favor=s.extra_favor,
+        pawn=s.pawn,
+        airport=s.airport,
+        sports=s.sports,
+        planning_up=s.planning_up,
+        deck_up=s.deck_up[:],
+        removed=s.removed[:],
+        events_done=s.events_done[:],
+        active=s.active,
+        phase=s.phase,
+        ap=s.ap,
+        built_this_turn=s.built_this_turn,
+        decision=s.decision,
+        decider=s.decider,
+        ctx=_copy_ctx(s.ctx),
+        tasks=[t[:] for t in s.tasks],
+        build=None if s.build is None else dict(s.build),
+        planning_reshuffles=s.planning_reshuffles,
+        turns=s.turns,
+        winners=s.winners[:],
         truncated=s.truncated,
     )
 
@@ -388,7 +492,7 @@ def _resample_contract_deck(deck: list[int], up: bool, d: int, variant: str, rng
         above, mixed = cp.DECK_STACKING[variant]
         first, last = max(above + 1, gone + 1), above + mixed + 1  # 1-based positions from the original top
         from_top.insert(int(rng.integers(first, last + 1)) - gone - 1, special)
-    return from_top[::-1] + deck[len(hidden):]
+    return from_top[::-1] + deck[len(hidden) :]
 
 
 def _resample_planning_deck(s: State, rng: np.random.Generator) -> list[int]:
@@ -402,7 +506,7 @@ def _resample_planning_deck(s: State, rng: np.random.Generator) -> list[int]:
         safe = max(0, cp.PLANNING_TOP_PERMITS - (cp.PLANNING_START_DECK - len(hidden)))
         rest = permits[safe:] + [c for c in hidden if c >= cp.FIRST_PLANNING_EVENT]
         from_top = permits[:safe] + _shuffled(rest, rng)
-    return from_top[::-1] + deck[len(hidden):]
+    return from_top[::-1] + deck[len(hidden) :]
 
 
 def determinize(s: State, p: int, variant: str, rng: np.random.Generator) -> State:

@@ -59,8 +59,12 @@ CSRF_COOKIE = "city_envs_form_token"
 CSRF_FIELD = "csrf_token"
 FORM_TYPE = "application/x-www-form-urlencoded"
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,19}")
-SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
-                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
+SECURITY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 log = logging.getLogger("city_envs.web")
 _render_lock = threading.Lock()  # matplotlib drawing is kept to one frame at a time
 
@@ -137,8 +141,11 @@ def board_overlay(game: Game, texts: dict[int, str]) -> dict | None:
         board = game.board_map()
     if board is None or not board.regions:
         return None
-    areas = [(region.action, " ".join(f"{x:g},{y:g}" for x, y in region.points), texts[region.action])
-             for region in board.regions if region.action in texts]
+    areas = [
+        (region.action, " ".join(f"{x:g},{y:g}" for x, y in region.points), texts[region.action])
+        for region in board.regions
+        if region.action in texts
+    ]
     return {"width": board.width, "height": board.height, "areas": areas}
 
 
@@ -150,13 +157,22 @@ def outcome(game: Game, names: Sequence[str]) -> dict:
     winners = set(game.winners()) if over else set()
     scores = game.scores() if over else game.public_scores()
     parts = [" + ".join(f"{points:g} {what}" for what, points in seat) for seat in game.score_parts()] if over else []
-    return {"scores": [f"{x:g}" for x in scores], "winners": winners, "truncated": game.is_truncated(),
-            "parts": parts, "result": game.describe_result(names) if over else "",
-            "breakdown": game.render_text() if over else ""}
+    return {
+        "scores": [f"{x:g}" for x in scores],
+        "winners": winners,
+        "truncated": game.is_truncated(),
+        "parts": parts,
+        "result": game.describe_result(names) if over else "",
+        "breakdown": game.render_text() if over else "",
+    }
 
 
-def create_app(folders: list[str | Path] | None = None, max_games: int = 64, host: str = "127.0.0.1",
-               session_ttl: float = 6 * 3600.0) -> Starlette:
+def create_app(
+    folders: list[str | Path] | None = None,
+    max_games: int = 64,
+    host: str = "127.0.0.1",
+    session_ttl: float = 6 * 3600.0,
+) -> Starlette:
     """The app; replays and policy files are read only from `folders` (and finished matches played in
     it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -173,8 +189,9 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
         token, new = form_token(request)
-        response = templates.TemplateResponse(request, name, context | {"csrf": token}, status_code=status,
-                                              headers=SECURITY_HEADERS)
+        response = templates.TemplateResponse(
+            request, name, context | {"csrf": token}, status_code=status, headers=SECURITY_HEADERS
+        )
         if new:
             response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
         return response
@@ -207,8 +224,11 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
             raise BadRequest(f"the form is not URL-encoded fields: {error}") from None
         token = request.cookies.get(CSRF_COOKIE, "")
         if not token or not secrets.compare_digest(form.get(CSRF_FIELD, "").encode(), token.encode()):
-            raise BadRequest("this form did not come from this app's own page (its form token is missing or "
-                             "wrong): reload the page and try again", 403)
+            raise BadRequest(
+                "this form did not come from this app's own page (its form token is missing or "
+                "wrong): reload the page and try again",
+                403,
+            )
         return form
 
     def served_policy_file(src: str) -> Path:
@@ -232,14 +252,23 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
         try:
             return store.get(request.path_params["game_id"])
         except KeyError:
-            raise BadRequest("no such game here (the server was restarted, or the game was dropped "
-                             "to make room for newer ones)", 404) from None
+            raise BadRequest(
+                "no such game here (the server was restarted, or the game was dropped to make room for newer ones)", 404
+            ) from None
 
     # ----- pages ------------------------------------------------------------------------------
     def home(request: Request) -> Response:
         runs, files, _ = sources.listing()
-        return page(request, "home.html", games=GAMES, classes={g: game_class(g) for g in GAMES},
-                    sessions=store.listing(), runs=runs, files=files, roots=sources.roots)
+        return page(
+            request,
+            "home.html",
+            games=GAMES,
+            classes={g: game_class(g) for g in GAMES},
+            sessions=store.listing(),
+            runs=runs,
+            files=files,
+            roots=sources.roots,
+        )
 
     def new_game(request: Request) -> Response:
         name = request.query_params.get("game", GAMES[0])
@@ -252,9 +281,19 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
         except ValueError as error:
             raise BadRequest(str(error)) from None
         policies = [f"ppo:{src}" for src in sources.listing()[2]]
-        return page(request, "new.html", games=GAMES, game=name, cls=cls, players=players,
-                    seed=secrets.randbelow(10**6), bots=BOT_SUGGESTIONS + tuple(policies), person=PERSON,
-                    policies=policies, limits=SEARCH_LIMITS)
+        return page(
+            request,
+            "new.html",
+            games=GAMES,
+            game=name,
+            cls=cls,
+            players=players,
+            seed=secrets.randbelow(10**6),
+            bots=BOT_SUGGESTIONS + tuple(policies),
+            person=PERSON,
+            policies=policies,
+            limits=SEARCH_LIMITS,
+        )
 
     async def create_game(request: Request) -> Response:
         form = await form_data(request)
@@ -273,13 +312,14 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
                 text = form.get(f"opt_{key}", "").strip()
                 if len(text) > MAX_OPTION_CHARS:
                     raise ValueError(f"option {key!r} is at most {MAX_OPTION_CHARS} characters")
-                if option.choices is not None and WHOLE_NUMBER.fullmatch(text) and 0 <= int(text) < len(
-                        option.choices):
+                if option.choices is not None and WHOLE_NUMBER.fullmatch(text) and 0 <= int(text) < len(option.choices):
                     options[key] = option.choices[int(text)]
                 elif text:
                     options[key] = parse_value(text)
-            seats = [parse_seat(form.get(f"seat{seat}", "").strip() or PERSON, name, players, served_policy_file)
-                     for seat in range(players)]
+            seats = [
+                parse_seat(form.get(f"seat{seat}", "").strip() or PERSON, name, players, served_policy_file)
+                for seat in range(players)
+            ]
             session = PlaySession(name, players, seats, seed, options)
         except (TypeError, ValueError, RecursionError, OSError) as error:
             raise BadRequest(str(error)) from None
@@ -300,11 +340,21 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
             events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
             so_far = game.describe_partial() if choosing else ""
             overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
-            context = dict(session=session, game=game, viewer=viewer, current=current, groups=groups, overlay=overlay,
-                           private=private, events=events[-300:], so_far=so_far, step=len(game.history),
-                           decision=decision_words(game),
-                           outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
-                           bots_to_move=session.bots_to_move())
+            context = dict(
+                session=session,
+                game=game,
+                viewer=viewer,
+                current=current,
+                groups=groups,
+                overlay=overlay,
+                private=private,
+                events=events[-300:],
+                so_far=so_far,
+                step=len(game.history),
+                decision=decision_words(game),
+                outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
+                bots_to_move=session.bots_to_move(),
+            )
         return page(request, "play.html", **context)
 
     async def act(request: Request) -> Response:
@@ -336,8 +386,11 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
     def save(request: Request) -> Response:
         session = session_of(request)
         if not session.game.is_over():
-            raise BadRequest("a game can be saved once it is over (the file holds every hidden card)", 409,
-                             back=f"/games/{session.id}")
+            raise BadRequest(
+                "a game can be saved once it is over (the file holds every hidden card)",
+                409,
+                back=f"/games/{session.id}",
+            )
         name = f"{session.game.name}-seed{session.seed}.json"
         return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -352,8 +405,15 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
                 if not session.game.is_over():
                     raise BadRequest("a game can be replayed once it is over", 409)
                 game = session.game
-                replay = Replay(f"{title(game.name)} played here", game.name, game.num_players, dict(game.options),
-                                game.seed, list(game.history), [session.who(s) for s in range(game.num_players)])
+                replay = Replay(
+                    f"{title(game.name)} played here",
+                    game.name,
+                    game.num_players,
+                    dict(game.options),
+                    game.seed,
+                    list(game.history),
+                    [session.who(s) for s in range(game.num_players)],
+                )
                 replay.describe_steps()
             else:
                 replay = sources.load(src, match)
@@ -384,9 +444,20 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
             query = {"src": src, "step": step, "view": view} | ({"match": match} if match else {})
             return "/replay?" + urlencode(query | changes)
 
-        return page(request, "replay.html", replay=replay, step=step, view=view, game=game, private=private,
-                    shown=shown, link=link, total=len(replay.history), outcome=outcome(game, replay.seats),
-                    board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}")
+        return page(
+            request,
+            "replay.html",
+            replay=replay,
+            step=step,
+            view=view,
+            game=game,
+            private=private,
+            shown=shown,
+            link=link,
+            total=len(replay.history),
+            outcome=outcome(game, replay.seats),
+            board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",
+        )
 
     def replay_board(request: Request) -> Response:
         replay, step, _, _ = load_replay(request)
@@ -409,8 +480,7 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
 
     async def server_error(request: Request, error: Exception) -> Response:
         log.exception("error serving %s", request.url.path)
-        return error_response(request, f"internal error ({type(error).__name__}); the server log has the details",
-                              500)
+        return error_response(request, f"internal error ({type(error).__name__}); the server log has the details", 500)
 
     routes = [
         Route("/", home),
@@ -425,10 +495,11 @@ def create_app(folders: list[str | Path] | None = None, max_games: int = 64, hos
         Route("/replay/board.png", replay_board),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={BadRequest: bad_request, HTTPException: http_error,
-                                                        Exception: server_error},
-                     middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host),
-                                            www_redirect=False)])
+    return Starlette(
+        routes=routes,
+        exception_handlers={BadRequest: bad_request, HTTPException: http_error, Exception: server_error},
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False)],
+    )
 
 
 def serve(folders: list[str], host: str = "127.0.0.1", port: int = 8000) -> None:

@@ -70,12 +70,17 @@ DECISION_WORDS: dict[str, dict[int, str]] = {
 }
 
 DECISION_TABLES: dict[str, type[DecisionTable]] = {
-    "citadels": Citadels, "metropolys": Metropolys, "blue_moon_city": BlueMoonCity, "big_city": BigCity,
+    "citadels": Citadels,
+    "metropolys": Metropolys,
+    "blue_moon_city": BlueMoonCity,
+    "big_city": BigCity,
     "urban_sprawl": UrbanSprawl,
 }
 # what `decision_words` reads: a game reports its pending decision by name
-WORDS_BY_NAME = {game: {DECISION_TABLES[game].names[decision]: text for decision, text in words.items()}
-                 for game, words in DECISION_WORDS.items()}
+WORDS_BY_NAME = {
+    game: {DECISION_TABLES[game].names[decision]: text for decision, text in words.items()}
+    for game, words in DECISION_WORDS.items()
+}
 
 
 def decision_words(game: Game) -> str:

@@ -144,8 +144,15 @@ def load_saved_game(path: Path) -> Replay:
         raise ValueError(f"{path.name} is not a valid saved game: {type(error).__name__}: {error}") from None
     if game.seed is None:
         raise ValueError(f"{path.name} was saved from a match without a seed, so its decisions cannot be replayed")
-    replay = Replay(path.name, game.name, game.num_players, dict(game.options), game.seed, list(game.history),
-                    [f"seat {seat}" for seat in range(game.num_players)])
+    replay = Replay(
+        path.name,
+        game.name,
+        game.num_players,
+        dict(game.options),
+        game.seed,
+        list(game.history),
+        [f"seat {seat}" for seat in range(game.num_players)],
+    )
     try:
         final = replay.game_at(len(replay.history))
     except ValueError as error:
@@ -157,7 +164,8 @@ def load_saved_game(path: Path) -> Replay:
 
 def is_arena_run(folder: Path) -> bool:
     return (folder / "results.json").is_file() and any(
-        (folder / name).is_file() for name in ("matches.jsonl", "matches.csv"))
+        (folder / name).is_file() for name in ("matches.jsonl", "matches.csv")
+    )
 
 
 def arena_records(folder: Path) -> list[dict]:
@@ -168,8 +176,7 @@ def arena_records(folder: Path) -> list[dict]:
             lines = read_regular_file(jsonl).decode("utf-8").splitlines()
         except UnicodeDecodeError:
             raise ValueError(f"{jsonl.name} is not UTF-8 text") from None
-        return [parse_json(line, f"{jsonl.name} line {number}") for number, line in enumerate(lines, 1)
-                if line.strip()]
+        return [parse_json(line, f"{jsonl.name} line {number}") for number, line in enumerate(lines, 1) if line.strip()]
     try:
         text = read_regular_file(folder / "matches.csv").decode("utf-8")
     except UnicodeDecodeError:
@@ -177,8 +184,14 @@ def arena_records(folder: Path) -> list[dict]:
     try:
         records = []
         for row in csv.DictReader(io.StringIO(text, newline="")):
-            record = {"match": int(row["match"]), "seed": int(row["seed"]), "kinds": row["seats"].split(),
-                      "length": int(row["length"]), "failed": row["failed"] == "True", "reason": row["reason"]}
+            record = {
+                "match": int(row["match"]),
+                "seed": int(row["seed"]),
+                "kinds": row["seats"].split(),
+                "length": int(row["length"]),
+                "failed": row["failed"] == "True",
+                "reason": row["reason"],
+            }
             if row.get("actions") is not None:  # runs before the arena kept actions have no such column
                 record["history"] = [int(action) for action in row["actions"].split()]
             records.append(record)
@@ -203,8 +216,9 @@ def load_arena_match(folder: Path, match: int) -> Replay:
     records = {_match_number(record): record for record in arena_records(folder)}
     records.pop(None, None)
     if match not in records:
-        raise ValueError(f"match {match} is not in this run (matches {min(records, default=0)}.."
-                         f"{max(records, default=-1)})")
+        raise ValueError(
+            f"match {match} is not in this run (matches {min(records, default=0)}..{max(records, default=-1)})"
+        )
     try:
         return _arena_replay(folder, records[match], game_name, num_players, options)
     except (KeyError, TypeError, AttributeError) as error:
@@ -218,8 +232,10 @@ def _arena_replay(folder: Path, record: dict, game_name: str, num_players: int, 
         raise ValueError(f"match {match} lists {len(kinds)} seats for a {num_players}-player game")
     note = f"failed: {record.get('reason')}" if record.get("failed") else ""
     if "history" not in record:
-        raise ValueError(f"match {match}'s record has no actions (the arena wrote it before it kept them); "
-                         "a replay never plays the agents again, so it cannot be shown")
+        raise ValueError(
+            f"match {match}'s record has no actions (the arena wrote it before it kept them); "
+            "a replay never plays the agents again, so it cannot be shown"
+        )
     history = record["history"]
     if not isinstance(history, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in history):
         raise ValueError(f"match {match}'s actions are not a list of whole numbers")
@@ -227,8 +243,16 @@ def _arena_replay(folder: Path, record: dict, game_name: str, num_players: int, 
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"match {match}'s seed is not a whole number >= 0")
     title = f"{folder.name}: {game_name}, match {match} ({', '.join(kinds)})"
-    return Replay(title, game_name, num_players, options, seed, list(history),
-                  [f"seat {seat} ({kind})" for seat, kind in enumerate(kinds)], note)
+    return Replay(
+        title,
+        game_name,
+        num_players,
+        options,
+        seed,
+        list(history),
+        [f"seat {seat} ({kind})" for seat, kind in enumerate(kinds)],
+        note,
+    )
 
 
 class Sources:
@@ -309,11 +333,19 @@ class Sources:
                         summary = _read_json(self.resolve(self.name(path / "results.json")))
                     except (OSError, ValueError):
                         summary = None
-                    if isinstance(summary, dict) and summary.get("game") in GAMES and isinstance(
-                            summary.get("games"), int) and isinstance(summary.get("lineup"), list):
+                    if (
+                        isinstance(summary, dict)
+                        and summary.get("game") in GAMES
+                        and isinstance(summary.get("games"), int)
+                        and isinstance(summary.get("lineup"), list)
+                    ):
                         runs.append((self.name(path), summary))
-                files += [self.name(path / name) for name in sorted(names)
-                          if name.endswith(".json") and name != "results.json"][:MAX_LISTED]
+                files += [
+                    self.name(path / name)
+                    for name in sorted(names)
+                    if name.endswith(".json") and name != "results.json"
+                ][:MAX_LISTED]
                 policies += [self.name(path / name) for name in sorted(names) if name.endswith(".safetensors")][
-                    :MAX_LISTED]
+                    :MAX_LISTED
+                ]
         return runs, files, policies

@@ -29,10 +29,13 @@ MAX_ISMCTS_ITERS = 2000
 MAX_MOVE_SECONDS = 2.0  # the hard deadline of one bot move
 MAX_ROLLOUT = 200
 MAX_POLICY_BYTES = 64 * 2**20
-SEARCH_LIMITS = (f"{MAX_ISMCTS_ITERS} ISMCTS iterations, {MAX_MOVE_SECONDS:g} seconds and rollouts of "
-                 f"{MAX_ROLLOUT} decisions")
-ALLOWED = ("person, random, heuristic, ismcts[:iters=N][:seconds=S]..., ppo, ppo:sample, "
-           "or ppo:FOLDER/FILE.safetensors[:sample] for a policy file in a served folder")
+SEARCH_LIMITS = (
+    f"{MAX_ISMCTS_ITERS} ISMCTS iterations, {MAX_MOVE_SECONDS:g} seconds and rollouts of {MAX_ROLLOUT} decisions"
+)
+ALLOWED = (
+    "person, random, heuristic, ismcts[:iters=N][:seconds=S]..., ppo, ppo:sample, "
+    "or ppo:FOLDER/FILE.safetensors[:sample] for a policy file in a served folder"
+)
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,9 @@ def _ismcts(spec: str, game_name: str) -> Callable[[int], Agent]:
         raise ValueError(f"ismcts iters must be 1..{MAX_ISMCTS_ITERS} here, not {params['iters']}")
     if "seconds" in params:
         if not 0 < params["seconds"] <= MAX_MOVE_SECONDS:
-            raise ValueError(f"ismcts seconds must be more than 0 and at most {MAX_MOVE_SECONDS:g} here, "
-                             f"not {params['seconds']}")
+            raise ValueError(
+                f"ismcts seconds must be more than 0 and at most {MAX_MOVE_SECONDS:g} here, not {params['seconds']}"
+            )
         params.setdefault("iters", None)
     if "max_rollout" in params and (params["max_rollout"] is None or not 0 <= params["max_rollout"] <= MAX_ROLLOUT):
         raise ValueError(f"ismcts max_rollout must be 0..{MAX_ROLLOUT} here, not {params['max_rollout']}")
@@ -81,15 +85,19 @@ def _ppo(spec: str, game_name: str, num_players: int, resolve: Callable[[str], P
     if sources:
         path = resolve(sources[0])
         if path.suffix != SUFFIX:
-            raise ValueError(f"a ppo seat plays a policy file ({SUFFIX}, data only), not {path.name}; "
-                             "pickled SB3 zips are refused here")
+            raise ValueError(
+                f"a ppo seat plays a policy file ({SUFFIX}, data only), not {path.name}; "
+                "pickled SB3 zips are refused here"
+            )
         if path.stat().st_size > MAX_POLICY_BYTES:
             raise ValueError(f"{path.name} is larger than {MAX_POLICY_BYTES // 2**20} MB")
     else:
         path = baseline_path(game_name, num_players)
         if not path.is_file():
-            raise ValueError(f"no committed PPO baseline for {game_name} at {num_players} players; "
-                             "choose a policy file from a served folder or another agent")
+            raise ValueError(
+                f"no committed PPO baseline for {game_name} at {num_players} players; "
+                "choose a policy file from a served folder or another agent"
+            )
     try:
         load_policy_file(path, game=game_name, players=num_players)  # checked now, not at its first move
     except PolicyFileError as error:

@@ -36,8 +36,9 @@ class SeatOnly:
         return np.flatnonzero(self._legal).tolist()
 
 
-def mixed_games(heuristic: Callable[[int], Agent], name: str, n: int, seeds: Iterable[int],
-                **options: Any) -> Iterator[tuple[Game, int]]:
+def mixed_games(
+    heuristic: Callable[[int], Agent], name: str, n: int, seeds: Iterable[int], **options: Any
+) -> Iterator[tuple[Game, int]]:
     """Yield (game, seat) at every decision of games where heuristics and randoms share the table."""
     for seed in seeds:
         game = make_game(name, n, seed=seed, **options)
@@ -48,7 +49,8 @@ def mixed_games(heuristic: Callable[[int], Agent], name: str, n: int, seeds: Ite
             game.apply(agents[seat].act(InfoSet(game, seat)))
 
 
-def heuristic_self_play(heuristic: Callable[[int], Agent], name: str, n: int, seed: int, first_agent_seed: int,
-                        **options: Any) -> Game:
+def heuristic_self_play(
+    heuristic: Callable[[int], Agent], name: str, n: int, seed: int, first_agent_seed: int, **options: Any
+) -> Game:
     """A finished game of `n` heuristics seeded `first_agent_seed`, `first_agent_seed + 1`, ..."""
     return play_game(make_game(name, n, seed=seed, **options), [heuristic(first_agent_seed + s) for s in range(n)])

@@ -41,8 +41,11 @@ def test_formerly_looping_matches_end_and_no_draw_takes_back_a_returned_card(run
         view = handle.view()
         if view["decision"] == "DRAW":
             mine = [sum(cp.CARD_PILE[c] == pile for c in view["known_in_piles"]) for pile in range(1, 9)]
-            fresh = [a - rules.PILE for a in handle.legal_action_ids() if view["pile_sizes"][a - rules.PILE - 1]
-                     > mine[a - rules.PILE - 1]]
+            fresh = [
+                a - rules.PILE
+                for a in handle.legal_action_ids()
+                if view["pile_sizes"][a - rules.PILE - 1] > mine[a - rules.PILE - 1]
+            ]
             assert not fresh or action - rules.PILE in fresh, "drew back a card it had just returned"
         game.apply(action)
     assert not game.is_truncated() and game.state.turns < LAST_EXCHANGE_TURN

@@ -80,6 +80,7 @@ def test_the_search_overrules_a_losing_hint(nim_heuristic):
 def test_with_heuristic_opponents_it_exploits_the_model(nim_heuristic):
     """From 4 the first player loses against best play, but not against `TakeOne`: a search that
     models the other seat as its heuristic expects to win, the full max-n search expects to lose."""
+
     def best_value(opponents: str) -> float:
         agent = ISMCTSAgent(seed=0, iters=300, rollout="heuristic", max_rollout=None, opponents=opponents)
         move = agent.act(InfoSet(Nim(2, seed=0, heap=4), 0))
@@ -151,7 +152,12 @@ def test_bad_settings_are_refused(kwargs, message):
 def test_agent_specs():
     agent = make_agent("ismcts:seconds=0.5:c=1.2:rollout=random:max_rollout=15", "metropolys", 0)
     assert (agent.iters, agent.seconds, agent.exploration, agent.rollout, agent.max_rollout) == (
-        None, 0.5, 1.2, "random", 15)
+        None,
+        0.5,
+        1.2,
+        "random",
+        15,
+    )
     assert make_agent("ismcts", "citadels", 0).iters == 200
     agent = make_agent("ismcts:iters=5:max_rollout=none:bias=0.5:opponents=heuristic", "citadels", 0)
     assert (agent.max_rollout, agent.bias, agent.opponents) == (None, 0.5, "heuristic")

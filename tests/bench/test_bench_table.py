@@ -30,8 +30,15 @@ def test_docs_json_covers_every_game_and_player_count():
 def fake_run(name, num_players, seconds=3.0, seed=0, search=False, **options):
     """Every figure `run` reports, without measuring."""
     figures = {key: 1.0 for _, key, _ in bench.TABLE_COLUMNS[2:]}
-    return {"game": name, "num_players": num_players, "seconds": seconds, "seed": seed, "options": options,
-            **figures, "search_iteration_us": 2.0 if search else None}
+    return {
+        "game": name,
+        "num_players": num_players,
+        "seconds": seconds,
+        "seed": seed,
+        "options": options,
+        **figures,
+        "search_iteration_us": 2.0 if search else None,
+    }
 
 
 def test_bench_all_prints_one_table_and_writes_json_and_docs(monkeypatch, capsys, tmp_path):

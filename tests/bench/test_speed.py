@@ -39,14 +39,20 @@ def test_random_decisions(benchmark, case):
 
 def test_observation(benchmark, case):
     positions = case[2]
-    benchmark.pedantic(lambda fresh: [g.observation(g.current_player()) for g in fresh],
-                       setup=lambda: (([g.clone() for g in positions],), {}), rounds=20)
+    benchmark.pedantic(
+        lambda fresh: [g.observation(g.current_player()) for g in fresh],
+        setup=lambda: (([g.clone() for g in positions],), {}),
+        rounds=20,
+    )
 
 
 def test_legal_actions_uncached(benchmark, case):
     positions = case[2]
-    benchmark.pedantic(lambda fresh: [g._legal_actions() for g in fresh],
-                       setup=lambda: (([g.clone() for g in positions],), {}), rounds=20)
+    benchmark.pedantic(
+        lambda fresh: [g._legal_actions() for g in fresh],
+        setup=lambda: (([g.clone() for g in positions],), {}),
+        rounds=20,
+    )
 
 
 def test_clone(benchmark, case):

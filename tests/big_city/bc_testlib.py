@@ -15,8 +15,20 @@ from .. import game_helpers
 from ..game_helpers import validate_now
 
 COUNTS = (2, 3, 4, 5)
-SPEC_PIECES = {"RES1": 8, "RES2": 6, "RES3": 3, "BUS1": 8, "BUS2": 6, "BUS3": 3, "CITY_HALL": 1, "CHURCH": 2,
-               "CINEMA": 4, "POST_OFFICE": 2, "BANK": 3, "SHOPPING_CENTER": 2}
+SPEC_PIECES = {
+    "RES1": 8,
+    "RES2": 6,
+    "RES3": 3,
+    "BUS1": 8,
+    "BUS2": 6,
+    "BUS3": 3,
+    "CITY_HALL": 1,
+    "CHURCH": 2,
+    "CINEMA": 4,
+    "POST_OFFICE": 2,
+    "BANK": 3,
+    "SHOPPING_CENTER": 2,
+}
 SPEC_HAND = {2: 5, 3: 5, 4: 5, 5: 6}
 # reference layout L3 of the worked examples: tile 1 r0 at (25,25); tile 2 r0 at (25,23); tile 3 r0 at (28,25)
 L3 = ((1, 0, 25, 25), (2, 0, 25, 23), (3, 0, 28, 25))
@@ -85,8 +97,12 @@ def check_state(game: BigCity) -> None:
 def known_cards(game: BigCity, p: int) -> list[tuple[int, int, int]]:
     """(pile, place, card) of every card in the piles that seat `p` knows (it put them back)."""
     s = game.state
-    return [(i, j, c) for i in range(8) for j, (c, seat) in enumerate(zip(s.piles[i], s.pile_known[i], strict=True))
-            if seat == p]
+    return [
+        (i, j, c)
+        for i in range(8)
+        for j, (c, seat) in enumerate(zip(s.piles[i], s.pile_known[i], strict=True))
+        if seat == p
+    ]
 
 
 def hidden_from(game: BigCity, p: int) -> list[list[int]]:
@@ -104,8 +120,9 @@ def check_determinized(game: BigCity, twin: BigCity, p: int) -> None:
 
 
 # ----- positions for rule tests ------------------------------------------------------------------
-def position(n: int = 4, tiles=L3, hands: dict[int, list[int]] | None = None, hall: bool = False,
-             seat: int = 0) -> BigCity:
+def position(
+    n: int = 4, tiles=L3, hands: dict[int, list[int]] | None = None, hall: bool = False, seat: int = 0
+) -> BigCity:
     """A game in seat `seat`'s main phase with the given tiles and hands (plot numbers or card ids >= 68).
 
     Every card not in a hand goes back to its pile, so the 72 cards stay conserved.

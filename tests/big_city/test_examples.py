@@ -14,8 +14,34 @@ from city_envs.big_city import rules
 from ..game_helpers import legal
 from .bc_testlib import E5, build, idx, place, position, tram
 
-OUTSKIRTS_L3 = {11: 1, 12: 0, 13: 0, 14: 1, 15: 0, 16: 0, 17: 1, 18: 1, 19: 1, 21: 1, 22: 1, 23: 1, 24: 1,
-                25: 1, 26: 0, 27: 0, 28: 1, 31: 0, 32: 1, 33: 1, 34: 0, 35: 0, 36: 1, 37: 1, 38: 1, 39: 1}
+OUTSKIRTS_L3 = {
+    11: 1,
+    12: 0,
+    13: 0,
+    14: 1,
+    15: 0,
+    16: 0,
+    17: 1,
+    18: 1,
+    19: 1,
+    21: 1,
+    22: 1,
+    23: 1,
+    24: 1,
+    25: 1,
+    26: 0,
+    27: 0,
+    28: 1,
+    31: 0,
+    32: 1,
+    33: 1,
+    34: 0,
+    35: 0,
+    36: 1,
+    37: 1,
+    38: 1,
+    39: 1,
+}
 
 
 def test_l3_outskirts():
@@ -25,14 +51,17 @@ def test_l3_outskirts():
     assert (s.px[idx(21)], s.py[idx(21)]) == (25, 23) and (s.px[idx(39)], s.py[idx(39)]) == (30, 27)
 
 
-@pytest.mark.parametrize(("kind", "plots", "points"), [
-    (cp.RES1, [11], 3),
-    (cp.BUS2, [26, 27], 7),
-    (cp.BUS2, [27, 28], 6),
-    (cp.RES3, [17, 18, 19], 11),
-    (cp.RES3, [11, 14, 17], 11),
-    (cp.BUS3, [12, 13, 31], 11),
-])
+@pytest.mark.parametrize(
+    ("kind", "plots", "points"),
+    [
+        (cp.RES1, [11], 3),
+        (cp.BUS2, [26, 27], 7),
+        (cp.BUS2, [27, 28], 6),
+        (cp.RES3, [17, 18, 19], 11),
+        (cp.RES3, [11, 14, 17], 11),
+        (cp.BUS3, [12, 13, 31], 11),
+    ],
+)
 def test_e1_residences_and_businesses(kind, plots, points):
     game = position(hands={0: plots})
     assert build(game, kind, plots) == points

@@ -14,8 +14,21 @@ from city_envs.big_city.game import BigCity
 from ..game_helpers import play_out
 from .bc_testlib import COUNTS, check_state
 
-ALL_DECISIONS = {"SETUP_TILE", "TILE_ROTATION", "TILE_EDGE", "TILE_CELL", "DEAD_DISCARD", "MAIN", "BUILD_SELECT",
-                 "PIECE_SELECT", "TRAM_EDGE", "TRAM_EDGE_OPT", "EXCHANGE_SELECT", "DRAW", "GAME_OVER"}
+ALL_DECISIONS = {
+    "SETUP_TILE",
+    "TILE_ROTATION",
+    "TILE_EDGE",
+    "TILE_CELL",
+    "DEAD_DISCARD",
+    "MAIN",
+    "BUILD_SELECT",
+    "PIECE_SELECT",
+    "TRAM_EDGE",
+    "TRAM_EDGE_OPT",
+    "EXCHANGE_SELECT",
+    "DRAW",
+    "GAME_OVER",
+}
 
 
 def run_games(n: int, seeds) -> set[str]:

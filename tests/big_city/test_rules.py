@@ -21,7 +21,18 @@ def test_component_counts():
     assert [len(cp.PILE_CARDS[i]) for i in range(1, 9)] == [9] * 8
     assert sum(cp.KIND_COUNT) + len(cp.FACILITY_SHAPES) == 52 and cp.NUM_TRAMS == 17
     assert [cp.plot_index(x) for x in (11, 19, 21, 28, 31, 41, 51, 61, 71, 81, 88)] == [
-        0, 8, 9, 16, 17, 26, 34, 43, 51, 60, 67]
+        0,
+        8,
+        9,
+        16,
+        17,
+        26,
+        34,
+        43,
+        51,
+        60,
+        67,
+    ]
     assert {c: cp.CARD_PILE[c] for c in cp.SPECIAL_CARDS} == {68: 2, 69: 4, 70: 6, 71: 8}
 
 
@@ -34,10 +45,18 @@ def layout_text(n: int, r: int) -> str:
 
 
 def test_rotated_layouts_match_the_spec():
-    assert [layout_text(1, r) for r in range(4)] == ["1 2 3/4 5 6/7 8 9", "7 4 1/8 5 2/9 6 3",
-                                                     "9 8 7/6 5 4/3 2 1", "3 6 9/2 5 8/1 4 7"]
-    assert [layout_text(2, r) for r in range(4)] == ["1 2 3 4/5 6 7 8", "5 1/6 2/7 3/8 4",
-                                                     "8 7 6 5/4 3 2 1", "4 8/3 7/2 6/1 5"]
+    assert [layout_text(1, r) for r in range(4)] == [
+        "1 2 3/4 5 6/7 8 9",
+        "7 4 1/8 5 2/9 6 3",
+        "9 8 7/6 5 4/3 2 1",
+        "3 6 9/2 5 8/1 4 7",
+    ]
+    assert [layout_text(2, r) for r in range(4)] == [
+        "1 2 3 4/5 6 7 8",
+        "5 1/6 2/7 3/8 4",
+        "8 7 6 5/4 3 2 1",
+        "4 8/3 7/2 6/1 5",
+    ]
 
 
 def test_shapes_have_their_rotations():
@@ -215,8 +234,7 @@ def test_residence_value_never_below_zero():
     game = position(hands={0: [35]}, hall=True)
     place(game, cp.FACTORY_4, [31, 32, 34, 37], owner=1)
     assert build(_refresh(game), cp.BUS1, [35]) == 1  # 2 + centre - 2
-    game = position(tiles=((1, 0, 25, 25), (3, 0, 28, 25), (5, 0, 25, 28), (7, 0, 28, 28)), hands={0: [35]},
-                    hall=True)
+    game = position(tiles=((1, 0, 25, 25), (3, 0, 28, 25), (5, 0, 25, 28), (7, 0, 28, 28)), hands={0: [35]}, hall=True)
     place(game, cp.FACTORY_4, [31, 32, 34, 37], owner=1)
     assert build(_refresh(game), cp.RES1, [35]) == 0  # 2 + 0 (centre) - 2
 
@@ -253,9 +271,24 @@ def test_trams_branch_and_close_loops():
 def test_second_segment_skipped_when_the_supply_runs_out():
     game = position(hall=True)
     s = game.state
-    for number, side in ((31, cp.N), (32, cp.N), (33, cp.N), (33, cp.E), (36, cp.E), (39, cp.E), (39, cp.S),
-                         (38, cp.S), (37, cp.S), (19, cp.S), (18, cp.S), (17, cp.S), (17, cp.W), (14, cp.W),
-                         (11, cp.W), (25, cp.W)):
+    for number, side in (
+        (31, cp.N),
+        (32, cp.N),
+        (33, cp.N),
+        (33, cp.E),
+        (36, cp.E),
+        (39, cp.E),
+        (39, cp.S),
+        (38, cp.S),
+        (37, cp.S),
+        (19, cp.S),
+        (18, cp.S),
+        (17, cp.S),
+        (17, cp.W),
+        (14, cp.W),
+        (11, cp.W),
+        (25, cp.W),
+    ):
         tram(game, number, side)
     assert rules.trams_left(s) == 1
     game = _refresh(game)

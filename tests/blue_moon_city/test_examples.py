@@ -59,8 +59,11 @@ def test_e3_colour_payment_with_khind():
 
 def test_e4_palace_with_hoax2():
     """E4: every palace colour is payable; in blue, a Hoax 2 lets the yellow 3 count as blue."""
-    game = position(A=hand(card(cp.YELLOW, 3), card(cp.BLUE, 2), card(cp.WHITE, 2), card(cp.BROWN, 1),
-                           card(cp.BROWN, 2), cp.GREEN_CARD))
+    game = position(
+        A=hand(
+            card(cp.YELLOW, 3), card(cp.BLUE, 2), card(cp.WHITE, 2), card(cp.BROWN, 1), card(cp.BROWN, 2), cp.GREEN_CARD
+        )
+    )
     stand_on(game, 11)
     game.apply(149)
     assert legal(game) == set(range(154, 161))
@@ -79,8 +82,7 @@ def test_e4_palace_with_hoax2():
 def test_e5_university_completion():
     """E5: the rulebook's University example: dragon scales, master builder by the leftmost marker,
     each-reward, neighbour rewards (Fire Temple +3c, Market Hall +2 cards), pending cards."""
-    game = position(A=hand(card(cp.BLUE, 1), card(cp.WHITE, 2), card(cp.WHITE, 3), card(cp.RED, 3),
-                           card(cp.GREY, 3)))
+    game = position(A=hand(card(cp.BLUE, 1), card(cp.WHITE, 2), card(cp.WHITE, 3), card(cp.RED, 3), card(cp.GREY, 3)))
     s = game.state
     for name, where in (("University", 6), ("Market Hall", 7), ("Mill", 2), ("Hospice", 12)):
         place_tile(game, tile_id(name), where)

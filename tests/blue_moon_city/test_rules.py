@@ -81,8 +81,9 @@ def test_mimix_pair_is_a_wild_three_and_brown_threes_never_pair():
     """5.7: brown 1 + brown 2 pay 3 of any colour; two brown 3s do not."""
     assert rules.can_finish(3, cp.RED, tuple(hand(card(cp.BROWN, 1), card(cp.BROWN, 2))), NO_CAPS, 0)
     assert not rules.can_finish(3, cp.RED, tuple(hand(card(cp.BROWN, 3), card(cp.BROWN, 3))), NO_CAPS, 0)
-    assert rules.can_finish(5, cp.BROWN, tuple(hand(card(cp.BROWN, 1), card(cp.BROWN, 1),
-                                                     card(cp.BROWN, 2))), NO_CAPS, 0)
+    assert rules.can_finish(
+        5, cp.BROWN, tuple(hand(card(cp.BROWN, 1), card(cp.BROWN, 1), card(cp.BROWN, 2))), NO_CAPS, 0
+    )
 
 
 def test_hoax_one_recolours_up_to_four_cards_of_one_colour():

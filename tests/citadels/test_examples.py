@@ -90,8 +90,13 @@ def test_e1_warlord_turn_with_robbery_destroy_income_and_build():
     )
     s = game.state
     assert s.completion == 7 and len(s.deck) == 30 and s.city_size[jose] == 4
-    start_turns(game, {THIEF: manuel, ARCHITECT: jose, WARLORD: luis}, called=ARCHITECT, robbed=WARLORD,
-                revealed={THIEF: manuel, ARCHITECT: jose})
+    start_turns(
+        game,
+        {THIEF: manuel, ARCHITECT: jose, WARLORD: luis},
+        called=ARCHITECT,
+        robbed=WARLORD,
+        revealed={THIEF: manuel, ARCHITECT: jose},
+    )
     assert s.called == WARLORD and game.current_player() == luis
     assert s.gold[luis] == 0 and s.gold[manuel] == manuel_gold + 4  # the robbery on reveal
     game.apply(GATHER_GOLD)
@@ -267,7 +272,11 @@ def test_e6_two_player_selection():
     game.apply(5)  # keep the Merchant; the Magician goes face down by itself
     assert s.holder[MAGICIAN] == -1 and s.known_facedown[1] & bit(MAGICIAN)
     assert {r: s.holder[r] for r in (KING, MERCHANT, ARCHITECT, WARLORD)} == {
-        KING: 0, MERCHANT: 1, ARCHITECT: 0, WARLORD: 1}
+        KING: 0,
+        MERCHANT: 1,
+        ARCHITECT: 0,
+        WARLORD: 1,
+    }
 
     order = []
     while s.round == 1:

@@ -66,9 +66,7 @@ def assert_same_determinization(game_a: Citadels, game_b: Citadels, p: int, seed
 
 def unrevealed_holders(game: Citadels, p: int) -> tuple:
     s = game.state
-    return tuple(
-        s.holder[rank] if s.revealed[rank] < 0 and s.holder[rank] != p else -2 for rank in range(1, 9)
-    )
+    return tuple(s.holder[rank] if s.revealed[rank] < 0 and s.holder[rank] != p else -2 for rank in range(1, 9))
 
 
 def opponents_hands(game: Citadels, p: int) -> list:

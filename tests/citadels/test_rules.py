@@ -163,17 +163,16 @@ def test_keep_drawn_puts_the_others_under_the_deck_in_order():
 
 def test_build_rules():
     """4.3 BUILD: after gathering, in hand, not already in the city, affordable, once (Architect 3)."""
-    game = turn(4, KING, hands={0: kinds("Temple", "Castle", "Manor")}, cities={0: kinds("Manor")},
-                gold={0: 2})
+    game = turn(4, KING, hands={0: kinds("Temple", "Castle", "Manor")}, cities={0: kinds("Manor")}, gold={0: 2})
     game.apply(16)  # 4 gold
-    assert {a for a in legal(game) if rules.BUILD <= a < rules.USE_SMITHY} == {build_id("Temple"),
-                                                                              build_id("Castle")}
+    assert {a for a in legal(game) if rules.BUILD <= a < rules.USE_SMITHY} == {build_id("Temple"), build_id("Castle")}
     game.apply(build_id("Temple"))
     assert game.state.gold[0] == 3
     assert not {a for a in legal(game) if rules.BUILD <= a < rules.USE_SMITHY}  # one build only
 
-    game = turn(4, ARCHITECT, hands={0: kinds("Temple", "Tavern", "Watchtower", "Church")}, gold={0: 10},
-                deck=[FILLER] * 4)
+    game = turn(
+        4, ARCHITECT, hands={0: kinds("Temple", "Tavern", "Watchtower", "Church")}, gold={0: 10}, deck=[FILLER] * 4
+    )
     assert hand_of(game, 0)["Manor"] == 2  # the Architect draws 2 on reveal
     game.apply(16)
     for name in ("Temple", "Tavern", "Watchtower"):
@@ -208,8 +207,12 @@ def test_income_is_collected_at_end_turn_if_forgotten():
 
 def test_income_counts_type_and_school_of_magic():
     """5.4/5.5/5.6/5.8, 5.9.9: one gold per district of the type, +1 School of Magic."""
-    for rank, names in ((KING, ("Manor", "Palace")), (BISHOP, ("Temple",)), (MERCHANT, ("Tavern", "Docks")),
-                        (WARLORD, ("Prison",))):
+    for rank, names in (
+        (KING, ("Manor", "Palace")),
+        (BISHOP, ("Temple",)),
+        (MERCHANT, ("Tavern", "Docks")),
+        (WARLORD, ("Prison",)),
+    ):
         game = turn(4, rank, cities={0: [*kinds(*names), KIND["School of Magic"], KIND["Keep"]]}, gold={0: 0})
         before = game.state.gold[0]
         game.apply(101)
@@ -314,8 +317,7 @@ def test_warlord_costs_keep_great_wall_and_own_city():
 
 def test_graveyard_recovery_and_decline():
     """5.9.6: the Graveyard owner may pay 1 to take the destroyed card; control returns to the Warlord."""
-    game = turn(4, WARLORD, cities={1: kinds("Castle"), 2: kinds("Graveyard")}, gold={0: 5, 2: 1},
-                deck=[FILLER] * 3)
+    game = turn(4, WARLORD, cities={1: kinds("Castle"), 2: kinds("Graveyard")}, gold={0: 5, 2: 1}, deck=[FILLER] * 3)
     game.apply(destroy_id(1, "Castle"))
     assert game.current_player() == 2 and game.decision_name() == "GRAVEYARD"
     assert legal(game) == {374, 375}
@@ -323,8 +325,7 @@ def test_graveyard_recovery_and_decline():
     assert hand_of(game, 2) == {"Castle": 1} and game.state.gold[2] == 0
     assert game.current_player() == 0 and game.decision_name() == "MAIN"
 
-    game = turn(4, WARLORD, cities={1: kinds("Castle"), 2: kinds("Graveyard")}, gold={0: 5, 2: 1},
-                deck=[FILLER] * 3)
+    game = turn(4, WARLORD, cities={1: kinds("Castle"), 2: kinds("Graveyard")}, gold={0: 5, 2: 1}, deck=[FILLER] * 3)
     game.apply(destroy_id(1, "Castle"))
     game.apply(375)
     assert game.state.deck[-1] == KIND["Castle"] and game.current_player() == 0
@@ -332,9 +333,11 @@ def test_graveyard_recovery_and_decline():
 
 def test_graveyard_not_offered_without_gold_to_the_warlord_or_for_itself():
     """5.9.6: no decision if the owner has no gold, is the Warlord, or the Graveyard itself was destroyed."""
-    for cities, gold in (({1: kinds("Castle"), 2: kinds("Graveyard")}, {0: 5, 2: 0}),
-                         ({0: kinds("Graveyard"), 1: kinds("Castle")}, {0: 5}),
-                         ({1: kinds("Graveyard")}, {0: 5, 1: 3})):
+    for cities, gold in (
+        ({1: kinds("Castle"), 2: kinds("Graveyard")}, {0: 5, 2: 0}),
+        ({0: kinds("Graveyard"), 1: kinds("Castle")}, {0: 5}),
+        ({1: kinds("Graveyard")}, {0: 5, 1: 3}),
+    ):
         game = turn(4, WARLORD, cities=cities, gold=gold)
         target = destroy_id(1, "Castle") if 1 in cities and KIND["Castle"] in cities[1] else destroy_id(1, "Graveyard")
         game.apply(target)
@@ -343,8 +346,9 @@ def test_graveyard_not_offered_without_gold_to_the_warlord_or_for_itself():
 
 def test_laboratory_and_smithy():
     """5.9.3/5.9.4: Laboratory discards a card for 2 gold; Smithy pays 2 for 3 cards; once per turn each."""
-    game = turn(4, KING, cities={0: kinds("Laboratory", "Smithy")}, hands={0: kinds("Temple")}, gold={0: 2},
-                deck=[FILLER] * 5)
+    game = turn(
+        4, KING, cities={0: kinds("Laboratory", "Smithy")}, hands={0: kinds("Temple")}, gold={0: 2}, deck=[FILLER] * 5
+    )
     game.apply(rules.LAB_DISCARD + KIND["Temple"])
     assert game.state.gold[0] == 4 and game.state.deck[-1] == KIND["Temple"] and hand_of(game, 0) == {}
     game.apply(rules.USE_SMITHY)
@@ -355,15 +359,24 @@ def test_laboratory_and_smithy():
 
 def test_haunted_quarter_counts_as_a_missing_type_only():
     """5.9.1: five types with the Haunted Quarter standing for the one missing type."""
-    s = position(4, cities={0: kinds("Manor", "Temple", "Tavern", "Haunted Quarter", "Library"),
-                            1: kinds("Manor", "Temple", "Haunted Quarter", "Library")}).state
+    s = position(
+        4,
+        cities={
+            0: kinds("Manor", "Temple", "Tavern", "Haunted Quarter", "Library"),
+            1: kinds("Manor", "Temple", "Haunted Quarter", "Library"),
+        },
+    ).state
     assert rules.has_five_types(s.cities[0]) and not rules.has_five_types(s.cities[1])
 
 
 def test_treasury_map_room_university_dragon_gate_scores():
     """6.2, 5.9.7/8/12: gold and hand as points; University and Dragon Gate score 8."""
-    game = position(4, cities={0: kinds("Imperial Treasury", "Map Room", "University", "Dragon Gate")},
-                    hands={0: kinds("Temple", "Temple")}, gold={0: 3})
+    game = position(
+        4,
+        cities={0: kinds("Imperial Treasury", "Map Room", "University", "Dragon Gate")},
+        hands={0: kinds("Temple", "Temple")},
+        gold={0: 3},
+    )
     assert game.scores()[0] == 5 + 5 + 8 + 8 + 3 + 2
 
 

@@ -25,12 +25,14 @@ class Nim(Game):
     min_players = 2
     max_players = 3
     options_spec = {
-        "heap": Option(0, "starting heap; 0 draws it from the match RNG (5..15)", check=_heap_option,
-                       allowed="an integer >= 0"),
+        "heap": Option(
+            0, "starting heap; 0 draws it from the match RNG (5..15)", check=_heap_option, allowed="an integer >= 0"
+        ),
         "gusts": Option(False, "after each move the wind may put a stone back", choices=(False, True)),
         "repeat_on_one": Option(False, "taking exactly one stone keeps the turn", choices=(False, True)),
-        "max_turns": Option(200, "stop (as truncation) after this many moves", check=positive_int,
-                            allowed="an integer >= 1"),
+        "max_turns": Option(
+            200, "stop (as truncation) after this many moves", check=positive_int, allowed="an integer >= 1"
+        ),
     }
     num_actions = 3
     observation_shape = (4,)
@@ -63,8 +65,14 @@ class Nim(Game):
             self.truncated = True
 
     def _state_to_dict(self) -> dict:
-        return {"heap": self.heap, "to_move": self.to_move, "taken": list(self.taken), "last": self.last,
-                "turns": self.turns, "truncated": self.truncated}
+        return {
+            "heap": self.heap,
+            "to_move": self.to_move,
+            "taken": list(self.taken),
+            "last": self.last,
+            "turns": self.turns,
+            "truncated": self.truncated,
+        }
 
     def _state_from_dict(self, data: dict) -> None:
         self.heap, self.to_move, self.last = data["heap"], data["to_move"], data["last"]
@@ -104,12 +112,12 @@ class Nim(Game):
         return [seat for seat, x in enumerate(self.taken) if x == best]
 
     def view(self, player: int) -> dict:
-        return {"player": player, "heap": self.heap, "to_move": self.current_player(),
-                "taken": list(self.taken)}
+        return {"player": player, "heap": self.heap, "to_move": self.current_player(), "taken": list(self.taken)}
 
     def observation(self, player: int) -> np.ndarray:
-        return np.array([self.heap / 20, self.current_player() == player, self.taken[player] / 20,
-                         self.is_over()], dtype=np.float32)
+        return np.array(
+            [self.heap / 20, self.current_player() == player, self.taken[player] / 20, self.is_over()], dtype=np.float32
+        )
 
     def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
         pass  # nothing is hidden

@@ -24,8 +24,9 @@ from ..aec_helpers import run_episode
 from .nim_toy import Nim
 
 # PettingZoo's api_test warns that Dict observation spaces are unusual; they are the contract.
-pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",
-                                        "ignore:Observation is not a NumPy array:UserWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Observation space for each agent:UserWarning", "ignore:Observation is not a NumPy array:UserWarning"
+)
 
 IMAGE_MODULE = Path(city_envs.__file__).parent / "citadels" / "image.py"
 

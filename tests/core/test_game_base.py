@@ -97,8 +97,10 @@ def test_integer_actions_of_every_kind():
     assert game.history == [2, 1, 0] and all(type(a) is int for a in game.history)
 
 
-@pytest.mark.parametrize("action", [1.0, np.float32(1), np.array(1.0), True, np.bool_(True), "1", float("inf"),
-                                    None, [1], np.array([1]), 1 + 0j])
+@pytest.mark.parametrize(
+    "action",
+    [1.0, np.float32(1), np.array(1.0), True, np.bool_(True), "1", float("inf"), None, [1], np.array([1]), 1 + 0j],
+)
 def test_non_integer_actions_are_refused_by_type(action):
     game = Nim(2, heap=9)
     before = game.to_dict()

@@ -47,10 +47,18 @@ DIGESTS = {
 }
 # the entity layouts as they were written by hand before they were derived (trained entity heads read these)
 ENTITY_LAYOUTS = {
-    "metropolys": {"count": 55, "rows": [[0, 17], [935, 20]], "action_starts": [0],
-                   "context": [[2035, 2060, 1], [2135, 2164, 1]]},
-    "blue_moon_city": {"count": 21, "rows": [[0, 98]], "action_starts": [128, 0, 21, 42, 63, 84, 105],
-                       "context": [[2093, 2115, 1], [2061, 2069, 1], [2145, 2156, 1], [25, 2058, 98]]},
+    "metropolys": {
+        "count": 55,
+        "rows": [[0, 17], [935, 20]],
+        "action_starts": [0],
+        "context": [[2035, 2060, 1], [2135, 2164, 1]],
+    },
+    "blue_moon_city": {
+        "count": 21,
+        "rows": [[0, 98]],
+        "action_starts": [128, 0, 21, 42, 63, 84, 105],
+        "context": [[2093, 2115, 1], [2061, 2069, 1], [2145, 2156, 1], [25, 2058, 98]],
+    },
     "big_city": {"count": 68, "rows": [[0, 53]], "action_starts": [0], "context": [[3604, 3634, 1], [3690, 3787, 1]]},
 }
 
@@ -124,25 +132,42 @@ def test_a_layout_places_its_blocks_and_names_every_value():
     )
     turn, seats = layout.blocks
     assert (turn.slice, seats.slice, seats.shape, layout.size) == (slice(0, 4), slice(4, 10), (2, 3), 10)
-    assert (turn.index("decision"), turn.span("round", "decision"), seats.columns("hand")) == (1, slice(0, 4),
-                                                                                             slice(1, 3))
-    assert layout.feature_names() == ("turn.round", "turn.decision.a", "turn.decision.b", "turn.decision.c",
-                                      "seats[0].gold", "seats[0].hand.0", "seats[0].hand.1",
-                                      "seats[1].gold", "seats[1].hand.0", "seats[1].hand.1")
+    assert (turn.index("decision"), turn.span("round", "decision"), seats.columns("hand")) == (
+        1,
+        slice(0, 4),
+        slice(1, 3),
+    )
+    assert layout.feature_names() == (
+        "turn.round",
+        "turn.decision.a",
+        "turn.decision.b",
+        "turn.decision.c",
+        "seats[0].gold",
+        "seats[0].hand.0",
+        "seats[0].hand.1",
+        "seats[1].gold",
+        "seats[1].hand.0",
+        "seats[1].hand.1",
+    )
     obs = np.zeros(layout.size, dtype=np.float32)
     seats.view(obs)[1, seats.column("hand") + 1] = 5.0
     assert obs[layout.feature_names().index("seats[1].hand.1")] == 5.0
-    assert (seats.entity_rows(), seats.row_range(1), seats.column_range("hand")) == ((4, 3), (7, 10, 1),
-                                                                                    (5, 10, 3))
-    assert layout.markdown_table().splitlines()[2:] == ["| 0 | turn (4) | round; decision (3) |",
-                                                        "| 4 | seats (2 x 3) | per seat: +0 gold; +1 hand (2) |"]
+    assert (seats.entity_rows(), seats.row_range(1), seats.column_range("hand")) == ((4, 3), (7, 10, 1), (5, 10, 3))
+    assert layout.markdown_table().splitlines()[2:] == [
+        "| 0 | turn (4) | round; decision (3) |",
+        "| 4 | seats (2 x 3) | per seat: +0 gold; +1 hand (2) |",
+    ]
 
 
-@pytest.mark.parametrize("blocks", [
-    (vector("a", "", Field("x")), vector("a", "", Field("y"))),
-    (vector("a", "", Field("x"), Field("x")),),
-    (vector("a", "", Field("x", 2, labels=("same", "same"))),),
-], ids=["blocks", "fields", "labels"])
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        (vector("a", "", Field("x")), vector("a", "", Field("y"))),
+        (vector("a", "", Field("x"), Field("x")),),
+        (vector("a", "", Field("x", 2, labels=("same", "same"))),),
+    ],
+    ids=["blocks", "fields", "labels"],
+)
 def test_a_layout_refuses_names_that_repeat(blocks):
     with pytest.raises(ValueError, match="unique"):
         ObservationLayout(*blocks)

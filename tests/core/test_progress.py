@@ -41,7 +41,8 @@ def test_showing_draws_nothing_when_stderr_is_not_a_terminal(capsys):
     assert capsys.readouterr() == ("", "")
 
 
-@pytest.mark.parametrize(("seconds", "text"), [(0.4, "0 s"), (59.6, "1 min 00 s"), (148, "2 min 28 s"),
-                                               (3725, "1 h 02 min")])
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(0.4, "0 s"), (59.6, "1 min 00 s"), (148, "2 min 28 s"), (3725, "1 h 02 min")]
+)
 def test_durations_read_as_a_person_says_them(seconds, text):
     assert progress.format_duration(seconds) == text

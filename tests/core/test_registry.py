@@ -14,8 +14,9 @@ from city_envs.core.aec import CityAECEnv
 from city_envs.core.game import Game
 from city_envs.core.registry import make_raw_env, register_with_pettingzoo
 
-pytestmark = pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",
-                                        "ignore:Observation is not a NumPy array:UserWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Observation space for each agent:UserWarning", "ignore:Observation is not a NumPy array:UserWarning"
+)
 
 CITADELS_CONFIGS = [(n, False) for n in range(2, 8)] + [(n, True) for n in range(4, 8)]
 UNKNOWN = ["chess", "Citadels", "citadels_v0", "", "catan "]
@@ -38,9 +39,7 @@ def test_make_game():
 
 
 @pytest.mark.parametrize("name", UNKNOWN)
-@pytest.mark.parametrize(
-    "maker", [city_envs.make_game, city_envs.make_env, make_raw_env, city_envs.game_class]
-)
+@pytest.mark.parametrize("maker", [city_envs.make_game, city_envs.make_env, make_raw_env, city_envs.game_class])
 def test_unknown_game_lists_known_games(maker, name):
     with pytest.raises(ValueError) as info:
         maker(name) if maker is city_envs.game_class else maker(name, 3)
@@ -76,8 +75,9 @@ def test_make_env_passes_options_to_the_game():
     assert game.options == {"classic_variant": True, "max_rounds": 9} and game.state.completion == 8
 
 
-@pytest.mark.parametrize("kwargs", [{"num_players": 8}, {"num_players": 4, "max_rounds": 0},
-                                    {"num_players": 4, "variant": "dark city"}])
+@pytest.mark.parametrize(
+    "kwargs", [{"num_players": 8}, {"num_players": 4, "max_rounds": 0}, {"num_players": 4, "variant": "dark city"}]
+)
 def test_make_env_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         city_envs.make_env("citadels", **kwargs)

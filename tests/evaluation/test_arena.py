@@ -159,8 +159,9 @@ class _Crasher:
 
 def test_failed_matches_are_recorded_and_the_run_goes_on(monkeypatch):
     real = workers.make_agent
-    monkeypatch.setattr(workers, "make_agent", lambda kind, game, seed: _Crasher() if kind == "crash" else real(
-        kind, game, seed))
+    monkeypatch.setattr(
+        workers, "make_agent", lambda kind, game, seed: _Crasher() if kind == "crash" else real(kind, game, seed)
+    )
     results = evaluate("citadels", 2, ["crash", "random"], games=4, seed=0)
     assert len(results["failures"]) == 4
     assert all("(crash): RuntimeError: boom" in f["reason"] and f["seed"] for f in results["failures"])
@@ -184,8 +185,19 @@ def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path
     names = {p.name for p in paths}
     assert names == {"results.json", "matches.csv", "report.md", "ratings.png", "pairwise.png"}
     saved = json.loads((tmp_path / "run" / "results.json").read_text())
-    for key in ("game", "num_players", "games", "seed", "agents", "ratings", "win_rate", "win_rate_ci95",
-                "mean_score", "mean_length", "truncated"):
+    for key in (
+        "game",
+        "num_players",
+        "games",
+        "seed",
+        "agents",
+        "ratings",
+        "win_rate",
+        "win_rate_ci95",
+        "mean_score",
+        "mean_length",
+        "truncated",
+    ):
         assert key in saved
     assert len((tmp_path / "run" / "matches.csv").read_text().splitlines()) == 21
 
@@ -258,11 +270,17 @@ def faulty_agents(monkeypatch):
     monkeypatch.setattr(workers, "make_agent", make)
 
 
-@pytest.mark.parametrize(("fault", "reason"), [
-    ("exit", "SystemExit: 3"), ("interrupt", "KeyboardInterrupt"), ("generator", "GeneratorExit"),
-    ("hard_exit", "WorkerDied: the match's process ended with exit code 7"), ("illegal", "IllegalActionError"),
-    ("float", "Error: "),  # whichever error the rules give for a float, it is the agent's
-])
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("exit", "SystemExit: 3"),
+        ("interrupt", "KeyboardInterrupt"),
+        ("generator", "GeneratorExit"),
+        ("hard_exit", "WorkerDied: the match's process ended with exit code 7"),
+        ("illegal", "IllegalActionError"),
+        ("float", "Error: "),  # whichever error the rules give for a float, it is the agent's
+    ],
+)
 def test_anything_an_agent_does_fails_its_match_only(faulty_agents, fault, reason):
     results = evaluate("citadels", 2, [fault, "random"], games=4, seed=1, jobs=2)
     assert [f["match"] for f in results["failures"]] == [0, 1, 2, 3]
@@ -335,8 +353,9 @@ evaluate("citadels", 2, ["a", "b"], games=4, seed=0, jobs=2, match_timeout=0)
 
 def test_workers_busy_in_a_match_end_with_a_killed_parent(tmp_path):
     psutil = pytest.importorskip("psutil")
-    parent = subprocess.Popen([sys.executable, "-c", HANGING_RUN], start_new_session=True,
-                              cwd=Path(__file__).resolve().parents[1])
+    parent = subprocess.Popen(
+        [sys.executable, "-c", HANGING_RUN], start_new_session=True, cwd=Path(__file__).resolve().parents[1]
+    )
     deadline = time.monotonic() + 120
     while len(workers := psutil.Process(parent.pid).children()) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -383,11 +402,18 @@ def test_resume_refuses_a_record_whose_match_is_not_a_match_number(tmp_path, mat
         evaluate("citadels", 2, ["random", "random"], games=2, seed=0, log=log, resume=True)
 
 
-@pytest.mark.parametrize("old, new", [("city_envs.training.arena", "city_envs.evaluation"),
-                                      ("city_envs.training.ladder", "city_envs.evaluation.ladder")])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("city_envs.training.arena", "city_envs.evaluation"),
+        ("city_envs.training.ladder", "city_envs.evaluation.ladder"),
+    ],
+)
 def test_the_old_module_paths_still_import_with_a_deprecation_warning(old, new):
-    code = (f"import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
-            f"try:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)\n")
+    code = (
+        f"import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+        f"try:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert f"{old} is deprecated" in out and new in out
     name = "evaluate" if old.endswith("arena") else "main"
@@ -432,7 +458,8 @@ def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_poli
     whole = evaluate("citadels", 2, [f"ppo:{here / baseline.name}", "random"], games=2, seed=0, log=log)
     moved = [f"ppo:{there / baseline.name}", "random"]
     assert evaluate("citadels", 2, moved, games=2, seed=0, log=log, resume=True)["agents"] == {
-        k.replace(str(here), str(there)): v for k, v in whole["agents"].items()}
+        k.replace(str(here), str(there)): v for k, v in whole["agents"].items()
+    }
     # the same settings with other weights in the file: another run
     with safe_open(str(there / baseline.name), "np") as handle:
         metadata = handle.metadata()

@@ -31,9 +31,16 @@ def strip_timing(results: dict) -> dict:
 
 
 def test_candidate_seat_rotates_with_the_match_number():
-    records = [{"match": m, "failed": False, "culprit": None, "win_share": [1.0, 0.0, 0.0] if m % 3 == 0 else
-                [0.0, 1.0, 0.0] if m % 3 == 1 else [0.5, 0.0, 0.5], "scores": [3.0, 1.0, 2.0]}
-               for m in range(3)]
+    records = [
+        {
+            "match": m,
+            "failed": False,
+            "culprit": None,
+            "win_share": [1.0, 0.0, 0.0] if m % 3 == 0 else [0.0, 1.0, 0.0] if m % 3 == 1 else [0.5, 0.0, 0.5],
+            "scores": [3.0, 1.0, 2.0],
+        }
+        for m in range(3)
+    ]
     figures = candidate_matches(records, 3)
     assert figures["win_share"] == [1.0, 1.0, 0.5]
     assert figures["margin"] == [3.0 - 1.5, 1.0 - 2.5, 2.0 - 2.0]
@@ -102,13 +109,24 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path):
     assert comparison["order"][0] == "heuristic"
     [improvement] = comparison["probability_of_improvement"]
     assert (improvement["x"], improvement["y"]) == ("heuristic", "random") and improvement["probability"] > 0.5
-    expected = np.mean([np.mean(np.greater.outer(a, b) + 0.5 * np.equal.outer(a, b))
-                        for a, b in zip(score_array(load_results(tmp_path / "h")).mean(axis=2).T,
-                                        score_array(load_results(tmp_path / "r")).mean(axis=2).T, strict=True)])
+    expected = np.mean(
+        [
+            np.mean(np.greater.outer(a, b) + 0.5 * np.equal.outer(a, b))
+            for a, b in zip(
+                score_array(load_results(tmp_path / "h")).mean(axis=2).T,
+                score_array(load_results(tmp_path / "r")).mean(axis=2).T,
+                strict=True,
+            )
+        ]
+    )
     assert improvement["probability"] == pytest.approx(expected)  # the Mann-Whitney share, by hand
     write_comparison([tmp_path / "h", tmp_path / "r"], tmp_path / "cmp", reps=REPS)
-    assert {p.name for p in (tmp_path / "cmp").iterdir()} == {"comparison.json", "comparison.md", "tasks.png",
-                                                               "profile.png"}
+    assert {p.name for p in (tmp_path / "cmp").iterdir()} == {
+        "comparison.json",
+        "comparison.md",
+        "tasks.png",
+        "profile.png",
+    }
     run_agent_benchmark("random", one, tmp_path / "one", reps=REPS)
     with pytest.raises(BenchmarkError, match="results of different suites or versions are not comparable"):
         compare_results([tmp_path / "h", tmp_path / "one"], reps=REPS)
@@ -123,20 +141,23 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path):
             compare_results([tmp_path / "h", tmp_path / "hollow.json"], reps=REPS)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["benchmark", "agent", "random", "--suite", "v7", "--out", "x"], "unknown suite 'v7'"),
-    (["benchmark", "agent", "random", "--suite", "v1-huge", "--out", "x"], "no variant 'huge'"),
-    (["benchmark", "agent", "nonsense", "--suite", "v1-lite", "--out", "x"], "cannot play citadels:2"),
-    (["benchmark", "agent", "ppo:missing.safetensors", "--suite", "v1-lite", "--out", "x"], "cannot play"),
-    (["benchmark", "compare", "a"], "at least two results"),
-    (["benchmark", "compare", "a", "b"], "not a readable benchmark result"),
-    (["benchmark", "train", "no_such_algorithm", "--out", "x"], "unknown algorithm 'no_such_algorithm'"),
-    (["benchmark", "train", "math:no_function", "--out", "x"], "has no function 'no_function'"),
-    (["benchmark", "train", "ppo_scratch", "--seeds", "0,0", "--out", "x"], "seeds must be distinct"),
-    (["benchmark", "train", "ppo_scratch", "--budget", "0", "--out", "x"], "budget must be at least 1"),
-    (["benchmark", "exploit", "random", "--task", "chess:2", "--out", "x"], "unknown game 'chess'"),
-    (["benchmark", "exploit", "random", "--task", "citadels:7", "--out", "x"], "no committed baseline"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["benchmark", "agent", "random", "--suite", "v7", "--out", "x"], "unknown suite 'v7'"),
+        (["benchmark", "agent", "random", "--suite", "v1-huge", "--out", "x"], "no variant 'huge'"),
+        (["benchmark", "agent", "nonsense", "--suite", "v1-lite", "--out", "x"], "cannot play citadels:2"),
+        (["benchmark", "agent", "ppo:missing.safetensors", "--suite", "v1-lite", "--out", "x"], "cannot play"),
+        (["benchmark", "compare", "a"], "at least two results"),
+        (["benchmark", "compare", "a", "b"], "not a readable benchmark result"),
+        (["benchmark", "train", "no_such_algorithm", "--out", "x"], "unknown algorithm 'no_such_algorithm'"),
+        (["benchmark", "train", "math:no_function", "--out", "x"], "has no function 'no_function'"),
+        (["benchmark", "train", "ppo_scratch", "--seeds", "0,0", "--out", "x"], "seeds must be distinct"),
+        (["benchmark", "train", "ppo_scratch", "--budget", "0", "--out", "x"], "budget must be at least 1"),
+        (["benchmark", "exploit", "random", "--task", "chess:2", "--out", "x"], "unknown game 'chess'"),
+        (["benchmark", "exploit", "random", "--task", "citadels:7", "--out", "x"], "no committed baseline"),
+    ],
+)
 def test_bad_benchmark_input_is_one_line_and_exit_2(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2

@@ -15,8 +15,10 @@ def rows_for(path, game: str, players: int) -> list[list[str]]:
 
 
 def test_ladder_writes_a_leaderboard_row_per_rung_and_the_run_reports(tmp_path):
-    assert ladder.main(["--game", "citadels", "--players", "2", "--rungs", RUNGS, "--games", "6",
-                        "--out", str(tmp_path)]) == 0
+    assert (
+        ladder.main(["--game", "citadels", "--players", "2", "--rungs", RUNGS, "--games", "6", "--out", str(tmp_path)])
+        == 0
+    )
     rows = rows_for(tmp_path / "leaderboard.md", "citadels", 2)
     assert sorted(row[2] for row in rows) == sorted(RUNGS.split(","))
     heuristic_row = next(row for row in rows if row[2] == "heuristic")
@@ -26,17 +28,21 @@ def test_ladder_writes_a_leaderboard_row_per_rung_and_the_run_reports(tmp_path):
     text = (tmp_path / "leaderboard.md").read_text()
     assert "| 2 players: mu · win rate · ahead of heuristic | citadels (6) |" in text
     for rung in RUNGS.split(","):
-        _mu, win_rate, _ahead = next(line for line in text.splitlines() if line.startswith(f"| {rung} |")).split(
-            " | ")[1].split(" · ")
+        _mu, win_rate, _ahead = (
+            next(line for line in text.splitlines() if line.startswith(f"| {rung} |")).split(" | ")[1].split(" · ")
+        )
         assert float(win_rate) == pytest.approx(float(next(r for r in rows if r[2] == rung)[4].split()[0]), abs=0.01)
 
 
 def test_games_share_a_summary_row_whatever_their_rollout_suffix():
-    assert ladder.game_rungs("citadels", ["heuristic", "ismcts:iters=5"]) == ["heuristic",
-                                                                              "ismcts:iters=5:max_rollout=none"]
+    assert ladder.game_rungs("citadels", ["heuristic", "ismcts:iters=5"]) == [
+        "heuristic",
+        "ismcts:iters=5:max_rollout=none",
+    ]
     for game in ("citadels", "big_city"):
         assert [ladder.rung_label(game, agent) for agent in ladder.game_rungs(game, list(ladder.RUNGS))] == list(
-            ladder.RUNGS)
+            ladder.RUNGS
+        )
 
 
 def test_a_finished_run_is_reused_and_separate_calls_share_the_leaderboard(tmp_path, monkeypatch):

@@ -44,50 +44,63 @@ def test_a_changed_reference_policy_is_refused(tiny_suites, tmp_path):
     copy.mkdir()
     policy = copy / "citadels_2p.safetensors"
     policy.write_bytes((SUITES_DIR / "v1" / "citadels_2p.safetensors").read_bytes() + b" ")
-    text = (SUITES_DIR / "v1.toml").read_text().replace('name = "v1"', 'name = "v9"').replace("v1/citadels_2p",
-                                                                                           "v1copy/citadels_2p")
+    text = (
+        (SUITES_DIR / "v1.toml")
+        .read_text()
+        .replace('name = "v1"', 'name = "v9"')
+        .replace("v1/citadels_2p", "v1copy/citadels_2p")
+    )
     (tiny_suites / "v9.toml").write_text(text)
     suite = load_suite("v9")
     with pytest.raises(SuiteError, match="not the frozen"):
         suite.opponent_spec(parse_task("citadels:2"), "reference")
 
 
-@pytest.mark.parametrize("name, message", [
-    ("v2", "unknown suite 'v2'; suites: "),
-    ("v1-huge", "suite v1 has no variant 'huge'; it has: v1, v1-lite, v1-full"),
-    ("v1-", "has no variant ''"),
-    ("../v1", "unknown suite"),
-    ("", "unknown suite"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("v2", "unknown suite 'v2'; suites: "),
+        ("v1-huge", "suite v1 has no variant 'huge'; it has: v1, v1-lite, v1-full"),
+        ("v1-", "has no variant ''"),
+        ("../v1", "unknown suite"),
+        ("", "unknown suite"),
+    ],
+)
 def test_unknown_suites_and_variants_are_named_in_one_line(name, message):
     with pytest.raises(SuiteError, match=message.replace("(", r"\(")):
         load_suite(name)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("chess:2", "unknown game 'chess'"),
-    ("citadels:9", "citadels takes 2-7 players"),
-    ("citadels", "expected game:players"),
-    ("citadels:two", "expected game:players"),
-    ("citadels:²", "expected game:players"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("chess:2", "unknown game 'chess'"),
+        ("citadels:9", "citadels takes 2-7 players"),
+        ("citadels", "expected game:players"),
+        ("citadels:two", "expected game:players"),
+        ("citadels:²", "expected game:players"),
+    ],
+)
 def test_bad_tasks(text, message):
     with pytest.raises(SuiteError, match=message):
         parse_task(text)
 
 
-@pytest.mark.parametrize("change, message", [
-    (("matches = 4", "matches = 3"), "do not seat every player"),
-    (("matches = 4", "matches = 0"), "greater than or equal to 1"),
-    (('tasks = ["citadels:2", "metropolys:2"]', 'tasks = ["citadels:2", "citadels:2"]'), "listed twice"),
-    (('tasks = ["citadels:2", "metropolys:2"]', 'tasks = ["go:2"]'), "unknown game"),
-    (("seed = 11", "seed = -1"), "greater than or equal to 0"),
-    (('name = "tiny"', 'name = "other"'), "names itself 'other'"),
-    (("env_version = 0", "env_version = 7"), "measures env version 7"),
-    (("[variants.default]", "[variants.main]"), "no default variant"),
-    (("[lineups]", "surprise = 1\n[lineups]"), "Extra inputs are not permitted"),
-    (("[lineups]", "[lineups"), "suite file"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("matches = 4", "matches = 3"), "do not seat every player"),
+        (("matches = 4", "matches = 0"), "greater than or equal to 1"),
+        (('tasks = ["citadels:2", "metropolys:2"]', 'tasks = ["citadels:2", "citadels:2"]'), "listed twice"),
+        (('tasks = ["citadels:2", "metropolys:2"]', 'tasks = ["go:2"]'), "unknown game"),
+        (("seed = 11", "seed = -1"), "greater than or equal to 0"),
+        (('name = "tiny"', 'name = "other"'), "names itself 'other'"),
+        (("env_version = 0", "env_version = 7"), "measures env version 7"),
+        (("[variants.default]", "[variants.main]"), "no default variant"),
+        (("[lineups]", "surprise = 1\n[lineups]"), "Extra inputs are not permitted"),
+        (("[lineups]", "[lineups"), "suite file"),
+    ],
+)
 def test_bad_suite_files_are_refused_with_the_field(tiny_suites, change, message):
     path = tiny_suites / "tiny.toml"
     path.write_text(path.read_text().replace(*change))

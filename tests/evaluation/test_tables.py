@@ -17,28 +17,40 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_benchmark_page_matches_the_committed_results():
     page = (ROOT / "docs" / "benchmark.md").read_text()
-    assert {m["name"] for m in MARKER.finditer(page)} >= {"agents-v1", "compare-v1", "timing-v1", "agents-v1-lite",
-                                                          "algorithms-v1-lite", "exploit"}
+    assert {m["name"] for m in MARKER.finditer(page)} >= {
+        "agents-v1",
+        "compare-v1",
+        "timing-v1",
+        "agents-v1-lite",
+        "algorithms-v1-lite",
+        "exploit",
+    }
     assert fill(page, all_tables(ROOT / "benchmarks")) == page, "run `city-envs benchmark tables`"
 
 
 def test_tables_are_written_from_results(tiny_suites, tmp_path, capsys):
     run_agent_benchmark("heuristic", load_suite("tiny"), tmp_path / "agents" / "tiny" / "heuristic", reps=50)
     doc = tmp_path / "page.md"
-    doc.write_text("intro\n<!-- tables:agents-tiny -->\nold\n<!-- /tables:agents-tiny -->\n"
-                   "<!-- tables:exploit -->\n<!-- /tables:exploit -->\nend\n")
+    doc.write_text(
+        "intro\n<!-- tables:agents-tiny -->\nold\n<!-- /tables:agents-tiny -->\n"
+        "<!-- tables:exploit -->\n<!-- /tables:exploit -->\nend\n"
+    )
     assert main(["benchmark", "tables", str(tmp_path), str(doc)]) == 0
     text = doc.read_text()
     assert "old" not in text and "| `heuristic` | " in text and text.endswith("end\n")
     assert "<!-- tables:exploit -->\n*No results yet.*\n<!-- /tables:exploit -->" in text
     tables = all_tables(tmp_path)
     assert tables["timing-tiny"].splitlines()[2].startswith("| `heuristic` | 1 (process) | ")
-    run_agent_benchmark("heuristic", load_suite("tiny"), tmp_path / "agents" / "tiny" / "heuristic", resume=True,
-                        reps=50)
+    run_agent_benchmark(
+        "heuristic", load_suite("tiny"), tmp_path / "agents" / "tiny" / "heuristic", resume=True, reps=50
+    )
     assert "| 1 (process) | resumed, last part " in all_tables(tmp_path)["timing-tiny"]
     run_agent_benchmark("random", load_suite("tiny"), tmp_path / "agents" / "tiny" / "random", reps=50)
-    write_comparison([tmp_path / "agents" / "tiny" / name for name in ("random", "heuristic")],
-                     tmp_path / "compare" / "tiny", reps=50)
+    write_comparison(
+        [tmp_path / "agents" / "tiny" / name for name in ("random", "heuristic")],
+        tmp_path / "compare" / "tiny",
+        reps=50,
+    )
     ranking = all_tables(tmp_path)["compare-tiny"].splitlines()
     assert ranking[2].startswith("| 1 | `heuristic` | 1 | ") and ranking[2].endswith(" over `random` |")
     assert ranking[3].startswith("| 2 | `random` | 2 | ") and ranking[3].endswith(" |  |")

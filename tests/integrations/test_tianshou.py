@@ -68,8 +68,9 @@ def test_dqn_checkpoints_play_as_agents_in_the_arena(tmp_path):
     from city_envs.evaluation import evaluate
     from city_envs.integrations.tianshou import QNetworkAgent, train_dqn
 
-    paths = train_dqn("metropolys", 2, 0, [40, 80], tmp_path, hidden=(16,), envs=1, buffer_size=500,
-                      steps_per_collect=20)
+    paths = train_dqn(
+        "metropolys", 2, 0, [40, 80], tmp_path, hidden=(16,), envs=1, buffer_size=500, steps_per_collect=20
+    )
     assert [p.name for p in paths] == ["q_000000040.safetensors", "q_000000080.safetensors"]
     spec = f"city_envs.integrations.tianshou:QNetworkAgent:path={paths[-1]}"
     result = evaluate("metropolys", 2, [spec, "random"], games=2, seed=0)

@@ -41,9 +41,7 @@ def test_masked_policy_plays_and_learns(name, num_players):
     rollout = env.rollout(60, policy=policy, break_when_any_done=False)
     assert rollout.batch_size[0] == 60
     # a REINFORCE-style step on the acting seats' log-probabilities: gradients reach the shared network
-    log_probs = torch.cat(
-        [rollout[group, "action_log_prob"][rollout[group, "mask"]] for group in env.group_map]
-    )
+    log_probs = torch.cat([rollout[group, "action_log_prob"][rollout[group, "mask"]] for group in env.group_map])
     assert len(log_probs) == 60 and torch.isfinite(log_probs).all()
     parameters = list(policy.parameters())
     before = [p.detach().clone() for p in parameters]

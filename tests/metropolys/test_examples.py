@@ -90,8 +90,7 @@ def test_e4_card_movements():
     game = Metropolys(3, seed=0)
     s = game.state
     holders = []
-    for seat, kind in ((1, cp.SUBWAY), (2, cp.SUBWAY), (2, cp.ARCH), (2, cp.SUBWAY), (1, cp.SUBWAY),
-                       (0, cp.ARCH)):
+    for seat, kind in ((1, cp.SUBWAY), (2, cp.SUBWAY), (2, cp.ARCH), (2, cp.SUBWAY), (1, cp.SUBWAY), (0, cp.ARCH)):
         rules._take_token(s, seat, kind)
         holders.append((s.subway_card, s.arch_card))
     assert holders == [(1, -1), (1, -1), (1, 2), (2, 2), (2, 2), (2, 0)]

@@ -41,8 +41,39 @@ def test_board_counts():
 
 def test_derived_sets():
     """2.4: bridge ends 31, lake-side 28, statue-side 29, border 20, the listed bridges, S10 corrected."""
-    assert sorted(cp.BRIDGE_END) == [0, 1, 5, 6, 7, 12, 13, 14, 15, 18, 19, 22, 23, 24, 25, 26, 30, 33, 34, 36,
-                                     38, 39, 40, 43, 44, 45, 47, 49, 52, 53, 54]
+    assert sorted(cp.BRIDGE_END) == [
+        0,
+        1,
+        5,
+        6,
+        7,
+        12,
+        13,
+        14,
+        15,
+        18,
+        19,
+        22,
+        23,
+        24,
+        25,
+        26,
+        30,
+        33,
+        34,
+        36,
+        38,
+        39,
+        40,
+        43,
+        44,
+        45,
+        47,
+        49,
+        52,
+        53,
+        54,
+    ]
     assert len(cp.LAKE_SIDE) == 28 and len(cp.STATUE_SIDE) == 29 and len(cp.BORDER) == 20
     assert (6, 24) in cp.BRIDGES and (40, 53) in cp.BRIDGES and (33, 43) in cp.BRIDGES
     assert (46, 47, 48) in cp.STATUES

@@ -80,15 +80,22 @@ def heuristic_match(game_name: str, players: int, seed: int, options: dict | Non
 def cases() -> list[tuple[str, str, int, int, dict]]:
     """(key, game, players, seed, options) of every recorded match."""
     plain = [(game, {}) for game in GAMES]
-    return [(f"{game}{''.join(f'[{k}={v}]' for k, v in options.items())}/{players}/{seed}", game, players, seed,
-             options)
-            for game, options in (*plain, *OPTION_CASES) for players in PLAYER_COUNTS for seed in SEEDS]
+    return [
+        (f"{game}{''.join(f'[{k}={v}]' for k, v in options.items())}/{players}/{seed}", game, players, seed, options)
+        for game, options in (*plain, *OPTION_CASES)
+        for players in PLAYER_COUNTS
+        for seed in SEEDS
+    ]
 
 
 def record() -> dict:
-    return {key: {"random_aec": random_aec_match(game, players, seed, options),
-                  "heuristic": heuristic_match(game, players, seed, options)}
-            for key, game, players, seed, options in cases()}
+    return {
+        key: {
+            "random_aec": random_aec_match(game, players, seed, options),
+            "heuristic": heuristic_match(game, players, seed, options),
+        }
+        for key, game, players, seed, options in cases()
+    }
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     name = "test_algorithms_plugins:heuristic_at_every_checkpoint"
     summary = run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, reps=REPS)
     assert [(r.task.name, r.seed, r.budget, r.checkpoints) for r in CALLS] == [
-        (task, seed, 400, (100, 200, 300, 400)) for task in ("citadels:2", "metropolys:2") for seed in (0, 1)]
+        (task, seed, 400, (100, 200, 300, 400)) for task in ("citadels:2", "metropolys:2") for seed in (0, 1)
+    ]
     assert summary["failures"] == [] and summary["tasks"] == ["citadels:2", "metropolys:2"]
     folder = tmp_path / "test_algorithms_plugins_heuristic_at_every_checkpoint"
     record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
@@ -79,21 +80,26 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
 
 
 def test_a_failing_seed_is_recorded_and_the_run_goes_on(tiny_suites, tmp_path, plugins):
-    summary = run_algorithm_benchmark("test_algorithms_plugins:broken", load_suite("tiny-one"), 40, [0, 1, 2],
-                                      tmp_path, reps=REPS)
+    summary = run_algorithm_benchmark(
+        "test_algorithms_plugins:broken", load_suite("tiny-one"), 40, [0, 1, 2], tmp_path, reps=REPS
+    )
     assert summary["failures"] == [{"task": "citadels:2", "seed": 1, "error": "RuntimeError: diverged"}]
     assert summary["aggregate"]["seeds_used"] == 2
     report = (tmp_path / "test_algorithms_plugins_broken" / "report.md").read_text()
     assert "citadels:2 seed 1: RuntimeError: diverged" in report and "failed" in report
 
 
-@pytest.mark.parametrize("plugin, message", [
-    ("returns_nothing", "returned NoneType None, not a list of (step, agent spec)"),
-    ("too_few", "returned 1 checkpoints for the 4 asked"),
-])
+@pytest.mark.parametrize(
+    "plugin, message",
+    [
+        ("returns_nothing", "returned NoneType None, not a list of (step, agent spec)"),
+        ("too_few", "returned 1 checkpoints for the 4 asked"),
+    ],
+)
 def test_a_plugin_answer_that_is_not_checkpoints_fails_its_seeds(tiny_suites, tmp_path, plugins, plugin, message):
-    summary = run_algorithm_benchmark(f"test_algorithms_plugins:{plugin}", load_suite("tiny-one"), 40, [0],
-                                      tmp_path, reps=REPS)
+    summary = run_algorithm_benchmark(
+        f"test_algorithms_plugins:{plugin}", load_suite("tiny-one"), 40, [0], tmp_path, reps=REPS
+    )
     assert summary["aggregate"] is None
     [failure] = summary["failures"]
     assert message in failure["error"]

@@ -48,7 +48,12 @@ def test_the_ppo_shorthand_plays_the_baseline_in_the_arena(game, players):
 @pytest.mark.parametrize(("game", "players"), BASELINES)
 def test_the_recorded_baseline_figures_reproduce(game, players):
     recorded = record(game, players)["evaluation"]
-    measured = evaluate_model(baseline_path(game, players), game, players, recorded["random"]["games"],
-                              seed=record(game, players)["eval_seed"])
+    measured = evaluate_model(
+        baseline_path(game, players),
+        game,
+        players,
+        recorded["random"]["games"],
+        seed=record(game, players)["eval_seed"],
+    )
     for opponent in recorded:
         assert measured[opponent]["win_rate"] == pytest.approx(recorded[opponent]["win_rate"])

@@ -19,20 +19,66 @@ pytest.importorskip("pydantic")
 
 # the wrong configs the issue found loading (36 of 58), and their kin: each must be refused
 WRONG = [
-    ("seed", "abc"), ("seed", -1), ("seed", 1.5), ("seed", True), ("seed", 2**64),
-    ("n_envs", "2"), ("n_envs", 1.5), ("n_envs", 0), ("n_envs", -4), ("n_envs", 10**9),
-    ("learning_rate", "fast"), ("learning_rate", math.nan), ("learning_rate", math.inf), ("learning_rate", 0),
-    ("learning_rate", -1e-4), ("learning_rate", 5.0),
-    ("gamma", 5), ("gamma", -1), ("gamma", math.nan), ("gae_lambda", 1.5), ("clip_range", -1), ("clip_range", 0),
-    ("pool_self", math.nan), ("pool_heuristic", math.inf), ("pool_random", -0.5), ("score_scale", math.nan),
-    ("eval_jobs", -3), ("eval_jobs", 0), ("eval_games", -1), ("final_eval_games", "200"), ("timesteps", -10),
-    ("teacher", "genius"), ("teacher", "ismcts:iters=lots"), ("teacher", 3),
-    ("reward", "points"), ("reward", 1), ("activation", "gelu"), ("pretrain", "false"), ("pretrain", 1),
-    ("select_best", "yes"), ("players", 9), ("players", "2"), ("options", []), ("options", {"max_rounds": -1}),
-    ("net_arch", [64, -1]), ("net_arch", "64"), ("net_arch", [10**7]), ("net_arch", {"pi": [True]}),
-    ("entity_head", {"hidden": [0]}), ("entity_head", []), ("dagger_label_share", 0), ("dagger_label_share", 2),
-    ("batch_size", 0), ("n_steps", 0.5), ("max_samples", "many"), ("average_last", 1), ("torch_threads", 0),
-    ("init_from", 7), ("dagger_rounds", -1), ("vf_coef", math.inf),
+    ("seed", "abc"),
+    ("seed", -1),
+    ("seed", 1.5),
+    ("seed", True),
+    ("seed", 2**64),
+    ("n_envs", "2"),
+    ("n_envs", 1.5),
+    ("n_envs", 0),
+    ("n_envs", -4),
+    ("n_envs", 10**9),
+    ("learning_rate", "fast"),
+    ("learning_rate", math.nan),
+    ("learning_rate", math.inf),
+    ("learning_rate", 0),
+    ("learning_rate", -1e-4),
+    ("learning_rate", 5.0),
+    ("gamma", 5),
+    ("gamma", -1),
+    ("gamma", math.nan),
+    ("gae_lambda", 1.5),
+    ("clip_range", -1),
+    ("clip_range", 0),
+    ("pool_self", math.nan),
+    ("pool_heuristic", math.inf),
+    ("pool_random", -0.5),
+    ("score_scale", math.nan),
+    ("eval_jobs", -3),
+    ("eval_jobs", 0),
+    ("eval_games", -1),
+    ("final_eval_games", "200"),
+    ("timesteps", -10),
+    ("teacher", "genius"),
+    ("teacher", "ismcts:iters=lots"),
+    ("teacher", 3),
+    ("reward", "points"),
+    ("reward", 1),
+    ("activation", "gelu"),
+    ("pretrain", "false"),
+    ("pretrain", 1),
+    ("select_best", "yes"),
+    ("players", 9),
+    ("players", "2"),
+    ("options", []),
+    ("options", {"max_rounds": -1}),
+    ("net_arch", [64, -1]),
+    ("net_arch", "64"),
+    ("net_arch", [10**7]),
+    ("net_arch", {"pi": [True]}),
+    ("entity_head", {"hidden": [0]}),
+    ("entity_head", []),
+    ("dagger_label_share", 0),
+    ("dagger_label_share", 2),
+    ("batch_size", 0),
+    ("n_steps", 0.5),
+    ("max_samples", "many"),
+    ("average_last", 1),
+    ("torch_threads", 0),
+    ("init_from", 7),
+    ("dagger_rounds", -1),
+    ("vf_coef", math.inf),
 ]
 
 
@@ -45,13 +91,16 @@ def test_a_wrong_value_is_refused_in_one_line_naming_key_and_value(key, value):
     assert "\n" not in message and key in message, message
 
 
-@pytest.mark.parametrize(("assignment", "expected"), [
-    ("gamma=5", "gamma = 5: input should be less than or equal to 1"),
-    ("n_envs=1.5", "n_envs = 1.5: input should be a valid integer"),
-    ("learning_rate=nan", "learning_rate = nan: input should be a finite number"),
-    ("seed=abc", "seed = 'abc': input should be a valid integer"),
-    ("eval_jobs=-3", "eval_jobs = -3: input should be greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    ("assignment", "expected"),
+    [
+        ("gamma=5", "gamma = 5: input should be less than or equal to 1"),
+        ("n_envs=1.5", "n_envs = 1.5: input should be a valid integer"),
+        ("learning_rate=nan", "learning_rate = nan: input should be a finite number"),
+        ("seed=abc", "seed = 'abc': input should be a valid integer"),
+        ("eval_jobs=-3", "eval_jobs = -3: input should be greater than or equal to 1"),
+    ],
+)
 def test_set_goes_through_the_same_check(assignment, expected):
     with pytest.raises(ValueError, match=expected.replace("(", "\\(")):
         load_config("citadels", **parse_assignments([assignment], "--set"))
@@ -73,10 +122,17 @@ def test_assigning_a_wrong_value_later_is_refused_too():
         config.gamma = 7
 
 
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(), st.text(max_size=12),
-                   st.lists(st.integers(-5, 300) | st.floats(), max_size=4),
-                   st.dictionaries(st.sampled_from(["pi", "vf", "hidden", "x"]), st.lists(st.integers(-5, 300),
-                                                                                          max_size=3), max_size=3))
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(),
+    st.text(max_size=12),
+    st.lists(st.integers(-5, 300) | st.floats(), max_size=4),
+    st.dictionaries(
+        st.sampled_from(["pi", "vf", "hidden", "x"]), st.lists(st.integers(-5, 300), max_size=3), max_size=3
+    ),
+)
 KEYS = [f.name for f in fields(TrainConfig) if f.name not in ("game", "teacher")]  # a teacher spec may name code
 
 

@@ -56,8 +56,9 @@ def test_the_blue_moon_city_layout_rows_and_action_groups_name_the_same_position
     for start, (d, mode) in zip(layout.action_starts[1:], moves, strict=True):
         for k in range(layout.count):
             assert divmod(start + k - r.DRAGON_MOVE, 42) == (d, mode * cp.NUM_POSITIONS + k)
-    assert all(game_class(g).entity_layout is None for g in GAMES
-               if g not in ("blue_moon_city", "metropolys", "big_city"))
+    assert all(
+        game_class(g).entity_layout is None for g in GAMES if g not in ("blue_moon_city", "metropolys", "big_city")
+    )
 
 
 def test_the_metropolys_layout_joins_each_neighbourhoods_static_and_dynamic_rows():
@@ -115,10 +116,10 @@ def test_entities_with_the_same_row_get_scores_that_differ_only_by_their_index()
     with torch.no_grad():
         net.flat.weight.zero_()
         net.flat.bias.zero_()
-        net.scorer[0].weight[:, 98:98 + 21].zero_()
+        net.scorer[0].weight[:, 98 : 98 + 21].zero_()
     obs = torch.as_tensor(make_game("blue_moon_city", 2, seed=1).observation(0))
     swapped = obs.clone()
-    cells = swapped[:21 * 98].view(21, 98)
+    cells = swapped[: 21 * 98].view(21, 98)
     cells[[3, 17]] = cells[[17, 3]]
     latent = torch.linspace(-1, 1, net.latent_dim)
     with torch.no_grad():
@@ -132,8 +133,9 @@ def test_entities_with_the_same_row_get_scores_that_differ_only_by_their_index()
 
 def test_a_policy_file_with_an_entity_head_loads_the_same_network_and_plays(tmp_path):
     policy = entity_policy(seed=2)
-    path = save_policy(policy, tmp_path / "bmc.safetensors", game="blue_moon_city", players=2, net_arch=ARCH,
-                       activation="tanh")
+    path = save_policy(
+        policy, tmp_path / "bmc.safetensors", game="blue_moon_city", players=2, net_arch=ARCH, activation="tanh"
+    )
     loaded, meta = load_policy_file(path)
     assert isinstance(loaded, EntityActorCriticPolicy) and meta["entity_head"] == head()
     obs = np.random.default_rng(0).random((4, 2200), dtype=np.float32)
@@ -148,18 +150,22 @@ def test_a_broken_entity_head_in_a_file_is_refused(tmp_path):
     from safetensors import safe_open
     from safetensors.torch import load_file, save_file
 
-    path = save_policy(entity_policy(), tmp_path / "ok.safetensors", game="blue_moon_city", players=2,
-                       net_arch=ARCH, activation="tanh")
+    path = save_policy(
+        entity_policy(), tmp_path / "ok.safetensors", game="blue_moon_city", players=2, net_arch=ARCH, activation="tanh"
+    )
     with safe_open(str(path), framework="pt") as handle:
         metadata = handle.metadata()
     tensors = load_file(str(path))
     assert metadata["format_version"] == "2"
-    bad_heads = {"past the 220 actions": {**head(), "action_starts": [215]},
-                 "rows must lie": {**head(), "rows": [[2190, 98]]},
-                 "\\[offset, width\\] blocks": {**head(), "rows": [[0]]},
-                 "keys": {"offset": 0}, "must be integers": {**head(), "hidden": [1.5]},
-                 "context slices must lie": {**head(), "context": [[2190, 2210, 1]]},
-                 "context \\[start, stop, step\\] slices": {**head(), "context": [[0, 5]]}}
+    bad_heads = {
+        "past the 220 actions": {**head(), "action_starts": [215]},
+        "rows must lie": {**head(), "rows": [[2190, 98]]},
+        "\\[offset, width\\] blocks": {**head(), "rows": [[0]]},
+        "keys": {"offset": 0},
+        "must be integers": {**head(), "hidden": [1.5]},
+        "context slices must lie": {**head(), "context": [[2190, 2210, 1]]},
+        "context \\[start, stop, step\\] slices": {**head(), "context": [[0, 5]]},
+    }
     for message, bad in bad_heads.items():
         save_file(tensors, str(tmp_path / "bad.safetensors"), metadata={**metadata, "entity_head": json.dumps(bad)})
         with pytest.raises(PolicyFileError, match=message):
@@ -183,15 +189,37 @@ def test_configs_ask_for_an_entity_head_only_where_the_game_declares_its_rows():
 
 
 def test_a_run_with_an_entity_head_warm_starts_trains_ppo_and_refuses_a_mismatched_start(tmp_path):
-    config = TrainConfig("blue_moon_city", timesteps=64, n_envs=2, n_steps=32, batch_size=32, n_epochs=1,
-                         net_arch=[32], entity_head={"hidden": [16]}, bc_matches=2, dagger_rounds=1,
-                         dagger_matches=1, pretrain_epochs=1, pretrain_batch_size=64, eval_games=0,
-                         final_eval_games=0, snapshot_every=64, checkpoint_every=64, eval_every=10**9)
+    config = TrainConfig(
+        "blue_moon_city",
+        timesteps=64,
+        n_envs=2,
+        n_steps=32,
+        batch_size=32,
+        n_epochs=1,
+        net_arch=[32],
+        entity_head={"hidden": [16]},
+        bc_matches=2,
+        dagger_rounds=1,
+        dagger_matches=1,
+        pretrain_epochs=1,
+        pretrain_batch_size=64,
+        eval_games=0,
+        final_eval_games=0,
+        snapshot_every=64,
+        checkpoint_every=64,
+        eval_every=10**9,
+    )
     summary = train(config, tmp_path / "run", log=lambda _: None)
     assert summary["timesteps"] == 64
     for name in ("warm_start/round_0.safetensors", "warm_start/round_1.safetensors", "model.safetensors"):
         assert load_policy_file(tmp_path / "run" / name)[1]["entity_head"] == head()
-    flat = TrainConfig(**{**config.__dict__, "entity_head": {}, "pretrain": False,
-                          "init_from": str(tmp_path / "run" / "model.safetensors")})
+    flat = TrainConfig(
+        **{
+            **config.__dict__,
+            "entity_head": {},
+            "pretrain": False,
+            "init_from": str(tmp_path / "run" / "model.safetensors"),
+        }
+    )
     with pytest.raises(ValueError, match="set net_arch, activation and entity_head to match it"):
         train(flat, tmp_path / "flat", log=lambda _: None)

@@ -172,8 +172,9 @@ def test_loading_a_policy_leaves_the_global_rngs_alone(tmp_path):
     load_policy(copy, trust_pickle=True)  # SB3's loader reseeds the globals; ours puts them back
     assert (torch.rand(1), np.random.rand(), random.random()) == expected
     # building the network of a policy file draws initial weights: that must not move the globals either
-    path = save_policy(untrained_policy(), tmp_path / "p.safetensors", game="citadels", players=2, net_arch=[32],
-                       activation="tanh")
+    path = save_policy(
+        untrained_policy(), tmp_path / "p.safetensors", game="citadels", players=2, net_arch=[32], activation="tanh"
+    )
     torch.manual_seed(11)
     load_policy(path)
     assert torch.rand(1) == expected[0]

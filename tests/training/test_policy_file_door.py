@@ -53,30 +53,33 @@ def rewrite(good: Path, out: Path, metadata: dict | None = None, tensors: dict |
     return out
 
 
-@pytest.mark.parametrize(("metadata", "field"), [
-    ({"game": "chess"}, "'game'"),
-    ({"game": None}, "'game'"),
-    ({"players": "-2"}, "'players'"),
-    ({"players": "9"}, "'players'"),
-    ({"players": "two"}, "'players'"),
-    ({"players": "²"}, "'players'"),
-    ({"num_actions": "1000000000"}, "num_actions"),
-    ({"num_actions": "1e9"}, "'num_actions'"),
-    ({"num_actions": "0"}, "'num_actions'"),
-    ({"observation_shape": "[621, -1]"}, "'observation_shape'"),
-    ({"observation_shape": "[]"}, "'observation_shape'"),
-    ({"observation_shape": "[true]"}, "'observation_shape'"),
-    ({"observation_shape": "not json"}, "'observation_shape'"),
-    ({"observation_shape": "[" * 5000 + "]" * 5000}, "'observation_shape'"),
-    ({"net_arch": '{"pi": [60000, 60000], "vf": [60000, 60000]}'}, "tensor"),
-    ({"net_arch": '{"pi": [0], "vf": [16]}'}, "'net_arch'"),
-    ({"net_arch": '{"pi": ["16"], "vf": [16]}'}, "'net_arch'"),
-    ({"net_arch": None}, "'net_arch'"),
-    ({"activation": "gelu"}, "'activation'"),
-    ({"info": "{broken"}, "'info'"),
-    ({"format_version": "2"}, "'entity_head'"),
-    ({"format_version": "2", "entity_head": '{"count": 1}'}, "'entity_head'"),
-])
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [
+        ({"game": "chess"}, "'game'"),
+        ({"game": None}, "'game'"),
+        ({"players": "-2"}, "'players'"),
+        ({"players": "9"}, "'players'"),
+        ({"players": "two"}, "'players'"),
+        ({"players": "²"}, "'players'"),
+        ({"num_actions": "1000000000"}, "num_actions"),
+        ({"num_actions": "1e9"}, "'num_actions'"),
+        ({"num_actions": "0"}, "'num_actions'"),
+        ({"observation_shape": "[621, -1]"}, "'observation_shape'"),
+        ({"observation_shape": "[]"}, "'observation_shape'"),
+        ({"observation_shape": "[true]"}, "'observation_shape'"),
+        ({"observation_shape": "not json"}, "'observation_shape'"),
+        ({"observation_shape": "[" * 5000 + "]" * 5000}, "'observation_shape'"),
+        ({"net_arch": '{"pi": [60000, 60000], "vf": [60000, 60000]}'}, "tensor"),
+        ({"net_arch": '{"pi": [0], "vf": [16]}'}, "'net_arch'"),
+        ({"net_arch": '{"pi": ["16"], "vf": [16]}'}, "'net_arch'"),
+        ({"net_arch": None}, "'net_arch'"),
+        ({"activation": "gelu"}, "'activation'"),
+        ({"info": "{broken"}, "'info'"),
+        ({"format_version": "2"}, "'entity_head'"),
+        ({"format_version": "2", "entity_head": '{"count": 1}'}, "'entity_head'"),
+    ],
+)
 def test_a_wrong_header_field_is_named(good_file, tmp_path, metadata, field):
     path = rewrite(good_file, tmp_path / "bad.safetensors", metadata)
     with pytest.raises(PolicyFileError, match=field) as refused:
@@ -90,21 +93,27 @@ def test_a_lying_header_is_refused_before_anything_is_allocated(good_file, tmp_p
     import city_envs.agents.policy_file as policy_file
 
     monkeypatch.setattr(policy_file, "build_policy", lambda *args, **kwargs: pytest.fail("network allocated"))
-    for metadata in ({"net_arch": '{"pi": [60000, 60000], "vf": [60000, 60000]}'}, {"num_actions": "2000000000"},
-                     {"observation_shape": "[100000, 100000]"}):
+    for metadata in (
+        {"net_arch": '{"pi": [60000, 60000], "vf": [60000, 60000]}'},
+        {"num_actions": "2000000000"},
+        {"observation_shape": "[100000, 100000]"},
+    ):
         with pytest.raises(PolicyFileError, match="tensor|'num_actions'"):
             load_policy_file(rewrite(good_file, tmp_path / "lying.safetensors", metadata))
 
 
-@pytest.mark.parametrize(("name", "value", "message"), [
-    ("action_net.bias", torch.full((376,), float("nan")), "NaN or infinite"),
-    ("value_net.weight", torch.full((1, 16), float("inf")), "NaN or infinite"),
-    ("action_net.bias", torch.zeros(376, dtype=torch.int32), "holds I32"),
-    ("action_net.bias", torch.zeros(376, dtype=torch.bool), "holds BOOL"),
-    ("action_net.bias", torch.zeros(375), "has shape \\[375\\]"),
-    ("action_net.bias", None, "missing \\['action_net.bias'\\]"),
-    ("surprise", torch.zeros(3), "unexpected \\['surprise'\\]"),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("action_net.bias", torch.full((376,), float("nan")), "NaN or infinite"),
+        ("value_net.weight", torch.full((1, 16), float("inf")), "NaN or infinite"),
+        ("action_net.bias", torch.zeros(376, dtype=torch.int32), "holds I32"),
+        ("action_net.bias", torch.zeros(376, dtype=torch.bool), "holds BOOL"),
+        ("action_net.bias", torch.zeros(375), "has shape \\[375\\]"),
+        ("action_net.bias", None, "missing \\['action_net.bias'\\]"),
+        ("surprise", torch.zeros(3), "unexpected \\['surprise'\\]"),
+    ],
+)
 def test_wrong_tensors_are_refused(good_file, tmp_path, name, value, message):
     path = rewrite(good_file, tmp_path / "bad.safetensors", tensors={name: value})
     with pytest.raises(PolicyFileError, match=message) as refused:
@@ -125,25 +134,41 @@ def test_the_expected_shapes_are_those_of_every_committed_baseline():
     from city_envs.agents.policy_agent import BASELINES_DIR
 
     files = sorted(BASELINES_DIR.glob("*.safetensors"))
-    assert any(read_metadata(f)["entity_head"] for f in files) and any(not read_metadata(f)["entity_head"]
-                                                                        for f in files)
+    assert any(read_metadata(f)["entity_head"] for f in files) and any(
+        not read_metadata(f)["entity_head"] for f in files
+    )
     for path in files:
         found = {name: tuple(t.shape) for name, t in load_file(str(path)).items()}
         assert found == expected_shapes(read_metadata(path)), path.name
 
 
-FIELDS = ("format", "format_version", "game", "players", "observation_shape", "num_actions", "net_arch", "activation",
-          "info", "entity_head")
-JSONISH = st.recursive(st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats() | st.text(max_size=8),
-                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner,
-                                                                                    max_size=4), max_leaves=12)
+FIELDS = (
+    "format",
+    "format_version",
+    "game",
+    "players",
+    "observation_shape",
+    "num_actions",
+    "net_arch",
+    "activation",
+    "info",
+    "entity_head",
+)
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(changes=st.dictionaries(st.sampled_from(FIELDS), st.none() | st.text(max_size=30) | JSONISH.map(json.dumps),
-                               min_size=1, max_size=4),
-       dtype=st.sampled_from([torch.float32, torch.float16, torch.float64, torch.int64, torch.uint8]),
-       scale=st.sampled_from([1.0, math.nan, math.inf, 1e30]))
+@given(
+    changes=st.dictionaries(
+        st.sampled_from(FIELDS), st.none() | st.text(max_size=30) | JSONISH.map(json.dumps), min_size=1, max_size=4
+    ),
+    dtype=st.sampled_from([torch.float32, torch.float16, torch.float64, torch.int64, torch.uint8]),
+    scale=st.sampled_from([1.0, math.nan, math.inf, 1e30]),
+)
 def test_any_header_and_weights_load_or_are_refused_cleanly(good_file, tmp_path, changes, dtype, scale):
     """Random headers and weights: the file loads and plays finite logits, or is refused with a
     PolicyFileError; no other exception, and never a network the tensors do not fill."""

@@ -27,11 +27,28 @@ from city_envs.training.selfplay import best_point, ppo_end_step, time_line, tra
 from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
 from tests.terminal import command, run_on_terminal, screen_lines  # noqa: E402
 
-TINY = {"n_envs": 2, "n_steps": 32, "batch_size": 32, "n_epochs": 2, "net_arch": [32],
-        "snapshot_every": 64, "checkpoint_every": 128, "eval_every": 10**9, "final_eval_games": 0,
-        "eval_games": 0, "pretrain": False}
-TINY_WARM = {**TINY, "pretrain": True, "bc_matches": 6, "dagger_rounds": 1, "dagger_matches": 4,
-             "pretrain_epochs": 2, "pretrain_batch_size": 64}
+TINY = {
+    "n_envs": 2,
+    "n_steps": 32,
+    "batch_size": 32,
+    "n_epochs": 2,
+    "net_arch": [32],
+    "snapshot_every": 64,
+    "checkpoint_every": 128,
+    "eval_every": 10**9,
+    "final_eval_games": 0,
+    "eval_games": 0,
+    "pretrain": False,
+}
+TINY_WARM = {
+    **TINY,
+    "pretrain": True,
+    "bc_matches": 6,
+    "dagger_rounds": 1,
+    "dagger_matches": 4,
+    "pretrain_epochs": 2,
+    "pretrain_batch_size": 64,
+}
 
 
 def mixed_pool(game: str) -> OpponentPool:
@@ -76,8 +93,12 @@ def test_the_vector_env_serves_the_learners_decisions_of_real_matches(game):
 def test_batching_changes_nothing_one_env_of_four_steps_like_a_lone_env():
     """Slot i of a 4-slot env and a 1-slot env with the same seed and slot index see the same transitions."""
     together = SelfPlayVecEnv("citadels", 3, 4, seed=9, pool=mixed_pool("citadels"), reward="score", score_scale=0.1)
-    alone = [SelfPlayVecEnv("citadels", 3, 1, seed=9, pool=mixed_pool("citadels"), reward="score",
-                            score_scale=0.1, first_index=i) for i in range(4)]
+    alone = [
+        SelfPlayVecEnv(
+            "citadels", 3, 1, seed=9, pool=mixed_pool("citadels"), reward="score", score_scale=0.1, first_index=i
+        )
+        for i in range(4)
+    ]
     obs = together.reset()
     for i, env in enumerate(alone):
         np.testing.assert_array_equal(env.reset()[0], obs[i])
@@ -86,7 +107,7 @@ def test_batching_changes_nothing_one_env_of_four_steps_like_a_lone_env():
         actions = random_actions(together, rng)
         step = together.step(actions)
         for i, env in enumerate(alone):
-            single = env.step(actions[i:i + 1])
+            single = env.step(actions[i : i + 1])
             np.testing.assert_array_equal(single[0][0], step[0][i])
             assert (single[1][0], single[2][0]) == (step[1][i], step[2][i])
             np.testing.assert_array_equal(env.action_masks()[0], together.action_masks()[i])
@@ -129,8 +150,14 @@ def test_env_state_round_trip_continues_identically_with_snapshot_opponents(tmp_
     from city_envs.agents.policy_file import build_policy, save_policy
 
     probe = make_game("citadels", 2, seed=0)
-    snapshot = save_policy(build_policy(probe.observation_shape, probe.num_actions, [16]), tmp_path / "s.safetensors",
-                           game="citadels", players=2, net_arch=[16], activation="tanh")
+    snapshot = save_policy(
+        build_policy(probe.observation_shape, probe.num_actions, [16]),
+        tmp_path / "s.safetensors",
+        game="citadels",
+        players=2,
+        net_arch=[16],
+        activation="tanh",
+    )
     pool = OpponentPool("citadels", {"self": 1.0, "random": 0.5})
     pool.add_snapshot(str(snapshot))
     env = SelfPlayVecEnv("citadels", 2, 3, seed=5, pool=pool)
@@ -246,8 +273,15 @@ def test_resume_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_run(tm
     The pool gets snapshots every 64 steps and plays them, so the resumed env must also restore
     policy opponents mid-match."""
     torch.use_deterministic_algorithms(True)
-    config = TrainConfig("citadels", timesteps=320, seed=7, pool_self=0.6, pool_heuristic=0.2, pool_random=0.2,
-                         **{**TINY, "select_best": False})
+    config = TrainConfig(
+        "citadels",
+        timesteps=320,
+        seed=7,
+        pool_self=0.6,
+        pool_heuristic=0.2,
+        pool_random=0.2,
+        **{**TINY, "select_best": False},
+    )
     whole = train(config, tmp_path / "whole", log=lambda _: None)
     stopped = TrainConfig(**{**config.__dict__, "timesteps": 192})
     train(stopped, tmp_path / "split", log=lambda _: None)
@@ -324,13 +358,32 @@ def test_every_game_has_a_config_that_round_trips_through_toml(game, tmp_path):
 
 def test_set_values_are_read_as_the_config_files_write_them():
     """`--set` takes TOML values (what a user copies from a config file), Python literals, or text."""
-    values = parse_assignments(["pretrain=true", "select_best=false", "learning_rate=1e-4", "timesteps=1_200_000",
-                                "net_arch={pi = [64], vf = [32]}", "entity_head={hidden=[128]}", "reward=win",
-                                "teacher=ismcts:iters=50", "init_from=runs/a b/model.safetensors", "select_best=True"],
-                               "--set")
-    assert values == {"pretrain": True, "select_best": True, "learning_rate": 1e-4, "timesteps": 1_200_000,
-                      "net_arch": {"pi": [64], "vf": [32]}, "entity_head": {"hidden": [128]}, "reward": "win",
-                      "teacher": "ismcts:iters=50", "init_from": "runs/a b/model.safetensors"}
+    values = parse_assignments(
+        [
+            "pretrain=true",
+            "select_best=false",
+            "learning_rate=1e-4",
+            "timesteps=1_200_000",
+            "net_arch={pi = [64], vf = [32]}",
+            "entity_head={hidden=[128]}",
+            "reward=win",
+            "teacher=ismcts:iters=50",
+            "init_from=runs/a b/model.safetensors",
+            "select_best=True",
+        ],
+        "--set",
+    )
+    assert values == {
+        "pretrain": True,
+        "select_best": True,
+        "learning_rate": 1e-4,
+        "timesteps": 1_200_000,
+        "net_arch": {"pi": [64], "vf": [32]},
+        "entity_head": {"hidden": [128]},
+        "reward": "win",
+        "teacher": "ismcts:iters=50",
+        "init_from": "runs/a b/model.safetensors",
+    }
     overrides = parse_assignments(["pretrain=false", "timesteps=64", "select_best=false"], "--set")
     config = load_config("metropolys", **overrides)
     assert (config.pretrain, config.timesteps, config.select_best) == (False, 64, False)
@@ -363,14 +416,19 @@ def test_the_average_of_the_last_ppo_points_becomes_the_model(tmp_path, monkeypa
         return {**curve_row(stage, step, 0.0, results), "policy": str(path)}
 
     monkeypatch.setattr(selfplay, "_evaluate_point", quick_point)
-    config = TrainConfig("citadels", timesteps=192, **{**TINY, "eval_every": 64, "eval_games": 2,
-                                                      "select_best": False, "average_last": 2})
+    config = TrainConfig(
+        "citadels",
+        timesteps=192,
+        **{**TINY, "eval_every": 64, "eval_games": 2, "select_best": False, "average_last": 2},
+    )
     summary = train(config, tmp_path, log=lambda _: None)
     assert summary["selected"]["stage"] == "average" and summary["selected"]["step"] == 192
     stages = [line.split(",")[0] for line in (tmp_path / "curve.csv").read_text().splitlines()[1:]]
     assert stages[-1] == "average" and stages.count("ppo") == 3
-    last_two = [load_policy_file(tmp_path / "snapshots" / "eval_000000128.safetensors")[0].state_dict(),
-                load_policy_file(tmp_path / "ppo.safetensors")[0].state_dict()]
+    last_two = [
+        load_policy_file(tmp_path / "snapshots" / "eval_000000128.safetensors")[0].state_dict(),
+        load_policy_file(tmp_path / "ppo.safetensors")[0].state_dict(),
+    ]
     model = final_parameters(tmp_path)
     assert not torch.equal(last_two[0]["action_net.weight"], last_two[1]["action_net.weight"])
     for name, tensor in model.items():
@@ -379,8 +437,9 @@ def test_the_average_of_the_last_ppo_points_becomes_the_model(tmp_path, monkeypa
     warm = TrainConfig("citadels", **{**TINY_WARM, "select_best": False, "average_last": 2})
     summary = train(warm, tmp_path / "warm", log=lambda _: None)
     assert "selected" not in summary
-    assert (tmp_path / "warm" / "model.safetensors").read_bytes() == \
-        (tmp_path / "warm" / "warm_start" / "round_1.safetensors").read_bytes()
+    assert (tmp_path / "warm" / "model.safetensors").read_bytes() == (
+        tmp_path / "warm" / "warm_start" / "round_1.safetensors"
+    ).read_bytes()
 
 
 def test_a_baseline_is_published_only_on_an_evaluation_without_failed_matches(tmp_path, monkeypatch):
@@ -391,8 +450,11 @@ def test_a_baseline_is_published_only_on_an_evaluation_without_failed_matches(tm
     folder = tmp_path / "baselines"
     monkeypatch.setattr(policy_agent, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
     evaluate_model = selfplay.evaluate_model
-    monkeypatch.setattr(selfplay, "evaluate_model",  # as when worker processes cannot start
-                        lambda *args, **kwargs: {"random": {"games": 4, "win_rate": 0.0, "failures": 4}})
+    monkeypatch.setattr(
+        selfplay,
+        "evaluate_model",  # as when worker processes cannot start
+        lambda *args, **kwargs: {"random": {"games": 4, "win_rate": 0.0, "failures": 4}},
+    )
     with pytest.raises(RuntimeError, match="nothing published"):
         selfplay.publish_baseline(tmp_path / "run", games=4)
     assert not folder.exists()
@@ -407,12 +469,17 @@ def test_the_best_evaluated_point_becomes_the_model(tmp_path):
     files = [tmp_path / f"{k}.safetensors" for k in range(3)]  # stand-ins: only their existence matters
     for f in files[:2]:
         f.write_bytes(b"")
-    curve = [{"stage": "clone", "step": 0, "win_rate_vs_heuristic": 0.3, "win_rate_vs_random": 1.0,
-              "policy": str(files[0])},
-             {"stage": "dagger 1", "step": 0, "win_rate_vs_heuristic": 0.35, "win_rate_vs_random": 0.8,
-              "policy": str(files[1])},  # luckier against the heuristic, weak against random play
-             {"stage": "ppo", "step": 128, "win_rate_vs_heuristic": 0.9, "win_rate_vs_random": 1.0,
-              "policy": str(files[2])}]  # its file is gone
+    curve = [
+        {"stage": "clone", "step": 0, "win_rate_vs_heuristic": 0.3, "win_rate_vs_random": 1.0, "policy": str(files[0])},
+        {
+            "stage": "dagger 1",
+            "step": 0,
+            "win_rate_vs_heuristic": 0.35,
+            "win_rate_vs_random": 0.8,
+            "policy": str(files[1]),
+        },  # luckier against the heuristic, weak against random play
+        {"stage": "ppo", "step": 128, "win_rate_vs_heuristic": 0.9, "win_rate_vs_random": 1.0, "policy": str(files[2])},
+    ]  # its file is gone
     assert best_point(curve)["stage"] == "clone"
 
 
@@ -441,14 +508,32 @@ def test_cli_smoke_train_resume_init_from_evaluate_and_play(tmp_path, capsys):
     assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 320
     model = out / "model.safetensors"
     assert model.stat().st_size < 5_000_000
-    assert cli.main(["train", "citadels", "--init-from", str(model), "--timesteps", "64", "--out",
-                     str(tmp_path / "tuned"), *flags]) == 0
+    assert (
+        cli.main(
+            [
+                "train",
+                "citadels",
+                "--init-from",
+                str(model),
+                "--timesteps",
+                "64",
+                "--out",
+                str(tmp_path / "tuned"),
+                *flags,
+            ]
+        )
+        == 0
+    )
     code = cli.main(["evaluate", "citadels", "--players", "2", "--agents", f"ppo:{model},random", "--games", "4"])
     assert code == 0 and f"ppo:{model}" in capsys.readouterr().out
     code = cli.main(["play", "citadels", "--players", "2", "--seats", f"ppo:{model},heuristic", "--quiet"])
     assert code == 0 and "final scores:" in capsys.readouterr().out
-    assert cli.main(["train", "citadels", "--fresh", "--timesteps", "64", "--out", str(out), *flags,
-                     "--set=dagger_rounds=0"]) == 0
+    assert (
+        cli.main(
+            ["train", "citadels", "--fresh", "--timesteps", "64", "--out", str(out), *flags, "--set=dagger_rounds=0"]
+        )
+        == 0
+    )
     assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 64
     assert not (out / "logs" / "part_2").exists()
 
@@ -462,29 +547,50 @@ def test_ppo_runs_whole_rollouts_so_its_bar_counts_to_the_rollout_boundary():
 def test_train_on_a_terminal_shows_every_stage_and_closes_with_what_took_how_long(tmp_path):
     """Warm-start matches and epochs, the evaluations, PPO counting to its rollout boundary (never past
     it), the final evaluation (the PPO bar gone), then the whole time split by stage."""
-    flags = [f"--set={k}={v}" for k, v in {**TINY_WARM, "eval_games": 2, "final_eval_games": 6}.items()
-             if k not in ("net_arch", "pretrain")]
-    code, written = run_on_terminal(command("train", "citadels", "--players", "2", "--timesteps", "100", "--out",
-                                            str(tmp_path / "run"), *flags))
+    flags = [
+        f"--set={k}={v}"
+        for k, v in {**TINY_WARM, "eval_games": 2, "final_eval_games": 6}.items()
+        if k not in ("net_arch", "pretrain")
+    ]
+    code, written = run_on_terminal(
+        command("train", "citadels", "--players", "2", "--timesteps", "100", "--out", str(tmp_path / "run"), *flags)
+    )
     lines = screen_lines(written)
     assert code == 0, written
-    for bar in ("warm start round 0: teacher plays", "warm start round 1: fitting", "evaluation of the clone",
-                "PPO to 128 (rollouts of 64)", "final evaluation"):
+    for bar in (
+        "warm start round 0: teacher plays",
+        "warm start round 1: fitting",
+        "evaluation of the clone",
+        "PPO to 128 (rollouts of 64)",
+        "final evaluation",
+    ):
         assert any(line.startswith(bar) and " left" in line for line in lines), (bar, lines)
     counts = [tuple(map(int, m)) for m in re.findall(r"(\d+)/(\d+) steps", "\n".join(lines))]
     assert counts and all(total == 128 and done <= total for done, total in counts), counts
     final = next(i for i, line in enumerate(lines) if line.startswith("final evaluation") and "matches" in line)
     assert not any(line.startswith("PPO") for line in lines[final:]), lines[final:]
-    assert re.fullmatch(r"trained citadels 2p in \d+ s: warm start \d+ s, evaluations of its rounds \d+ s, PPO \d+ s "
-                        r"\(128 steps at [\d,]+ env steps/s\), final evaluation \d+ s; model: .*model\.safetensors",
-                        lines[-1]), lines[-1]
+    assert re.fullmatch(
+        r"trained citadels 2p in \d+ s: warm start \d+ s, evaluations of its rounds \d+ s, PPO \d+ s "
+        r"\(128 steps at [\d,]+ env steps/s\), final evaluation \d+ s; model: .*model\.safetensors",
+        lines[-1],
+    ), lines[-1]
 
 
 def test_the_closing_line_names_only_the_stages_that_ran():
-    summary = {"game": "citadels", "players": 2, "model": "runs/x/model.safetensors", "total_seconds": 166.0,
-               "ppo_seconds": 18.2, "timesteps": 4096, "ppo_steps_per_s": 225.1, "final_evaluation_seconds": 147.8}
-    assert time_line(summary) == ("trained citadels 2p in 2 min 46 s: PPO 18 s (4,096 steps at 225 env steps/s), "
-                                  "final evaluation 2 min 28 s; model: runs/x/model.safetensors")
+    summary = {
+        "game": "citadels",
+        "players": 2,
+        "model": "runs/x/model.safetensors",
+        "total_seconds": 166.0,
+        "ppo_seconds": 18.2,
+        "timesteps": 4096,
+        "ppo_steps_per_s": 225.1,
+        "final_evaluation_seconds": 147.8,
+    }
+    assert time_line(summary) == (
+        "trained citadels 2p in 2 min 46 s: PPO 18 s (4,096 steps at 225 env steps/s), "
+        "final evaluation 2 min 28 s; model: runs/x/model.safetensors"
+    )
 
 
 def test_fresh_never_deletes_a_directory_that_is_not_a_run(tmp_path, capsys):
@@ -497,7 +603,8 @@ def test_fresh_never_deletes_a_directory_that_is_not_a_run(tmp_path, capsys):
 @pytest.mark.slow
 def test_a_short_citadels_warm_start_beats_random_play(tmp_path):
     """Learning quality: the cloned and DAgger-trained policy clearly beats random play."""
-    config = load_config("citadels", bc_matches=300, dagger_rounds=1, dagger_matches=200, timesteps=0,
-                         eval_games=0, final_eval_games=100)
+    config = load_config(
+        "citadels", bc_matches=300, dagger_rounds=1, dagger_matches=200, timesteps=0, eval_games=0, final_eval_games=100
+    )
     summary = train(config, tmp_path, log=lambda _: None)
     assert summary["evaluation"]["random"]["ci95"][0] >= 0.8

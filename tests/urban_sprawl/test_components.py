@@ -10,9 +10,15 @@ CIV, COM, IND, RES, PARK = range(5)
 
 
 def test_grid_values_match_the_spec_table():
-    table = [[4, 7, 8, 9, 6, 5], [4, 7, 8, 9, 6, 5], [2, 5, 6, 7, 4, 3], [2, 5, 6, 7, 4, 3],
-             [3, 6, 7, 8, 5, 4], [3, 6, 7, 8, 5, 4]]
-    assert [list(cp.BASE_VALUE[6 * r: 6 * r + 6]) for r in range(6)] == table
+    table = [
+        [4, 7, 8, 9, 6, 5],
+        [4, 7, 8, 9, 6, 5],
+        [2, 5, 6, 7, 4, 3],
+        [2, 5, 6, 7, 4, 3],
+        [3, 6, 7, 8, 5, 4],
+        [3, 6, 7, 8, 5, 4],
+    ]
+    assert [list(cp.BASE_VALUE[6 * r : 6 * r + 6]) for r in range(6)] == table
 
 
 def test_lots_adjacency_and_edges():
@@ -75,14 +81,21 @@ def test_planning_deck():
     assert Counter(p[5] for p in cp.PERMITS) == {n: 3 for n in range(1, 13)}
     assert all(sum(1 for p in cp.PERMITS if zone in p[2]) == 18 for zone in (CIV, COM, IND, RES))
     assert cp.INVESTMENT[36] == 0 and cp.BALLOT[36] and cp.BALLOT[37] and not cp.BALLOT[38]
-    assert [e[1] for e in cp.PLANNING_EVENTS[:4]] == ["Luxury Tax", "Real Estate Auction", "Urban Blight",
-                                                       "Local Headlines"]
+    assert [e[1] for e in cp.PLANNING_EVENTS[:4]] == [
+        "Luxury Tax",
+        "Real Estate Auction",
+        "Urban Blight",
+        "Local Headlines",
+    ]
 
 
 def test_contract_decks():
     assert len(cp.CONTRACTS) == 96 and len(cp.CONTRACT_EVENTS) == 15
-    expected = {cp.TOWN: ((14, 12, 6, 0), 18, 20), cp.CITY: ((6, 10, 10, 6), 18, 21),
-                cp.METRO: ((2, 8, 10, 12), 16, 24)}
+    expected = {
+        cp.TOWN: ((14, 12, 6, 0), 18, 20),
+        cp.CITY: ((6, 10, 10, 6), 18, 21),
+        cp.METRO: ((2, 8, 10, 12), 16, 24),
+    }
     for deck, (sizes, vocation_cards, payout_cards) in expected.items():
         cards = [c for c in cp.deck_cards(deck) if c < 96]
         assert len(cp.deck_cards(deck)) == 37 and len(cards) == 32
@@ -104,8 +117,10 @@ def test_status_column():
 def test_named_cards():
     corporate = cp.CONTRACTS[46]
     assert corporate[:4] == ("C15", "Corporate HQ", COM, 4) and corporate[5] == ((cp.FINANCE, 6),)
-    assert corporate[6] == ((cp.PER_BUILDING, cp.ACTIVE_ALL, 4, 0, (COM,), 4, cp.CITY_SCOPE),
-                            (cp.PER_BUILDING, cp.EACH_OWN, 3, 0, (COM,), 3, cp.CITY_SCOPE))
+    assert corporate[6] == (
+        (cp.PER_BUILDING, cp.ACTIVE_ALL, 4, 0, (COM,), 4, cp.CITY_SCOPE),
+        (cp.PER_BUILDING, cp.EACH_OWN, 3, 0, (COM,), 3, cp.CITY_SCOPE),
+    )
     assert cp.CONTRACTS[6][:4] == ("T07", "High School", CIV, 2)
     assert cp.CONTRACTS[22][6] == ((cp.EXTRA_FAVOR,),)
     assert cp.CONTRACTS[33][6] == ((cp.WIN_ELECTION, cp.DISTRICT_ATTORNEY),)

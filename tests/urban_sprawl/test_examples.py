@@ -24,8 +24,20 @@ def place_action(r: int, c: int, variant: int) -> int:
 
 
 # ----- Example 1 ---------------------------------------------------------------------------------
-PURCHASES = [(A, 3, 3), (B, 6, 6), (C, 5, 6), (D, 5, 5), (A, 6, 5), (B, 3, 8), (C, 8, 3), (D, 8, 8),
-             (A, 1, 10), (B, 1, 1), (C, 10, 10), (D, 10, 1)]
+PURCHASES = [
+    (A, 3, 3),
+    (B, 6, 6),
+    (C, 5, 6),
+    (D, 5, 5),
+    (A, 6, 5),
+    (B, 3, 8),
+    (C, 8, 3),
+    (D, 8, 8),
+    (A, 1, 10),
+    (B, 1, 1),
+    (C, 10, 10),
+    (D, 10, 1),
+]
 
 
 def test_example_1_starting_purchases_and_media():
@@ -130,14 +142,17 @@ COTTAGE, BLACKSMITH, COURTHOUSE, BANK, HIGH_SCHOOL = 24, 16, 2, 12, 6
 
 
 # Cottage's own GAIN(p=1) comes on top of the bonus; Blacksmith's vocation payout is still pending.
-@pytest.mark.parametrize(("card", "r", "c", "variant", "ok", "bonus"), [
-    (COTTAGE, 1, 1, 0, True, 1),       # RES at L(2,2): RES L(1,1) and IND L(3,3)
-    (COTTAGE, 2, 2, 0, False, None),   # RES at L(4,4): only IND neighbours
-    (BLACKSMITH, 2, 2, 0, True, 2),    # IND at L(4,4)
-    (COURTHOUSE, 2, 3, 0, False, None),  # CIV 2 at L(4,6), L(4,7)
-    (COURTHOUSE, 2, 3, 3, True, 1),    # CIV 2 at L(4,7), L(5,7): CIV L(6,6) across the street
-    (COTTAGE, 0, 2, 1, True, 0),       # RES at L(0,5): no neighbours
-])
+@pytest.mark.parametrize(
+    ("card", "r", "c", "variant", "ok", "bonus"),
+    [
+        (COTTAGE, 1, 1, 0, True, 1),  # RES at L(2,2): RES L(1,1) and IND L(3,3)
+        (COTTAGE, 2, 2, 0, False, None),  # RES at L(4,4): only IND neighbours
+        (BLACKSMITH, 2, 2, 0, True, 2),  # IND at L(4,4)
+        (COURTHOUSE, 2, 3, 0, False, None),  # CIV 2 at L(4,6), L(4,7)
+        (COURTHOUSE, 2, 3, 3, True, 1),  # CIV 2 at L(4,7), L(5,7): CIV L(6,6) across the street
+        (COTTAGE, 0, 2, 1, True, 0),  # RES at L(0,5): no neighbours
+    ],
+)
 def test_example_4_zoning(card, r, c, variant, ok, bonus):
     effect_prestige = 1 if card == COTTAGE else 0
     game = bought(4)
@@ -231,13 +246,20 @@ def test_example_6d_two_dominoes_need_a_whole_block():
     put(s, COM, [lot(6, 6), lot(6, 7)], B)
     put(s, COM, [lot(7, 6), lot(7, 7)], C)
     s.wealth[A] = 30
-    three = [card for card in range(96) if cp.CONTRACT_ZONE[card] == COM and cp.CONTRACT_SIZE[card] == 3
-             and cp.CONTRACT_RESTRICTION[card] is None]
-    four = [card for card in range(96) if cp.CONTRACT_ZONE[card] == COM and cp.CONTRACT_SIZE[card] == 4
-            and cp.CONTRACT_RESTRICTION[card] is None]
+    three = [
+        card
+        for card in range(96)
+        if cp.CONTRACT_ZONE[card] == COM and cp.CONTRACT_SIZE[card] == 3 and cp.CONTRACT_RESTRICTION[card] is None
+    ]
+    four = [
+        card
+        for card in range(96)
+        if cp.CONTRACT_ZONE[card] == COM and cp.CONTRACT_SIZE[card] == 4 and cp.CONTRACT_RESTRICTION[card] is None
+    ]
     assert not any(p // 4 == block(3, 3) for p in rules.legal_placements(s, A, three[0]))
     assert sorted(rules.legal_placements(s, A, four[0])[4 * block(3, 3)]) == sorted(
-        [s.lot_building[lot(6, 6)], s.lot_building[lot(7, 6)]])
+        [s.lot_building[lot(6, 6)], s.lot_building[lot(7, 6)]]
+    )
     s.hands[A] = [9, 10]  # no Urban Renewal and not the Contractor: no demolition
     assert 4 * block(3, 3) not in rules.legal_placements(s, A, four[0])
 
@@ -248,8 +270,13 @@ def _da_position(a_values: list[int]) -> UrbanSprawl:
     s = game.state
     for b in rules.live_buildings(s):
         s.buildings[b][3] = -1
-    blocks_by_value = {7: [block(0, 1), block(1, 1)], 4: [block(2, 4), block(3, 4)], 5: [block(2, 1)],
-                       2: [block(2, 0), block(3, 0)], 6: [block(2, 2)]}
+    blocks_by_value = {
+        7: [block(0, 1), block(1, 1)],
+        4: [block(2, 4), block(3, 4)],
+        5: [block(2, 1)],
+        2: [block(2, 0), block(3, 0)],
+        6: [block(2, 2)],
+    }
     used: dict[int, int] = {}
 
     def civ(value: int, owner: int) -> None:
@@ -339,8 +366,11 @@ def test_example_8_an_event_drawn_for_c5_is_resolved_and_replaced():
     y, z = 6, 7
     game, k = _slide_position([harvest, y, z])
     s = game.state
-    forest_owned = sum(1 for b in rules.live_buildings(s) if s.buildings[b][3] == B
-                       and any(cp.LOT_FOREST[x] for x in s.buildings[b][2]))
+    forest_owned = sum(
+        1
+        for b in rules.live_buildings(s)
+        if s.buildings[b][3] == B and any(cp.LOT_FOREST[x] for x in s.buildings[b][2])
+    )
     wealth_b = s.wealth[B]
     s.slots[3] = s.slots[1] = -1
     game._mask = None
@@ -382,8 +412,10 @@ def test_example_9_position_matches_the_spec():
     assert rules.row_counts(s, rules.row_blocks(s, "p", 2)) == [1, 0, 5]
     assert rules.row_counts(s, rules.row_blocks(s, "p", 6)) == [2, 1, 1]
     assert rules.office_bonus(s, cp.MAYOR, B) == 4
-    assert [rules.office_bonus(s, o, h) for o, h in ((cp.TREASURER, A), (cp.UNION_BOSS, B),
-                                                      (cp.DISTRICT_ATTORNEY, C), (cp.POLICE_CHIEF, C))] == [9, 7, 8, 6]
+    assert [
+        rules.office_bonus(s, o, h)
+        for o, h in ((cp.TREASURER, A), (cp.UNION_BOSS, B), (cp.DISTRICT_ATTORNEY, C), (cp.POLICE_CHIEF, C))
+    ] == [9, 7, 8, 6]
 
 
 def test_example_9_final_scoring():

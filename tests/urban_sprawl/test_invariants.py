@@ -36,8 +36,7 @@ def run_games(n: int, seeds, **options) -> tuple[set[str], int]:
 @pytest.mark.parametrize("n", COUNTS)
 def test_short_random_games_keep_every_invariant(n):
     decisions, _ = run_games(n, range(300), max_turns=24)
-    assert decisions >= {"START_BUY", "INVEST", "MAIN", "PAY_PERMIT", "PLACE", "VOC_PAYOUT", "MAYOR_PARK",
-                         "GAME_OVER"}
+    assert decisions >= {"START_BUY", "INVEST", "MAIN", "PAY_PERMIT", "PLACE", "VOC_PAYOUT", "MAYOR_PARK", "GAME_OVER"}
 
 
 @pytest.mark.parametrize("n", COUNTS)
@@ -54,8 +53,16 @@ def test_full_random_games_end_with_the_olympic_games(n, monkeypatch):
     monkeypatch.setattr(rules, "final_scoring", recorded)
     decisions, olympics = run_games(n, range(1000, 1012))
     assert olympics == 12 and len(before) == 12
-    assert decisions >= {"VOC_SOURCE", "ELECTION_TIE", "AUCTION", "PICK_BUILDING", "BLIGHT_CHOICE",
-                         "MARKER_PLACE", "MARKER_MOVE_SRC", "MARKER_MOVE_DST"}
+    assert decisions >= {
+        "VOC_SOURCE",
+        "ELECTION_TIE",
+        "AUCTION",
+        "PICK_BUILDING",
+        "BLIGHT_CHOICE",
+        "MARKER_PLACE",
+        "MARKER_MOVE_SRC",
+        "MARKER_MOVE_DST",
+    }
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ def test_no_planning_event_in_the_top_22():
         game = UrbanSprawl(4, seed=seed)
         s = game.state
         dealt = [c for h in s.hands for c in h] + s.planning_slots + s.planning_deck[-1:]
-        top = dealt + s.planning_deck[-(22 - len(dealt)):]
+        top = dealt + s.planning_deck[-(22 - len(dealt)) :]
         assert len(top) == 22 and all(c < 36 for c in top)
         assert sorted(s.planning_deck[:28]) == sorted(set(s.planning_deck[:28]))
         assert all(e in s.planning_deck[:28] for e in range(40, 54))
@@ -344,14 +344,17 @@ def test_marker_effect_places_from_the_box():
     assert s.circles[4] == 4
 
 
-@pytest.mark.parametrize(("card", "place", "ok"), [
-    (INN, 4 * 5 + 0, True),        # ADJ_WATER: B(0,5) top pair touches the water
-    (INN, 4 * 14 + 0, False),      # B(2,2) does not
-    (30, 4 * 0 + 3, False),        # Manor MIN_VALUE(6) in a value-4 block
-    (30, 4 * 2 + 3, True),         # ... and in a value-8 block
-    (59, 4 * 12 + 1, True),        # Tenements MAX_VALUE(6) in a value-2 block
-    (59, 4 * 3 + 1, False),        # ... not in a value-9 block
-])
+@pytest.mark.parametrize(
+    ("card", "place", "ok"),
+    [
+        (INN, 4 * 5 + 0, True),  # ADJ_WATER: B(0,5) top pair touches the water
+        (INN, 4 * 14 + 0, False),  # B(2,2) does not
+        (30, 4 * 0 + 3, False),  # Manor MIN_VALUE(6) in a value-4 block
+        (30, 4 * 2 + 3, True),  # ... and in a value-8 block
+        (59, 4 * 12 + 1, True),  # Tenements MAX_VALUE(6) in a value-2 block
+        (59, 4 * 3 + 1, False),  # ... not in a value-9 block
+    ],
+)
 def test_restrictions(card, place, ok):
     game = bought(3)
     s = game.state
@@ -612,10 +615,13 @@ def test_railroad_arrives_places_marker_7():
     assert rules.row_blocks(game.state, "w", 7) == tuple(range(6))
 
 
-@pytest.mark.parametrize(("event", "hit", "spared"), [
-    (1, [lot(0, 5)], [lot(5, 5)]),  # Flood: a lot next to the water
-    (11, [lot(4, 4), lot(4, 5), lot(5, 4), lot(5, 5)], [lot(0, 0)]),  # Earthquake: 4-lot buildings
-])
+@pytest.mark.parametrize(
+    ("event", "hit", "spared"),
+    [
+        (1, [lot(0, 5)], [lot(5, 5)]),  # Flood: a lot next to the water
+        (11, [lot(4, 4), lot(4, 5), lot(5, 4), lot(5, 5)], [lot(0, 0)]),  # Earthquake: 4-lot buildings
+    ],
+)
 def test_flood_and_earthquake_filters(event, hit, spared):
     game = _event_position(auto_single=False)
     s = game.state

@@ -31,13 +31,16 @@ def _pending(decision: str):
     pytest.fail(f"no {decision} decision found")
 
 
-@pytest.mark.parametrize(("decision", "ctx", "field"), [
-    ("INVEST", {"voc": 1}, "ctx"),
-    ("MARKER_PLACE", {}, "ctx"),
-    ("MARKER_PLACE", {"marker": 3}, "ctx['marker']"),
-    ("MARKER_PLACE", {"marker": "7"}, "ctx['marker']"),
-    ("MARKER_PLACE", {"marker": 7, "extra": 1}, "ctx"),
-])
+@pytest.mark.parametrize(
+    ("decision", "ctx", "field"),
+    [
+        ("INVEST", {"voc": 1}, "ctx"),
+        ("MARKER_PLACE", {}, "ctx"),
+        ("MARKER_PLACE", {"marker": 3}, "ctx['marker']"),
+        ("MARKER_PLACE", {"marker": "7"}, "ctx['marker']"),
+        ("MARKER_PLACE", {"marker": 7, "extra": 1}, "ctx"),
+    ],
+)
 def test_from_dict_checks_the_pending_decisions_context(decision, ctx, field):
     """A saved match whose `ctx` the pending decision cannot read is refused on load, naming the field,
     not later in the rule that reads it."""

@@ -96,10 +96,10 @@ def assert_stacking_kept(game: UrbanSprawl, twin: UrbanSprawl) -> None:
         if special in deck:
             position = 37 - deck.index(special)  # 1 = the original top
             assert above + 1 <= position <= above + mixed + 1
-        assert deck[len(deck) - twin.state.deck_up[d]:] == game.state.decks[d][len(deck) - game.state.deck_up[d]:]
+        assert deck[len(deck) - twin.state.deck_up[d] :] == game.state.decks[d][len(deck) - game.state.deck_up[d] :]
     t = twin.state
     if not t.planning_reshuffles:
-        first_22 = t.planning_deck[max(0, len(t.planning_deck) - (22 - (50 - len(t.planning_deck)))):]
+        first_22 = t.planning_deck[max(0, len(t.planning_deck) - (22 - (50 - len(t.planning_deck)))) :]
         assert all(c < 36 for c in first_22)
 
 
@@ -164,8 +164,11 @@ def expected_final_prestige(s: State, prestige_before: list[int]) -> list[int]:
         rows.append((band, [6 * r + c for r in range(6) if SPEC_BASE_ROW[r] == band for c in range(6)]))
     for g, marker in enumerate(s.circles):
         if marker in (4, 5, 6):
-            blocks = ([6 * r + c for r in range(6) for c in (2 * g, 2 * g + 1)] if g < 3
-                      else [6 * (g - 3) + c for c in range(6)])
+            blocks = (
+                [6 * r + c for r in range(6) for c in (2 * g, 2 * g + 1)]
+                if g < 3
+                else [6 * (g - 3) + c for c in range(6)]
+            )
             rows.append((marker, blocks))
     total = list(prestige_before)
     for number, blocks in rows:
@@ -175,7 +178,7 @@ def expected_final_prestige(s: State, prestige_before: list[int]) -> list[int]:
         for count in sorted({c for c in counts if c > 0}, reverse=True):
             group = [seat for seat in range(n) if counts[seat] == count]
             for seat in group:
-                total[seat] += sum(table[position:position + len(group)]) // len(group)
+                total[seat] += sum(table[position : position + len(group)]) // len(group)
             position += len(group)
     for seat in range(n):
         total[seat] += s.wealth[seat] // 10
@@ -184,8 +187,11 @@ def expected_final_prestige(s: State, prestige_before: list[int]) -> list[int]:
             continue
         if office == 0:
             parks = {x for b in live if b[0] == 4 for x in b[2]}
-            total[seat] += sum(1 for b in live if b[3] == seat and b[0] != 4 and any(
-                y in parks for x in b[2] for y in cp.ADJACENT_LOTS[x]))
+            total[seat] += sum(
+                1
+                for b in live
+                if b[3] == seat and b[0] != 4 and any(y in parks for x in b[2] for y in cp.ADJACENT_LOTS[x])
+            )
         else:
             total[seat] += sum(1 for b in live if b[0] == BONUS_ZONE[office])
     return total

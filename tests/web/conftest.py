@@ -64,8 +64,9 @@ def live_server(served_folder: Path):
     import uvicorn
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app([served_folder]), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app([served_folder]), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

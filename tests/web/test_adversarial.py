@@ -39,7 +39,8 @@ def trap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     modules.mkdir()
     (modules / f"{EVIL_MODULE}.py").write_text(
         f"import pathlib\npathlib.Path({str(marker)!r}).write_text('imported')\nclass Anything:\n"
-        "    def __init__(self, seed=None, **kw):\n        pass\n    def act(self, info_set):\n        return 0\n")
+        "    def __init__(self, seed=None, **kw):\n        pass\n    def act(self, info_set):\n        return 0\n"
+    )
     monkeypatch.syspath_prepend(str(modules))
     monkeypatch.chdir(modules)
 
@@ -47,6 +48,7 @@ def trap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         def called(*args, **kwargs):
             marker.write_text(name)
             raise AssertionError(f"{name} was called")
+
         return called
 
     import city_envs.agents.policy_agent as policy_agent
@@ -131,7 +133,8 @@ def game_page_state(web, url: str) -> tuple[int, list[int]]:
 
     page = web.get(url).text
     return int(re.search(r'name="step" value="(\d+)"', page).group(1)), [
-        int(v) for v in re.findall(r'name="action" value="(\d+)"', page)]
+        int(v) for v in re.findall(r'name="action" value="(\d+)"', page)
+    ]
 
 
 # ----- hostile seats: never code --------------------------------------------------------------------
@@ -180,8 +183,7 @@ def test_no_seat_spec_from_a_form_runs_code_or_builds_anything_but_a_built_in(we
     os.mkfifo(served / "fifo.safetensors")
     (served / "garbage.safetensors").write_bytes(b"\x00" * 100)
     for spec in HOSTILE_SEATS:
-        response = call(web.post, "/games", data={"game": "citadels", "players": "2", "seat0": "person",
-                                                  "seat1": spec})
+        response = call(web.post, "/games", data={"game": "citadels", "players": "2", "seat0": "person", "seat1": spec})
         refused(response, 400)
     assert 'href="/games/' not in web.get("/").text  # no game was created
 
@@ -226,8 +228,13 @@ def test_writes_need_the_session_token_and_the_same_origin(raw, trap):
     assert 'href="/games/' not in raw.get("/").text
     # the same form from the app's own page is accepted
     raw.get("/")
-    ok = call(raw.post, "/games", data=good | {CSRF_FIELD: raw.cookies[CSRF_COOKIE]},
-              headers={"origin": BASE_URL, "sec-fetch-site": "same-origin"}, follow_redirects=False)
+    ok = call(
+        raw.post,
+        "/games",
+        data=good | {CSRF_FIELD: raw.cookies[CSRF_COOKIE]},
+        headers={"origin": BASE_URL, "sec-fetch-site": "same-origin"},
+        follow_redirects=False,
+    )
     assert ok.status_code == 303
 
 
@@ -243,17 +250,42 @@ def test_act_and_advance_need_the_token_too(web, raw, trap):
     url = new_game(web, seats_=("random", "person"))
     for route in ("advance", "act"):
         refused(call(raw.post, f"{url}/{route}", data={"seat": "1", "action": "0", "step": "0"}), 403)
-        refused(call(web.post, f"{url}/{route}", data={"seat": "1", "action": "0", "step": "0"},
-                     headers={"origin": "http://evil.example"}), 403)
+        refused(
+            call(
+                web.post,
+                f"{url}/{route}",
+                data={"seat": "1", "action": "0", "step": "0"},
+                headers={"origin": "http://evil.example"},
+            ),
+            403,
+        )
     assert "Decision 0:" in web.get(url).text  # nothing moved
 
 
-@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1.nip.io", "localhost.evil.example", "", "[::2]",
-                                  "127.0.0.2", "attacker.test:8000", "a b", "127.0.0.1@evil.example"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "127.0.0.1.nip.io",
+        "localhost.evil.example",
+        "",
+        "[::2]",
+        "127.0.0.2",
+        "attacker.test:8000",
+        "a b",
+        "127.0.0.1@evil.example",
+    ],
+)
 def test_a_request_for_another_host_name_is_refused_on_every_route(raw, host):
     """DNS rebinding: another site's name resolving to this machine gets nothing, not even a page."""
-    for method, path in (("GET", "/"), ("GET", "/new"), ("POST", "/games"), ("GET", "/replay?src=0"),
-                         ("GET", "/static/app.js"), ("GET", "/games/x/board.png")):
+    for method, path in (
+        ("GET", "/"),
+        ("GET", "/new"),
+        ("POST", "/games"),
+        ("GET", "/replay?src=0"),
+        ("GET", "/static/app.js"),
+        ("GET", "/games/x/board.png"),
+    ):
         response = call(raw.request, method, path, headers={"host": host})
         refused(response, 400, "Invalid host header")
 
@@ -268,8 +300,26 @@ def test_the_bound_address_and_localhost_are_the_names_accepted():
 
 
 # ----- malformed, wrong-type and oversized fields ------------------------------------------------------
-BAD_NUMBERS = ["", " ", "x", "1.5", "1e3", "²", "٣", "0x10", "9" * 5000, "99999999999999999999", "-1", "+",
-               "1_000", "\x00", "１", "nan", "[1]", "true"]
+BAD_NUMBERS = [
+    "",
+    " ",
+    "x",
+    "1.5",
+    "1e3",
+    "²",
+    "٣",
+    "0x10",
+    "9" * 5000,
+    "99999999999999999999",
+    "-1",
+    "+",
+    "1_000",
+    "\x00",
+    "１",
+    "nan",
+    "[1]",
+    "true",
+]
 
 
 def test_malformed_numbers_in_every_field_are_400s(web, served, trap):
@@ -306,25 +356,35 @@ def test_act_with_an_illegal_or_out_of_range_action_is_a_409_in_every_game(web, 
         assert game_page_state(web, url)[0] == step
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"game": "chess"}, "unknown game"),
-    ({"game": "../citadels"}, "unknown game"),
-    ({"players": "1"}, "players"),
-    ({"players": "100000"}, "players"),
-    ({"seed": "-5"}, "seed must be 0.."),
-    ({"seed": str(2**63)}, "seed must be 0.."),
-    ({"opt_max_rounds": "abc def"}, ""),
-    ({"opt_max_rounds": "[" * 100}, ""),
-    ({"opt_max_rounds": "[" * 60_000}, "the form is larger|at most"),
-    ({"opt_max_rounds": "{a = 1}"}, ""),
-    ({"opt_max_rounds": "2.5"}, "max_rounds"),
-    ({"opt_classic_variant": "7"}, ""),
-    ({"opt_classic_variant": "-1"}, ""),
-    ({"opt_nonexistent": "1"}, None),
-])
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"game": "chess"}, "unknown game"),
+        ({"game": "../citadels"}, "unknown game"),
+        ({"players": "1"}, "players"),
+        ({"players": "100000"}, "players"),
+        ({"seed": "-5"}, "seed must be 0.."),
+        ({"seed": str(2**63)}, "seed must be 0.."),
+        ({"opt_max_rounds": "abc def"}, ""),
+        ({"opt_max_rounds": "[" * 100}, ""),
+        ({"opt_max_rounds": "[" * 60_000}, "the form is larger|at most"),
+        ({"opt_max_rounds": "{a = 1}"}, ""),
+        ({"opt_max_rounds": "2.5"}, "max_rounds"),
+        ({"opt_classic_variant": "7"}, ""),
+        ({"opt_classic_variant": "-1"}, ""),
+        ({"opt_nonexistent": "1"}, None),
+    ],
+)
 def test_wrong_type_and_wrong_range_setups_are_400s(web, trap, fields, message):
-    data = {"game": "citadels", "players": "4", "seat0": "person", "seat1": "random", "seat2": "random",
-            "seat3": "random", "seed": "0"} | fields
+    data = {
+        "game": "citadels",
+        "players": "4",
+        "seat0": "person",
+        "seat1": "random",
+        "seat2": "random",
+        "seat3": "random",
+        "seed": "0",
+    } | fields
     response = call(web.post, "/games", data=data, follow_redirects=False)
     if message is None:  # an unknown field is ignored, as HTML forms have spare fields
         assert response.status_code == 303
@@ -348,9 +408,17 @@ def test_oversized_bodies_and_fields_are_refused_without_reading_them_whole(web,
 
 
 def test_wrong_methods_and_unknown_routes_are_4xx(web):
-    for method, path in (("GET", "/games"), ("GET", "/games/x/act"), ("GET", "/games/x/advance"),
-                         ("PUT", "/games"), ("DELETE", "/"), ("POST", "/replay"), ("GET", "/nowhere"),
-                         ("GET", "/static/../app.py"), ("GET", "/static/%2e%2e/app.py")):
+    for method, path in (
+        ("GET", "/games"),
+        ("GET", "/games/x/act"),
+        ("GET", "/games/x/advance"),
+        ("PUT", "/games"),
+        ("DELETE", "/"),
+        ("POST", "/replay"),
+        ("GET", "/nowhere"),
+        ("GET", "/static/../app.py"),
+        ("GET", "/static/%2e%2e/app.py"),
+    ):
         response = call(web.request, method, path)
         assert 400 <= response.status_code < 500, (method, path, response.status_code)
 
@@ -365,8 +433,11 @@ def _saved_game(moves: int = 20) -> dict:
 
 def _arena_run(folder: Path, records: list, results: dict | None = None) -> None:
     folder.mkdir()
-    (folder / "results.json").write_text(json.dumps(results or {"game": "citadels", "num_players": 2, "seed": 2,
-                                                                "options": {}, "games": 2, "lineup": ["a"]}))
+    (folder / "results.json").write_text(
+        json.dumps(
+            results or {"game": "citadels", "num_players": 2, "seed": 2, "options": {}, "games": 2, "lineup": ["a"]}
+        )
+    )
     (folder / "matches.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
 
 
@@ -396,30 +467,66 @@ def test_hostile_files_in_a_served_folder_are_4xx_within_the_deadline(web, serve
     bad_options = _saved_game()
     bad_options["options"] = {"variant": {"nested": [1]}, "__class__": "x"}
     (served / "bad_options.json").write_text(json.dumps(bad_options))
-    names = ["fifo.json", "loop.json", "a.json", "outside.json", "deep.json", "deepish.json", "deep_dict.json",
-             "huge.json", "binary.json", "latin1.json", "dir.json", "list.json", "nan.json", "bad_ctx.json",
-             "bad_history.json", "bad_options.json"]
+    names = [
+        "fifo.json",
+        "loop.json",
+        "a.json",
+        "outside.json",
+        "deep.json",
+        "deepish.json",
+        "deep_dict.json",
+        "huge.json",
+        "binary.json",
+        "latin1.json",
+        "dir.json",
+        "list.json",
+        "nan.json",
+        "bad_ctx.json",
+        "bad_history.json",
+        "bad_options.json",
+    ]
     for name in names:
         for route in ("/replay", "/replay/board.png"):
             response = call(web.get, route, params={"src": f"0/{name}"})
             assert 400 <= response.status_code < 500, (name, response.status_code, response.text[:300])
     assert call(web.get, "/").status_code == 200  # the listing walks past all of them
     for spec in ("ppo:0/fifo.json", "ppo:0/loop.json", "ppo:0/outside.json", "ppo:0/huge.json"):
-        refused(call(web.post, "/games", data={"game": "citadels", "players": "2", "seat0": spec, "seat1": "random"}),
-                400)
+        refused(
+            call(web.post, "/games", data={"game": "citadels", "players": "2", "seat0": spec, "seat1": "random"}), 400
+        )
 
 
 def test_hostile_arena_runs_are_4xx_and_never_play_their_agents(web, served, trap):
-    good = {"match": 0, "seed": 1, "kinds": ["random", "random"], "length": 3, "failed": False, "reason": "",
-            "history": [0, 1, 2]}
+    good = {
+        "match": 0,
+        "seed": 1,
+        "kinds": ["random", "random"],
+        "length": 3,
+        "failed": False,
+        "reason": "",
+        "history": [0, 1, 2],
+    }
     evil_kinds = [f"{EVIL_MODULE}:Anything", "ppo:/tmp/model.zip:trust_pickle"]
-    _arena_run(served / "no_actions", [{"run": "header"}, {k: v for k, v in good.items() if k != "history"}
-                                       | {"kinds": evil_kinds}])
+    _arena_run(
+        served / "no_actions",
+        [{"run": "header"}, {k: v for k, v in good.items() if k != "history"} | {"kinds": evil_kinds}],
+    )
     _arena_run(served / "string_match", [{"match": "1", **{k: v for k, v in good.items() if k != "match"}}])
-    _arena_run(served / "bad_records", [good | {"match": 1, "history": "0 1 2"}, good | {"match": 2, "seed": "x"},
-                                        good | {"match": 3, "kinds": 5}, good | {"match": 4, "history": [10**9]},
-                                        good | {"match": 5, "kinds": ["a"]}, good | {"match": 6, "seed": -1},
-                                        [1, 2], "text", None, good | {"match": True}])
+    _arena_run(
+        served / "bad_records",
+        [
+            good | {"match": 1, "history": "0 1 2"},
+            good | {"match": 2, "seed": "x"},
+            good | {"match": 3, "kinds": 5},
+            good | {"match": 4, "history": [10**9]},
+            good | {"match": 5, "kinds": ["a"]},
+            good | {"match": 6, "seed": -1},
+            [1, 2],
+            "text",
+            None,
+            good | {"match": True},
+        ],
+    )
     _arena_run(served / "bad_results", [good], {"game": "citadels", "num_players": "two", "seed": 1})
     _arena_run(served / "bad_options", [good], {"game": "citadels", "num_players": 2, "options": {"max_rounds": [1]}})
     _arena_run(served / "bad_players", [good], {"game": "citadels", "num_players": 99, "options": {}})
@@ -434,13 +541,22 @@ def test_hostile_arena_runs_are_4xx_and_never_play_their_agents(web, served, tra
     csv_run = served / "csv_run"
     csv_run.mkdir()
     (csv_run / "results.json").write_text(json.dumps({"game": "citadels", "num_players": 2, "seed": 2}))
-    (csv_run / "matches.csv").write_text("match,seed,seats,length,failed,reason\n0,1,"
-                                         f"{EVIL_MODULE}:Anything random,3,False,\n1,x,y\n")
-    cases = [("no_actions", "0", "has no actions"), ("no_actions", "99", "not in this run"),
-             ("no_actions", "-1", "not in this run"), ("string_match", "1", "not in this run"),
-             ("bad_results", "0", "num_players"), ("bad_options", "0", ""), ("bad_players", "0", ""),
-             ("fifo_run", "0", ""), ("fifo_csv", "0", "not an arena run"), ("csv_run", "0", ""),
-             ("csv_run", "1", "")] + [("bad_records", str(m), "") for m in range(1, 8)]
+    (csv_run / "matches.csv").write_text(
+        f"match,seed,seats,length,failed,reason\n0,1,{EVIL_MODULE}:Anything random,3,False,\n1,x,y\n"
+    )
+    cases = [
+        ("no_actions", "0", "has no actions"),
+        ("no_actions", "99", "not in this run"),
+        ("no_actions", "-1", "not in this run"),
+        ("string_match", "1", "not in this run"),
+        ("bad_results", "0", "num_players"),
+        ("bad_options", "0", ""),
+        ("bad_players", "0", ""),
+        ("fifo_run", "0", ""),
+        ("fifo_csv", "0", "not an arena run"),
+        ("csv_run", "0", ""),
+        ("csv_run", "1", ""),
+    ] + [("bad_records", str(m), "") for m in range(1, 8)]
     for run, match, message in cases:
         for route in ("/replay", "/replay/board.png"):
             refused(call(web.get, route, params={"src": f"0/{run}", "match": match}), (400, 404), message)
@@ -451,8 +567,9 @@ def test_hostile_arena_runs_are_4xx_and_never_play_their_agents(web, served, tra
 def test_a_bot_move_cannot_overrun_its_deadline(web, monkeypatch, trap):
     """The largest search a form may ask for stops at the per-move deadline, inside the search."""
     monkeypatch.setattr(seats, "MAX_MOVE_SECONDS", 0.3)
-    url = new_game(web, "blue_moon_city", ("ismcts:iters=2000:max_rollout=200:rollout=heuristic:opponents=search",
-                                           "person"))
+    url = new_game(
+        web, "blue_moon_city", ("ismcts:iters=2000:max_rollout=200:rollout=heuristic:opponents=search", "person")
+    )
     started = time.monotonic()
     call(web.post, f"{url}/advance", follow_redirects=False)
     elapsed = time.monotonic() - started
@@ -519,5 +636,12 @@ def test_a_policy_file_in_a_served_folder_and_the_baseline_play_as_seats(web, se
         call(web.post, f"{url}/advance")
         page = web.get(url).text
         assert 'id="bot-error"' not in page and f"seat 0 ({seat}): chooses a character" in text_of(page)
-    refused(call(web.post, "/games", data={"game": "citadels", "players": "2", "seat0": "ppo:0/four.safetensors",
-                                           "seat1": "person"}), 400, "field 'players' is 4")
+    refused(
+        call(
+            web.post,
+            "/games",
+            data={"game": "citadels", "players": "2", "seat0": "ppo:0/four.safetensors", "seat1": "person"},
+        ),
+        400,
+        "field 'players' is 4",
+    )

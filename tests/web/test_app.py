@@ -17,8 +17,11 @@ from city_envs.evaluation import evaluate, write_reports
 
 from .conftest import form_client
 
-SHORT = {"citadels": {"opt_max_rounds": "2"}, "blue_moon_city": {"opt_max_rounds": "2"},
-         "urban_sprawl": {"opt_max_turns": "4"}}
+SHORT = {
+    "citadels": {"opt_max_rounds": "2"},
+    "blue_moon_city": {"opt_max_rounds": "2"},
+    "urban_sprawl": {"opt_max_turns": "4"},
+}
 
 
 def start(client, game: str, seats: list[str], seed: int = 1, **fields: str) -> str:
@@ -121,15 +124,18 @@ def test_the_board_is_a_png(client):
 
 
 # ----- refusals ---------------------------------------------------------------------------------
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"game": "chess"}, "unknown game 'chess'"),
-    ({"players": "9"}, "supports 2, 3, 4, 5, 6, 7 players, not 9"),
-    ({"players": "two"}, "players must be a whole number"),
-    ({"seat1": "genius"}, "unknown agent 'genius'"),
-    ({"seat1": "ismcts:iters=lots"}, "bad value in agent parameter"),
-    ({"opt_max_rounds": "-1"}, "invalid value -1 for option 'max_rounds'"),
-    ({"seed": "x"}, "seed must be a whole number"),
-])
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"players": "9"}, "supports 2, 3, 4, 5, 6, 7 players, not 9"),
+        ({"players": "two"}, "players must be a whole number"),
+        ({"seat1": "genius"}, "unknown agent 'genius'"),
+        ({"seat1": "ismcts:iters=lots"}, "bad value in agent parameter"),
+        ({"opt_max_rounds": "-1"}, "invalid value -1 for option 'max_rounds'"),
+        ({"seed": "x"}, "seed must be a whole number"),
+    ],
+)
 def test_bad_setups_get_a_clear_error_page(client, fields, message):
     data = {"game": "citadels", "players": "2", "seat0": "person", "seat1": "random", "seed": "0"} | fields
     response = client.post("/games", data=data)
@@ -148,11 +154,13 @@ def test_a_stale_page_another_seat_and_an_illegal_action_are_refused(client):
     page = client.get(url).text
     step, legal = step_of(page), choices(page)
     illegal = next(a for a in range(200) if a not in legal)
-    cases = [({"seat": "0", "action": str(legal[0]), "step": str(step + 1)}, 409, "out-of-date page"),
-             ({"seat": "1", "action": str(legal[0]), "step": str(step)}, 409, "not seat 1's turn"),
-             ({"seat": "0", "action": str(illegal), "step": str(step)}, 409, f"illegal action {illegal}"),
-             ({"seat": "0", "action": "1.5", "step": str(step)}, 400, "action must be a whole number"),
-             ({"seat": "0", "step": str(step)}, 400, "missing action")]
+    cases = [
+        ({"seat": "0", "action": str(legal[0]), "step": str(step + 1)}, 409, "out-of-date page"),
+        ({"seat": "1", "action": str(legal[0]), "step": str(step)}, 409, "not seat 1's turn"),
+        ({"seat": "0", "action": str(illegal), "step": str(step)}, 409, f"illegal action {illegal}"),
+        ({"seat": "0", "action": "1.5", "step": str(step)}, 400, "action must be a whole number"),
+        ({"seat": "0", "step": str(step)}, 400, "missing action"),
+    ]
     for data, status, message in cases:
         response = client.post(f"{url}/act", data=data)
         assert response.status_code == status and message in html.unescape(response.text), data
@@ -220,20 +228,23 @@ def test_a_saved_game_replays_at_any_decision_and_from_any_seat(client, replay_f
     assert board.content[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize(("query", "message"), [
-    ("src=0/game.json&step=31", "decision 31 is outside this replay (0..30)"),
-    ("src=0/game.json&step=-1", "decision -1 is outside"),
-    ("src=0/game.json&view=7", "view must be 'full' or a seat 0..1"),
-    ("src=0/../../etc/passwd", "outside the served folders"),
-    ("src=3/game.json", "no served folder '3'"),
-    ("src=0/missing.json", "does not exist"),
-    ("src=0/junk.json", "junk.json is not valid JSON"),
-    ("src=0/other.json", "is not a saved city-envs game"),
-    ("src=0/tampered.json", "is not a valid saved game"),
-    ("src=0/richer.json", "does not give its saved state"),
-    ("src=0", "not an arena run folder"),
-    ("src=live/nope", "no such game"),
-])
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("src=0/game.json&step=31", "decision 31 is outside this replay (0..30)"),
+        ("src=0/game.json&step=-1", "decision -1 is outside"),
+        ("src=0/game.json&view=7", "view must be 'full' or a seat 0..1"),
+        ("src=0/../../etc/passwd", "outside the served folders"),
+        ("src=3/game.json", "no served folder '3'"),
+        ("src=0/missing.json", "does not exist"),
+        ("src=0/junk.json", "junk.json is not valid JSON"),
+        ("src=0/other.json", "is not a saved city-envs game"),
+        ("src=0/tampered.json", "is not a valid saved game"),
+        ("src=0/richer.json", "does not give its saved state"),
+        ("src=0", "not an arena run folder"),
+        ("src=live/nope", "no such game"),
+    ],
+)
 def test_bad_replay_requests_get_a_clear_error(client, replay_folder, query, message):
     data = saved_game(replay_folder)
     (replay_folder / "junk.json").write_text("{not json")

@@ -35,8 +35,9 @@ def wait_for_page(driver, old_root=None):
     wait = WebDriverWait(driver, 120)
     if old_root is not None:
         wait.until(expected_conditions.staleness_of(old_root))
-    wait.until(lambda d: any(d.find_elements(By.ID, name)
-                             for name in ("actions", "game-over", "error-message", "bot-error")))
+    wait.until(
+        lambda d: any(d.find_elements(By.ID, name) for name in ("actions", "game-over", "error-message", "bot-error"))
+    )
 
 
 def click_and_wait(driver, element) -> None:
@@ -108,7 +109,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
         if areas and decisions % 2 == 0:  # every other turn, choose by clicking the board
             area = chooser.choice(areas)
             assert area.find_element(By.TAG_NAME, "title").get_attribute("textContent") in {
-                button.text for button in buttons}
+                button.text for button in buttons
+            }
             click_and_wait(browser, area)
             board_clicks += 1
         else:

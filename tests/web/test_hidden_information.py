@@ -52,7 +52,10 @@ def test_the_log_and_the_board_do_not_change_with_another_seats_hidden_items(nam
             if not np.array_equal(true_world.observation(observer), other_world.observation(observer)):
                 continue  # the move revealed something that differs between the worlds: nothing to compare
             assert (seen.public, seen.points, seen.outcome) == (other.public, other.points, other.outcome), (
-                name, game.decision_name(), action)
+                name,
+                game.decision_name(),
+                action,
+            )
             entries += 1
             if images < 8 and seen.outcome:
                 assert np.array_equal(true_world.render_image(), other_world.render_image()), "board after"
@@ -86,5 +89,6 @@ def test_the_play_page_shows_public_scores_and_the_end_screen_the_breakdown(clie
     assert "final" in page.split("The final table")[1]  # Metropolys' text names each final score
     # each seat's score with what it adds up from, the secret card's part included, and who won and why
     assert page.count("prestige of the secret Area card") == 2 and "prestige of tokens" in page
-    assert re.search(r"seat \d \(random\) wins with \d+ prestige, against \d+ for seat \d \(random\)\.", page) \
-        or re.search(r"tie on \d+ prestige; seat \d \(random\) wins on buildings built", page)
+    assert re.search(
+        r"seat \d \(random\) wins with \d+ prestige, against \d+ for seat \d \(random\)\.", page
+    ) or re.search(r"tie on \d+ prestige; seat \d \(random\) wins on buildings built", page)

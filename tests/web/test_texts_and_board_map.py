@@ -48,8 +48,9 @@ def test_big_city_tile_placement_reads_as_where_the_tile_goes_and_is_true():
     game.apply(r.TILE + 3)
     assert game.describe_partial() == "placing neighbourhood 3 (3 x 3 plots, 31-39)"
     assert game.describe_action(r.ROTATION + 0) == "lay it as printed: 3 wide x 3 high, plot 31 top left"
-    assert game.describe_action(r.ROTATION + 1) == ("lay it turned a quarter turn clockwise: 3 wide x 3 high, "
-                                                   "plot 37 top left")
+    assert game.describe_action(r.ROTATION + 1) == (
+        "lay it turned a quarter turn clockwise: 3 wide x 3 high, plot 37 top left"
+    )
     game.apply(r.ROTATION + 1)
     assert "plot 37 top left" in game.describe_partial()
     edge = game.legal_action_ids()[0]
@@ -79,8 +80,11 @@ def test_big_city_building_and_trams_name_plots_and_streets():
             assert " on " in game.describe_partial()
             seen.add(decision)
         elif decision in ("TRAM_EDGE", "TRAM_EDGE_OPT"):
-            assert re.fullmatch(r"tram on the street (between plots \d\d and \d\d|(above|below|right of|left of)"
-                                r" plot \d\d)", game.describe_action(action))
+            assert re.fullmatch(
+                r"tram on the street (between plots \d\d and \d\d|(above|below|right of|left of)"
+                r" plot \d\d)",
+                game.describe_action(action),
+            )
             seen.add("TRAM")
     assert {"BUILD_SELECT", "TRAM"} <= seen
 
@@ -100,15 +104,18 @@ def test_every_urban_sprawl_effect_template_reads_as_a_sentence():
             text = effect_text(effect)
             assert not CODE_WORD.search(text) and text == text.strip() and text[0].islower(), text
     assert effect_text((cp.PER_BUILDING, cp.ACTIVE_ALL, 1, 0, (cp.IND,), 0, cp.ADJACENT)) == (
-        "you gain 1 wealth for each industrial building (anyone's) adjacent to the new building")
+        "you gain 1 wealth for each industrial building (anyone's) adjacent to the new building"
+    )
     assert effect_text((cp.PER_BUILDING, cp.EACH_OWN, 3, 0, (cp.COM,), 3, cp.CITY_SCOPE)) == (
-        "every player gains 3 wealth for each of their own commercial 3-lot buildings in the city")
+        "every player gains 3 wealth for each of their own commercial 3-lot buildings in the city"
+    )
     assert effect_text((cp.PER_BUILDING, cp.ACTIVE_OWN, 0, 1, (cp.CIV, cp.RES), 0, cp.THESE_ROWS)) == (
-        "you gain 1 prestige for each of your civic or residential buildings in the new building's block row "
-        "or column")
+        "you gain 1 prestige for each of your civic or residential buildings in the new building's block row or column"
+    )
     assert effect_text((cp.GAIN, 2, 3)) == "you gain 2 wealth and 3 prestige"
     assert effect_text((cp.TRIBUTE, 4, (cp.RES,), 0)) == (
-        "every other player pays you 4 wealth or prestige for each residential building they control")
+        "every other player pays you 4 wealth or prestige for each residential building they control"
+    )
     assert effect_text((cp.MARKER, 9)) == "you put marker 9 on a grey circle"
     assert effect_text((cp.PARK_EFFECT, 2)) == "you place 2 parks next to it"
     restrictions = {restriction for restriction in cp.CONTRACT_RESTRICTION if restriction is not None}
@@ -213,7 +220,9 @@ def test_public_texts_do_not_change_with_hidden_information(name):
                 continue
             for action in set(game.legal_action_ids()) & set(twin.legal_action_ids()):
                 assert game.describe_public_action(action) == twin.describe_public_action(action), (
-                    game.decision_name(), action)
+                    game.decision_name(),
+                    action,
+                )
                 compared += 1
     assert compared > 50
 
@@ -267,7 +276,7 @@ def test_metropolys_regions_lie_on_their_neighbourhood_discs():
 
     game = make_game("metropolys", 3, seed=1)
     board, image = game.board_map(), game.render_image()
-    assert len(board.regions) == int(game.legal_actions()[:cp.NUM_NBHDS].sum()) > 30
+    assert len(board.regions) == int(game.legal_actions()[: cp.NUM_NBHDS].sum()) > 30
     for region in board.regions:
         x, y = _centre(region)
         disc = NBHD_COLOURS[cp.COLOUR[region.action]]
@@ -293,8 +302,10 @@ def test_the_play_page_overlays_the_legal_regions(client):
     url = start(client, "metropolys", ["person", "random"], seed=1)
     page = client.get(url).text
     areas = re.findall(r'<polygon points="([^"]+)" data-action="(\d+)" id="area-\d+"><title>([^<]+)</title>', page)
-    buttons = dict((int(a), text) for a, text in re.findall(
-        r'<button name="action" value="(\d+)" class="action">([^<]+)</button>', page))
+    buttons = dict(
+        (int(a), text)
+        for a, text in re.findall(r'<button name="action" value="(\d+)" class="action">([^<]+)</button>', page)
+    )
     assert len(areas) > 30 and 'viewBox="0 0 1000 640"' in page
     for points, action, title in areas:
         assert buttons[int(action)] == title
