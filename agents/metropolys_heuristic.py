@@ -94,6 +94,10 @@ class Situation:
         self._denial_worth: list[float] | None = None
         self._tall: int | None = None
         self._belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
+        self._sure_bar: int | None = None
+        # the agent's own answers per spot and value (`_gain`, `_bid_value`), asked again while it compares
+        self.gains: dict[tuple[int, int], float] = {}
+        self.bid_values: dict[tuple[int, int], int] = {}
 
     # ----- the board -----------------------------------------------------------------------------
     def is_free(self, nb: int) -> bool:
@@ -115,15 +119,18 @@ class Situation:
         """The value a bid on `nb` must exceed to win outright (0: nobody can follow it at all)."""
         if not self.free_neighbours(nb):
             return 0
-        return max((self.rival_max[seat] for seat in self.rivals_in_call()), default=0)
+        if self._sure_bar is None:
+            self._sure_bar = max((self.rival_max[seat] for seat in self.rivals_in_call()), default=0)
+        return self._sure_bar
 
     def weight(self, seat: int) -> float:
         """How much a rival's points count against mine (all of them with two players; the leader most)."""
         if self.n == 2:
             return 1.0
-        if seat not in self._weights:
-            best = max(self.estimates()[o] for o in self.others)
-            self._weights[seat] = WEIGHT_LEADER if self.estimates()[seat] >= best else WEIGHT_OTHER
+        if not self._weights:
+            estimates = self.estimates()
+            best = max(estimates[o] for o in self.others)
+            self._weights = {o: WEIGHT_LEADER if estimates[o] >= best else WEIGHT_OTHER for o in range(self.n)}
         return self._weights[seat]
 
     # ----- worth of a spot -----------------------------------------------------------------------
@@ -211,7 +218,7 @@ class Situation:
             for seat in self.others:
                 gain = None
                 for points, p in self.belief_points(seat):
-                    term = p * np.asarray(points)
+                    term = p * _points_array(points)
                     gain = term if gain is None else gain + term
                 weighted = self.weight(seat) * gain
                 total = weighted if total is None else total + weighted
@@ -302,6 +309,14 @@ def _points_table(version: str, cards: tuple[tuple[str, int], ...]) -> tuple[flo
     return tuple(_card_points(version, dict(cards), nb) for nb in range(cp.NUM_NBHDS))
 
 
+@lru_cache(maxsize=64)
+def _points_array(points: tuple[float, ...]) -> np.ndarray:
+    """A `_points_table` as an array (read-only: it is shared), for the denial sums."""
+    array = np.asarray(points)
+    array.flags.writeable = False
+    return array
+
+
 def _card_points(version: str, cards: dict, nb: int) -> float:
     """Points a building on `nb` earns under a guessed secret card (family Area, expert colour)."""
     if version == r.FAMILY:
@@ -324,6 +339,12 @@ class MetropolysHeuristicAgent(HeuristicAgent):
 
     def _gain(self, sit: Situation, nb: int, value: int) -> float:
         """Worth minus price of building `value` on `nb`, with the endgame."""
+        key = (nb, value)
+        if key not in sit.gains:
+            sit.gains[key] = self._gain_now(sit, nb, value)
+        return sit.gains[key]
+
+    def _gain_now(self, sit: Situation, nb: int, value: int) -> float:
         gain = sit.worth(nb, value) - sit.price(value)
         if sit.built[sit.me] == cp.NUM_BUILDINGS - 1:  # this win ends the game
             mine = sit.estimates()[sit.me] + sit.token_worth(nb) + sit.objective_worth(nb, value)
@@ -332,6 +353,12 @@ class MetropolysHeuristicAgent(HeuristicAgent):
 
     def _bid_value(self, sit: Situation, nb: int, floor: int) -> int:
         """The value to bid on `nb` above `floor`: a sure winner if worth it, else a cheap or middling one."""
+        key = (nb, floor)
+        if key not in sit.bid_values:
+            sit.bid_values[key] = self._bid_value_now(sit, nb, floor)
+        return sit.bid_values[key]
+
+    def _bid_value_now(self, sit: Situation, nb: int, floor: int) -> int:
         values = sit.my_values(floor)
         needed = sit.sure_above(nb)
         sure = [v for v in values if v > needed]
