@@ -28,6 +28,8 @@ import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -167,6 +169,366 @@ def outcome(game: Game, names: Sequence[str]) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Site:
+    """What every handler shares, kept on the app's state: the page templates, the served folders
+    (replays and policy files) and the matches being played."""
+
+    templates: Jinja2Templates
+    sources: Sources
+    store: SessionStore
+
+
+def site(request: Request) -> Site:
+    return request.app.state.site
+
+
+def form_token(request: Request) -> tuple[str, bool]:
+    """The browser session's form token (from its cookie) and whether it is new."""
+    token = request.cookies.get(CSRF_COOKIE, "")
+    if re.fullmatch(r"[A-Za-z0-9_-]{32,64}", token):
+        return token, False
+    return secrets.token_urlsafe(32), True
+
+
+def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
+    token, new = form_token(request)
+    response = site(request).templates.TemplateResponse(
+        request, name, context | {"csrf": token}, status_code=status, headers=SECURITY_HEADERS
+    )
+    if new:
+        response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+def check_same_origin(request: Request) -> None:
+    """A browser names the page a form came from (`Origin`, or `Sec-Fetch-Site`): refuse another site's."""
+    origin = request.headers.get("origin")
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if origin is not None and origin != own:
+        raise BadRequest(f"a form from another site ({origin[:100]}) may not change anything here", 403)
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        raise BadRequest("a request from another site may not change anything here", 403)
+
+
+async def form_data(request: Request) -> dict[str, str]:
+    """The form of a write: same origin, URL-encoded, at most `MAX_FORM_BYTES`, with the session's token."""
+    check_same_origin(request)
+    if request.headers.get("content-type", FORM_TYPE).split(";")[0].strip().lower() != FORM_TYPE:
+        raise BadRequest(f"a form is sent as {FORM_TYPE}", 415)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_FORM_BYTES:
+            raise BadRequest(f"the form is larger than {MAX_FORM_BYTES // 1024} KB", 413)
+        chunks.append(chunk)
+    try:
+        form = dict(parse_qsl(b"".join(chunks).decode("utf-8"), keep_blank_values=True, max_num_fields=200))
+    except UnicodeDecodeError:
+        raise BadRequest("the form is not UTF-8 text") from None
+    except ValueError as error:
+        raise BadRequest(f"the form is not URL-encoded fields: {error}") from None
+    token = request.cookies.get(CSRF_COOKIE, "")
+    if not token or not secrets.compare_digest(form.get(CSRF_FIELD, "").encode(), token.encode()):
+        raise BadRequest(
+            "this form did not come from this app's own page (its form token is missing or "
+            "wrong): reload the page and try again",
+            403,
+        )
+    return form
+
+
+def served_policy_file(sources: Sources, src: str) -> Path:
+    """A regular file inside a served folder (a policy file a seat may play)."""
+    path = sources.resolve(src)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as error:
+        raise ValueError(f"{src!r} cannot be read: {error.strerror}") from None
+    if not regular:
+        raise ValueError(f"{src!r} is not a regular file")
+    return path
+
+
+def seat_param(session: PlaySession, value: str) -> int:
+    seat = int_param(value, "seat")
+    if not 0 <= seat < session.game.num_players:
+        raise BadRequest(f"seat must be 0..{session.game.num_players - 1}, not {seat}")
+    return seat
+
+
+def session_of(request: Request) -> PlaySession:
+    try:
+        return site(request).store.get(request.path_params["game_id"])
+    except KeyError:
+        raise BadRequest(
+            "no such game here (the server was restarted, or the game was dropped to make room for newer ones)", 404
+        ) from None
+
+
+# ----- pages ------------------------------------------------------------------------------
+def home(request: Request) -> Response:
+    sources, store = site(request).sources, site(request).store
+    runs, files, _ = sources.listing()
+    return page(
+        request,
+        "home.html",
+        games=GAMES,
+        classes={g: game_class(g) for g in GAMES},
+        sessions=store.listing(),
+        runs=runs,
+        files=files,
+        roots=sources.roots,
+    )
+
+
+def new_game(request: Request) -> Response:
+    name = request.query_params.get("game", GAMES[0])
+    if name not in GAMES:
+        raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    cls = game_class(name)
+    players = int_param(request.query_params.get("players"), "players", min(4, cls.max_players))
+    try:
+        cls.check_num_players(players)
+    except ValueError as error:
+        raise BadRequest(str(error)) from None
+    policies = [f"ppo:{src}" for src in site(request).sources.listing()[2]]
+    return page(
+        request,
+        "new.html",
+        games=GAMES,
+        game=name,
+        cls=cls,
+        players=players,
+        seed=secrets.randbelow(10**6),
+        bots=BOT_SUGGESTIONS + tuple(policies),
+        person=PERSON,
+        policies=policies,
+        limits=SEARCH_LIMITS,
+    )
+
+
+async def create_game(request: Request) -> Response:
+    form = await form_data(request)
+    name = form.get("game", "")
+    if name not in GAMES:
+        raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    cls = game_class(name)
+    players = int_param(form.get("players"), "players")
+    seed = int_param(form.get("seed"), "seed", 0)
+    if not 0 <= seed <= MAX_SEED:
+        raise BadRequest(f"seed must be 0..{MAX_SEED}, not {seed}")
+    try:
+        cls.check_num_players(players)
+        options = {}
+        for key, option in cls.options_spec.items():
+            text = form.get(f"opt_{key}", "").strip()
+            if len(text) > MAX_OPTION_CHARS:
+                raise ValueError(f"option {key!r} is at most {MAX_OPTION_CHARS} characters")
+            if option.choices is not None and WHOLE_NUMBER.fullmatch(text) and 0 <= int(text) < len(option.choices):
+                options[key] = option.choices[int(text)]
+            elif text:
+                options[key] = parse_value(text)
+        seats = [
+            parse_seat(
+                form.get(f"seat{seat}", "").strip() or PERSON,
+                name,
+                players,
+                partial(served_policy_file, site(request).sources),
+            )
+            for seat in range(players)
+        ]
+        session = PlaySession(name, players, seats, seed, options)
+    except (TypeError, ValueError, RecursionError, OSError) as error:
+        raise BadRequest(str(error)) from None
+    site(request).store.add(session)
+    return RedirectResponse(f"/games/{session.id}", status_code=303)
+
+
+def play(request: Request) -> Response:
+    session = session_of(request)
+    wanted = request.query_params.get("seat")
+    wanted_seat = seat_param(session, wanted) if wanted else None
+    game = session.game
+    with session.lock:
+        viewer = session.viewer(wanted_seat)
+        current = game.current_player()
+        choosing = viewer is not None and viewer == current and not session.error
+        groups = group_actions(game, game.presentation_order(game.legal_action_ids())) if choosing else []
+        private = game.render_private(viewer) if viewer is not None else ""
+        events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
+        so_far = game.describe_partial() if choosing else ""
+        overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
+        context = dict(
+            session=session,
+            game=game,
+            viewer=viewer,
+            current=current,
+            groups=groups,
+            overlay=overlay,
+            private=private,
+            events=events[-300:],
+            so_far=so_far,
+            step=len(game.history),
+            decision=decision_words(game),
+            outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
+            bots_to_move=session.bots_to_move(),
+        )
+    return page(request, "play.html", **context)
+
+
+async def act(request: Request) -> Response:
+    session = session_of(request)
+    form = await form_data(request)
+    seat = int_param(form.get("seat"), "seat")
+    action = int_param(form.get("action"), "action")
+    step = int_param(form.get("step"), "step")
+    try:
+        await run_in_threadpool(session.act, seat, action, step)
+    except ValueError as error:
+        raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
+    return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
+
+
+async def advance(request: Request) -> Response:
+    session = session_of(request)
+    await form_data(request)
+    seat = request.query_params.get("seat", "")
+    back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
+    await run_in_threadpool(session.advance)
+    return RedirectResponse(back, status_code=303)
+
+
+def board(request: Request) -> Response:
+    session = session_of(request)
+    with session.lock:
+        twin = session.game.clone()
+    return png(twin)
+
+
+def save(request: Request) -> Response:
+    session = session_of(request)
+    if not session.game.is_over():
+        raise BadRequest(
+            "a game can be saved once it is over (the file holds every hidden card)",
+            409,
+            back=f"/games/{session.id}",
+        )
+    name = f"{session.game.name}-seed{session.seed}.json"
+    return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+# ----- replays ----------------------------------------------------------------------------
+def load_replay(request: Request) -> tuple[Replay, int, str, str]:
+    params = request.query_params
+    src = params.get("src", "")
+    match = int_param(params.get("match"), "match") if params.get("match") else None
+    try:
+        if src.startswith("live/"):
+            session = site(request).store.get(src.removeprefix("live/"))
+            if not session.game.is_over():
+                raise BadRequest("a game can be replayed once it is over", 409)
+            game = session.game
+            replay = Replay(
+                f"{title(game.name)} played here",
+                game.name,
+                game.num_players,
+                dict(game.options),
+                game.seed,
+                list(game.history),
+                [session.who(s) for s in range(game.num_players)],
+            )
+            replay.describe_steps()
+        else:
+            replay = site(request).sources.load(src, match)
+    except KeyError:
+        raise BadRequest("no such game here", 404) from None
+    except FileNotFoundError as error:
+        raise BadRequest(str(error), 404) from None
+    except (OSError, ValueError) as error:
+        raise BadRequest(str(error)) from None
+    step = int_param(params.get("step"), "step", 0)
+    if not 0 <= step <= len(replay.history):
+        raise BadRequest(f"decision {step} is outside this replay (0..{len(replay.history)})")
+    view = params.get("view", "full")
+    if view != "full" and not (WHOLE_NUMBER.fullmatch(view) and 0 <= int(view) < replay.num_players):
+        raise BadRequest(f"view must be 'full' or a seat 0..{replay.num_players - 1}, not {view[:40]!r}")
+    return replay, step, view, src
+
+
+def replay_page(request: Request) -> Response:
+    replay, step, view, src = load_replay(request)
+    game = replay.game_at(step)
+    seats = range(replay.num_players) if view == "full" else [int(view)]
+    private = [(seat, game.render_private(seat)) for seat in seats]
+    steps = replay.describe_steps()
+    shown = [(s, s.private if view == "full" or int(view) == s.seat else s.public) for s in steps]
+    match = request.query_params.get("match", "")
+
+    def link(**changes: Any) -> str:
+        query = {"src": src, "step": step, "view": view} | ({"match": match} if match else {})
+        return "/replay?" + urlencode(query | changes)
+
+    return page(
+        request,
+        "replay.html",
+        replay=replay,
+        step=step,
+        view=view,
+        game=game,
+        private=private,
+        shown=shown,
+        link=link,
+        total=len(replay.history),
+        outcome=outcome(game, replay.seats),
+        board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",
+    )
+
+
+def replay_board(request: Request) -> Response:
+    replay, step, _, _ = load_replay(request)
+    return png(replay.game_at(step))
+
+
+# ----- errors -----------------------------------------------------------------------------
+def wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+def error_response(request: Request, message: str, status: int, back: str = "") -> Response:
+    if wants_json(request):
+        return JSONResponse({"error": message}, status_code=status)
+    return page(request, "error.html", status=status, message=message, code=status, back=back)
+
+
+async def bad_request(request: Request, error: BadRequest) -> Response:
+    return error_response(request, error.message, error.status, error.back)
+
+
+async def http_error(request: Request, error: HTTPException) -> Response:
+    return error_response(request, str(error.detail), error.status_code)
+
+
+async def server_error(request: Request, error: Exception) -> Response:
+    log.exception("error serving %s", request.url.path)
+    return error_response(request, f"internal error ({type(error).__name__}); the server log has the details", 500)
+
+
+ROUTES = [
+    Route("/", home),
+    Route("/new", new_game),
+    Route("/games", create_game, methods=["POST"]),
+    Route("/games/{game_id}", play),
+    Route("/games/{game_id}/act", act, methods=["POST"]),
+    Route("/games/{game_id}/advance", advance, methods=["POST"]),
+    Route("/games/{game_id}/board.png", board),
+    Route("/games/{game_id}/save.json", save),
+    Route("/replay", replay_page),
+    Route("/replay/board.png", replay_board),
+    Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+]
+
+
 def create_app(
     folders: list[str | Path] | None = None,
     max_games: int = 64,
@@ -177,329 +539,13 @@ def create_app(
     it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals.update(title=title)
-    sources = Sources(list(folders or []))
-    store = SessionStore(capacity=max_games, ttl=session_ttl)
-
-    def form_token(request: Request) -> tuple[str, bool]:
-        """The browser session's form token (from its cookie) and whether it is new."""
-        token = request.cookies.get(CSRF_COOKIE, "")
-        if re.fullmatch(r"[A-Za-z0-9_-]{32,64}", token):
-            return token, False
-        return secrets.token_urlsafe(32), True
-
-    def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
-        token, new = form_token(request)
-        response = templates.TemplateResponse(
-            request, name, context | {"csrf": token}, status_code=status, headers=SECURITY_HEADERS
-        )
-        if new:
-            response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
-        return response
-
-    def check_same_origin(request: Request) -> None:
-        """A browser names the page a form came from (`Origin`, or `Sec-Fetch-Site`): refuse another site's."""
-        origin = request.headers.get("origin")
-        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-        if origin is not None and origin != own:
-            raise BadRequest(f"a form from another site ({origin[:100]}) may not change anything here", 403)
-        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
-            raise BadRequest("a request from another site may not change anything here", 403)
-
-    async def form_data(request: Request) -> dict[str, str]:
-        """The form of a write: same origin, URL-encoded, at most `MAX_FORM_BYTES`, with the session's token."""
-        check_same_origin(request)
-        if request.headers.get("content-type", FORM_TYPE).split(";")[0].strip().lower() != FORM_TYPE:
-            raise BadRequest(f"a form is sent as {FORM_TYPE}", 415)
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_FORM_BYTES:
-                raise BadRequest(f"the form is larger than {MAX_FORM_BYTES // 1024} KB", 413)
-            chunks.append(chunk)
-        try:
-            form = dict(parse_qsl(b"".join(chunks).decode("utf-8"), keep_blank_values=True, max_num_fields=200))
-        except UnicodeDecodeError:
-            raise BadRequest("the form is not UTF-8 text") from None
-        except ValueError as error:
-            raise BadRequest(f"the form is not URL-encoded fields: {error}") from None
-        token = request.cookies.get(CSRF_COOKIE, "")
-        if not token or not secrets.compare_digest(form.get(CSRF_FIELD, "").encode(), token.encode()):
-            raise BadRequest(
-                "this form did not come from this app's own page (its form token is missing or "
-                "wrong): reload the page and try again",
-                403,
-            )
-        return form
-
-    def served_policy_file(src: str) -> Path:
-        """A regular file inside a served folder (a policy file a seat may play)."""
-        path = sources.resolve(src)
-        try:
-            regular = stat.S_ISREG(os.stat(path).st_mode)
-        except OSError as error:
-            raise ValueError(f"{src!r} cannot be read: {error.strerror}") from None
-        if not regular:
-            raise ValueError(f"{src!r} is not a regular file")
-        return path
-
-    def seat_param(session: PlaySession, value: str) -> int:
-        seat = int_param(value, "seat")
-        if not 0 <= seat < session.game.num_players:
-            raise BadRequest(f"seat must be 0..{session.game.num_players - 1}, not {seat}")
-        return seat
-
-    def session_of(request: Request) -> PlaySession:
-        try:
-            return store.get(request.path_params["game_id"])
-        except KeyError:
-            raise BadRequest(
-                "no such game here (the server was restarted, or the game was dropped to make room for newer ones)", 404
-            ) from None
-
-    # ----- pages ------------------------------------------------------------------------------
-    def home(request: Request) -> Response:
-        runs, files, _ = sources.listing()
-        return page(
-            request,
-            "home.html",
-            games=GAMES,
-            classes={g: game_class(g) for g in GAMES},
-            sessions=store.listing(),
-            runs=runs,
-            files=files,
-            roots=sources.roots,
-        )
-
-    def new_game(request: Request) -> Response:
-        name = request.query_params.get("game", GAMES[0])
-        if name not in GAMES:
-            raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
-        cls = game_class(name)
-        players = int_param(request.query_params.get("players"), "players", min(4, cls.max_players))
-        try:
-            cls.check_num_players(players)
-        except ValueError as error:
-            raise BadRequest(str(error)) from None
-        policies = [f"ppo:{src}" for src in sources.listing()[2]]
-        return page(
-            request,
-            "new.html",
-            games=GAMES,
-            game=name,
-            cls=cls,
-            players=players,
-            seed=secrets.randbelow(10**6),
-            bots=BOT_SUGGESTIONS + tuple(policies),
-            person=PERSON,
-            policies=policies,
-            limits=SEARCH_LIMITS,
-        )
-
-    async def create_game(request: Request) -> Response:
-        form = await form_data(request)
-        name = form.get("game", "")
-        if name not in GAMES:
-            raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
-        cls = game_class(name)
-        players = int_param(form.get("players"), "players")
-        seed = int_param(form.get("seed"), "seed", 0)
-        if not 0 <= seed <= MAX_SEED:
-            raise BadRequest(f"seed must be 0..{MAX_SEED}, not {seed}")
-        try:
-            cls.check_num_players(players)
-            options = {}
-            for key, option in cls.options_spec.items():
-                text = form.get(f"opt_{key}", "").strip()
-                if len(text) > MAX_OPTION_CHARS:
-                    raise ValueError(f"option {key!r} is at most {MAX_OPTION_CHARS} characters")
-                if option.choices is not None and WHOLE_NUMBER.fullmatch(text) and 0 <= int(text) < len(option.choices):
-                    options[key] = option.choices[int(text)]
-                elif text:
-                    options[key] = parse_value(text)
-            seats = [
-                parse_seat(form.get(f"seat{seat}", "").strip() or PERSON, name, players, served_policy_file)
-                for seat in range(players)
-            ]
-            session = PlaySession(name, players, seats, seed, options)
-        except (TypeError, ValueError, RecursionError, OSError) as error:
-            raise BadRequest(str(error)) from None
-        store.add(session)
-        return RedirectResponse(f"/games/{session.id}", status_code=303)
-
-    def play(request: Request) -> Response:
-        session = session_of(request)
-        wanted = request.query_params.get("seat")
-        wanted_seat = seat_param(session, wanted) if wanted else None
-        game = session.game
-        with session.lock:
-            viewer = session.viewer(wanted_seat)
-            current = game.current_player()
-            choosing = viewer is not None and viewer == current and not session.error
-            groups = group_actions(game, game.presentation_order(game.legal_action_ids())) if choosing else []
-            private = game.render_private(viewer) if viewer is not None else ""
-            events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
-            so_far = game.describe_partial() if choosing else ""
-            overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
-            context = dict(
-                session=session,
-                game=game,
-                viewer=viewer,
-                current=current,
-                groups=groups,
-                overlay=overlay,
-                private=private,
-                events=events[-300:],
-                so_far=so_far,
-                step=len(game.history),
-                decision=decision_words(game),
-                outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
-                bots_to_move=session.bots_to_move(),
-            )
-        return page(request, "play.html", **context)
-
-    async def act(request: Request) -> Response:
-        session = session_of(request)
-        form = await form_data(request)
-        seat = int_param(form.get("seat"), "seat")
-        action = int_param(form.get("action"), "action")
-        step = int_param(form.get("step"), "step")
-        try:
-            await run_in_threadpool(session.act, seat, action, step)
-        except ValueError as error:
-            raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
-        return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
-
-    async def advance(request: Request) -> Response:
-        session = session_of(request)
-        await form_data(request)
-        seat = request.query_params.get("seat", "")
-        back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
-        await run_in_threadpool(session.advance)
-        return RedirectResponse(back, status_code=303)
-
-    def board(request: Request) -> Response:
-        session = session_of(request)
-        with session.lock:
-            twin = session.game.clone()
-        return png(twin)
-
-    def save(request: Request) -> Response:
-        session = session_of(request)
-        if not session.game.is_over():
-            raise BadRequest(
-                "a game can be saved once it is over (the file holds every hidden card)",
-                409,
-                back=f"/games/{session.id}",
-            )
-        name = f"{session.game.name}-seed{session.seed}.json"
-        return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-    # ----- replays ----------------------------------------------------------------------------
-    def load_replay(request: Request) -> tuple[Replay, int, str, str]:
-        params = request.query_params
-        src = params.get("src", "")
-        match = int_param(params.get("match"), "match") if params.get("match") else None
-        try:
-            if src.startswith("live/"):
-                session = store.get(src.removeprefix("live/"))
-                if not session.game.is_over():
-                    raise BadRequest("a game can be replayed once it is over", 409)
-                game = session.game
-                replay = Replay(
-                    f"{title(game.name)} played here",
-                    game.name,
-                    game.num_players,
-                    dict(game.options),
-                    game.seed,
-                    list(game.history),
-                    [session.who(s) for s in range(game.num_players)],
-                )
-                replay.describe_steps()
-            else:
-                replay = sources.load(src, match)
-        except KeyError:
-            raise BadRequest("no such game here", 404) from None
-        except FileNotFoundError as error:
-            raise BadRequest(str(error), 404) from None
-        except (OSError, ValueError) as error:
-            raise BadRequest(str(error)) from None
-        step = int_param(params.get("step"), "step", 0)
-        if not 0 <= step <= len(replay.history):
-            raise BadRequest(f"decision {step} is outside this replay (0..{len(replay.history)})")
-        view = params.get("view", "full")
-        if view != "full" and not (WHOLE_NUMBER.fullmatch(view) and 0 <= int(view) < replay.num_players):
-            raise BadRequest(f"view must be 'full' or a seat 0..{replay.num_players - 1}, not {view[:40]!r}")
-        return replay, step, view, src
-
-    def replay_page(request: Request) -> Response:
-        replay, step, view, src = load_replay(request)
-        game = replay.game_at(step)
-        seats = range(replay.num_players) if view == "full" else [int(view)]
-        private = [(seat, game.render_private(seat)) for seat in seats]
-        steps = replay.describe_steps()
-        shown = [(s, s.private if view == "full" or int(view) == s.seat else s.public) for s in steps]
-        match = request.query_params.get("match", "")
-
-        def link(**changes: Any) -> str:
-            query = {"src": src, "step": step, "view": view} | ({"match": match} if match else {})
-            return "/replay?" + urlencode(query | changes)
-
-        return page(
-            request,
-            "replay.html",
-            replay=replay,
-            step=step,
-            view=view,
-            game=game,
-            private=private,
-            shown=shown,
-            link=link,
-            total=len(replay.history),
-            outcome=outcome(game, replay.seats),
-            board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",
-        )
-
-    def replay_board(request: Request) -> Response:
-        replay, step, _, _ = load_replay(request)
-        return png(replay.game_at(step))
-
-    # ----- errors -----------------------------------------------------------------------------
-    def wants_json(request: Request) -> bool:
-        return "application/json" in request.headers.get("accept", "")
-
-    def error_response(request: Request, message: str, status: int, back: str = "") -> Response:
-        if wants_json(request):
-            return JSONResponse({"error": message}, status_code=status)
-        return page(request, "error.html", status=status, message=message, code=status, back=back)
-
-    async def bad_request(request: Request, error: BadRequest) -> Response:
-        return error_response(request, error.message, error.status, error.back)
-
-    async def http_error(request: Request, error: HTTPException) -> Response:
-        return error_response(request, str(error.detail), error.status_code)
-
-    async def server_error(request: Request, error: Exception) -> Response:
-        log.exception("error serving %s", request.url.path)
-        return error_response(request, f"internal error ({type(error).__name__}); the server log has the details", 500)
-
-    routes = [
-        Route("/", home),
-        Route("/new", new_game),
-        Route("/games", create_game, methods=["POST"]),
-        Route("/games/{game_id}", play),
-        Route("/games/{game_id}/act", act, methods=["POST"]),
-        Route("/games/{game_id}/advance", advance, methods=["POST"]),
-        Route("/games/{game_id}/board.png", board),
-        Route("/games/{game_id}/save.json", save),
-        Route("/replay", replay_page),
-        Route("/replay/board.png", replay_board),
-        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
-    ]
-    return Starlette(
-        routes=routes,
+    app = Starlette(
+        routes=ROUTES,
         exception_handlers={BadRequest: bad_request, HTTPException: http_error, Exception: server_error},
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False)],
     )
+    app.state.site = Site(templates, Sources(list(folders or [])), SessionStore(capacity=max_games, ttl=session_ttl))
+    return app
 
 
 def serve(folders: list[str], host: str = "127.0.0.1", port: int = 8000) -> None:
