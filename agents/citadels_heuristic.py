@@ -19,6 +19,7 @@ Outline of the strategy:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -465,67 +466,117 @@ class CitadelsHeuristicAgent(HeuristicAgent):
 
 
 # ===== values shared by selection and the abilities =============================================
+class Holding(NamedTuple):
+    """A seat that would hold a character this round, as `character_value` weighs it."""
+
+    sit: Situation
+    seat: Seat
+    others: list[Seat]
+    costs: list[int]  # the costs of its hand: mine exact, a rival's as ordinary cards
+    mine: bool
+
+
 def character_value(sit: Situation, rank: int, seat: Seat) -> float:
     """What holding `rank` this round is worth to `seat` (my own exact hand, others' estimates)."""
     mine = seat.index == sit.me
     others = [s for s in sit.seats if s.index != seat.index]
-    gold = seat.gold
-    city = seat.city
     if mine:
-        buildable = sit.buildable()
-        costs = sorted(cp.COST_LIST[k] for k in buildable)
+        costs = sorted(cp.COST_LIST[k] for k in sit.buildable())
     else:  # unknown hand: assume it holds ordinary cards
         costs = [3] * seat.hand_size
+    holding = Holding(sit, seat, others, costs, mine)
     value = 0.0
     if rank in cp.INCOME_TYPE:
-        value += _income(city, seat.types, rank)
-    if rank == cp.ASSASSIN:
-        # With two players the Assassin usually finds one of the opponent's two characters (the
-        # draft shows most of them) and nobody can kill mine: worth far more than at a full table.
-        value += ASSASSIN_VALUE_TWO_PLAYERS if sit.n == 2 else ASSASSIN_VALUE
-    elif rank == cp.THIEF:
-        base = THIEF_VALUE_TWO_PLAYERS if sit.n == 2 else THIEF_VALUE
-        value += base + 0.4 * max(s.gold for s in others)
-    elif rank == cp.MAGICIAN:
-        useful = [c for c in costs if c <= gold + SOON]
-        most = max(s.hand_size for s in others)
-        if len(useful) <= 1 and most >= 3:
-            value += 0.6 * (most - len(costs))
-        elif mine:
-            value += 0.3 * len(sit.junk())
-    elif rank == cp.KING:
-        value += 1.0 + (1.0 if sit.crown != seat.index else 0.3)
-    elif rank == cp.BISHOP:
-        value += BISHOP_VALUE_TWO_PLAYERS if sit.n == 2 else BISHOP_VALUE
-        if cp.WARLORD not in sit.face_up:
-            value += 0.15 * seat.size
-    elif rank == cp.MERCHANT:
-        value += 1.5 + cp.MERCHANT_BONUS_GOLD * (0.5 if costs and costs[0] > gold + 2 else 0.0)
-    elif rank == cp.ARCHITECT:
-        value += 1.0
-        extra = len(_cheapest_builds(costs, gold + cp.GATHER_GOLD_AMOUNT, cp.ARCHITECT_BUILD_LIMIT)) - 1
-        value += 2.0 * max(extra, 0)
-        if seat.size + extra + 1 >= sit.C and extra > 0:
+        value += _income(seat.city, seat.types, rank)
+    ability = ABILITY_VALUE.get(rank)
+    if ability is not None:
+        value = ability(holding, value)
+    return _endgame_value(holding, rank, value)
+
+
+# Each adds what the character's ability is worth to `value` (in this order: the sums stay bit-identical).
+def _assassin_value(h: Holding, value: float) -> float:
+    # With two players the Assassin usually finds one of the opponent's two characters (the
+    # draft shows most of them) and nobody can kill mine: worth far more than at a full table.
+    return value + (ASSASSIN_VALUE_TWO_PLAYERS if h.sit.n == 2 else ASSASSIN_VALUE)
+
+
+def _thief_value(h: Holding, value: float) -> float:
+    base = THIEF_VALUE_TWO_PLAYERS if h.sit.n == 2 else THIEF_VALUE
+    return value + (base + 0.4 * max(s.gold for s in h.others))
+
+
+def _magician_value(h: Holding, value: float) -> float:
+    useful = [c for c in h.costs if c <= h.seat.gold + SOON]
+    most = max(s.hand_size for s in h.others)
+    if len(useful) <= 1 and most >= 3:
+        return value + 0.6 * (most - len(h.costs))
+    if h.mine:
+        return value + 0.3 * len(h.sit.junk())
+    return value
+
+
+def _king_value(h: Holding, value: float) -> float:
+    return value + (1.0 + (1.0 if h.sit.crown != h.seat.index else 0.3))
+
+
+def _bishop_value(h: Holding, value: float) -> float:
+    value += BISHOP_VALUE_TWO_PLAYERS if h.sit.n == 2 else BISHOP_VALUE
+    if cp.WARLORD not in h.sit.face_up:
+        value += 0.15 * h.seat.size
+    return value
+
+
+def _merchant_value(h: Holding, value: float) -> float:
+    short = h.costs and h.costs[0] > h.seat.gold + 2
+    return value + (1.5 + cp.MERCHANT_BONUS_GOLD * (0.5 if short else 0.0))
+
+
+def _architect_value(h: Holding, value: float) -> float:
+    value += 1.0
+    extra = len(_cheapest_builds(h.costs, h.seat.gold + cp.GATHER_GOLD_AMOUNT, cp.ARCHITECT_BUILD_LIMIT)) - 1
+    value += 2.0 * max(extra, 0)
+    if h.seat.size + extra + 1 >= h.sit.C and extra > 0:
+        value += 3.0
+    return value
+
+
+def _warlord_value(h: Holding, value: float) -> float:
+    value += 0.5
+    for other in h.others:
+        if other.complete:
+            continue
+        cheapest = min((cp.COST_LIST[k] for k in other.city if k != cp.KEEP), default=None)
+        if cheapest is None or cheapest - 1 > h.seat.gold + cp.GATHER_GOLD_AMOUNT:
+            continue
+        if h.sit.near_completion(other):
             value += 3.0
-    elif rank == cp.WARLORD:
-        value += 0.5
-        for other in others:
-            if other.complete:
-                continue
-            cheapest = min((cp.COST_LIST[k] for k in other.city if k != cp.KEEP), default=None)
-            if cheapest is None or cheapest - 1 > gold + cp.GATHER_GOLD_AMOUNT:
-                continue
-            if sit.near_completion(other):
-                value += 3.0
-            elif other.score >= max(s.score for s in others):
-                value += 0.5
-    # Endgame (§11): the near-finisher protects itself, the others go for the Warlord/Assassin.
+        elif other.score >= max(s.score for s in h.others):
+            value += 0.5
+    return value
+
+
+ABILITY_VALUE = {
+    cp.ASSASSIN: _assassin_value,
+    cp.THIEF: _thief_value,
+    cp.MAGICIAN: _magician_value,
+    cp.KING: _king_value,
+    cp.BISHOP: _bishop_value,
+    cp.MERCHANT: _merchant_value,
+    cp.ARCHITECT: _architect_value,
+    cp.WARLORD: _warlord_value,
+}
+
+
+def _endgame_value(h: Holding, rank: int, value: float) -> float:
+    """Endgame (§11): the near-finisher protects itself, the others go for the Warlord/Assassin."""
+    sit, seat = h.sit, h.seat
     if sit.near_completion(seat) or seat.size >= sit.C - 2 and rank == cp.ARCHITECT:
         if rank == cp.BISHOP and cp.WARLORD not in sit.face_up:
             value += 3.0
         elif rank in (cp.WARLORD, cp.ASSASSIN):
             value += 1.5
-    if any(sit.near_completion(o) for o in others):
+    if any(sit.near_completion(o) for o in h.others):
         if rank == cp.WARLORD:
             value += 1.5
         elif rank == cp.ASSASSIN:
