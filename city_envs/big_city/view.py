@@ -407,6 +407,11 @@ def view(s: State, p: int) -> dict:
 
 
 # ===== copies and determinization ==============================================================
+# derived from the board and only ever replaced, never written, when it changes (the memos are filled
+# lazily with pure functions of the board they belong to, so a copy of the same board may add to them)
+SHARED_BY_COPIES = frozenset({"grid", "outskirts", "memo", "geo"})
+
+
 def copy_state(s: State) -> State:
     """Structured copy: every mutable field is rebuilt; derived data that is only ever replaced is shared."""
     return State(

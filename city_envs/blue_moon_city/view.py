@@ -325,6 +325,9 @@ def copy_payment(pay: Payment | None) -> Payment | None:
     )
 
 
+SHARED_BY_COPIES = frozenset({"tile_at"})  # where each building tile lies: fixed at setup
+
+
 def copy_state(s: State) -> State:
     """Structured copy: every mutable field is rebuilt; `tile_at` never changes and is shared."""
     return State(

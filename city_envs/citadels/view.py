@@ -416,6 +416,9 @@ def _replay_selection(t: State, p: int, ranks: list[int]) -> bool:
     return True
 
 
+SHARED_BY_COPIES = frozenset({"steps"})  # the round's pick order: replaced when a round starts, never written
+
+
 def copy_state(s: State) -> State:
     """Structured copy: new containers for everything mutable, shared immutable tuples."""
     t = State.__new__(State)

@@ -261,6 +261,9 @@ def view(s: State, p: int) -> dict:
 
 
 # ===== copies and determinization ==============================================================
+SHARED_BY_COPIES = frozenset({"removed", "in_play"})  # the districts out of play: fixed at setup
+
+
 def copy_state(s: State) -> State:
     """Structured copy: every mutable field is rebuilt, immutable ones shared."""
     return State(
