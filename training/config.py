@@ -6,12 +6,12 @@ rounds; `training/pretrain.py`) and self-play PPO from the warm start (`training
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, field, fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import tomli_w
 from pydantic import ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
@@ -185,17 +185,5 @@ def load_config(game: str, config_path: str | Path | None = None, **overrides: A
 
 
 def config_to_toml(config: TrainConfig) -> str:
-    """The config as TOML (flat keys, inline tables for the game options and the network)."""
-
-    def value(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        return repr(v)
-
-    return "".join(f"{k} = {value(v)}\n" for k, v in asdict(config).items())
+    """The config as TOML (the game options and the network as tables), read back by `load_config`."""
+    return tomli_w.dumps(asdict(config))

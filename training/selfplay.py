@@ -323,43 +323,10 @@ def train(
 
     out = Path(out)
     torch.set_num_threads(config.torch_threads)
-    if not resume and (out / "config.toml").exists():
-        raise ValueError(f"{out} already holds a run: use --resume, or --fresh, or another --out")
-    if resume and not (out / "config.toml").exists():
-        raise ValueError(f"--resume: {out} holds no run (config.toml is missing)")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.toml").write_text(config_to_toml(config))
+    _open_run(config, out, resume)
     started = time.time()
-    curve_file = out / "warm_start" / "curve.json"
-    curve: list[dict] = json.loads(curve_file.read_text()) if curve_file.is_file() else []
     summary: dict[str, Any] = {"game": config.game, "players": config.players}
-    init = Path(config.init_from) if config.init_from else None
-    if config.pretrain:
-        from city_envs.training.pretrain import warm_start
-
-        clock = time.time()
-        init = warm_start(config, out, log)
-        summary["warm_start_seconds"] = round(time.time() - clock, 1)
-        clock = time.time()
-        done = {row["stage"] for row in curve}
-        for round_file in sorted((out / "warm_start").glob("round_*.safetensors")):
-            stage = (
-                ("init" if config.init_from else "clone")
-                if round_file.stem == "round_0"
-                else f"dagger {round_file.stem.split('_')[1]}"
-            )
-            if config.eval_games > 0 and stage not in done:
-                curve.append(_evaluate_point(config, round_file, stage, 0, started))
-                curve_file.write_text(json.dumps(curve))
-                log(
-                    f"{stage}: "
-                    + ", ".join(
-                        f"{k.removeprefix('win_rate_')} {v:.2f}"
-                        for k, v in curve[-1].items()
-                        if k.startswith("win_rate")
-                    )
-                )
-        summary["warm_start_evaluation_seconds"] = round(time.time() - clock, 1)
+    init, curve = _warm_start_stage(config, out, started, summary, log)
     model_path = init
     if config.timesteps > 0:
         model_path, stats = train_ppo(config, out, init, list(curve), started, pool)
@@ -367,15 +334,71 @@ def train(
         summary.update(stats)
     if model_path is None:
         raise ValueError("nothing to train: set pretrain = true, timesteps > 0, or init_from")
+    final = _choose_model(config, out, curve, model_path, started, summary, log)
+    summary["seconds"] = round(time.time() - started, 1)
+    if config.final_eval_games > 0:
+        _final_evaluation(config, final, summary)
+    summary["total_seconds"] = round(time.time() - started, 1)
+    (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def _open_run(config: TrainConfig, out: Path, resume: bool) -> None:
+    """A new run needs a folder without one; a resumed run needs its own (whose config is rewritten)."""
+    if not resume and (out / "config.toml").exists():
+        raise ValueError(f"{out} already holds a run: use --resume, or --fresh, or another --out")
+    if resume and not (out / "config.toml").exists():
+        raise ValueError(f"--resume: {out} holds no run (config.toml is missing)")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.toml").write_text(config_to_toml(config))
+
+
+def _win_rates(row: dict) -> str:
+    return ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in row.items() if k.startswith("win_rate"))
+
+
+def _warm_start_stage(
+    config: TrainConfig, out: Path, started: float, summary: dict, log
+) -> tuple[Path | None, list[dict]]:
+    """Behaviour cloning and DAgger rounds when the config asks for them, each round evaluated once
+    (the curve kept in warm_start/curve.json survives a resume); returns the policy PPO starts from
+    and the curve so far."""
+    curve_file = out / "warm_start" / "curve.json"
+    curve: list[dict] = json.loads(curve_file.read_text()) if curve_file.is_file() else []
+    init = Path(config.init_from) if config.init_from else None
+    if not config.pretrain:
+        return init, curve
+    from city_envs.training.pretrain import warm_start
+
+    clock = time.time()
+    init = warm_start(config, out, log)
+    summary["warm_start_seconds"] = round(time.time() - clock, 1)
+    clock = time.time()
+    done = {row["stage"] for row in curve}
+    for round_file in sorted((out / "warm_start").glob("round_*.safetensors")):
+        if round_file.stem == "round_0":
+            stage = "init" if config.init_from else "clone"
+        else:
+            stage = f"dagger {round_file.stem.split('_')[1]}"
+        if config.eval_games > 0 and stage not in done:
+            curve.append(_evaluate_point(config, round_file, stage, 0, started))
+            curve_file.write_text(json.dumps(curve))
+            log(f"{stage}: {_win_rates(curve[-1])}")
+    summary["warm_start_evaluation_seconds"] = round(time.time() - clock, 1)
+    return init, curve
+
+
+def _choose_model(
+    config: TrainConfig, out: Path, curve: list[dict], model_path: Path, started: float, summary: dict, log
+) -> Path:
+    """The run's model, copied to model.safetensors: the best curve point (`select_best`), or the
+    average of the last PPO points (`average_last`), else the last policy trained."""
     best = best_point(curve) if config.select_best else None
     tail = [row for row in curve if row["stage"] == "ppo"][-config.average_last :] if config.average_last else []
     if len(tail) >= 2:  # fewer PPO points (a short run, or none): the last policy is the model
         best = _average_point(config, out, tail, started)
         curve.append(best)
-        log(
-            f"average of the last {len(tail)} PPO points: "
-            + ", ".join(f"{k.removeprefix('win_rate_')} {v:.2f}" for k, v in best.items() if k.startswith("win_rate"))
-        )
+        log(f"average of the last {len(tail)} PPO points: {_win_rates(best)}")
     if best is not None:
         model_path = Path(best["policy"])
         summary["selected"] = {k: v for k, v in best.items() if k != "policy"}
@@ -384,24 +407,24 @@ def train(
         shutil.copyfile(model_path, final)
     write_curve(out, curve, f"{config.game} {config.players}p")
     summary["model"] = str(final)
-    summary["seconds"] = round(time.time() - started, 1)
-    if config.final_eval_games > 0:
-        clock = time.time()
-        summary["eval_seed"] = config.seed + 2
-        summary["evaluation"] = evaluate_model(
-            final,
-            config.game,
-            config.players,
-            config.final_eval_games,
-            config.seed + 2,
-            jobs=config.eval_jobs,
-            label="final evaluation",
-            **config.options,
-        )
-        summary["final_evaluation_seconds"] = round(time.time() - clock, 1)
-    summary["total_seconds"] = round(time.time() - started, 1)
-    (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
-    return summary
+    return final
+
+
+def _final_evaluation(config: TrainConfig, final: Path, summary: dict) -> None:
+    """The model against random and the heuristic on the seed no stage used (config seed + 2)."""
+    clock = time.time()
+    summary["eval_seed"] = config.seed + 2
+    summary["evaluation"] = evaluate_model(
+        final,
+        config.game,
+        config.players,
+        config.final_eval_games,
+        config.seed + 2,
+        jobs=config.eval_jobs,
+        label="final evaluation",
+        **config.options,
+    )
+    summary["final_evaluation_seconds"] = round(time.time() - clock, 1)
 
 
 def retrain_baseline(config_path: str | Path, out: str | Path, log=print) -> dict:
