@@ -132,8 +132,9 @@ class State:
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
 
-    # not a field (no annotation): view.observation's memo of the city planes, never serialized or compared
-    lot_planes_memo = None
+    # not fields (no annotation): memos of derived data, never serialized, compared or copied
+    lot_planes_memo = None  # view.observation's city planes
+    observation_frame = None  # view.observation's last observation (view._Frame)
     placements_memo = None  # legal_placements' answers while the lots and markers stay, likewise
 
 
