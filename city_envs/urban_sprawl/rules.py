@@ -26,6 +26,7 @@ decision owned by another seat simply interrupts the procedure and the rest resu
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -414,20 +415,20 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     The answers are read, never changed, by the callers, and kept on the state while the lots and the
     markers stay as they are: a turn asks the same questions for each of its decisions, and placing a
     building asks again what its legal mask asked. Within one match a building id always names the same
-    zone, size and lots; owners matter only to a seat that may demolish."""
+    zone, size and lots. Wealth matters only through the blocks it affords, and the seat, the Contractor
+    and the owners only to a seat that may demolish: other seats share the answers, which stay while
+    wealth changes between two block values."""
     contractor = s.offices[cp.CONTRACTOR]
     may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
-        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {})
+        block_value_steps = sorted(set(block_values(tuple(s.circles))))
+        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps)
     key = (
-        seat,
         card,
         first_only,
-        may_demolish,
-        contractor,
-        s.wealth[seat],
-        tuple([b and b[OWNER] for b in s.buildings]) if may_demolish else None,
+        bisect_right(memo[3], s.wealth[seat]),  # how many of the block values the seat affords
+        (seat, contractor, tuple([b and b[OWNER] for b in s.buildings])) if may_demolish else None,
     )
     found = memo[2].get(key)
     if found is None:
