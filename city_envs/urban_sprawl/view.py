@@ -279,6 +279,18 @@ def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.
     return _read_only(block)
 
 
+@lru_cache(maxsize=1024)
+def _fifths(counts: tuple[int, ...]) -> np.ndarray:
+    """Vocation counts (a seat's or the supply) as values/5, memoized: converting a list costs more than the write."""
+    return _read_only(np.asarray(counts, dtype=np.float32) / 5.0)
+
+
+@lru_cache(maxsize=512)
+def _tile_supply(tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """The tile supply per zone and size as values/20, memoized likewise."""
+    return _read_only(np.asarray(tiles, dtype=np.float32).ravel() / 20.0)
+
+
 def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int]) -> None:
     """Ones at `items` within `span`, zeros elsewhere in it."""
     values = obs[span]
@@ -382,8 +394,7 @@ def _patch_players(s: State, frame: _Frame) -> None:
         frame.favors = [favors[:] for favors in s.favors]
     if s.vocations != frame.vocations:
         for seat, row in enumerate(rows):
-            vocations = np.asarray(s.vocations[seat], dtype=np.float32) / 5.0
-            obs[row + _OWN_VOCATIONS.start : row + _OWN_VOCATIONS.stop] = vocations
+            obs[row + _OWN_VOCATIONS.start : row + _OWN_VOCATIONS.stop] = _fifths(tuple(s.vocations[seat]))
         frame.vocations = [vocations[:] for vocations in s.vocations]
     if (s.offices, s.extra_favor) != frame.offices:
         offices = tuple(s.offices)
@@ -404,7 +415,7 @@ def _patch_supply(s: State, frame: _Frame) -> None:
     """The slowly changing globals: vocation supply, discard pile, contracts out, events, tile supply."""
     obs = frame.obs
     if s.voc_supply != frame.voc_supply:
-        obs[_SUPPLY] = np.asarray(s.voc_supply, dtype=np.float32) / 5.0
+        obs[_SUPPLY] = _fifths(tuple(s.voc_supply))
         frame.voc_supply = s.voc_supply[:]
     if s.planning_discard != frame.discard:
         _write_multi_hot(obs, _DISCARD, s.planning_discard)
@@ -416,7 +427,7 @@ def _patch_supply(s: State, frame: _Frame) -> None:
         _write_multi_hot(obs, _EVENTS, s.events_done)
         frame.events = s.events_done[:]
     if s.tiles != frame.tiles:
-        obs[_TILES] = np.asarray(s.tiles, dtype=np.float32).ravel() / 20.0
+        obs[_TILES] = _tile_supply(tuple(map(tuple, s.tiles)))
         frame.tiles = [row[:] for row in s.tiles]
 
 
