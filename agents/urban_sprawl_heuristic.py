@@ -15,6 +15,8 @@ and board data of components.py. The generator only breaks exact ties.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.urban_sprawl import components as cp
@@ -37,12 +39,17 @@ class Table:
         self.n = v["num_players"]
         self.wealth = v["wealth"][self.me]
         self.late = v["sports_team"] or self.wealth > VERY_RICH
-        self.lot_building: dict[int, int] = {}
         self.row_leads: dict[tuple[int, ...], int] = {}
-        for bid, b in enumerate(v["buildings"]):
+
+    @cached_property
+    def lot_building(self) -> dict[int, int]:
+        """The building on each built lot (made on first use: most decisions never ask)."""
+        lot_building = {}
+        for bid, b in enumerate(self.v["buildings"]):
             if b is not None:
                 for x in b[2]:
-                    self.lot_building[x] = bid
+                    lot_building[x] = bid
+        return lot_building
 
     def block_value(self, block: int) -> int:
         top, right = cp.BLOCK_CIRCLES[block]

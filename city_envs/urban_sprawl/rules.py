@@ -26,6 +26,7 @@ decision owned by another seat simply interrupts the procedure and the rest resu
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -132,8 +133,9 @@ class State:
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
 
-    # not a field (no annotation): view.observation's memo of the city planes, never serialized or compared
-    lot_planes_memo = None
+    # not fields (no annotation): memos of derived data, never serialized, compared or copied
+    lot_planes_memo = None  # view.observation's city planes
+    observation_frame = None  # view.observation's last observation (view._Frame)
     placements_memo = None  # legal_placements' answers while the lots and markers stay, likewise
 
 
@@ -401,10 +403,17 @@ PLACEMENT_BITS = {
 }
 
 
-@lru_cache(maxsize=4096)
-def occupied_lots(lot_building: tuple[int, ...]) -> int:
-    """The lots holding a building, as a bit set."""
-    return _bits(tuple(x for x, bid in enumerate(lot_building) if bid >= 0))
+def _zone_lots(s: State) -> tuple[int, list[int]]:
+    """The lots holding a building, and those of each zone's buildings, as bit sets; parks count in
+    no zone (the zoning rule of 4.1 passes over them)."""
+    occupied, by_zone = 0, [0] * len(cp.ZONE_NAMES)
+    buildings = s.buildings
+    for x, bid in enumerate(s.lot_building):
+        if bid >= 0:
+            occupied |= 1 << x
+            by_zone[buildings[bid][ZONE]] |= 1 << x
+    by_zone[cp.PARK] = 0
+    return occupied, by_zone
 
 
 def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -> dict[int, list[int]]:
@@ -413,44 +422,45 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     The answers are read, never changed, by the callers, and kept on the state while the lots and the
     markers stay as they are: a turn asks the same questions for each of its decisions, and placing a
     building asks again what its legal mask asked. Within one match a building id always names the same
-    zone, size and lots; owners matter only to a seat that may demolish."""
+    zone, size and lots. Wealth matters only through the blocks it affords, and the seat, the Contractor
+    and the owners only to a seat that may demolish: other seats share the answers, which stay while
+    wealth changes between two block values."""
     contractor = s.offices[cp.CONTRACTOR]
     may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
-        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {})
+        block_value_steps = sorted(set(block_values(tuple(s.circles))))
+        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, *_zone_lots(s))
     key = (
-        seat,
         card,
         first_only,
-        may_demolish,
-        contractor,
-        s.wealth[seat],
-        tuple([b and b[OWNER] for b in s.buildings]) if may_demolish else None,
+        bisect_right(memo[3], s.wealth[seat]),  # how many of the block values the seat affords
+        (seat, contractor, tuple([b and b[OWNER] for b in s.buildings])) if may_demolish else None,
     )
     found = memo[2].get(key)
     if found is None:
-        found = memo[2][key] = _search_placements(
-            s, seat, card, first_only, may_demolish, occupied_lots(tuple(s.lot_building))
-        )
+        found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish, memo[4], memo[5])
     return found
 
 
 def _search_placements(
-    s: State, seat: int, card: int, first_only: bool, may_demolish: bool, occupied: int
+    s: State, seat: int, card: int, first_only: bool, may_demolish: bool, occupied: int, zone_lots: list[int]
 ) -> dict[int, list[int]]:
+    """`legal_placements` searched. The zoning test reads bit sets: the lots around a placement never
+    hold a building it demolishes (those lie wholly inside it)."""
     zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
     contractor = s.offices[cp.CONTRACTOR]
     kind, argument = restriction if restriction is not None else (-1, 0)
     wealth = s.wealth[seat]
     values = block_values(tuple(s.circles))
     lot_building, buildings = s.lot_building, s.buildings
+    zoned_lots = sum(zone_lots)  # the zones' bit sets are disjoint
     found: dict[int, list[int]] = {}
     for block, placements in enumerate(PLACEMENT_BITS[size]):
         value = values[block]
         if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
             continue
-        for place, lots, around, water, forest, lot_bits, around_bits in placements:
+        for place, lots, _around, water, forest, lot_bits, around_bits in placements:
             if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
                 continue
             demolished: list[int] = []
@@ -474,15 +484,10 @@ def _search_placements(
                 if not ok:
                     continue
             if around_bits & occupied:
-                zones = set()
-                for y in around:
-                    bid = lot_building[y]
-                    if bid >= 0 and bid not in demolished:
-                        zones.add(buildings[bid][ZONE])
-                zones.discard(cp.PARK)
-                if kind != cp.IGNORE_ZONING and zones and zone not in zones:
+                zoned = around_bits & zoned_lots  # lots around holding a building other than a park
+                if kind != cp.IGNORE_ZONING and zoned and not zoned & zone_lots[zone]:
                     continue
-                if kind == cp.NOT_ADJ and argument in zones:
+                if kind == cp.NOT_ADJ and zoned & zone_lots[argument]:
                     continue
             found[place] = demolished
             if first_only:

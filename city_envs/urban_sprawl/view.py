@@ -115,11 +115,11 @@ _ZONE, _CONTROLLER, _SIZE, _BLOCK_VALUE, _WATER, _FOREST, _CONTRACTOR, _ANCHOR =
 _F_ZONE, _F_SIZE, _F_VOCATIONS, _F_PAYOUT, _F_RESTRICTION, _F_EFFECTS = (
     FEATURES.column(f) for f in ("zone", "size", "vocations", "payout", "restriction", "effects")
 )
-_HOLDINGS, _OFFICES = PLAYERS.columns("hand", "vocations"), PLAYERS.columns("offices", "extra_favor")
-_HAND, _FAVORS = PLAYERS.column("hand") - _HOLDINGS.start, PLAYERS.column("favors") - _HOLDINGS.start
-_OWN_VOCATIONS = slice(PLAYERS.column("vocations") - _HOLDINGS.start, _HOLDINGS.stop - _HOLDINGS.start)
-_SUPPLY, _TILES = GLOBALS.columns("vocation_supply"), GLOBALS.columns("tiles")
-_DISCARD, _OUT, _EVENTS = GLOBALS.column("planning_discard"), GLOBALS.column("contracts_out"), GLOBALS.column("events")
+_HAND, _FAVORS, _OWN_VOCATIONS = PLAYERS.columns("hand"), PLAYERS.columns("favors"), PLAYERS.columns("vocations")
+_OFFICES = PLAYERS.columns("offices", "extra_favor")
+_SUPPLY, _DISCARD, _OUT, _EVENTS, _TILES = (
+    GLOBALS.span(f) for f in ("vocation_supply", "planning_discard", "contracts_out", "events", "tiles")
+)
 _PAWN, _AIRPORT, _SPORTS, _PLANNING_DECK, _DECKS, _AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (
     GLOBALS.index(f)
     for f in ("pawn", "airport", "sports_team", "planning_deck", "decks", "ap", "active", "player_count", "variant")
@@ -128,6 +128,8 @@ _KIND, _CONTRACT, _PERMITS, _VOCATION, _AMOUNT, _I_AM_ACTIVE = (
     DECISION.index(f) for f in ("kind", "contract", "permits", "vocation", "amount", "active")
 )
 _NO_CONTRACT, _NO_VOCATION = DECISION.span("contract").stop - 1, DECISION.span("vocation").stop - 1
+# the one-hots `_write_scalars` clears before setting: the pawn; the player count and variant
+_PAWN_SPAN, _COUNT_AND_VARIANT = GLOBALS.span("pawn"), GLOBALS.span("player_count", "variant")
 
 
 # flat offset of each lot's features in the L(i, j) row-major planes
@@ -268,36 +270,6 @@ def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def _players_block(
-    hands: tuple[tuple[int, ...], ...],
-    favors: tuple[tuple[int, ...], ...],
-    vocations: tuple[tuple[int, ...], ...],
-    offices: tuple[int, ...],
-    extra_favor: int,
-) -> np.ndarray:
-    """Every seat's row in seat order, but its wealth and prestige (zeros there)."""
-    n = len(hands)
-    block = np.zeros((n, PLAYERS.width), dtype=np.float32)
-    for seat in range(n):
-        block[seat, _HOLDINGS] = _holdings_block(hands[seat], favors[seat], vocations[seat])
-        block[seat, _OFFICES] = _offices_block(offices, extra_favor, seat)
-    block = block.ravel()
-    return _read_only(block)
-
-
-@lru_cache(maxsize=1024)
-def _holdings_block(hand: tuple[int, ...], favors: tuple[int, ...], vocations: tuple[int, ...]) -> np.ndarray:
-    """A seat's hand, Favors and vocations (its row's columns from hand to vocations)."""
-    block = np.zeros(_HOLDINGS.stop - _HOLDINGS.start, dtype=np.float32)
-    for card in hand:
-        block[_HAND + card] = 1.0
-    for card in favors:
-        block[_FAVORS + card] = 1.0
-    block[_OWN_VOCATIONS] = np.asarray(vocations, dtype=np.float32) / 5.0
-    return _read_only(block)
-
-
-@lru_cache(maxsize=512)
 def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.ndarray:
     """The offices a seat holds, and its Extra Favor (the last columns of its row)."""
     block = np.zeros(_OFFICES.stop - _OFFICES.start, dtype=np.float32)
@@ -307,86 +279,184 @@ def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.
     return _read_only(block)
 
 
+@lru_cache(maxsize=1024)
+def _fifths(counts: tuple[int, ...]) -> np.ndarray:
+    """Vocation counts (a seat's or the supply) as values/5, memoized: converting a list costs more than the write."""
+    return _read_only(np.asarray(counts, dtype=np.float32) / 5.0)
+
+
 @lru_cache(maxsize=512)
-def _supply_block(
-    voc_supply: tuple[int, ...],
-    discard: tuple[int, ...],
-    removed: tuple[int, ...],
-    events: tuple[int, ...],
-    tiles: tuple[tuple[int, ...], ...],
-) -> np.ndarray:
-    """The slowly changing globals (vocation supply, discard pile, contracts out, events, tile supply),
-    zeros in between for the values `observation` writes itself."""
-    block = np.zeros(GLOBALS.size, dtype=np.float32)
-    block[_SUPPLY] = np.asarray(voc_supply, dtype=np.float32) / 5.0
-    for card in discard:
-        block[_DISCARD + card] = 1.0
-    for card in removed:
-        block[_OUT + card] = 1.0
-    for e in events:
-        block[_EVENTS + e] = 1.0
-    block[_TILES] = np.asarray(tiles, dtype=np.float32).ravel() / 20.0
-    return _read_only(block)
+def _tile_supply(tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """The tile supply per zone and size as values/20, memoized likewise."""
+    return _read_only(np.asarray(tiles, dtype=np.float32).ravel() / 20.0)
+
+
+def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int]) -> None:
+    """Ones at `items` within `span`, zeros elsewhere in it."""
+    values = obs[span]
+    values[:] = 0.0
+    values[items] = 1.0
+
+
+class _Frame:
+    """The last observation of one state but for what depends on the observer (the city planes, the
+    rotation of the seats' rows, the active offset), and what each of its parts was written from: the
+    next `observation` rewrites only the parts whose sources changed since, instead of encoding all
+    5,219 values again (an AEC loop asks after every step, and a step changes a few fields). A fresh
+    frame has no sources, so its first observation writes every part."""
+
+    __slots__ = (
+        "obs",
+        "rows",
+        "circles",
+        "planning",
+        "contracts",
+        "hands",
+        "favors",
+        "vocations",
+        "offices",
+        "wealth",
+        "prestige",
+        "voc_supply",
+        "discard",
+        "removed",
+        "events",
+        "tiles",
+    )
+
+    def __init__(self, n: int) -> None:
+        self.obs = np.zeros(LAYOUT.size, dtype=np.float32)  # the lots block unused
+        self.rows = [PLAYERS.start + PLAYERS.width * seat for seat in range(n)]  # in seat order
+        self.circles: list[int] | None = None
+        self.planning: tuple[int, ...] | None = None
+        self.contracts: tuple[int, ...] | None = None
+        self.hands: list[list[int]] | None = None
+        self.favors: list[list[int]] | None = None
+        self.vocations: list[list[int]] | None = None
+        self.offices: tuple[list[int], int] | None = None  # offices, Extra Favor
+        self.wealth: list[int] | None = None
+        self.prestige: list[int] | None = None
+        self.voc_supply: list[int] | None = None
+        self.discard: list[int] | None = None
+        self.removed: list[int] | None = None
+        self.events: list[int] | None = None
+        self.tiles: list[list[int]] | None = None
 
 
 def observation(s: State, p: int, variant: str) -> np.ndarray:
-    """The tensor of `LAYOUT`, assembled from blocks memoized by what they show."""
-    obs = np.zeros(LAYOUT.size, dtype=np.float32)
-    n = s.n
+    """The tensor of `LAYOUT`: seat p's city planes (`_lots_block`), then the state's frame (`_Frame`)
+    brought up to date and copied out with the seats' rows rotated so that p's comes first. The frame
+    lives on the state, and a copied or determinized state starts without it."""
+    frame = s.observation_frame
+    if frame is None:
+        frame = s.observation_frame = _Frame(s.n)
+    seen = frame.obs
+    if s.circles != frame.circles:
+        seen[CIRCLES.start : MARKER_BOX.stop] = _circles_block(tuple(s.circles))
+        frame.circles = s.circles[:]
+    planning = (s.planning_deck[-1] if s.planning_up and s.planning_deck else -1, *s.planning_slots)
+    if planning != frame.planning:
+        seen[PLANNING.slice] = _planning_block(planning)
+        frame.planning = planning
+    contracts = (r.contract_at(s, 0), r.contract_at(s, 1), r.contract_at(s, 2), *s.slots)
+    if contracts != frame.contracts:
+        seen[CONTRACTS.start : FEATURES.stop] = _contracts_block(contracts)
+        frame.contracts = contracts
+    _patch_players(s, frame)
+    _patch_supply(s, frame)
+    _write_scalars(s, variant, seen)
+    obs = np.empty(LAYOUT.size, dtype=np.float32)
     obs[LOTS.slice] = _lots_block(s, p)
-    obs[CIRCLES.start : MARKER_BOX.stop] = _circles_block(tuple(s.circles))
-    planning_up = s.planning_up and s.planning_deck
-    obs[PLANNING.slice] = _planning_block((s.planning_deck[-1] if planning_up else -1, *s.planning_slots))
-    obs[CONTRACTS.start : FEATURES.stop] = _contracts_block(
-        (*[r.contract_at(s, space) for space in range(3)], *s.slots)
-    )
-    rows = _players_block(
-        tuple(map(tuple, s.hands)),
-        tuple(map(tuple, s.favors)),
-        tuple(map(tuple, s.vocations)),
-        tuple(s.offices),
-        s.extra_favor,
-    )
-    width = PLAYERS.width
-    split = PLAYERS.start + (n - p) * width  # rotated: seat p's row first
-    obs[PLAYERS.start : split] = rows[p * width :]
-    obs[split : PLAYERS.start + n * width] = rows[: p * width]
-    wealth, prestige = s.wealth, s.prestige
-    for seat in range(n):
-        base = PLAYERS.start + width * ((seat - p) % n)  # the row's first two values: wealth, prestige
-        obs[base] = wealth[seat] / 50.0
-        obs[base + 1] = prestige[seat] / 100.0
-    obs[GLOBALS.slice] = _supply_block(
-        tuple(s.voc_supply),
-        tuple(s.planning_discard),
-        tuple(s.removed),
-        tuple(s.events_done),
-        tuple(map(tuple, s.tiles)),
-    )
-    obs[_PAWN + s.pawn] = 1.0
-    obs[_AIRPORT] = s.airport
-    obs[_SPORTS] = s.sports
-    obs[_PLANNING_DECK] = len(s.planning_deck) / 54.0
-    decks = s.decks
-    obs[_DECKS] = len(decks[0]) / 37.0
-    obs[_DECKS + 1] = len(decks[1]) / 37.0
-    obs[_DECKS + 2] = len(decks[2]) / 37.0
-    obs[_AP] = s.ap / 8.0
+    obs[LOTS.stop : PLAYERS.start] = seen[LOTS.stop : PLAYERS.start]
+    n, first, width = s.n, PLAYERS.start, PLAYERS.width
+    rotated, seated = first + p * width, first + n * width  # p's row in the frame; the absent seats' zero rows
+    obs[first : first + seated - rotated] = seen[rotated:seated]
+    obs[first + seated - rotated : seated] = seen[first:rotated]
+    obs[seated:] = seen[seated:]
     if s.active >= 0:
         obs[_ACTIVE + (s.active - p) % n] = 1.0
-    obs[_PLAYER_COUNT + n - 2] = 1.0
-    obs[_VARIANT + VARIANTS.index(variant)] = 1.0
-    if s.decision >= 0:
-        obs[_KIND + s.decision] = 1.0
-    build = s.build
-    obs[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
-    obs[_PERMITS] = build["paid"] / 4.0 if build else 0.0
-    ctx = s.ctx
-    voc = ctx.get("voc", -1)
-    obs[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
-    obs[_AMOUNT] = ctx.get("amount", 0) / 10.0
     obs[_I_AM_ACTIVE] = s.active == p
     return obs
+
+
+def _patch_players(s: State, frame: _Frame) -> None:
+    """The players block, one row per seat (`frame.rows`); the rows of absent seats stay zero."""
+    obs, rows = frame.obs, frame.rows
+    if s.hands != frame.hands:
+        for seat, row in enumerate(rows):
+            if frame.hands is None or s.hands[seat] != frame.hands[seat]:
+                _write_multi_hot(obs, slice(row + _HAND.start, row + _HAND.stop), s.hands[seat])
+        frame.hands = [hand[:] for hand in s.hands]
+    if s.favors != frame.favors:
+        for seat, row in enumerate(rows):
+            if frame.favors is None or s.favors[seat] != frame.favors[seat]:
+                _write_multi_hot(obs, slice(row + _FAVORS.start, row + _FAVORS.stop), s.favors[seat])
+        frame.favors = [favors[:] for favors in s.favors]
+    if s.vocations != frame.vocations:
+        for seat, row in enumerate(rows):
+            obs[row + _OWN_VOCATIONS.start : row + _OWN_VOCATIONS.stop] = _fifths(tuple(s.vocations[seat]))
+        frame.vocations = [vocations[:] for vocations in s.vocations]
+    if (s.offices, s.extra_favor) != frame.offices:
+        offices = tuple(s.offices)
+        for seat, row in enumerate(rows):
+            obs[row + _OFFICES.start : row + _OFFICES.stop] = _offices_block(offices, s.extra_favor, seat)
+        frame.offices = (s.offices[:], s.extra_favor)
+    if s.wealth != frame.wealth:
+        for seat, row in enumerate(rows):  # the row's first value
+            obs[row] = s.wealth[seat] / 50.0
+        frame.wealth = s.wealth[:]
+    if s.prestige != frame.prestige:
+        for seat, row in enumerate(rows):  # the row's second value
+            obs[row + 1] = s.prestige[seat] / 100.0
+        frame.prestige = s.prestige[:]
+
+
+def _patch_supply(s: State, frame: _Frame) -> None:
+    """The slowly changing globals: vocation supply, discard pile, contracts out, events, tile supply."""
+    obs = frame.obs
+    if s.voc_supply != frame.voc_supply:
+        obs[_SUPPLY] = _fifths(tuple(s.voc_supply))
+        frame.voc_supply = s.voc_supply[:]
+    if s.planning_discard != frame.discard:
+        _write_multi_hot(obs, _DISCARD, s.planning_discard)
+        frame.discard = s.planning_discard[:]
+    if s.removed != frame.removed:
+        _write_multi_hot(obs, _OUT, s.removed)
+        frame.removed = s.removed[:]
+    if s.events_done != frame.events:
+        _write_multi_hot(obs, _EVENTS, s.events_done)
+        frame.events = s.events_done[:]
+    if s.tiles != frame.tiles:
+        obs[_TILES] = _tile_supply(tuple(map(tuple, s.tiles)))
+        frame.tiles = [row[:] for row in s.tiles]
+
+
+def _write_scalars(s: State, variant: str, seen: np.ndarray) -> None:
+    """The values that change with almost every step: the pawn, deck sizes, AP, the decision (what
+    depends on the observer, the active offset and "I am active", stays zero in the frame)."""
+    seen[_PAWN_SPAN] = 0.0
+    seen[_PAWN + s.pawn] = 1.0
+    seen[_AIRPORT] = s.airport
+    seen[_SPORTS] = s.sports
+    seen[_PLANNING_DECK] = len(s.planning_deck) / 54.0
+    decks = s.decks
+    seen[_DECKS] = len(decks[0]) / 37.0
+    seen[_DECKS + 1] = len(decks[1]) / 37.0
+    seen[_DECKS + 2] = len(decks[2]) / 37.0
+    seen[_AP] = s.ap / 8.0
+    seen[_COUNT_AND_VARIANT] = 0.0
+    seen[_PLAYER_COUNT + s.n - 2] = 1.0
+    seen[_VARIANT + VARIANTS.index(variant)] = 1.0
+    seen[DECISION.slice] = 0.0
+    if s.decision >= 0:
+        seen[_KIND + s.decision] = 1.0
+    build = s.build
+    seen[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
+    seen[_PERMITS] = build["paid"] / 4.0 if build else 0.0
+    ctx = s.ctx
+    voc = ctx.get("voc", -1)
+    seen[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
+    seen[_AMOUNT] = ctx.get("amount", 0) / 10.0
 
 
 def view(s: State, p: int) -> dict:
