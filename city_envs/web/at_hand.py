@@ -231,7 +231,7 @@ def _citadels_missing(game: Game, seat: int) -> list[str]:
     s = game.state
     reasons = []
     if s.decision in (cit_rules.Decision.SELECT_CHARACTER, cit_rules.Decision.SELECT_DISCARD):
-        face_up = [rank for rank in cit.RANKS if s.face_up >> rank & 1]
+        face_up = [rank for rank in cit.RANKS if s.face_up & cit_rules.bit(rank)]
         if face_up:
             verb, them = ("is", "it") if len(face_up) == 1 else ("are", "them")
             names = _names(face_up)
