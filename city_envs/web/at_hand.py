@@ -324,6 +324,7 @@ def _moon_missing(game: Game, seat: int) -> list[str]:
     if s.figures[seat] == moon.COURTYARD_POSITION and s.decision in (
         moon_rules.Decision.MOVE,
         moon_rules.Decision.OFFER,
+        moon_rules.Decision.DISCARD,
     ):
         cost = moon_rules.offer_cost(s)
         if s.offers_this_turn == 0 and cost < 10**6 and s.crystals[seat] < cost:
