@@ -167,3 +167,52 @@ INITIAL_TILES = {2: (2, 3, 4, 5), 3: (2, 3, 4), 4: (2, 3, 4, 5), 5: (2, 3, 4, 5,
 INITIAL_ORDER = {2: (0, 1, 0, 1), 3: (0, 1, 2), 4: (0, 1, 2, 3), 5: (0, 1, 2, 3, 4)}
 MAX_DRAWS_PER_PILE = 2
 MAX_TURNS = 600  # env safety cap (§6), reported as truncation
+
+
+# ----- texts for a person (the web app's tooltips and legend), written from the tables above -------
+def _special_text(kind: int) -> str:
+    rule = BUILDING_RULES[kind]
+    needs = ["City Hall built"]
+    if rule.last_free_plot:
+        needs.append("the last free plot of its neighbourhood")
+    for count, what in (
+        (rule.min_res, "residence"),
+        (rule.min_bus, "business"),
+        (rule.min_special, "special building"),
+    ):
+        if count:
+            needs.append(
+                f"at least {count} {what}{'es' if what == 'business' else 's'} next to it"
+                if count > 1
+                else f"at least 1 {what} next to it"
+            )
+    points = [f"{rule.base}"] if rule.base else []
+    for per, what in ((rule.per_res, "residence"), (rule.per_bus, "business"), (rule.per_special, "special building")):
+        if per:
+            points.append(f"{per} per {what} next to it")
+    text = f"{KIND_SIZE[kind]} plot{'s' if KIND_SIZE[kind] > 1 else ''}; needs {', '.join(needs)}; scores "
+    text += " + ".join(points)
+    if rule.tram_mult > 1:
+        text += f", x{rule.tram_mult} next to a tram"
+    if rule.cha_mult > 1:
+        text += f", x{rule.cha_mult} next to City Hall"
+    return text
+
+
+SPECIAL_BUILDING_TEXT = {kind: _special_text(kind) for kind in sorted(BUILDING_RULES)}
+SPECIAL_BUILDING_TEXT[CITY_HALL] = (
+    "only on plot 15 (card 15); scores 0, and unlocks the special buildings, parks, factories, trams "
+    "and new neighbourhoods"
+)
+_PARK_MAX = FACILITY_OUTSKIRTS[PARK2][1]
+_FACTORY_MIN = FACILITY_OUTSKIRTS[FACTORY_L][0]
+SPECIAL_CARD_TEXT = {
+    PARK2_CARD: f"a park on 2 plots in a line (at most {_PARK_MAX} on the outskirts): +1 to residences and "
+    "businesses next to it; the cards of the plots it covers become dead",
+    PARK3_CARD: f"a park on 3 plots in a line (at most {_PARK_MAX} on the outskirts): +1 to residences and "
+    "businesses next to it; the cards of the plots it covers become dead",
+    FACTORY_L_CARD: f"a factory on 3 plots in an L (at least {_FACTORY_MIN} on the outskirts): -2 to residences "
+    "and businesses next to it; the cards of the plots it covers become dead",
+    FACTORY_4_CARD: f"a factory on 2 x 2 plots (at least {_FACTORY_MIN} on the outskirts): -2 to residences and "
+    "businesses next to it; the cards of the plots it covers become dead",
+}

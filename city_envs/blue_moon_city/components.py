@@ -151,3 +151,34 @@ SCALE_OTHERS_CRYSTALS = 3
 SCALE_OTHERS_MINIMUM = 3
 EXTRA_OFFER_SURCHARGE = {YELLOW_1: 1, YELLOW_2: 2}
 ROUNDS_AFTER_CITY_COMPLETE = 10
+
+# What each card does when discarded for its power, and what the dragons do, in words for a person
+# (the web app's tooltips and legend; 2.2, §4, 5.9).
+CARD_POWER_TEXT = {
+    DRAGON_FLY_CARD[FIRE]: "discard it to fly the Fire dragon to any tile",
+    DRAGON_FLY_CARD[EARTH]: "discard it to fly the Earth dragon to any tile",
+    DRAGON_FLY_CARD[WATER]: "discard it to fly the Water dragon to any tile",
+    DRAGON_WALK_CARD[FIRE]: f"discard it to walk the Fire dragon 1-{DRAGON_WALK_STEPS} steps (once it is on the board)",
+    DRAGON_WALK_CARD[
+        EARTH
+    ]: f"discard it to walk the Earth dragon 1-{DRAGON_WALK_STEPS} steps (once it is on the board)",
+    DRAGON_WALK_CARD[
+        WATER
+    ]: f"discard it to walk the Water dragon 1-{DRAGON_WALK_STEPS} steps (once it is on the board)",
+    GREY_TELEPORT: "discard it: this turn your figure may move to any tile",
+    GREY_BOOST: f"discard it: your figure may move {BOOST_STEPS} more steps this turn",
+    BROWN_1: f"two brown 1s or 2s played together pay as one wild {MIMIX_VALUE}",
+    BROWN_2: f"two brown 1s or 2s played together pay as one wild {MIMIX_VALUE}",
+    WHITE_1: f"in one payment, up to {HOAX1_CAPACITY} cards of one colour count as the colour needed",
+    WHITE_2: "in one payment, one card counts as the colour needed",
+    YELLOW_1: f"one more offering this turn, costing {EXTRA_OFFER_SURCHARGE[YELLOW_1]} crystal more",
+    YELLOW_2: f"one more offering this turn, costing {EXTRA_OFFER_SURCHARGE[YELLOW_2]} crystals more",
+    GREEN_CARD: "pays as a 1 of any colour",
+}
+DRAGON_TEXT = (
+    "A dragon on a tile gives one golden scale to the first player each turn who pays a section there "
+    "(one scale per dragon on the tile). When the scale supply runs out, the player with the most scales "
+    f"gains {SCALE_LEADER_CRYSTALS} crystals (tied leaders {SCALE_TIED_LEADER_CRYSTALS} each), every other "
+    f"player with at least {SCALE_OTHERS_MINIMUM} scales gains {SCALE_OTHERS_CRYSTALS}."
+)
+DRAGON_CARD_COLOUR = {FIRE: BLACK, EARTH: RED, WATER: BLUE}  # the people whose 1s and 2s move each dragon

@@ -137,3 +137,15 @@ LONG_COMPLETION_SIZE = 8  # 2-3 players always; 4-7 players with classic_variant
 FIVE_TYPES_BONUS = 3
 FIRST_COMPLETE_BONUS = 4
 COMPLETE_BONUS = 2
+
+# What each character does, in words for a person (the web app's tooltips and legend; §5).
+CHARACTER_TEXT = {
+    ASSASSIN: "names a character, which then misses its whole turn",
+    THIEF: "names a character (not the Assassin or the killed one); when it is called, its gold goes to the Thief",
+    MAGICIAN: "swaps the whole hand with another player, or puts any cards under the deck and draws as many",
+    KING: "takes the crown (first pick next round); +1 gold per noble district",
+    BISHOP: "the Warlord cannot destroy this player's districts this round; +1 gold per religious district",
+    MERCHANT: f"+{MERCHANT_BONUS_GOLD} gold; +1 gold per trade district",
+    ARCHITECT: f"draws {ARCHITECT_BONUS_CARDS} more cards; may build up to {ARCHITECT_BUILD_LIMIT} districts",
+    WARLORD: "+1 gold per military district; may destroy a district of an incomplete city for its cost minus 1",
+}

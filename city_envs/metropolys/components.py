@@ -216,3 +216,35 @@ EXPERT_AREA_NAMES = ("bridges", "chains", "lakes", "districts", "statues")
 EXPERT_AREA_POINTS = (4, 4, 5, 4, 7)  # per set
 DISTRICT_SET_SIZE = 3  # buildings in one district that make a Districts set
 HIGHEST_BUILDING_POINTS = 5
+
+# ----- texts for a person (the web app's tooltips and legend), from the tables above --------------
+TOKEN_TEXT = {
+    TRENDY: f"{TOKEN_POINTS[TRENDY]:+d} prestige to whoever builds there",
+    SUBWAY: f"{TOKEN_POINTS[SUBWAY]:+d} prestige; the most subway tokens also win the Subway card "
+    f"({SUBWAY_CARD_POINTS:+d})",
+    ARCH: f"{TOKEN_POINTS[ARCH]:+d} prestige; the last one to take one holds the "
+    f"Archaeological-site card ({ARCH_CARD_POINTS:+d})",
+}
+SUBWAY_CARD_TEXT = (
+    f"{SUBWAY_CARD_POINTS:+d} prestige at the end; it goes to a player who takes a subway token "
+    "while nobody holds it, or who then has more subway tokens than its holder"
+)
+ARCH_CARD_TEXT = (
+    f"{ARCH_CARD_POINTS:+d} prestige at the end; it goes to the last player who took an archaeological token"
+)
+FAMILY_CARD_TEXT = (
+    f"{FAMILY_POINTS_PER_BUILDING} prestige per building of yours at the end of a bridge",
+    f"{FAMILY_POINTS_PER_BUILDING} prestige per building of yours beside a lake",
+    f"{FAMILY_POINTS_PER_BUILDING} prestige per building of yours beside a statue",
+    f"{FAMILY_POINTS_PER_BUILDING} prestige per building of yours on the city's border",
+)
+COLOUR_CARD_TEXT = f"{NEIGHBOURHOOD_POINTS_PER_BUILDING} prestige per building of yours on a {{colour}} neighbourhood"
+EXPERT_AREA_TEXT = (
+    f"{EXPERT_AREA_POINTS[EXPERT_BRIDGES]} prestige per bridge with your buildings at both ends",
+    f"{EXPERT_AREA_POINTS[EXPERT_CHAINS]} prestige per chain of 3 connected buildings of yours "
+    "(no building counted twice)",
+    f"{EXPERT_AREA_POINTS[EXPERT_LAKES]} prestige per 3 of your buildings beside the same lake",
+    f"{EXPERT_AREA_POINTS[EXPERT_DISTRICTS]} prestige per district holding at least {DISTRICT_SET_SIZE} of your "
+    "buildings",
+    f"{EXPERT_AREA_POINTS[EXPERT_STATUES]} prestige per statue with your buildings on all three sides",
+)

@@ -937,3 +937,67 @@ def contract_name(card: int) -> str:
     if card >= EVENT_BASE:
         return f"{CONTRACT_EVENTS[card - EVENT_BASE][0]} {CONTRACT_EVENTS[card - EVENT_BASE][2]}"
     return f"{CONTRACT_ID[card]} {CONTRACT_NAME[card]} ({ZONE_NAMES[CONTRACT_ZONE[card]]} {CONTRACT_SIZE[card]})"
+
+
+# ----- texts for a person (the web app's tooltips and legend; 2.9, 5.6, 5.7) ----------------------
+def _zones(zones: tuple[int, ...]) -> str:
+    return "/".join(ZONE_NAMES[z] for z in zones)
+
+
+def permit_text(card: int) -> str:
+    """A building permit's face: what it pays toward, what investing it gains, its icons."""
+    _, value, zones, investment, ballot, payout = PERMITS[card]
+    icons = ("; ballot: moves the election pawn when revealed" if ballot else "") + (
+        f"; when revealed, wealth row {payout} pays out" if payout else ""
+    )
+    return (
+        f"building permit worth {value} toward a {_zones(zones)} contract, or invest it for {investment} wealth" + icons
+    )
+
+
+URBAN_RENEWAL_TEXT = "Urban Renewal: lets you demolish smaller buildings wholly under a new one (no permit value)"
+PLANNING_EVENT_TEXT = {
+    "P40": "every player loses {arg} wealth",
+    "P41": "from the active player clockwise, each may pay {arg} wealth for a 1-lot park on any empty lot",
+    "P42": "the lowest-value building is demolished unless its controller pays {arg} prestige",
+    "P43": "the controller of the highest-value building gains {arg} prestige",
+    "P44": "the election pawn moves on and that office is elected, as for a ballot",
+    "P45": "an election for Mayor is held",
+    "P46": "each player gains 1 wealth per CIV building they control",
+    "P47": "each player gains 1 wealth per COM building they control",
+    "P48": "each player gains 1 wealth per IND building they control",
+    "P49": "each player gains 1 wealth per RES building they control",
+    "P50": "each player gains {arg} prestige per park they control",
+    "P51": "each player loses 1 wealth per {arg}-lot building they control",
+    "P52": "the active player may move one placed marker to an empty grey circle",
+    "P53": "the MEDIA holder gains {arg} wealth and {arg} prestige",
+}
+CONTRACT_EVENT_TEXT = {
+    "E00": "Airport: the District Attorney, Treasurer, Police Chief and Union Boss come into play, and the City "
+    "deck starts feeding the contract row",
+    "E01": "Flood: each player loses a building next to the water, unless they pay 4 wealth",
+    "E02": "Railroad Arrives: the active player puts wealth marker 7 on a grey circle",
+    "E03": "Town Meeting: an election for Mayor is held",
+    "E04": "Harvest Festival: each player gains 1 wealth per building of theirs next to the forest",
+    "E05": "Sports Team: the Contractor comes into play, and the Metropolis deck starts feeding the contract row",
+    "E06": "Business Relocation: the MEDIA holder gains 1 wealth and 1 prestige; the Treasurer takes control "
+    "away from one COM building",
+    "E07": "Fire: each player loses a 1-lot building, unless they pay 3 wealth",
+    "E08": "Union Strike: the Union Boss gains 1 wealth per IND building in play; an election for Union Boss",
+    "E09": "City Council Vote: elections for Treasurer, then District Attorney",
+    "E10": "Olympic Games: the game ends at once, with the final scoring",
+    "E11": "Earthquake: each player loses a 4-lot building, unless they pay 3 prestige",
+    "E12": "Gentrification: each player gains 2 prestige per RES building of theirs of 3 or more lots",
+    "E13": "Scandal: the Mayor loses 3 prestige; an election for Mayor is held",
+    "E14": "Subway Line: the active player may move one placed marker to an empty grey circle",
+}
+
+
+def planning_text(card: int) -> str:
+    """What a planning card does, in words."""
+    if card < NUM_PERMITS:
+        return permit_text(card)
+    if card < FIRST_PLANNING_EVENT:
+        return URBAN_RENEWAL_TEXT + ("; ballot: moves the election pawn when revealed" if BALLOT[card] else "")
+    event_id, name, _, arg = PLANNING_EVENTS[card - FIRST_PLANNING_EVENT]
+    return f"{name} (event): " + PLANNING_EVENT_TEXT[event_id].format(arg=arg)

@@ -48,6 +48,7 @@ from starlette.templating import Jinja2Templates
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
+from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
 from city_envs.web.replays import Replay, Sources
 from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
@@ -359,6 +360,7 @@ def play(request: Request) -> Response:
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
         so_far = game.describe_partial() if choosing else ""
         overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
+        own = [viewer] if viewer is not None else []
         context = dict(
             session=session,
             game=game,
@@ -373,6 +375,9 @@ def play(request: Request) -> Response:
             decision=decision_words(game),
             outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
             bots_to_move=session.bots_to_move(),
+            notes=action_notes(game, [item for _, items in groups for item in items]),
+            legend=legend(game, own),
+            missing=missing_choices(game, viewer) if choosing else [],
         )
     return page(request, "play.html", **context)
 
@@ -416,6 +421,18 @@ def save(request: Request) -> Response:
         )
     name = f"{session.game.name}-seed{session.seed}.json"
     return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def rules(request: Request) -> Response:
+    """A game's rules in short (its package's summary, the same text as in docs/games)."""
+    name = request.path_params["game_name"]
+    if name not in GAMES:
+        raise BadRequest(f"no rules for {name[:40]!r}: known games are {', '.join(GAMES)}", 404)
+    return page(request, "rules.html", game_name=name, summary=summary_html(name), games=GAMES)
+
+
+def rules_index(request: Request) -> Response:
+    return page(request, "rules.html", game_name=None, summary="", games=GAMES)
 
 
 # ----- replays ----------------------------------------------------------------------------
@@ -481,6 +498,7 @@ def replay_page(request: Request) -> Response:
         link=link,
         total=len(replay.history),
         outcome=outcome(game, replay.seats),
+        legend=legend(game, list(seats)),
         board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",
     )
 
@@ -523,6 +541,8 @@ ROUTES = [
     Route("/games/{game_id}/advance", advance, methods=["POST"]),
     Route("/games/{game_id}/board.png", board),
     Route("/games/{game_id}/save.json", save),
+    Route("/rules", rules_index),
+    Route("/rules/{game_name}", rules),
     Route("/replay", replay_page),
     Route("/replay/board.png", replay_board),
     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),

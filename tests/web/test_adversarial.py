@@ -285,6 +285,7 @@ def test_a_request_for_another_host_name_is_refused_on_every_route(raw, host):
         ("GET", "/replay?src=0"),
         ("GET", "/static/app.js"),
         ("GET", "/games/x/board.png"),
+        ("GET", "/rules/citadels"),
     ):
         response = call(raw.request, method, path, headers={"host": host})
         refused(response, 400, "Invalid host header")
@@ -416,6 +417,10 @@ def test_wrong_methods_and_unknown_routes_are_4xx(web):
         ("DELETE", "/"),
         ("POST", "/replay"),
         ("GET", "/nowhere"),
+        ("POST", "/rules/citadels"),
+        ("GET", "/rules/chess"),
+        ("GET", "/rules/%3Cscript%3E"),
+        ("GET", "/rules/citadels/../../pyproject.toml"),
         ("GET", "/static/../app.py"),
         ("GET", "/static/%2e%2e/app.py"),
     ):

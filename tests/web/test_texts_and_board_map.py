@@ -304,7 +304,9 @@ def test_the_play_page_overlays_the_legal_regions(client):
     areas = re.findall(r'<polygon points="([^"]+)" data-action="(\d+)" id="area-\d+"><title>([^<]+)</title>', page)
     buttons = dict(
         (int(a), text)
-        for a, text in re.findall(r'<button name="action" value="(\d+)" class="action">([^<]+)</button>', page)
+        for a, text in re.findall(
+            r'<button name="action" value="(\d+)" class="action[^"]*"[^>]*>([^<]+)</button>', page
+        )
     )
     assert len(areas) > 30 and 'viewBox="0 0 1000 640"' in page
     for points, action, title in areas:
