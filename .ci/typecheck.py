@@ -70,8 +70,9 @@ def repository_path(reported: str) -> str:
         path = ROOT / path
     try:
         parts = path.relative_to(SHADOW / "city_envs").parts
-    except ValueError:
-        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # not through the shadow: a file of the repository, or one outside it
+        resolved = path.resolve()
+        return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else resolved.as_posix()
     if parts and parts[0] in MAPPED:
         return Path(MAPPED[parts[0]], *parts[1:]).as_posix()
     return Path("city_envs", *parts).as_posix()
