@@ -7,7 +7,10 @@ with their owners) and every seat's public state. Hands are never shown.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
@@ -130,7 +133,7 @@ def _panel_lines(s: State) -> list[tuple[str, str, bool]]:
     return lines
 
 
-def _new_figure() -> tuple[Figure, object]:
+def _new_figure() -> tuple[Figure, Axes]:
     """The figure and the city's axes: a 5 x 5 grid of tile cells, one data unit each, y down."""
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
     FigureCanvasAgg(fig)
@@ -164,8 +167,9 @@ def render_image(s: State) -> np.ndarray:
             va="top",
             transform=panel.transAxes,
         )
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def board_map(s: State, mask: np.ndarray) -> BoardMap:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
-from city_envs.blue_moon_city.rules import State
+from city_envs.blue_moon_city.rules import Payment, State
 
 
 def card_name(card: int) -> str:
@@ -59,9 +59,8 @@ def describe_action(s: State, action: int) -> str:
     return "end the turn: draw cards"
 
 
-def _paying(s: State) -> str:
+def _paying(s: State, pay: Payment) -> str:
     """The section being paid, with how much of it is covered: 'Library's section 1 (2 of 5 paid)'."""
-    pay = s.payment
     tile = s.tile_at[s.figures[s.active]]
     return f"{cp.TILE_NAMES[tile]}'s section {pay.section} ({pay.total} of {pay.value} paid)"
 
@@ -71,7 +70,7 @@ def describe_partial(s: State) -> str:
     if s.payment is None or s.decision == r.GAME_OVER:
         return ""
     colour = cp.COLOUR_NAMES[s.payment.colour] if s.payment.colour >= 0 else "a colour still to choose"
-    return f"paying the {_paying(s)} in {colour}"
+    return f"paying the {_paying(s, s.payment)} in {colour}"
 
 
 def hand_text(hand: list[int]) -> str:
@@ -119,6 +118,6 @@ def render_text(s: State) -> str:
         lines.append(f"P{s.active} to decide: {r.Decision.name_of(s.decision)}")
         if s.payment is not None:
             pay = s.payment
-            colour = cp.COLOUR_NAMES[pay.colour] if pay.colour >= 0 else "(colour not chosen)"
-            lines.append(f"  paying section {pay.section}: {pay.total}/{pay.value} in {colour}")
+            paid_in = cp.COLOUR_NAMES[pay.colour] if pay.colour >= 0 else "(colour not chosen)"
+            lines.append(f"  paying section {pay.section}: {pay.total}/{pay.value} in {paid_in}")
     return "\n".join(lines)

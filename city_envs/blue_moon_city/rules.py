@@ -29,14 +29,16 @@ Card types: type = 3 * colour + (value - 1) for colours 0-6, 21 = green (compone
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
 from city_envs.blue_moon_city import components as cp
 from city_envs.core.decisions import DecisionTable
-from city_envs.core.game import leaders
+from city_envs.core.game import Chance, leaders
 
 # ----- action ids ------------------------------------------------------------------------------
 DRAGON_MOVE = 0
@@ -126,12 +128,13 @@ class State:
     truncated: bool = False
     # memo of view.city_block (the city's markers and completed tiles, which change only when a
     # payment completes); not serialized, shared by copies (never mutated, only dropped)
-    city_memo: object = field(default=None, compare=False, repr=False)
+    city_memo: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 # ===== setup (§3) ==============================================================================
-def new_state(n: int, center: str, rng: np.random.Generator) -> State:
+def new_state(n: int, center: str, rng: Chance) -> State:
     tile_at = [0] * cp.NUM_POSITIONS
+    positions: Sequence[int]
     if center == "fixed":
         for position, tile in cp.FIXED_CENTRE.items():
             tile_at[position] = tile
@@ -235,7 +238,7 @@ def payable(s: State, seat: int, tile: int, section: int) -> bool:
 
 def _pay_outcomes(s: State, seat: int) -> dict[int, tuple]:
     """PAY action -> (added value, hand after, cap1 after, cap_any after) for every step that exists."""
-    pay = s.payment
+    pay = cast(Payment, s.payment)  # PAY: a payment is open
     hand = tuple(s.hands[seat])
     cap1 = tuple(pay.cap1)
     out = {}
@@ -309,7 +312,7 @@ def _legal_build(s: State, mask: np.ndarray) -> None:
 
 
 def _legal_pay(s: State, mask: np.ndarray) -> None:
-    pay = s.payment
+    pay = cast(Payment, s.payment)  # PAY: a payment is open
     hand = tuple(s.hands[s.active])
     if pay.colour == NO_COLOUR:
         for c in range(cp.NUM_COLOURS):
@@ -362,7 +365,7 @@ LEGAL_BY_DECISION = {
 
 
 # ===== transitions =============================================================================
-def apply_action(s: State, action: int, rng: np.random.Generator, max_rounds: int) -> None:
+def apply_action(s: State, action: int, rng: Chance, max_rounds: int) -> None:
     """One legal action (validated by the caller), then the automatic steps and the end checks."""
     p = s.active
     if s.decision == Decision.MOVE:
@@ -388,7 +391,7 @@ def apply_action(s: State, action: int, rng: np.random.Generator, max_rounds: in
         _check_endings(s, max_rounds)
 
 
-def _settle(s: State, rng: np.random.Generator) -> None:
+def _settle(s: State, rng: Chance) -> None:
     """The forced steps: nothing to build or offer ends the contribution; no card to discard ends the turn."""
     nothing_to_build = s.decision == Decision.BUILD and not selectable_sections(s)
     if nothing_to_build or (s.decision == Decision.OFFER and not offers_open(s)):
@@ -436,8 +439,8 @@ def _open_payment(s: State, p: int, section: int) -> None:
     s.decision = Decision.PAY
 
 
-def _apply_pay(s: State, p: int, action: int, rng: np.random.Generator) -> None:
-    pay = s.payment
+def _apply_pay(s: State, p: int, action: int, rng: Chance) -> None:
+    pay = cast(Payment, s.payment)  # PAY: a payment is open
     if action < ADD_CARD:
         pay.colour = action - PALACE_COLOR
         return
@@ -452,8 +455,8 @@ def _apply_pay(s: State, p: int, action: int, rng: np.random.Generator) -> None:
         _complete_payment(s, p, rng)
 
 
-def _complete_payment(s: State, p: int, rng: np.random.Generator) -> None:
-    pay = s.payment
+def _complete_payment(s: State, p: int, rng: Chance) -> None:
+    pay = cast(Payment, s.payment)  # PAY: a payment is open
     position = s.figures[p]
     for x in range(cp.NUM_TYPES):
         s.discard[x] += pay.committed[x]
@@ -507,7 +510,7 @@ def master_builder(markers: list[int]) -> int:
     return next(seat for seat in markers if seat >= 0 and placed.count(seat) == most)
 
 
-def _score_building(s: State, position: int, rng: np.random.Generator) -> int:
+def _score_building(s: State, position: int, rng: Chance) -> int:
     """5.10: rewards in seat order from the active player; returns the scales handed out."""
     tile = s.tile_at[position]
     markers = s.markers_on[position][: len(cp.SECTIONS[tile])]
@@ -538,7 +541,7 @@ def _score_building(s: State, position: int, rng: np.random.Generator) -> int:
     return scales
 
 
-def _draw(s: State, count: int, rng: np.random.Generator) -> list[int]:
+def _draw(s: State, count: int, rng: Chance) -> list[int]:
     """Top cards of the deck; the discard pile is reshuffled into a new deck when it runs out."""
     drawn = []
     for _ in range(count):
@@ -567,14 +570,14 @@ def _offer(s: State, p: int, action: int) -> None:
         _game_over(s, [p])
 
 
-def _discard(s: State, p: int, card: int, rng: np.random.Generator) -> None:
+def _discard(s: State, p: int, card: int, rng: Chance) -> None:
     _use_card(s, p, card)
     s.discards += 1
     if s.discards == cp.MAX_DISCARDS:
         _end_turn(s, rng)
 
 
-def _end_turn(s: State, rng: np.random.Generator) -> None:
+def _end_turn(s: State, rng: Chance) -> None:
     p = s.active
     for card in _draw(s, cp.BASE_DRAW + s.discards, rng):
         s.hands[p][card] += 1

@@ -142,7 +142,7 @@ def _check_turn(s: r.State, n: int, max_rounds: int) -> None:
             "figures",
             f"seat {s.active} builds where nothing can be built",
         )
-    if s.decision == r.Decision.PAY:
+    if s.payment is not None:  # in PAY, and only there (required above)
         _check_payment(s.payment, s.tile_at[position], s.markers_on[position])
 
 

@@ -208,7 +208,7 @@ def observation(s: State, p: int) -> np.ndarray:
     for seat, where in enumerate(s.figures):
         city[where, _FIGURES + (seat - p) % n] = 1.0
     players = PLAYERS.view(obs)
-    rows = []
+    rows: list[float] = []
     for o in range(n):
         seat = (p + o) % n
         rows += (

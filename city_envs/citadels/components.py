@@ -93,22 +93,24 @@ class Character:
     income_type: int | None
 
 
-# 2.3: ranks 1..8 (index 0 unused so that CHARACTERS[rank] reads naturally).
-CHARACTERS: tuple[Character | None, ...] = (
-    None,
-    Character(1, "Assassin", None),
-    Character(2, "Thief", None),
-    Character(3, "Magician", None),
-    Character(4, "King", NOBLE),
-    Character(5, "Bishop", RELIGIOUS),
-    Character(6, "Merchant", TRADE),
-    Character(7, "Architect", None),
-    Character(8, "Warlord", MILITARY),
-)
+# 2.3: ranks 1..8, each character keyed by its rank (CHARACTERS[rank]), in rank order.
+CHARACTERS: dict[int, Character] = {
+    c.rank: c
+    for c in (
+        Character(1, "Assassin", None),
+        Character(2, "Thief", None),
+        Character(3, "Magician", None),
+        Character(4, "King", NOBLE),
+        Character(5, "Bishop", RELIGIOUS),
+        Character(6, "Merchant", TRADE),
+        Character(7, "Architect", None),
+        Character(8, "Warlord", MILITARY),
+    )
+}
 NUM_CHARACTERS = 8
 RANKS = tuple(range(1, NUM_CHARACTERS + 1))
 ASSASSIN, THIEF, MAGICIAN, KING, BISHOP, MERCHANT, ARCHITECT, WARLORD = RANKS
-INCOME_TYPE = {c.rank: c.income_type for c in CHARACTERS[1:] if c.income_type is not None}
+INCOME_TYPE = {c.rank: c.income_type for c in CHARACTERS.values() if c.income_type is not None}
 
 # Character-specific amounts (§5).
 MERCHANT_BONUS_GOLD = 1

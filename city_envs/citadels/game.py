@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import ClassVar, cast
+
 import numpy as np
 
 from city_envs.citadels import components as cp
@@ -32,7 +35,9 @@ class Citadels(StateGame):
             allowed="an integer >= 1",
         ),
     }
-    rules_module, view_module, render_module = rules, view, render
+    rules_module: ClassVar[ModuleType] = rules
+    view_module: ClassVar[ModuleType] = view
+    render_module: ClassVar[ModuleType] = render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     obs_layout = view.LAYOUT
@@ -56,7 +61,10 @@ class Citadels(StateGame):
         return [rules.score(self.state, seat) for seat in range(self.num_players)]
 
     def score_parts(self) -> list[list[tuple[str, float]]]:
-        return [rules.score_parts(self.state, seat) for seat in range(self.num_players)]
+        # whole points: a new list of list[tuple[str, int]], which no one reads as ints
+        return cast(
+            "list[list[tuple[str, float]]]", [rules.score_parts(self.state, seat) for seat in range(self.num_players)]
+        )
 
     def winners(self) -> list[int]:
         return rules.winners(self.state)

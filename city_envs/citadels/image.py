@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
@@ -24,7 +27,7 @@ def _winner_text(s: State) -> str:
     return f"game over - winner: {who}" + (" (max_rounds reached)" if s.truncated else "")
 
 
-def _new_figure(n: int) -> tuple[Figure, object]:
+def _new_figure(n: int) -> tuple[Figure, Axes]:
     """The figure and its one axes: 13 data units wide, the header then one row per seat, y down."""
     height_units = 2.2 + n * ROW_H
     fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.62 * height_units), dpi=DPI)
@@ -171,8 +174,9 @@ def draw_table(s: State) -> np.ndarray:
             fontsize=9,
             color="#8e44ad",
         )
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def board_map(s: State, mask: np.ndarray) -> BoardMap:

@@ -35,7 +35,7 @@ import numpy as np
 
 from city_envs.citadels import components as cp
 from city_envs.core.decisions import DecisionTable
-from city_envs.core.game import leaders
+from city_envs.core.game import Chance, leaders
 
 # ----- action ids ------------------------------------------------------------------------------
 PICK_CHARACTER = 0
@@ -139,7 +139,7 @@ class State:
     events: list[tuple] = field(default_factory=list)  # public log of this round
 
 
-def new_state(n: int, rng: np.random.Generator, classic_variant: bool, max_rounds: int) -> State:
+def new_state(n: int, rng: Chance, classic_variant: bool, max_rounds: int) -> State:
     """§3: shuffle, deal four cards round the table, two gold each, crown to seat 0."""
     deck = np.repeat(np.arange(cp.NUM_KINDS), cp.COPIES)[rng.permutation(cp.DECK_SIZE)].tolist()
     hands = np.zeros((n, cp.NUM_KINDS), dtype=np.int16)
@@ -181,7 +181,7 @@ def selection_steps(n: int, crown: int) -> list[tuple[int, int]]:
     return [(s, Decision.SELECT_CHARACTER) for s in seat]
 
 
-def start_round(s: State, rng: np.random.Generator) -> None:
+def start_round(s: State, rng: Chance) -> None:
     n = s.n
     s.holder = [-1] * 9
     s.revealed = [-1] * 9
@@ -215,7 +215,7 @@ def _offer_step(s: State) -> None:
         s.offered[seat].append(s.pile)
 
 
-def pick_character(s: State, rank: int, rng: np.random.Generator) -> None:
+def pick_character(s: State, rank: int, rng: Chance) -> None:
     seat = s.actor
     s.pile &= ~bit(rank)
     s.holder[rank] = seat
@@ -223,7 +223,7 @@ def pick_character(s: State, rank: int, rng: np.random.Generator) -> None:
     _next_selection_step(s, rng)
 
 
-def discard_character(s: State, rank: int, rng: np.random.Generator) -> None:
+def discard_character(s: State, rank: int, rng: Chance) -> None:
     seat = s.actor
     s.pile &= ~bit(rank)
     s.known_facedown[seat] |= bit(rank)
@@ -231,7 +231,7 @@ def discard_character(s: State, rank: int, rng: np.random.Generator) -> None:
     _next_selection_step(s, rng)
 
 
-def _next_selection_step(s: State, rng: np.random.Generator) -> None:
+def _next_selection_step(s: State, rng: Chance) -> None:
     s.step += 1
     if s.step < len(s.steps):
         _offer_step(s)
@@ -246,7 +246,7 @@ def _next_selection_step(s: State, rng: np.random.Generator) -> None:
 
 
 # ===== turn phase (4.3) ================================================================
-def _call_next_rank(s: State, rng: np.random.Generator) -> None:
+def _call_next_rank(s: State, rng: Chance) -> None:
     while s.called < cp.NUM_CHARACTERS:
         s.called += 1
         seat = s.holder[s.called]
@@ -314,7 +314,7 @@ def _collect_income(s: State) -> None:
     s.events.append(("income", seat, amount))
 
 
-def _end_of_round(s: State, rng: np.random.Generator) -> None:
+def _end_of_round(s: State, rng: Chance) -> None:
     """4.4: the killed King's heir takes the crown, then the game ends or goes on."""
     if s.killed == cp.KING and s.holder[cp.KING] >= 0:
         s.crown = s.holder[cp.KING]
@@ -419,7 +419,7 @@ LEGAL_BY_DECISION = {
 
 
 # ===== transitions =============================================================================
-def apply_action(s: State, action: int, rng: np.random.Generator) -> None:
+def apply_action(s: State, action: int, rng: Chance) -> None:
     """Advance by one action that `legal_actions` allows."""
     if action < GATHER_GOLD:
         if action < DISCARD_CHARACTER:
@@ -439,7 +439,7 @@ def apply_action(s: State, action: int, rng: np.random.Generator) -> None:
         _graveyard(s, action == GRAVEYARD_RECOVER)
 
 
-def _apply_main(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_main(s: State, action: int, rng: Chance) -> None:
     p = s.turn_seat
     if action >= BUILD:
         if action < USE_SMITHY:
@@ -577,7 +577,7 @@ def _graveyard(s: State, recover: bool) -> None:
     s.decision = Decision.MAIN
 
 
-def _end_turn(s: State, rng: np.random.Generator) -> None:
+def _end_turn(s: State, rng: Chance) -> None:
     if s.called in cp.INCOME_TYPE and not s.income_done:
         _collect_income(s)
     s.events.append(("end_turn", s.turn_seat))

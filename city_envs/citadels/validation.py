@@ -157,16 +157,18 @@ def _check_round(s: r.State, n: int) -> None:
         check_ints(f"offered[{seat}]", s.offered[seat], low=0, high=_ALL_RANKS)
     check_ints("known_facedown", s.known_facedown, n, 0, _ALL_RANKS)
     check_list("sel_log", s.sel_log)
-    for i, entry in enumerate(s.sel_log):
-        require(isinstance(entry, tuple) and len(entry) == 3, f"sel_log[{i}]", f"{entry!r} is not (event, seat, rank)")
-        event, seat, rank = entry
+    for i, logged in enumerate(s.sel_log):
+        require(
+            isinstance(logged, tuple) and len(logged) == 3, f"sel_log[{i}]", f"{logged!r} is not (event, seat, rank)"
+        )
+        event, seat, rank = logged
         if not (
             type(event) is type(seat) is type(rank) is int
             and r.EV_FACEDOWN <= event <= r.EV_LEFTOVER
             and -1 <= seat < n
             and 1 <= rank <= cp.NUM_CHARACTERS
         ):
-            raise InvalidStateError(f"sel_log[{i}]", f"{entry!r} is not (event, seat, rank)")
+            raise InvalidStateError(f"sel_log[{i}]", f"{logged!r} is not (event, seat, rank)")
     require(s.sel_log[:1] == [(r.EV_FACEDOWN, -1, s.facedown)], "sel_log", "does not open with the face-down card")
     picks = {rank: seat for event, seat, rank in s.sel_log if event == r.EV_PICK}
     held = {rank: seat for rank, seat in enumerate(s.holder) if seat >= 0}
@@ -182,8 +184,8 @@ def _check_round(s: r.State, n: int) -> None:
     check_int("turn_seat", s.turn_seat, -1, n - 1)
     check_list("events", s.events)
     if not all(type(event) is tuple and event and event[0] in _EVENT_NAMES for event in s.events):
-        i, event = next((i, e) for i, e in enumerate(s.events) if not (type(e) is tuple and e and e[0] in _EVENT_NAMES))
-        raise InvalidStateError(f"events[{i}]", f"{event!r} is not a logged event")
+        i, bad = next((i, e) for i, e in enumerate(s.events) if not (type(e) is tuple and e and e[0] in _EVENT_NAMES))
+        raise InvalidStateError(f"events[{i}]", f"{bad!r} is not a logged event")
 
 
 def _check_decision(s: r.State, n: int) -> None:

@@ -8,6 +8,8 @@ The self block's drawn/marked counts, turn flags and builds left are filled only
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import numpy as np
 
 from city_envs.citadels import components as cp
@@ -16,7 +18,7 @@ from city_envs.citadels.rules import State, bit, ranks_of
 from city_envs.core.layout import Field, ObservationLayout, table, vector
 
 _CARDS = tuple(district.name for district in cp.DISTRICTS)
-_CHARACTERS = tuple(character.name for character in cp.CHARACTERS[1:])
+_CHARACTERS = tuple(character.name for character in cp.CHARACTERS.values())
 _OFFSETS = ("me", *(f"next_{o}" for o in range(1, 7)))  # seats in clockwise order from the observer
 LAYOUT = ObservationLayout(
     vector(
@@ -351,7 +353,7 @@ def _fill(
     pending: list[int],
     pool_mask: int,
     set_aside: int = 0,
-    last_two: set[int] = frozenset(),
+    last_two: AbstractSet[int] = frozenset(),
 ):
     """Assign distinct ranks of `pool_mask` to the `pending` events, most constrained first.
 

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import abc
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
 
 import numpy as np
 
 from city_envs.core.layout import ObservationLayout
 from city_envs.core.regions import BoardMap
 from city_envs.core.validation import InvalidStateError, check_int, check_ints, is_int, require
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11
 
 SERIAL_FORMAT = 1
 SERIAL_KEYS = ("game", "format", "state_version", "num_players", "options", "seed", "rng", "history", "state")
@@ -41,14 +44,15 @@ class Option:
     default: Any
     doc: str
     choices: tuple | None = None
-    check: Callable[[Any], bool] | None = None
+    check: Callable[[Any], bool | np.bool_] | None = None
     allowed: str = ""
 
     def validate(self, name: str, value: Any) -> None:
+        ok: bool | np.bool_
         if self.choices is not None:
             ok = any(type(value) is type(c) and value == c for c in self.choices)
-        else:
-            ok = self.check(value)
+        else:  # an option without choices is declared with its check
+            ok = cast("Callable[[Any], bool | np.bool_]", self.check)(value)
         if not ok:
             allowed = ", ".join(map(repr, self.choices)) if self.choices is not None else self.allowed
             raise ValueError(f"invalid value {value!r} for option {name!r}; allowed: {allowed}")
@@ -81,7 +85,7 @@ class EntityLayout:
         }
 
 
-def positive_int(value: Any) -> bool:
+def positive_int(value: Any) -> bool | np.bool_:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
 
 
@@ -91,7 +95,7 @@ def leaders(keys: Sequence[Any]) -> list[int]:
     return [seat for seat, key in enumerate(keys) if key == best]
 
 
-def rng_from_state(state: dict) -> np.random.Generator:
+def rng_from_state(state: Mapping[str, Any]) -> np.random.Generator:
     """Rebuild a match RNG from `Generator.bit_generator.state` (a JSON-safe dict)."""
     bit_generator = getattr(np.random, state["bit_generator"])()
     bit_generator.state = state
@@ -178,6 +182,10 @@ class LazyGenerator:
         return LazyGenerator, (self._game,)
 
 
+# what a game's rules draw chance from: the match's generator, or the proxy that builds it when needed
+Chance: TypeAlias = "np.random.Generator | LazyGenerator"
+
+
 class Game(abc.ABC):
     """Base class of a match. Subclasses implement the `_`-prefixed hooks and the abstract members."""
 
@@ -199,7 +207,7 @@ class Game(abc.ABC):
         self.options = self.check_options(options)
         self.seed = seed
         self._rng: np.random.Generator | None = np.random.default_rng(seed)
-        self._rng_state: dict | None = None
+        self._rng_state: Mapping[str, Any] | None = None  # set whenever _rng is None
         self.chance = LazyGenerator(self)
         self.history: list[int] = []
         self._mask: np.ndarray | None = None
@@ -209,7 +217,7 @@ class Game(abc.ABC):
     def rng(self) -> np.random.Generator:
         """The match's only source of chance. Clones build theirs lazily: most never need it."""
         if self._rng is None:
-            self._rng = rng_from_state(self._rng_state)
+            self._rng = rng_from_state(cast("Mapping[str, Any]", self._rng_state))  # set when _rng is None
             self._rng_state = None
         return self._rng
 
@@ -217,9 +225,10 @@ class Game(abc.ABC):
     def rng(self, generator: np.random.Generator) -> None:
         self._rng, self._rng_state = generator, None
 
-    def _rng_snapshot(self) -> dict:
+    def _rng_snapshot(self) -> Mapping[str, Any]:
         """The generator's state; shared, never mutated, when the generator was not built yet."""
-        return self._rng.bit_generator.state if self._rng is not None else self._rng_state
+        # _rng_state is set whenever _rng is None
+        return self._rng.bit_generator.state if self._rng is not None else cast("Mapping[str, Any]", self._rng_state)
 
     # ----- validation -------------------------------------------------------------------------
     @classmethod
@@ -282,7 +291,7 @@ class Game(abc.ABC):
         """Inverse of `_state_to_dict`."""
 
     @abc.abstractmethod
-    def _copy_state_from(self, other: Game) -> None:
+    def _copy_state_from(self, other: Self) -> None:
         """Copy `other`'s mutable state into self so that the two share nothing mutable."""
 
     @abc.abstractmethod
@@ -394,7 +403,7 @@ class Game(abc.ABC):
         """`describe_action` as the other seats see it (games hide secret choices here)."""
         return self.describe_action(action)
 
-    def describe_outcome(self, before: Game) -> list[str]:
+    def describe_outcome(self, before: Self) -> list[str]:
         """Public consequences of the action that led from `before` to now that its own text does not
         say (a character revealed, gold stolen, a turn skipped), found by comparing the two states.
         Everyone sees these, so they may only name what the table learns. None by default."""
@@ -466,7 +475,7 @@ class Game(abc.ABC):
         last here, and its ids (observations, recorded matches) stay as they are."""
         return list(actions)
 
-    def clone(self) -> Game:
+    def clone(self) -> Self:
         """Independent copy: mutating one never changes the other."""
         twin = object.__new__(type(self))
         twin.num_players = self.num_players
@@ -479,7 +488,7 @@ class Game(abc.ABC):
         twin._copy_state_from(self)
         return twin
 
-    def determinize(self, player: int, rng: np.random.Generator) -> Game:
+    def determinize(self, player: int, rng: np.random.Generator) -> Self:
         """A clone whose information hidden from `player` is resampled consistently with its view.
 
         The clone carries no history and no seed (both would reveal the true deal) and a fresh
@@ -543,7 +552,7 @@ class Game(abc.ABC):
         )
 
     @classmethod
-    def from_dict(cls, data: dict, verify_history: bool = False) -> Game:
+    def from_dict(cls, data: dict, verify_history: bool = False) -> Self:
         """The match `to_dict` described; `data` is copied, never shared.
 
         Every value is checked (`validate()`), so an impossible state is refused here with a
@@ -585,7 +594,7 @@ class Game(abc.ABC):
         return game
 
     @classmethod
-    def replay(cls, num_players: int, seed: int | None, actions: list[int], **options: Any) -> Game:
+    def replay(cls, num_players: int, seed: int | None, actions: list[int], **options: Any) -> Self:
         """Rebuild a match from its seed, options and action history."""
         game = cls(num_players, seed=seed, **options)
         for action in actions:

@@ -10,6 +10,7 @@ vector; it computes nothing per call, so the encoder binds the offsets it needs 
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -95,7 +96,8 @@ class Block:
         """The column of `field`'s first value within a row."""
         return self._columns[field][0]
 
-    def columns(self, first: str, last: str | None = None) -> slice:
+    # `slice` in the annotations below would name the property above: they say builtins.slice
+    def columns(self, first: str, last: str | None = None) -> builtins.slice:
         """The columns of a row from `first`'s first value to `last`'s last (default: `first`'s own)."""
         column, end_field = self._columns[last or first]
         return slice(self.column(first), column + end_field.width)
@@ -104,7 +106,7 @@ class Block:
         """The flat index of `field`'s first value (in row 0 of a table)."""
         return self.start + self.column(field)
 
-    def span(self, first: str, last: str | None = None) -> slice:
+    def span(self, first: str, last: str | None = None) -> builtins.slice:
         """The flat indices from `first`'s first value to `last`'s last, in a vector block."""
         columns = self.columns(first, last)
         return slice(self.start + columns.start, self.start + columns.stop)

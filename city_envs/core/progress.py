@@ -22,10 +22,13 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
 from rich.table import Column
+
+_NO_TASK = TaskID(0)  # a stage drawn by no bars
 
 
 class Stage:
@@ -37,7 +40,7 @@ class Stage:
         unit: str,
         completed: float = 0,
         bars: Progress | None = None,
-        task: int = 0,
+        task: TaskID = _NO_TASK,
         counted_by: tuple[Stage, ...] = (),
     ) -> None:
         self.unit, self.completed = unit, completed
@@ -75,7 +78,8 @@ def stage(description: str, total: float | None, unit: str, completed: float = 0
     if display is None:
         yield Stage(unit, completed)
         return
-    task = display.bars.add_task(description, total=total, completed=completed, unit=unit, note="")
+    # rich keeps `completed` as a float (Task.completed) though add_task's annotation says int
+    task = display.bars.add_task(description, total=total, completed=completed, unit=unit, note="")  # type: ignore[arg-type]
     opened = Stage(unit, completed, display.bars, task, tuple(outer for outer in display.open if outer.unit == unit))
     display.open.append(opened)
     try:

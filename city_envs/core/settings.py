@@ -7,12 +7,13 @@ Both doors read a value the same way, so what works in one works in the other an
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 from typing import Any
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python 3.10
+else:  # Python 3.10
     import tomli as tomllib
 
 

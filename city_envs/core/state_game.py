@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from city_envs.core.game import Game
 from city_envs.core.regions import BoardMap
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11
 
 
 class StateGame(Game):
@@ -62,7 +65,7 @@ class StateGame(Game):
     def _resample_hidden(self, player: int, rng: np.random.Generator) -> None:
         self.state = self.view_module.determinize(self.state, player, rng)
 
-    def _copy_state_from(self, other: StateGame) -> None:
+    def _copy_state_from(self, other: Self) -> None:
         self.state = self.view_module.copy_state(other.state)
 
     # ----- people -------------------------------------------------------------------------------
@@ -72,7 +75,7 @@ class StateGame(Game):
     def render_text(self) -> str:
         return self.render_module.render_text(self.state)
 
-    def describe_outcome(self, before: Game) -> list[str]:
+    def describe_outcome(self, before: Self) -> list[str]:
         describe = getattr(self.render_module, "describe_outcome", None)
         return describe(before.state, self.state) if describe else []
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -31,7 +32,7 @@ def _valid_district_names(value: Any) -> bool:
     return names is None or (len(set(names)) == len(names) and all(name in _PERIPHERAL_NAMES for name in names))
 
 
-def _non_negative_int(value: Any) -> bool:
+def _non_negative_int(value: Any) -> bool | np.bool_:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
 
@@ -74,7 +75,9 @@ class Metropolys(StateGame):
             0, "seat that opens the first call", check=_non_negative_int, allowed="a seat index 0..num_players-1"
         ),
     }
-    rules_module, view_module, render_module = rules, view, render
+    rules_module: ClassVar[ModuleType] = rules
+    view_module: ClassVar[ModuleType] = view
+    render_module: ClassVar[ModuleType] = render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     entity_layout = view.ENTITY_LAYOUT
@@ -110,7 +113,10 @@ class Metropolys(StateGame):
         return [float(rules.score(self.state, seat)) for seat in range(self.num_players)]
 
     def score_parts(self) -> list[list[tuple[str, float]]]:
-        return [rules.score_parts(self.state, seat) for seat in range(self.num_players)]
+        # whole points: a new list of list[tuple[str, int]], which no one reads as ints
+        return cast(
+            "list[list[tuple[str, float]]]", [rules.score_parts(self.state, seat) for seat in range(self.num_players)]
+        )
 
     def public_scores(self) -> list[float]:
         """Tokens and the two public cards until the end; the secret objectives count only then."""

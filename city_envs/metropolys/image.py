@@ -15,8 +15,10 @@ each glyph anew, which made one frame cost several hundred milliseconds).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import to_rgba
@@ -170,7 +172,7 @@ def _labels(ax, items: list[tuple[float, float, str, str]], size: float, zorder:
 
 
 # ----- the board -------------------------------------------------------------------------------
-def _new_figure(transparent: bool = False) -> tuple[Figure, object]:
+def _new_figure(transparent: bool = False) -> tuple[Figure, Axes]:
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, facecolor="none" if transparent else "white")
     FigureCanvasAgg(fig)
     board = fig.add_axes(BOARD_RECT)
@@ -215,8 +217,9 @@ def _board_layer(in_play: tuple[bool, ...]) -> np.ndarray:
         )
     ax.scatter(_STATUE_XY[:, 0], _STATUE_XY[:, 1], s=40, c="#b7950b", marker="*", zorder=1.5)
     _draw_discs(ax, list(range(cp.NUM_NBHDS)), in_play)
-    fig.canvas.draw()
-    layer = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    layer = np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
     layer.flags.writeable = False
     return layer
 
@@ -376,8 +379,9 @@ def render_image(s: State) -> np.ndarray:
     fig, board = _new_figure(transparent=True)
     _draw_pieces(board, s)
     _draw_panel(fig, s)
-    fig.canvas.draw()
-    pieces = np.asarray(fig.canvas.buffer_rgba())
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    pieces = np.asarray(canvas.buffer_rgba())
     alpha = pieces[:, :, 3:].astype(np.uint16)
     background = _board_layer(tuple(bool(on) for on in s.in_play)).astype(np.uint16)
     return ((pieces[:, :, :3] * alpha + background * (255 - alpha) + 127) // 255).astype(np.uint8)

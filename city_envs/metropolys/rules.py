@@ -91,7 +91,7 @@ class State:
     calls: int = 0  # calls completed
     # memo of view.board_block (tokens and buildings, which change only when a call ends); not
     # serialized, shared by copies (never mutated, only dropped), recomputed when None
-    board_memo: object = field(default=None, compare=False, repr=False)
+    board_memo: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 # ===== setup (§3) ==============================================================================
@@ -370,7 +370,7 @@ def area_points(card: int, buildings: list[int]) -> int:
 
 def highest_building_winners(s: State, district: int) -> list[int]:
     """Seats whose descending list of height classes in `district` is the best (6.3)."""
-    heights = {}
+    heights: dict[int, list[int]] = {}
     for nb in range(cp.NUM_NBHDS):
         if s.owner[nb] >= 0 and cp.DISTRICT[nb] == district:
             heights.setdefault(s.owner[nb], []).append(cp.HEIGHT_CLASS[s.built_value[nb]])

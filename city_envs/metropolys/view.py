@@ -186,7 +186,7 @@ def observation(s: State, p: int) -> np.ndarray:
     players[:n, _VALUES] = VALUE_BITS[[s.supply[i] for i in order]]
     top_seat = s.bids[-1][0] if s.bids else -1
     opener = s.opener if s.actor >= 0 else -1
-    rows = []
+    rows: list[float] = []
     for i in order:
         trendy, subway, arch = s.tokens[i]
         rows += (
