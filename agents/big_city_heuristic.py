@@ -18,6 +18,8 @@ functions value moves. The generator only breaks exact ties.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from city_envs.agents.base import HeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
@@ -43,6 +45,16 @@ class Table:
         self.me = v["player"]
         self.s: State = seat_state(v)
         self.held = set(r.hand_plots(self.s, self.me))
+
+    @cached_property
+    def held_beside(self) -> list[int]:
+        """Per plot, how many held plots lie beside it (each one a partner for a pair or a line)."""
+        counts = [0] * cp.NUM_PLOTS
+        for p in self.held:
+            for q in r.neighbour_table(self.s)[p]:
+                if q >= 0:
+                    counts[q] += 1
+        return counts
 
     # ----- builds -------------------------------------------------------------------------------
     def builds(self, kinds) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -109,7 +121,7 @@ class Table:
             return 6.0
         if s.px[card] < 0:
             return 2.0 if sum(cp.CARD_PILE[c] == cp.PLOT_TILE[card] for c in self.v["hand"]) >= 2 else 1.0
-        partners = sum(1 for side in range(4) if r.neighbour(s, card, side) in self.held)
+        partners = self.held_beside[card]
         single = max(self.points(cp.RES1, (card,)), self.points(cp.BUS1, (card,)))
         return single + 2.0 * partners
 
@@ -127,7 +139,7 @@ class Table:
         for p in cp.TILE_PLOTS[pile]:
             if s.occupant[p] >= 0 or s.out[p] or p in self.held or p == cp.CITY_HALL_PLOT:
                 continue
-            worth += 0.1 + sum(1 for side in range(4) if r.neighbour(s, p, side) in self.held)
+            worth += 0.1 + self.held_beside[p]
         return worth
 
     # ----- neighbourhoods -----------------------------------------------------------------------
@@ -135,24 +147,26 @@ class Table:
         """(worth, rotation, edge, local cell) of every legal placement of tile n."""
         s = self.s
         mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
-        old = {(s.px[p], s.py[p]) for p in self.held}
-        touch = r._touch_map(s)
+        held_beside: dict[tuple[int, int], int] = {}  # cell -> held plots of the city beside it
+        for p in self.held:
+            for dx, dy in cp.DIRS:
+                cell = (s.px[p] - dx, s.py[p] - dy)
+                held_beside[cell] = held_beside.get(cell, 0) + 1
         out = []
         for rot in rotations:
-            cells = cp.LAYOUTS[n][rot][2]
+            width, height, cells = cp.LAYOUTS[n][rot]
             first_cell: dict[tuple[int, int], int] = {}  # local cell -> its first index j
             for j, cell in enumerate(cells):
                 first_cell.setdefault(tuple(cell), j)
+            mine_cells = [cells[k] for k in mine_new]
+            contacts = r.rectangle_contacts(s, width, height)
             for (ax, ay), e in r.tile_options(s, n, rot).items():
-                pairs = sum(
-                    1 for k in mine_new for dx, dy in cp.DIRS if (ax + cells[k][0] + dx, ay + cells[k][1] + dy) in old
-                )
-                contact = sum(1 for c, w in cells if r.cell_index(ax + c, ay + w) in touch)
+                pairs = sum(held_beside.get((ax + c, ay + w), 0) for c, w in mine_cells)
                 # the first j whose `r.anchor_from(s, n, rot, e, j)` is (ax, ay)
                 q, side = divmod(e, 4)
                 dx, dy = cp.DIRS[side]
                 j = first_cell[(s.px[q] + dx - ax, s.py[q] + dy - ay)]
-                out.append((3.0 * pairs + 0.1 * contact, rot, e, j))
+                out.append((3.0 * pairs + 0.1 * contacts[ax, ay], rot, e, j))
         return out
 
     def my_cards_of(self, n: int) -> int:

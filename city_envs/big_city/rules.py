@@ -154,7 +154,8 @@ class State:
     # the board changes, so copies can share it: "facility"
     # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block
     memo: dict = field(default=None, compare=False, repr=False)
-    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "plots"
+    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "contacts"
+    # (W, H) -> rectangle_contacts, "plots"
     geo: dict = field(default=None, compare=False, repr=False)
 
 
@@ -393,13 +394,17 @@ def neighbourhood_counts(s: State, plots: tuple[int, ...]) -> tuple[int, int, in
 
 def on_tram(s: State, plots: tuple[int, ...]) -> bool:
     trams = s.tram_set
-    return any(plot_key(s, p, side) in trams for p in plots for side in range(4))
+    if not trams:
+        return False
+    keys = key_table(s)
+    return any(key in trams for p in plots for key in keys[p])
 
 
 def next_to_city_hall(s: State, plots: tuple[int, ...]) -> bool:
     if not city_hall_built(s):
         return False
-    return any(neighbour(s, p, side) == cp.CITY_HALL_PLOT for p in plots for side in range(4))
+    table = neighbour_table(s)
+    return any(cp.CITY_HALL_PLOT in table[p] for p in plots)
 
 
 def special_allowed(s: State, kind: int, plots: tuple[int, ...], counts: dict | None = None) -> bool:
@@ -625,20 +630,37 @@ def tile_options(s: State, n: int, r: int) -> dict[tuple[int, int], int]:
     of one rectangle share the answer; it is computed for every anchor of the grid at once
     (`_placement_min_edge` is the same rule for one anchor).
     """
-    width, height = cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1]
+    return rectangle_options(s, cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1])
+
+
+def rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
+    """`tile_options` of every tile that fills a width x height rectangle (memoized per city)."""
     key = ("tiles", width, height)
-    memo = s.geo
-    if key not in memo:
-        memo[key] = _rectangle_options(s, width, height)
-    return memo[key]
+    if key not in s.geo:
+        _fill_rectangle_memo(s, width, height)
+    return s.geo[key]
+
+
+def rectangle_contacts(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
+    """Legal anchor of a width x height rectangle -> how many of its cells touch the city (memoized
+    per city, found with the anchors)."""
+    key = ("contacts", width, height)
+    if key not in s.geo:
+        _fill_rectangle_memo(s, width, height)
+    return s.geo[key]
+
+
+def _fill_rectangle_memo(s: State, width: int, height: int) -> None:
+    s.geo["tiles", width, height], s.geo["contacts", width, height] = _rectangle_options(s, width, height)
 
 
 NO_CONTACT = 1 << 20
 
 
-def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
-    """Every legal anchor of a W x H rectangle, over a window of the grid around the city: box sums of
-    occupied and touched cells (integral images), the minimum contact edge by a separable sliding min."""
+def _rectangle_options(s: State, width: int, height: int) -> tuple[dict, dict]:
+    """Every legal anchor of a W x H rectangle -> its minimum contact edge, and -> its touched cells,
+    over a window of the grid around the city: box sums of occupied and touched cells (integral
+    images), the minimum contact edge by a separable sliding min."""
     placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
     xs = [s.px[p] for p in placed]
     ys = [s.py[p] for p in placed]
@@ -670,15 +692,19 @@ def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int
             + table[:rows, :cols]
         )
 
-    ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (box_sum(touched) >= 2))
+    touching = box_sum(touched)
+    ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (touching >= 2))
     across = contact[:, :cols].copy()
     for c in range(1, width):
         np.minimum(across, contact[:, c : c + cols], out=across)
     best = across[:rows].copy()
     for w in range(1, height):
         np.minimum(best, across[w : w + rows], out=best)
-    anchors = zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True)
-    return dict(zip(anchors, best[ys_, xs_].tolist(), strict=True))
+    anchors = list(zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True))
+    return (
+        dict(zip(anchors, best[ys_, xs_].tolist(), strict=True)),
+        dict(zip(anchors, touching[ys_, xs_].tolist(), strict=True)),
+    )
 
 
 def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:

@@ -15,6 +15,8 @@ geometry in 68 rows.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
+from typing import NamedTuple
 
 import numpy as np
 
@@ -359,6 +361,7 @@ def pile_counts(cards: list[int]) -> list[int]:
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     mine = s.active == p
+    share_board(s)
     return {
         "game": "big_city",
         "player": p,
@@ -378,9 +381,13 @@ def view(s: State, p: int) -> dict:
         "hand_counts": [pile_counts(h) for h in s.hands],
         "pile_sizes": [len(pile) for pile in s.piles],
         "known_in_piles": sorted(
-            c for i in range(8) for c, seat in zip(s.piles[i], s.pile_known[i], strict=True) if seat == p
+            c
+            for pile, known in zip(s.piles, s.pile_known, strict=True)
+            if p in known  # most piles hold no card p returned
+            for c, seat in zip(pile, known, strict=True)
+            if seat == p
         ),
-        "out": [c for c in range(cp.NUM_CARDS) if s.out[c]],
+        "out": list(compress(range(cp.NUM_CARDS), s.out)),
         "setup_tiles": list(s.setup_tiles),
         "setup_order": list(s.setup_order),
         "turns": s.turns,
@@ -534,56 +541,141 @@ def seat_state(v: dict) -> State:
     piles anonymous. Agents evaluate moves on it with the pure rule functions (points, placements)."""
     n = v["num_players"]
     me = v["player"]
-    out = set(v["out"])
+    board = _seat_board(v)
+    out = [False] * cp.NUM_CARDS
+    for c in v["out"]:
+        out[c] = True
     s = State(
         n=n,
         hand_limit=v["hand_limit"],
-        tiles=[None if t is None else list(t) for t in v["tiles"]],
-        px=[xy[0] for xy in v["plot_xy"]],
-        py=[xy[1] for xy in v["plot_xy"]],
-        occupant=[-1] * cp.NUM_PLOTS,
-        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
-        trams=list(v["trams"]),
+        tiles=[None if t is None else list(t) for t in board.tiles],
+        px=list(board.px),
+        py=list(board.py),
+        occupant=list(board.occupant),
+        pieces=list(board.pieces),  # the pieces themselves are shared: the rules never change a laid piece
+        trams=list(board.trams),
         supply=list(v["supply"]),
         hands=[list(v["hand"]) if q == me else [] for q in range(n)],
         piles=[[] for _ in range(8)],
         pile_known=[[] for _ in range(8)],
-        out=[c in out for c in range(cp.NUM_CARDS)],
+        out=out,
         scores=list(v["scores"]),
         setup_tiles=list(v["setup_tiles"]),
         setup_order=list(v["setup_order"]),
         active=v["active"],
         last_pass=list(v["last_pass"]),
     )
-    for index, piece in enumerate(s.pieces):
-        for p in piece[2]:
-            s.occupant[p] = index
-    tiles = tuple(None if t is None else tuple(t) for t in v["tiles"])
-    board = (
-        tiles,
-        tuple((kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]),
-        tuple(v["trams"]),
-    )
-    known = _SEAT_BOARDS.get(board)
-    if known is None:
-        geometry = _SEAT_GEOMETRY.get(tiles)
-        if geometry is None:
-            r.rebuild_derived(s)
-            geometry = (s.grid, s.outskirts, s.holes, s.exterior, s.geo)
-            _SEAT_GEOMETRY.put(tiles, geometry)
-        else:
-            s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
-            r.rebuild_piece_derived(s)
-        _SEAT_BOARDS.put(board, (geometry, frozenset(s.covered), s.memo))
-    else:
-        geometry, covered, s.memo = known
-        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
-        s.covered, s.tram_set = set(covered), set(s.trams)
+    s.grid, s.outskirts, s.holes, s.exterior, s.geo = board.geometry
+    s.covered, s.tram_set, s.memo = set(board.covered), set(board.trams), board.memo
     return s
 
 
-# What `seat_state` derives from the public board, kept for the next views of the same board (an agent
-# asks once per decision, and most decisions leave the board as it was): geometry by the tiles, the
-# pieces' covered edges and the board memo by tiles, pieces and trams. Only public data goes in.
+class SeatBoard(NamedTuple):
+    """What `seat_state` needs of one public board: its own copies of the board's lists (which also
+    identify it) and the derived fields, shared (they are replaced, never changed, when a board changes)."""
+
+    n: int
+    tiles: list
+    pieces: list
+    trams: list  # sorted, as views list them
+    px: list[int]
+    py: list[int]
+    occupant: list[int]
+    geometry: tuple  # grid, outskirts, holes, exterior, geo
+    covered: frozenset
+    memo: dict
+
+
+def _board_of(s: State) -> SeatBoard:
+    return SeatBoard(
+        s.n,
+        [None if t is None else list(t) for t in s.tiles],
+        list(s.pieces),  # the rules never change a laid piece, they only add new ones
+        sorted(s.trams),
+        list(s.px),
+        list(s.py),
+        list(s.occupant),
+        (s.grid, s.outskirts, s.holes, s.exterior, s.geo),
+        frozenset(s.covered),
+        s.memo,
+    )
+
+
+def share_board(s: State) -> None:
+    """Offer the board of a match (whose derived fields the rules keep up to date) to `seat_state`, so
+    that the views of this board find it instead of deriving it again; once per board (the memo is
+    replaced when the board changes). Everything in it is public."""
+    if "seat_board" not in s.memo:
+        board = s.memo["seat_board"] = _board_of(s)
+        if _find_board(board.n, board.tiles, board.pieces, board.trams) is None:
+            _remember_board(board)
+
+
+def _seat_board(v: dict) -> SeatBoard:
+    """The board of a view: shared by the match it came from, or derived from the view (the board
+    memo is then new, and shared by the next views of the same board)."""
+    board = _find_board(v["num_players"], v["tiles"], v["pieces"], v["trams"])
+    if board is None:
+        board = _derive_seat_board(v)
+        _remember_board(board)
+    return board
+
+
+def _find_board(n: int, tiles: list, pieces: list, trams: list) -> SeatBoard | None:
+    """A board seen lately: found by its counts of tiles, pieces and trams, then compared whole (lists
+    compare in C, far cheaper than hashing the board)."""
+    for board in _SEAT_BOARDS.get((n, tiles.count(None), len(pieces), len(trams))) or ():
+        if board.pieces == pieces and board.trams == trams and board.tiles == tiles:
+            return board
+    return None
+
+
+def _remember_board(board: SeatBoard) -> None:
+    counts = (board.n, board.tiles.count(None), len(board.pieces), len(board.trams))
+    recent = _SEAT_BOARDS.get(counts)
+    if recent is None:
+        recent = []
+        _SEAT_BOARDS.put(counts, recent)
+    recent.insert(0, board)
+    del recent[BOARDS_PER_COUNT:]
+
+
+def _derive_seat_board(v: dict) -> SeatBoard:
+    s = State(
+        n=v["num_players"],
+        hand_limit=0,
+        tiles=[None if t is None else list(t) for t in v["tiles"]],
+        px=[xy[0] for xy in v["plot_xy"]],
+        py=[xy[1] for xy in v["plot_xy"]],
+        occupant=[-1] * cp.NUM_PLOTS,
+        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
+        trams=list(v["trams"]),
+        supply=[],
+        hands=[],
+        piles=[],
+        pile_known=[],
+        out=[],
+        scores=[],
+        setup_tiles=[],
+        setup_order=[],
+    )
+    for index, piece in enumerate(s.pieces):
+        for p in piece[2]:
+            s.occupant[p] = index
+    tiles_key = tuple(None if t is None else tuple(t) for t in s.tiles)
+    geometry = _SEAT_GEOMETRY.get(tiles_key)
+    if geometry is None:
+        r.rebuild_derived(s)
+        _SEAT_GEOMETRY.put(tiles_key, (s.grid, s.outskirts, s.holes, s.exterior, s.geo))
+    else:
+        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
+        r.rebuild_piece_derived(s)
+    return _board_of(s)
+
+
+# What `seat_state` derives from the public board, kept for the next views of the same board: the
+# geometry by the tiles, the rest by the player count and the counts of tiles, pieces and trams (a few
+# boards per count, for agents that play several matches at once). Only public data goes in.
+BOARDS_PER_COUNT = 4
 _SEAT_GEOMETRY = BoundedMemo(64)
 _SEAT_BOARDS = BoundedMemo(256)
