@@ -358,6 +358,13 @@ def pile_counts(cards: list[int]) -> list[int]:
     return counts
 
 
+def _plot_xy(s: State) -> list[list[int]]:
+    """[x, y] per plot, memoized until a tile is placed (views hand out copies)."""
+    if "plot_xy" not in s.geo:
+        s.geo["plot_xy"] = [[x, y] for x, y in zip(s.px, s.py, strict=True)]
+    return s.geo["plot_xy"]
+
+
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     mine = s.active == p
@@ -370,7 +377,7 @@ def view(s: State, p: int) -> dict:
         "decision": r.Decision.name_of(s.decision),
         "active": s.active,
         "tiles": [None if t is None else list(t) for t in s.tiles],
-        "plot_xy": [[s.px[q], s.py[q]] for q in range(cp.NUM_PLOTS)],
+        "plot_xy": list(map(list.copy, _plot_xy(s))),
         "outskirts": list(s.outskirts),
         "pieces": [[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
         "trams": sorted(s.trams),
