@@ -65,21 +65,10 @@ class Table:
     def __init__(self, v: dict, seat_memo: SeatMemo) -> None:
         self.v = v
         self.me = v["player"]
-        self.seat_memo = seat_memo
-
-    @cached_property
-    def s(self) -> State:
-        """The seat's state (built on first use: a few decisions need only the view)."""
-        return seat_state(self.v)
-
-    @cached_property
-    def held(self) -> set[int]:
-        return r.hand_plots(self.s, self.me)
-
-    @cached_property
-    def placement_memo(self) -> dict:
-        """This seat's memo for this board: ("points", kind, placement) and ("facts", placement)."""
-        return self.seat_memo.on(self.s.memo, self.me)
+        self.s: State = seat_state(v)
+        self.held = r.hand_plots(self.s, self.me)
+        # this seat's memo for this board: ("points", kind, placement) and ("facts", placement)
+        self.placement_memo = seat_memo.on(self.s.memo, self.me)
 
     @cached_property
     def held_beside(self) -> list[int]:

@@ -196,23 +196,29 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
     if "plots" not in s.geo:
         rows = _static_plots().copy()
         beside: dict[int, list[tuple[int, int]]] = {}
-        for p in range(cp.NUM_PLOTS):
-            if s.px[p] < 0:
+        at_rows, at_columns, values = [], [], []  # written at once below
+        grid, exterior, holes = s.grid, s.exterior, s.holes
+        placed_column = _PLACED_XY.start
+        for p, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
+            if x < 0:
                 continue
-            row = rows[p]
-            x, y = s.px[p], s.py[p]
-            row[_PLACED_XY] = 1.0, x / 53.0, y / 53.0
-            row[_OUTSKIRTS] = s.outskirts[p]
+            at_rows += (p, p, p, p)
+            at_columns += (placed_column, placed_column + 1, placed_column + 2, _OUTSKIRTS)
+            values += (1.0, x / 53.0, y / 53.0, s.outskirts[p])
             for side, (dx, dy) in enumerate(cp.DIRS):
                 across = r.cell_index(x + dx, y + dy)
-                base = _SIDES[side]
-                if s.grid[across] >= 0:
-                    row[base] = 1.0
-                elif across in s.exterior:
-                    row[base + 1] = 1.0
-                elif across in s.holes:
-                    row[base + 2] = 1.0
+                if grid[across] >= 0:
+                    offset = 0  # plot, exterior, hole
+                elif across in exterior:
+                    offset = 1
+                else:
+                    offset = 2 if across in holes else None
+                if offset is not None:
+                    at_rows.append(p)
+                    at_columns.append(_SIDES[side] + offset)
+                    values.append(1.0)
                 beside.setdefault(r.side_key(x, y, side), []).append((p, side))
+        rows[at_rows, at_columns] = values
         placed = np.array([x >= 0 for x in s.px])
         rows.flags.writeable = False
         s.geo["plots"] = (rows, beside, placed)
@@ -225,17 +231,19 @@ def board_block(s: State) -> np.ndarray:
         geometry, beside, placed = _geometry_block(s)
         rows = geometry.copy()
         rows[placed, _OCCUPANT + FREE_COLUMN] = 1.0
+        at_rows, at_columns, values = [], [], []  # written at once below (no cell twice)
         for kind, owner, plots, _ in s.pieces:
+            size, dead = len(plots) / 4.0, kind >= cp.PARK2
             for p in plots:
-                row = rows[p]
-                row[_OCCUPANT + FREE_COLUMN] = 0.0
-                row[_OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
-                row[_OWNER + owner] = 1.0
-                row[_SIZE] = len(plots) / 4.0
-                row[_DEAD] = kind >= cp.PARK2
+                at_rows += (p, p, p, p, p)
+                at_columns += (_OCCUPANT + FREE_COLUMN, _OCCUPANT + OCCUPANT_COLUMN[kind], _OWNER + owner, _SIZE, _DEAD)
+                values += (0.0, 1.0, 1.0, size, dead)
         for key in s.trams:
             for p, side in beside[key]:
-                rows[p, _SIDES[side] + 3] = 1.0  # the side's last value: a tram
+                at_rows.append(p)
+                at_columns.append(_SIDES[side] + 3)  # the side's last value: a tram
+                values.append(1.0)
+        rows[at_rows, at_columns] = values
         if r.city_hall_built(s):
             for side in range(4):
                 q = r.neighbour(s, cp.CITY_HALL_PLOT, side)
@@ -351,10 +359,13 @@ def observation(s: State, p: int) -> np.ndarray:
 
 
 # ===== structured view =========================================================================
+_PILE_INDEX = tuple(pile - 1 for pile in cp.CARD_PILE)
+
+
 def pile_counts(cards: list[int]) -> list[int]:
     counts = [0] * 8
     for c in cards:
-        counts[cp.CARD_PILE[c] - 1] += 1
+        counts[_PILE_INDEX[c]] += 1
     return counts
 
 
@@ -422,15 +433,16 @@ def view(s: State, p: int) -> dict:
 
 # ===== copies and determinization ==============================================================
 def copy_state(s: State) -> State:
-    """Structured copy: every mutable field is rebuilt; derived data that is only ever replaced is shared."""
+    """Structured copy: every mutable field is rebuilt; what is only ever replaced or added to, never
+    changed, is shared: derived data, a placed tile's [rotation, x, y] and a laid piece."""
     return State(
         n=s.n,
         hand_limit=s.hand_limit,
-        tiles=[None if t is None else list(t) for t in s.tiles],
+        tiles=list(s.tiles),
         px=list(s.px),
         py=list(s.py),
         occupant=list(s.occupant),
-        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
+        pieces=list(s.pieces),
         trams=list(s.trams),
         supply=list(s.supply),
         hands=[list(h) for h in s.hands],
