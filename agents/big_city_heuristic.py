@@ -81,10 +81,6 @@ class Table:
         return counts
 
     # ----- builds -------------------------------------------------------------------------------
-    @cached_property
-    def all_builds(self) -> list[tuple[int, int, tuple[int, ...]]]:
-        return self.builds(range(cp.NUM_KINDS))
-
     def builds(self, kinds) -> list[tuple[int, int, tuple[int, ...]]]:
         """(points, kind, placement) of every legal build of the given kinds."""
         out = []
@@ -115,10 +111,11 @@ class Table:
         return r.points_from_facts(kind, placement, self.placement_memo["facts", placement]._replace(tram=True))
 
     # ----- trams --------------------------------------------------------------------------------
-    def tram_gains(self) -> dict[int, int]:
-        """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots)."""
+    def tram_gains(self, builds: list | None = None) -> dict[int, int]:
+        """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots);
+        `builds`: every build now, when the caller has them."""
         s = self.s
-        builds = self.all_builds
+        builds = self.builds(range(cp.NUM_KINDS)) if builds is None else builds
         base = max((b[0] for b in builds), default=0)
         keys, table = r.key_table(s), r.neighbour_table(s)
         beside = {keys[p][side] for p in self.held for side in range(4)}
@@ -256,7 +253,8 @@ class BigCityHeuristicAgent(HeuristicAgent):
     def _main(self, table: Table, legal: list[int]) -> int:
         v = table.v
         kinds = [a - r.BUILD for a in legal if r.BUILD <= a < r.TRAM]
-        builds = [b for b in table.all_builds if b[1] in kinds]  # table.builds(kinds), shared with tram_gains
+        # in MAIN the kinds with a placement are exactly the legal ones, so these are every build
+        builds = table.builds(kinds)
         best = max(b[0] for b in builds) if builds else -1
         build_action = r.BUILD + self._best(builds, lambda b: b[0] - 0.01 * cp.KIND_SIZE[b[1]])[1] if builds else None
         scores = v["scores"]
@@ -268,7 +266,7 @@ class BigCityHeuristicAgent(HeuristicAgent):
         if r.BUILD + cp.CITY_HALL in legal:
             return r.BUILD + cp.CITY_HALL
         if r.TRAM in legal:
-            gains = table.tram_gains()
+            gains = table.tram_gains(builds)
             if gains and max(gains.values()) >= TRAM_GAIN:
                 return r.TRAM
         for card in cp.SPECIAL_CARDS:

@@ -154,7 +154,7 @@ class State:
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
     # the board changes, so copies can share it: "facility"
     # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block, "seat_board" ->
-    # view.share_board; public, like everything here, for agents' seat states share this memo (the
+    # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
     # heuristic keeps its "points" and "facts" here)
     memo: dict = field(default=None, compare=False, repr=False)
     # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "contacts"

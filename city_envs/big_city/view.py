@@ -155,6 +155,22 @@ _SETUP_TILES, _CITY_HALL, _PASSES, _PLAYER_COUNT, _DECISION, _KIND, _FACILITY, _
     )
 )
 _TURN_SCALARS = GLOBAL.span("edge", "turns")
+
+
+def _card_cells(plot_column: int, special_column: int) -> tuple[int, ...]:
+    """Per card, the flat index of its plot row's `plot_column`, or of its special card row's."""
+    return tuple(
+        PLOTS.start + c * PLOTS.width + plot_column
+        if c < cp.NUM_PLOTS
+        else SPECIAL.start + (c - cp.PARK2_CARD) * SPECIAL.width + special_column
+        for c in range(cp.NUM_CARDS)
+    )
+
+
+_IN_HAND_CELL = _card_cells(MINE, _SPECIAL_MINE)
+_RETURNED_CELL = _card_cells(_KNOWN, _SPECIAL_KNOWN)
+_EXCHANGING_CELL = _card_cells(_EXCHANGING, _SPECIAL_EXCHANGING)
+_SELECTED_CELL = tuple(PLOTS.start + p * PLOTS.width + _SELECTED for p in range(cp.NUM_PLOTS))
 # occupant value per piece kind
 OCCUPANT_COLUMN = {
     **{k: 0 for k in cp.RESIDENCES},
@@ -190,6 +206,9 @@ def _static_plots() -> np.ndarray:
     return rows
 
 
+_SIDE_STEPS = tuple(dy * r.PAD + dx for dx, dy in cp.DIRS)  # to the cell across each side, in the padded grid
+
+
 def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
     """What depends on the tiles alone: the plot rows' geometry columns, the plots beside each street
     (key -> [(plot, side)]) and the placed plots; memoized until a tile is placed."""
@@ -197,7 +216,7 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
         rows = _static_plots().copy()
         beside: dict[int, list[tuple[int, int]]] = {}
         at_rows, at_columns, values = [], [], []  # written at once below
-        grid, exterior, holes = s.grid, s.exterior, s.holes
+        grid, exterior, holes, keys = s.grid, s.exterior, s.holes, r.key_table(s)
         placed_column = _PLACED_XY.start
         for p, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
             if x < 0:
@@ -205,8 +224,9 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
             at_rows += (p, p, p, p)
             at_columns += (placed_column, placed_column + 1, placed_column + 2, _OUTSKIRTS)
             values += (1.0, x / 53.0, y / 53.0, s.outskirts[p])
-            for side, (dx, dy) in enumerate(cp.DIRS):
-                across = r.cell_index(x + dx, y + dy)
+            cell = r.cell_index(x, y)
+            for side, step in enumerate(_SIDE_STEPS):
+                across = cell + step
                 if grid[across] >= 0:
                     offset = 0  # plot, exterior, hole
                 elif across in exterior:
@@ -217,7 +237,7 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
                     at_rows.append(p)
                     at_columns.append(_SIDES[side] + offset)
                     values.append(1.0)
-                beside.setdefault(r.side_key(x, y, side), []).append((p, side))
+                beside.setdefault(keys[p][side], []).append((p, side))
         rows[at_rows, at_columns] = values
         placed = np.array([x >= 0 for x in s.px])
         rows.flags.writeable = False
@@ -281,32 +301,17 @@ def observation(s: State, p: int) -> np.ndarray:
         mine.flags.writeable = False
         s.memo[key] = mine
     plots[:] = s.memo[key]
-    special = SPECIAL.view(obs)
-    for c in s.hands[p]:
-        if c < cp.NUM_PLOTS:
-            plots[c, MINE] = 1.0
-        else:
-            special[c - cp.PARK2_CARD, _SPECIAL_MINE] = 1.0
+    # every 1.0 below goes to a cell of its own, so they are written at once at the end
+    ones = [_IN_HAND_CELL[c] for c in s.hands[p]]
     out_plots, out_specials = _cards_out(tuple(s.out))
     plots[out_plots, _OUT] = 1.0
-    special[out_specials, _SPECIAL_OUT] = 1.0
-    for i in range(8):
-        if p not in s.pile_known[i]:
-            continue
-        for c, seat in zip(s.piles[i], s.pile_known[i], strict=True):
-            if seat == p:
-                if c < cp.NUM_PLOTS:
-                    plots[c, _KNOWN] = 1.0
-                else:
-                    special[c - cp.PARK2_CARD, _SPECIAL_KNOWN] = 1.0
-    for c in s.selected:
-        plots[c, _SELECTED] = 1.0
+    SPECIAL.view(obs)[out_specials, _SPECIAL_OUT] = 1.0
+    for pile, known in zip(s.piles, s.pile_known, strict=True):
+        if p in known:
+            ones += [_RETURNED_CELL[c] for c, seat in zip(pile, known, strict=True) if seat == p]
+    ones += [_SELECTED_CELL[c] for c in s.selected]
     if s.active == p:
-        for c in s.exchange:
-            if c < cp.NUM_PLOTS:
-                plots[c, _EXCHANGING] = 1.0
-            else:
-                special[c - cp.PARK2_CARD, _SPECIAL_EXCHANGING] = 1.0
+        ones += [_EXCHANGING_CELL[c] for c in s.exchange]
     rows = []
     for o in range(n):
         seat = (p + o) % n
@@ -331,22 +336,19 @@ def observation(s: State, p: int) -> np.ndarray:
         r.trams_left(s) / cp.NUM_TRAMS,
         *[t is not None for t in s.tiles],
     ]
-    for tile in s.setup_tiles:
-        obs[_SETUP_TILES + tile - 1] = 1.0
+    ones += [_SETUP_TILES + tile - 1 for tile in s.setup_tiles]
     obs[_CITY_HALL] = r.city_hall_built(s)
     obs[_PASSES] = s.passes / n
-    obs[_PLAYER_COUNT + n - 2] = 1.0
+    ones.append(_PLAYER_COUNT + n - 2)
     if s.decision >= 0:
-        obs[_DECISION + s.decision] = 1.0
+        ones.append(_DECISION + s.decision)
     if s.kind >= 0:
-        if s.kind < cp.NUM_KINDS:
-            obs[_KIND + s.kind] = 1.0
-        else:
-            obs[_FACILITY + s.kind - cp.PARK2] = 1.0
+        ones.append(_KIND + s.kind if s.kind < cp.NUM_KINDS else _FACILITY + s.kind - cp.PARK2)
     if s.tile:
-        obs[_CHOSEN_TILE + s.tile - 1] = 1.0
+        ones.append(_CHOSEN_TILE + s.tile - 1)
     if s.rotation >= 0:
-        obs[_ROTATION + s.rotation] = 1.0
+        ones.append(_ROTATION + s.rotation)
+    obs[ones] = 1.0
     obs[_TURN_SCALARS] = (
         (s.edge + 1) / 272.0,
         s.trams_this_action / 2.0,
@@ -625,7 +627,8 @@ def share_board(s: State) -> None:
     that the views of this board find it instead of deriving it again; once per board (the memo is
     replaced when the board changes). Everything in it is public."""
     if "seat_board" not in s.memo:
-        board = s.memo["seat_board"] = _board_of(s)
+        s.memo["seat_board"] = True  # a flag: the memo holding its board would be a reference cycle
+        board = _board_of(s)
         if _find_board(board.n, board.tiles, board.pieces, board.trams) is None:
             _remember_board(board)
 
