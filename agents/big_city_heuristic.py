@@ -179,11 +179,11 @@ class Table:
         rotations (across `edge` unless it is -1)."""
         s = self.s
         mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
-        held_beside: dict[tuple[int, int], int] = {}  # cell -> held plots of the city beside it
+        held_around: dict[tuple[int, int], int] = {}  # cell -> held plots of the city beside it
         for p in self.held if mine_new else ():
             for dx, dy in cp.DIRS:
                 cell = (s.px[p] - dx, s.py[p] - dy)
-                held_beside[cell] = held_beside.get(cell, 0) + 1
+                held_around[cell] = held_around.get(cell, 0) + 1
         out = []
         for rot in rotations:
             width, height, cells = cp.LAYOUTS[n][rot]
@@ -192,7 +192,7 @@ class Table:
             for (ax, ay), e in r.tile_options(s, n, rot).items():
                 if edge >= 0 and e != edge:
                     continue
-                pairs = sum(held_beside.get((ax + c, ay + w), 0) for c, w in mine_cells) if mine_cells else 0
+                pairs = sum(held_around.get((ax + c, ay + w), 0) for c, w in mine_cells) if mine_cells else 0
                 out.append((3.0 * pairs + 0.1 * contacts[ax, ay], rot, e, ax, ay))
         return out
 

@@ -435,16 +435,15 @@ def view(s: State, p: int) -> dict:
 
 # ===== copies and determinization ==============================================================
 def copy_state(s: State) -> State:
-    """Structured copy: every mutable field is rebuilt; what is only ever replaced or added to, never
-    changed, is shared: derived data, a placed tile's [rotation, x, y] and a laid piece."""
+    """Structured copy: every mutable field is rebuilt; derived data that is only ever replaced is shared."""
     return State(
         n=s.n,
         hand_limit=s.hand_limit,
-        tiles=list(s.tiles),
+        tiles=[None if t is None else list(t) for t in s.tiles],
         px=list(s.px),
         py=list(s.py),
         occupant=list(s.occupant),
-        pieces=list(s.pieces),
+        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
         trams=list(s.trams),
         supply=list(s.supply),
         hands=[list(h) for h in s.hands],
@@ -611,7 +610,7 @@ def _board_of(s: State) -> SeatBoard:
     return SeatBoard(
         s.n,
         [None if t is None else list(t) for t in s.tiles],
-        list(s.pieces),  # the rules never change a laid piece, they only add new ones
+        [[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
         sorted(s.trams),
         list(s.px),
         list(s.py),
