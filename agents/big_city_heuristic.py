@@ -18,7 +18,12 @@ functions value moves. The generator only breaks exact ties.
 
 from __future__ import annotations
 
-from city_envs.agents.base import HeuristicAgent
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+
+from city_envs.agents.base import TIE_TOLERANCE, HeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
@@ -35,67 +40,105 @@ WEAK_CARD = 2.5  # cards less useful than this are exchanged
 LAST_EXCHANGE_TURN = 150
 
 
+class SeatMemo:
+    """What the agent knows of the board that depends on its own hand (the scores of the placements its
+    plots allow), kept for its next decisions on the same board. It stays with the agent: the board's
+    memo, shared by every seat's state and by copies of the match, holds only public entries."""
+
+    __slots__ = ("board", "player", "entries")
+
+    def __init__(self) -> None:
+        self.board: dict | None = None
+        self.player = -1
+        self.entries: dict = {}
+
+    def on(self, board: dict, player: int) -> dict:
+        """The entries for the board whose public memo is `board` (a new board gets a new memo)."""
+        if board is not self.board or player != self.player:
+            self.board, self.player, self.entries = board, player, {}
+        return self.entries
+
+
 class Table:
     """One view in the shape the decisions need."""
 
-    def __init__(self, v: dict) -> None:
+    def __init__(self, v: dict, seat_memo: SeatMemo) -> None:
         self.v = v
         self.me = v["player"]
         self.s: State = seat_state(v)
-        self.held = set(r.hand_plots(self.s, self.me))
+        self.held = r.hand_plots(self.s, self.me)
+        # this seat's memo for this board: ("points", kind, placement) and ("facts", placement)
+        self.placement_memo = seat_memo.on(self.s.memo, self.me)
+
+    @cached_property
+    def held_beside(self) -> list[int]:
+        """Per plot, how many held plots lie beside it (each one a partner for a pair or a line)."""
+        counts = [0] * cp.NUM_PLOTS
+        for p in self.held:
+            for q in r.neighbour_table(self.s)[p]:
+                if q >= 0:
+                    counts[q] += 1
+        return counts
 
     # ----- builds -------------------------------------------------------------------------------
     def builds(self, kinds) -> list[tuple[int, int, tuple[int, ...]]]:
         """(points, kind, placement) of every legal build of the given kinds."""
         out = []
         by_size: dict = {}
+        counts: dict = {}
         for kind in kinds:
             if kind == cp.CITY_HALL:
                 continue
-            for placement in r.kind_placements(self.s, kind, self.held, by_size):
+            for placement in r.kind_placements(self.s, kind, self.held, by_size, counts):
                 out.append((self.points(kind, placement), kind, placement))
         return out
 
     def points(self, kind: int, placement: tuple[int, ...]) -> int:
-        """`r.building_points`, kept in the board's memo (a pure function of the board, which views of
-        the same board share; `tram_gains` swaps the memo out while it tries trams)."""
+        """`r.building_points` (kind not City Hall), kept with the placement's facts that the kinds
+        share in this seat's memo of the board."""
         key = ("points", kind, placement)
-        memo = self.s.memo
+        memo = self.placement_memo
         if key not in memo:
-            memo[key] = r.building_points(self.s, kind, placement)
+            facts_key = ("facts", placement)
+            if facts_key not in memo:
+                memo[facts_key] = r.placement_facts(self.s, placement)
+            memo[key] = r.points_from_facts(kind, placement, memo[facts_key])
         return memo[key]
 
-    def best_points(self) -> int:
-        builds = self.builds(range(cp.NUM_KINDS))
-        return max((b[0] for b in builds), default=0)
+    def tram_points(self, kind: int, placement: tuple[int, ...]) -> int:
+        """`points` once a tram runs along the placement (the rest of its facts stay as they are)."""
+        self.points(kind, placement)
+        return r.points_from_facts(kind, placement, self.placement_memo["facts", placement]._replace(tram=True))
 
     # ----- trams --------------------------------------------------------------------------------
-    def tram_gains(self) -> dict[int, int]:
-        """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots)."""
+    def tram_gains(self, builds: list | None = None) -> dict[int, int]:
+        """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots);
+        `builds`: every build now, when the caller has them."""
         s = self.s
-        builds = self.builds(range(cp.NUM_KINDS))
+        builds = self.builds(range(cp.NUM_KINDS)) if builds is None else builds
         base = max((b[0] for b in builds), default=0)
-        gains = {}
         keys, table = r.key_table(s), r.neighbour_table(s)
         beside = {keys[p][side] for p in self.held for side in range(4)}
-        board_memo = s.memo
+        # a tram changes only the builds with a plot beside it: they score as on a tram, unless it runs
+        # between two of their plots, which forbids them (shape_placements)
+        streets = []  # per build: its points, the streets along it, those inside it, its points on a tram
+        for points, kind, placement in builds:
+            sides = [(key, table[p][side] in placement) for p in placement for side, key in enumerate(keys[p])]
+            along = {key for key, _ in sides}
+            inside = {key for key, between in sides if between}
+            streets.append((points, along, inside, self.tram_points(kind, placement)))
+        gains = {}
         for e, key in r.tram_edges(s).items():
             if key not in beside:
                 continue
-            # a tram changes only the builds with a plot beside it: it scores them anew (on_tram), or
-            # forbids them when it runs between two of their plots (shape_placements)
-            s.tram_set.add(key)
-            s.memo = {}
             best = None
-            for points, kind, placement in builds:
-                if any(keys[p][side] == key for p in placement for side in range(4)):
-                    if any(table[p][side] in placement for p in placement for side in range(4) if keys[p][side] == key):
+            for points, along, inside, on_tram in streets:
+                if key in along:
+                    if key in inside:
                         continue
-                    points = r.building_points(s, kind, placement)
+                    points = on_tram
                 best = points if best is None else max(best, points)
             gains[e] = (0 if best is None else best) - base
-            s.tram_set.discard(key)
-        s.memo = board_memo
         return gains
 
     # ----- cards --------------------------------------------------------------------------------
@@ -109,7 +152,7 @@ class Table:
             return 6.0
         if s.px[card] < 0:
             return 2.0 if sum(cp.CARD_PILE[c] == cp.PLOT_TILE[card] for c in self.v["hand"]) >= 2 else 1.0
-        partners = sum(1 for side in range(4) if r.neighbour(s, card, side) in self.held)
+        partners = self.held_beside[card]
         single = max(self.points(cp.RES1, (card,)), self.points(cp.BUS1, (card,)))
         return single + 2.0 * partners
 
@@ -127,33 +170,38 @@ class Table:
         for p in cp.TILE_PLOTS[pile]:
             if s.occupant[p] >= 0 or s.out[p] or p in self.held or p == cp.CITY_HALL_PLOT:
                 continue
-            worth += 0.1 + sum(1 for side in range(4) if r.neighbour(s, p, side) in self.held)
+            worth += 0.1 + self.held_beside[p]
         return worth
 
     # ----- neighbourhoods -----------------------------------------------------------------------
-    def tile_placements(self, n: int, rotations) -> list[tuple[float, int, int, int]]:
-        """(worth, rotation, edge, local cell) of every legal placement of tile n."""
+    def tile_placements(self, n: int, rotations, edge: int) -> list[tuple[float, int, int, int, int]]:
+        """(worth, rotation, edge, anchor x, anchor y) of every legal placement of tile n at the given
+        rotations (across `edge` unless it is -1)."""
         s = self.s
         mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
-        old = {(s.px[p], s.py[p]) for p in self.held}
-        touch = r._touch_map(s)
+        held_around: dict[tuple[int, int], int] = {}  # cell -> held plots of the city beside it
+        for p in self.held if mine_new else ():
+            for dx, dy in cp.DIRS:
+                cell = (s.px[p] - dx, s.py[p] - dy)
+                held_around[cell] = held_around.get(cell, 0) + 1
         out = []
         for rot in rotations:
-            cells = cp.LAYOUTS[n][rot][2]
-            first_cell: dict[tuple[int, int], int] = {}  # local cell -> its first index j
-            for j, cell in enumerate(cells):
-                first_cell.setdefault(tuple(cell), j)
+            width, height, cells = cp.LAYOUTS[n][rot]
+            mine_cells = [cells[k] for k in mine_new]
+            contacts = r.rectangle_contacts(s, width, height)
             for (ax, ay), e in r.tile_options(s, n, rot).items():
-                pairs = sum(
-                    1 for k in mine_new for dx, dy in cp.DIRS if (ax + cells[k][0] + dx, ay + cells[k][1] + dy) in old
-                )
-                contact = sum(1 for c, w in cells if r.cell_index(ax + c, ay + w) in touch)
-                # the first j whose `r.anchor_from(s, n, rot, e, j)` is (ax, ay)
-                q, side = divmod(e, 4)
-                dx, dy = cp.DIRS[side]
-                j = first_cell[(s.px[q] + dx - ax, s.py[q] + dy - ay)]
-                out.append((3.0 * pairs + 0.1 * contact, rot, e, j))
+                if edge >= 0 and e != edge:
+                    continue
+                pairs = sum(held_around.get((ax + c, ay + w), 0) for c, w in mine_cells) if mine_cells else 0
+                out.append((3.0 * pairs + 0.1 * contacts[ax, ay], rot, e, ax, ay))
         return out
+
+    def local_cell(self, n: int, rotation: int, edge: int, ax: int, ay: int) -> int:
+        """The first j whose `r.anchor_from(s, n, rotation, edge, j)` is (ax, ay)."""
+        s = self.s
+        q, side = divmod(edge, 4)
+        dx, dy = cp.DIRS[side]
+        return cp.LAYOUTS[n][rotation][2].index((s.px[q] + dx - ax, s.py[q] + dy - ay))
 
     def my_cards_of(self, n: int) -> int:
         return sum(1 for c in self.v["hand"] if cp.CARD_PILE[c] == n and c < cp.NUM_PLOTS)
@@ -177,30 +225,35 @@ class Table:
 class BigCityHeuristicAgent(HeuristicAgent):
     """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
+    HANDLERS: ClassVar[dict[str, str]] = {
+        "SETUP_TILE": "_tile_choice",
+        "TILE_ROTATION": "_tile_placement",
+        "TILE_EDGE": "_tile_placement",
+        "TILE_CELL": "_tile_placement",
+        "DEAD_DISCARD": "_dead_discard",
+        "MAIN": "_main",
+        "BUILD_SELECT": "_select",
+        "PIECE_SELECT": "_select",
+        "TRAM_EDGE": "_tram",
+        "TRAM_EDGE_OPT": "_tram",
+        "EXCHANGE_SELECT": "_exchange",
+        "DRAW": "_draw",
+    }
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(seed)
+        self.seat_memo = SeatMemo()
+
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        table = Table(info_set.view())
-        decision = table.v["decision"]
-        handler = {
-            "SETUP_TILE": self._tile_choice,
-            "TILE_ROTATION": self._tile_placement,
-            "TILE_EDGE": self._tile_placement,
-            "TILE_CELL": self._tile_placement,
-            "DEAD_DISCARD": self._dead_discard,
-            "MAIN": self._main,
-            "BUILD_SELECT": self._select,
-            "PIECE_SELECT": self._select,
-            "TRAM_EDGE": self._tram,
-            "TRAM_EDGE_OPT": self._tram,
-            "EXCHANGE_SELECT": self._exchange,
-            "DRAW": self._draw,
-        }[decision]
-        action = handler(table, legal)
+        table = Table(info_set.view(), self.seat_memo)
+        action = getattr(self, self.HANDLERS[table.v["decision"]])(table, legal)
         return action if action in legal else legal[-1]
 
     # ----- the main choice ----------------------------------------------------------------------
     def _main(self, table: Table, legal: list[int]) -> int:
         v = table.v
         kinds = [a - r.BUILD for a in legal if r.BUILD <= a < r.TRAM]
+        # in MAIN the kinds with a placement are exactly the legal ones, so these are every build
         builds = table.builds(kinds)
         best = max(b[0] for b in builds) if builds else -1
         build_action = r.BUILD + self._best(builds, lambda b: b[0] - 0.01 * cp.KIND_SIZE[b[1]])[1] if builds else None
@@ -213,7 +266,7 @@ class BigCityHeuristicAgent(HeuristicAgent):
         if r.BUILD + cp.CITY_HALL in legal:
             return r.BUILD + cp.CITY_HALL
         if r.TRAM in legal:
-            gains = table.tram_gains()
+            gains = table.tram_gains(builds)
             if gains and max(gains.values()) >= TRAM_GAIN:
                 return r.TRAM
         for card in cp.SPECIAL_CARDS:
@@ -274,16 +327,16 @@ class BigCityHeuristicAgent(HeuristicAgent):
         turn = table.v["turn"]
         n, rotation, edge = turn["tile"], turn["rotation"], turn["edge"]
         rotations = [a - r.ROTATION for a in legal] if rotation < 0 else [rotation]
-        options = table.tile_placements(n, rotations)
-        if edge >= 0:
-            options = [o for o in options if o[2] == edge]
-        worth, rot, e, j = self._best(options, lambda o: o[0])
+        options = table.tile_placements(n, rotations, edge)
+        top = max(o[0] for o in options)
+        # only the options `_best` could pick (the same pick: the same tied list, in the same order)
+        worth, rot, e, ax, ay = self._best([o for o in options if o[0] >= top - TIE_TOLERANCE], lambda o: o[0])
         decision = table.v["decision"]
         if decision == "TILE_ROTATION":
             return r.ROTATION + rot
         if decision == "TILE_EDGE":
             return r.EDGE + e
-        return r.LOCAL_CELL + j
+        return r.LOCAL_CELL + table.local_cell(n, rot, e, ax, ay)
 
     # ----- cards --------------------------------------------------------------------------------
     def _dead_discard(self, table: Table, legal: list[int]) -> int:

@@ -30,6 +30,7 @@ A tile's contact edge in TILE_EDGE is named from the plot already in the city (4
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -152,9 +153,12 @@ class State:
     tram_set: set = field(default=None, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
     # the board changes, so copies can share it: "facility"
-    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block
+    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block, "seat_board" ->
+    # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
+    # heuristic keeps its "points" and "facts" here)
     memo: dict = field(default=None, compare=False, repr=False)
-    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "plots"
+    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "contacts"
+    # (W, H) -> rectangle_contacts, "plots", "plot_xy"
     geo: dict = field(default=None, compare=False, repr=False)
 
 
@@ -393,13 +397,17 @@ def neighbourhood_counts(s: State, plots: tuple[int, ...]) -> tuple[int, int, in
 
 def on_tram(s: State, plots: tuple[int, ...]) -> bool:
     trams = s.tram_set
-    return any(plot_key(s, p, side) in trams for p in plots for side in range(4))
+    if not trams:
+        return False
+    keys = key_table(s)
+    return any(key in trams for p in plots for key in keys[p])
 
 
 def next_to_city_hall(s: State, plots: tuple[int, ...]) -> bool:
     if not city_hall_built(s):
         return False
-    return any(neighbour(s, p, side) == cp.CITY_HALL_PLOT for p in plots for side in range(4))
+    table = neighbour_table(s)
+    return any(cp.CITY_HALL_PLOT in table[p] for p in plots)
 
 
 def special_allowed(s: State, kind: int, plots: tuple[int, ...], counts: dict | None = None) -> bool:
@@ -424,27 +432,57 @@ def building_points(s: State, kind: int, plots: tuple[int, ...]) -> int:
     """Points of a building placed now on `plots` (2.6, §5); fixed at placement."""
     if kind == cp.CITY_HALL:
         return 0
-    res, bus, special, park, factory = neighbourhood_counts(s, plots)
-    tram = on_tram(s, plots)
+    return points_from_facts(kind, plots, placement_facts(s, plots))
+
+
+class PlacementFacts(NamedTuple):
+    """All that a building's points depend on besides its kind, so that the kinds that fit one
+    placement share them: R, B, S, next to a park, a factory (`neighbourhood_counts`), on a tram,
+    next to City Hall, on the outskirts."""
+
+    res: int
+    bus: int
+    special: int
+    park: bool
+    factory: bool
+    tram: bool
+    city_hall: bool
+    outskirts: bool
+
+
+def placement_facts(s: State, plots: tuple[int, ...]) -> PlacementFacts:
+    return PlacementFacts(
+        *neighbourhood_counts(s, plots),
+        on_tram(s, plots),
+        next_to_city_hall(s, plots),
+        any(s.outskirts[p] for p in plots),
+    )
+
+
+def points_from_facts(kind: int, plots: tuple[int, ...], facts: PlacementFacts) -> int:
+    """`building_points` of a kind other than City Hall from its placement's `placement_facts`."""
+    res, bus, special, park, factory, tram, city_hall, outskirts = facts
     if kind in cp.SPECIAL_BUILDINGS:
         rule = cp.BUILDING_RULES[kind]
         value = rule.base + rule.per_res * res + rule.per_bus * bus + rule.per_special * special
         if tram:
             value *= rule.tram_mult
-        if next_to_city_hall(s, plots):
+        if city_hall:
             value *= rule.cha_mult
         return value
-    outskirts = any(s.outskirts[p] for p in plots)
     base = cp.BASE_VALUE[len(plots)] + park - 2 * factory
     if kind in cp.RESIDENCES:
         return (base + outskirts) * (2 if tram else 1)
-    return (base + (not outskirts)) * (1 + next_to_city_hall(s, plots) + tram)
+    return (base + (not outskirts)) * (1 + city_hall + tram)
 
 
-def kind_placements(s: State, kind: int, plots: set[int], by_size: dict | None = None) -> list[tuple[int, ...]]:
+def kind_placements(
+    s: State, kind: int, plots: set[int], by_size: dict | None = None, counts: dict | None = None
+) -> list[tuple[int, ...]]:
     """Legal placements of building `kind` on plots drawn from `plots` (free, placed plots).
 
-    `by_size` caches the shape placements of one call site across kinds.
+    `by_size` caches the shape placements of one call site across kinds, `counts` the neighbourhood
+    counts of `special_allowed`.
     """
     if s.supply[kind] <= 0:
         return []
@@ -460,7 +498,7 @@ def kind_placements(s: State, kind: int, plots: set[int], by_size: dict | None =
         if by_size is not None:
             by_size[size] = found
     if kind in cp.SPECIAL_BUILDINGS:
-        found = [pl for pl in found if special_allowed(s, kind, pl)]
+        found = [pl for pl in found if special_allowed(s, kind, pl, counts)]
     return found
 
 
@@ -625,20 +663,37 @@ def tile_options(s: State, n: int, r: int) -> dict[tuple[int, int], int]:
     of one rectangle share the answer; it is computed for every anchor of the grid at once
     (`_placement_min_edge` is the same rule for one anchor).
     """
-    width, height = cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1]
+    return rectangle_options(s, cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1])
+
+
+def rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
+    """`tile_options` of every tile that fills a width x height rectangle (memoized per city)."""
     key = ("tiles", width, height)
-    memo = s.geo
-    if key not in memo:
-        memo[key] = _rectangle_options(s, width, height)
-    return memo[key]
+    if key not in s.geo:
+        _fill_rectangle_memo(s, width, height)
+    return s.geo[key]
+
+
+def rectangle_contacts(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
+    """Legal anchor of a width x height rectangle -> how many of its cells touch the city (memoized
+    per city, found with the anchors)."""
+    key = ("contacts", width, height)
+    if key not in s.geo:
+        _fill_rectangle_memo(s, width, height)
+    return s.geo[key]
+
+
+def _fill_rectangle_memo(s: State, width: int, height: int) -> None:
+    s.geo["tiles", width, height], s.geo["contacts", width, height] = _rectangle_options(s, width, height)
 
 
 NO_CONTACT = 1 << 20
 
 
-def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
-    """Every legal anchor of a W x H rectangle, over a window of the grid around the city: box sums of
-    occupied and touched cells (integral images), the minimum contact edge by a separable sliding min."""
+def _rectangle_options(s: State, width: int, height: int) -> tuple[dict, dict]:
+    """Every legal anchor of a W x H rectangle -> its minimum contact edge, and -> its touched cells,
+    over a window of the grid around the city: box sums of occupied and touched cells (integral
+    images), the minimum contact edge by a separable sliding min."""
     placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
     xs = [s.px[p] for p in placed]
     ys = [s.py[p] for p in placed]
@@ -670,15 +725,19 @@ def _rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int
             + table[:rows, :cols]
         )
 
-    ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (box_sum(touched) >= 2))
+    touching = box_sum(touched)
+    ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (touching >= 2))
     across = contact[:, :cols].copy()
     for c in range(1, width):
         np.minimum(across, contact[:, c : c + cols], out=across)
     best = across[:rows].copy()
     for w in range(1, height):
         np.minimum(best, across[w : w + rows], out=best)
-    anchors = zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True)
-    return dict(zip(anchors, best[ys_, xs_].tolist(), strict=True))
+    anchors = list(zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True))
+    return (
+        dict(zip(anchors, best[ys_, xs_].tolist(), strict=True)),
+        dict(zip(anchors, touching[ys_, xs_].tolist(), strict=True)),
+    )
 
 
 def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
@@ -769,19 +828,24 @@ def main_options(s: State) -> list[int]:
     if hall:
         options += [c for c in cp.SPECIAL_CARDS if c in s.hands[p] and facility_possible(s, cp.FACILITY_OF_CARD[c])]
     plots = hand_plots(s, p)
-    by_size: dict[int, list] = {}
+    usable = plots - {cp.CITY_HALL_PLOT}
+    by_size: dict[int, list] = {}  # the kind_placements of each size, shared by the kinds of that size
     counts: dict = {}
-    for kind in range(cp.NUM_KINDS):
-        if kind in cp.SPECIAL_BUILDINGS:
-            if hall and s.supply[kind] > 0:
-                found = by_size.get(cp.KIND_SIZE[kind])
-                if found is None:
-                    found = by_size[cp.KIND_SIZE[kind]] = shape_placements(
-                        s, plots - {cp.CITY_HALL_PLOT}, cp.KIND_SIZE[kind]
-                    )
-                if any(special_allowed(s, kind, pl, counts) for pl in found):
-                    options.append(BUILD + kind)
-        elif kind_placements(s, kind, plots, by_size):
+    for kind, left in enumerate(s.supply):
+        if left <= 0:
+            continue
+        if kind == cp.CITY_HALL:
+            if cp.CITY_HALL_PLOT in plots:
+                options.append(BUILD + kind)
+            continue
+        special = kind in cp.SPECIAL_BUILDINGS
+        if special and not hall:
+            continue
+        size = cp.KIND_SIZE[kind]
+        found = by_size.get(size)
+        if found is None:
+            found = by_size[size] = shape_placements(s, usable, size)
+        if found and (not special or any(special_allowed(s, kind, pl, counts) for pl in found)):
             options.append(BUILD + kind)
     if hall and trams_left(s) > 0 and tram_possible(s):
         options.append(TRAM)

@@ -15,6 +15,8 @@ geometry in 68 rows.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
+from typing import NamedTuple
 
 import numpy as np
 
@@ -153,6 +155,22 @@ _SETUP_TILES, _CITY_HALL, _PASSES, _PLAYER_COUNT, _DECISION, _KIND, _FACILITY, _
     )
 )
 _TURN_SCALARS = GLOBAL.span("edge", "turns")
+
+
+def _card_cells(plot_column: int, special_column: int) -> tuple[int, ...]:
+    """Per card, the flat index of its plot row's `plot_column`, or of its special card row's."""
+    return tuple(
+        PLOTS.start + c * PLOTS.width + plot_column
+        if c < cp.NUM_PLOTS
+        else SPECIAL.start + (c - cp.PARK2_CARD) * SPECIAL.width + special_column
+        for c in range(cp.NUM_CARDS)
+    )
+
+
+_IN_HAND_CELL = _card_cells(MINE, _SPECIAL_MINE)
+_RETURNED_CELL = _card_cells(_KNOWN, _SPECIAL_KNOWN)
+_EXCHANGING_CELL = _card_cells(_EXCHANGING, _SPECIAL_EXCHANGING)
+_SELECTED_CELL = tuple(PLOTS.start + p * PLOTS.width + _SELECTED for p in range(cp.NUM_PLOTS))
 # occupant value per piece kind
 OCCUPANT_COLUMN = {
     **{k: 0 for k in cp.RESIDENCES},
@@ -188,29 +206,39 @@ def _static_plots() -> np.ndarray:
     return rows
 
 
+_SIDE_STEPS = tuple(dy * r.PAD + dx for dx, dy in cp.DIRS)  # to the cell across each side, in the padded grid
+
+
 def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
     """What depends on the tiles alone: the plot rows' geometry columns, the plots beside each street
     (key -> [(plot, side)]) and the placed plots; memoized until a tile is placed."""
     if "plots" not in s.geo:
         rows = _static_plots().copy()
         beside: dict[int, list[tuple[int, int]]] = {}
-        for p in range(cp.NUM_PLOTS):
-            if s.px[p] < 0:
+        at_rows, at_columns, values = [], [], []  # written at once below
+        grid, exterior, holes, keys = s.grid, s.exterior, s.holes, r.key_table(s)
+        placed_column = _PLACED_XY.start
+        for p, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
+            if x < 0:
                 continue
-            row = rows[p]
-            x, y = s.px[p], s.py[p]
-            row[_PLACED_XY] = 1.0, x / 53.0, y / 53.0
-            row[_OUTSKIRTS] = s.outskirts[p]
-            for side, (dx, dy) in enumerate(cp.DIRS):
-                across = r.cell_index(x + dx, y + dy)
-                base = _SIDES[side]
-                if s.grid[across] >= 0:
-                    row[base] = 1.0
-                elif across in s.exterior:
-                    row[base + 1] = 1.0
-                elif across in s.holes:
-                    row[base + 2] = 1.0
-                beside.setdefault(r.side_key(x, y, side), []).append((p, side))
+            at_rows += (p, p, p, p)
+            at_columns += (placed_column, placed_column + 1, placed_column + 2, _OUTSKIRTS)
+            values += (1.0, x / 53.0, y / 53.0, s.outskirts[p])
+            cell = r.cell_index(x, y)
+            for side, step in enumerate(_SIDE_STEPS):
+                across = cell + step
+                if grid[across] >= 0:
+                    offset = 0  # plot, exterior, hole
+                elif across in exterior:
+                    offset = 1
+                else:
+                    offset = 2 if across in holes else None
+                if offset is not None:
+                    at_rows.append(p)
+                    at_columns.append(_SIDES[side] + offset)
+                    values.append(1.0)
+                beside.setdefault(keys[p][side], []).append((p, side))
+        rows[at_rows, at_columns] = values
         placed = np.array([x >= 0 for x in s.px])
         rows.flags.writeable = False
         s.geo["plots"] = (rows, beside, placed)
@@ -223,17 +251,19 @@ def board_block(s: State) -> np.ndarray:
         geometry, beside, placed = _geometry_block(s)
         rows = geometry.copy()
         rows[placed, _OCCUPANT + FREE_COLUMN] = 1.0
+        at_rows, at_columns, values = [], [], []  # written at once below (no cell twice)
         for kind, owner, plots, _ in s.pieces:
+            size, dead = len(plots) / 4.0, kind >= cp.PARK2
             for p in plots:
-                row = rows[p]
-                row[_OCCUPANT + FREE_COLUMN] = 0.0
-                row[_OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
-                row[_OWNER + owner] = 1.0
-                row[_SIZE] = len(plots) / 4.0
-                row[_DEAD] = kind >= cp.PARK2
+                at_rows += (p, p, p, p, p)
+                at_columns += (_OCCUPANT + FREE_COLUMN, _OCCUPANT + OCCUPANT_COLUMN[kind], _OWNER + owner, _SIZE, _DEAD)
+                values += (0.0, 1.0, 1.0, size, dead)
         for key in s.trams:
             for p, side in beside[key]:
-                rows[p, _SIDES[side] + 3] = 1.0  # the side's last value: a tram
+                at_rows.append(p)
+                at_columns.append(_SIDES[side] + 3)  # the side's last value: a tram
+                values.append(1.0)
+        rows[at_rows, at_columns] = values
         if r.city_hall_built(s):
             for side in range(4):
                 q = r.neighbour(s, cp.CITY_HALL_PLOT, side)
@@ -271,32 +301,17 @@ def observation(s: State, p: int) -> np.ndarray:
         mine.flags.writeable = False
         s.memo[key] = mine
     plots[:] = s.memo[key]
-    special = SPECIAL.view(obs)
-    for c in s.hands[p]:
-        if c < cp.NUM_PLOTS:
-            plots[c, MINE] = 1.0
-        else:
-            special[c - cp.PARK2_CARD, _SPECIAL_MINE] = 1.0
+    # every 1.0 below goes to a cell of its own, so they are written at once at the end
+    ones = [_IN_HAND_CELL[c] for c in s.hands[p]]
     out_plots, out_specials = _cards_out(tuple(s.out))
     plots[out_plots, _OUT] = 1.0
-    special[out_specials, _SPECIAL_OUT] = 1.0
-    for i in range(8):
-        if p not in s.pile_known[i]:
-            continue
-        for c, seat in zip(s.piles[i], s.pile_known[i], strict=True):
-            if seat == p:
-                if c < cp.NUM_PLOTS:
-                    plots[c, _KNOWN] = 1.0
-                else:
-                    special[c - cp.PARK2_CARD, _SPECIAL_KNOWN] = 1.0
-    for c in s.selected:
-        plots[c, _SELECTED] = 1.0
+    SPECIAL.view(obs)[out_specials, _SPECIAL_OUT] = 1.0
+    for pile, known in zip(s.piles, s.pile_known, strict=True):
+        if p in known:
+            ones += [_RETURNED_CELL[c] for c, seat in zip(pile, known, strict=True) if seat == p]
+    ones += [_SELECTED_CELL[c] for c in s.selected]
     if s.active == p:
-        for c in s.exchange:
-            if c < cp.NUM_PLOTS:
-                plots[c, _EXCHANGING] = 1.0
-            else:
-                special[c - cp.PARK2_CARD, _SPECIAL_EXCHANGING] = 1.0
+        ones += [_EXCHANGING_CELL[c] for c in s.exchange]
     rows = []
     for o in range(n):
         seat = (p + o) % n
@@ -321,22 +336,19 @@ def observation(s: State, p: int) -> np.ndarray:
         r.trams_left(s) / cp.NUM_TRAMS,
         *[t is not None for t in s.tiles],
     ]
-    for tile in s.setup_tiles:
-        obs[_SETUP_TILES + tile - 1] = 1.0
+    ones += [_SETUP_TILES + tile - 1 for tile in s.setup_tiles]
     obs[_CITY_HALL] = r.city_hall_built(s)
     obs[_PASSES] = s.passes / n
-    obs[_PLAYER_COUNT + n - 2] = 1.0
+    ones.append(_PLAYER_COUNT + n - 2)
     if s.decision >= 0:
-        obs[_DECISION + s.decision] = 1.0
+        ones.append(_DECISION + s.decision)
     if s.kind >= 0:
-        if s.kind < cp.NUM_KINDS:
-            obs[_KIND + s.kind] = 1.0
-        else:
-            obs[_FACILITY + s.kind - cp.PARK2] = 1.0
+        ones.append(_KIND + s.kind if s.kind < cp.NUM_KINDS else _FACILITY + s.kind - cp.PARK2)
     if s.tile:
-        obs[_CHOSEN_TILE + s.tile - 1] = 1.0
+        ones.append(_CHOSEN_TILE + s.tile - 1)
     if s.rotation >= 0:
-        obs[_ROTATION + s.rotation] = 1.0
+        ones.append(_ROTATION + s.rotation)
+    obs[ones] = 1.0
     obs[_TURN_SCALARS] = (
         (s.edge + 1) / 272.0,
         s.trams_this_action / 2.0,
@@ -349,16 +361,27 @@ def observation(s: State, p: int) -> np.ndarray:
 
 
 # ===== structured view =========================================================================
+_PILE_INDEX = tuple(pile - 1 for pile in cp.CARD_PILE)
+
+
 def pile_counts(cards: list[int]) -> list[int]:
     counts = [0] * 8
     for c in cards:
-        counts[cp.CARD_PILE[c] - 1] += 1
+        counts[_PILE_INDEX[c]] += 1
     return counts
+
+
+def _plot_xy(s: State) -> list[list[int]]:
+    """[x, y] per plot, memoized until a tile is placed (views hand out copies)."""
+    if "plot_xy" not in s.geo:
+        s.geo["plot_xy"] = [[x, y] for x, y in zip(s.px, s.py, strict=True)]
+    return s.geo["plot_xy"]
 
 
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     mine = s.active == p
+    share_board(s)
     return {
         "game": "big_city",
         "player": p,
@@ -367,7 +390,7 @@ def view(s: State, p: int) -> dict:
         "decision": r.Decision.name_of(s.decision),
         "active": s.active,
         "tiles": [None if t is None else list(t) for t in s.tiles],
-        "plot_xy": [[s.px[q], s.py[q]] for q in range(cp.NUM_PLOTS)],
+        "plot_xy": list(map(list.copy, _plot_xy(s))),
         "outskirts": list(s.outskirts),
         "pieces": [[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
         "trams": sorted(s.trams),
@@ -378,9 +401,13 @@ def view(s: State, p: int) -> dict:
         "hand_counts": [pile_counts(h) for h in s.hands],
         "pile_sizes": [len(pile) for pile in s.piles],
         "known_in_piles": sorted(
-            c for i in range(8) for c, seat in zip(s.piles[i], s.pile_known[i], strict=True) if seat == p
+            c
+            for pile, known in zip(s.piles, s.pile_known, strict=True)
+            if p in known  # most piles hold no card p returned
+            for c, seat in zip(pile, known, strict=True)
+            if seat == p
         ),
-        "out": [c for c in range(cp.NUM_CARDS) if s.out[c]],
+        "out": list(compress(range(cp.NUM_CARDS), s.out)),
         "setup_tiles": list(s.setup_tiles),
         "setup_order": list(s.setup_order),
         "turns": s.turns,
@@ -539,56 +566,142 @@ def seat_state(v: dict) -> State:
     piles anonymous. Agents evaluate moves on it with the pure rule functions (points, placements)."""
     n = v["num_players"]
     me = v["player"]
-    out = set(v["out"])
+    board = _seat_board(v)
+    out = [False] * cp.NUM_CARDS
+    for c in v["out"]:
+        out[c] = True
     s = State(
         n=n,
         hand_limit=v["hand_limit"],
-        tiles=[None if t is None else list(t) for t in v["tiles"]],
-        px=[xy[0] for xy in v["plot_xy"]],
-        py=[xy[1] for xy in v["plot_xy"]],
-        occupant=[-1] * cp.NUM_PLOTS,
-        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
-        trams=list(v["trams"]),
+        tiles=[None if t is None else list(t) for t in board.tiles],
+        px=list(board.px),
+        py=list(board.py),
+        occupant=list(board.occupant),
+        pieces=list(board.pieces),  # the pieces themselves are shared: the rules never change a laid piece
+        trams=list(board.trams),
         supply=list(v["supply"]),
         hands=[list(v["hand"]) if q == me else [] for q in range(n)],
         piles=[[] for _ in range(8)],
         pile_known=[[] for _ in range(8)],
-        out=[c in out for c in range(cp.NUM_CARDS)],
+        out=out,
         scores=list(v["scores"]),
         setup_tiles=list(v["setup_tiles"]),
         setup_order=list(v["setup_order"]),
         active=v["active"],
         last_pass=list(v["last_pass"]),
     )
-    for index, piece in enumerate(s.pieces):
-        for p in piece[2]:
-            s.occupant[p] = index
-    tiles = tuple(None if t is None else tuple(t) for t in v["tiles"])
-    board = (
-        tiles,
-        tuple((kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]),
-        tuple(v["trams"]),
-    )
-    known = _SEAT_BOARDS.get(board)
-    if known is None:
-        geometry = _SEAT_GEOMETRY.get(tiles)
-        if geometry is None:
-            r.rebuild_derived(s)
-            geometry = (s.grid, s.outskirts, s.holes, s.exterior, s.geo)
-            _SEAT_GEOMETRY.put(tiles, geometry)
-        else:
-            s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
-            r.rebuild_piece_derived(s)
-        _SEAT_BOARDS.put(board, (geometry, frozenset(s.covered), s.memo))
-    else:
-        geometry, covered, s.memo = known
-        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
-        s.covered, s.tram_set = set(covered), set(s.trams)
+    s.grid, s.outskirts, s.holes, s.exterior, s.geo = board.geometry
+    s.covered, s.tram_set, s.memo = set(board.covered), set(board.trams), board.memo
     return s
 
 
-# What `seat_state` derives from the public board, kept for the next views of the same board (an agent
-# asks once per decision, and most decisions leave the board as it was): geometry by the tiles, the
-# pieces' covered edges and the board memo by tiles, pieces and trams. Only public data goes in.
+class SeatBoard(NamedTuple):
+    """What `seat_state` needs of one public board: its own copies of the board's lists (which also
+    identify it) and the derived fields, shared (they are replaced, never changed, when a board changes)."""
+
+    n: int
+    tiles: list
+    pieces: list
+    trams: list  # sorted, as views list them
+    px: list[int]
+    py: list[int]
+    occupant: list[int]
+    geometry: tuple  # grid, outskirts, holes, exterior, geo
+    covered: frozenset
+    memo: dict
+
+
+def _board_of(s: State) -> SeatBoard:
+    return SeatBoard(
+        s.n,
+        [None if t is None else list(t) for t in s.tiles],
+        [[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
+        sorted(s.trams),
+        list(s.px),
+        list(s.py),
+        list(s.occupant),
+        (s.grid, s.outskirts, s.holes, s.exterior, s.geo),
+        frozenset(s.covered),
+        s.memo,
+    )
+
+
+def share_board(s: State) -> None:
+    """Offer the board of a match (whose derived fields the rules keep up to date) to `seat_state`, so
+    that the views of this board find it instead of deriving it again; once per board (the memo is
+    replaced when the board changes). Everything in it is public."""
+    if "seat_board" not in s.memo:
+        s.memo["seat_board"] = True  # a flag: the memo holding its board would be a reference cycle
+        board = _board_of(s)
+        if _find_board(board.n, board.tiles, board.pieces, board.trams) is None:
+            _remember_board(board)
+
+
+def _seat_board(v: dict) -> SeatBoard:
+    """The board of a view: shared by the match it came from, or derived from the view (the board
+    memo is then new, and shared by the next views of the same board)."""
+    board = _find_board(v["num_players"], v["tiles"], v["pieces"], v["trams"])
+    if board is None:
+        board = _derive_seat_board(v)
+        _remember_board(board)
+    return board
+
+
+def _find_board(n: int, tiles: list, pieces: list, trams: list) -> SeatBoard | None:
+    """A board seen lately: found by its counts of tiles, pieces and trams, then compared whole (lists
+    compare in C, far cheaper than hashing the board)."""
+    for board in _SEAT_BOARDS.get((n, tiles.count(None), len(pieces), len(trams))) or ():
+        if board.pieces == pieces and board.trams == trams and board.tiles == tiles:
+            return board
+    return None
+
+
+def _remember_board(board: SeatBoard) -> None:
+    counts = (board.n, board.tiles.count(None), len(board.pieces), len(board.trams))
+    recent = _SEAT_BOARDS.get(counts)
+    if recent is None:
+        recent = []
+        _SEAT_BOARDS.put(counts, recent)
+    recent.insert(0, board)
+    del recent[BOARDS_PER_COUNT:]
+
+
+def _derive_seat_board(v: dict) -> SeatBoard:
+    s = State(
+        n=v["num_players"],
+        hand_limit=0,
+        tiles=[None if t is None else list(t) for t in v["tiles"]],
+        px=[xy[0] for xy in v["plot_xy"]],
+        py=[xy[1] for xy in v["plot_xy"]],
+        occupant=[-1] * cp.NUM_PLOTS,
+        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
+        trams=list(v["trams"]),
+        supply=[],
+        hands=[],
+        piles=[],
+        pile_known=[],
+        out=[],
+        scores=[],
+        setup_tiles=[],
+        setup_order=[],
+    )
+    for index, piece in enumerate(s.pieces):
+        for p in piece[2]:
+            s.occupant[p] = index
+    tiles_key = tuple(None if t is None else tuple(t) for t in s.tiles)
+    geometry = _SEAT_GEOMETRY.get(tiles_key)
+    if geometry is None:
+        r.rebuild_derived(s)
+        _SEAT_GEOMETRY.put(tiles_key, (s.grid, s.outskirts, s.holes, s.exterior, s.geo))
+    else:
+        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
+        r.rebuild_piece_derived(s)
+    return _board_of(s)
+
+
+# What `seat_state` derives from the public board, kept for the next views of the same board: the
+# geometry by the tiles, the rest by the player count and the counts of tiles, pieces and trams (a few
+# boards per count, for agents that play several matches at once). Only public data goes in.
+BOARDS_PER_COUNT = 4
 _SEAT_GEOMETRY = BoundedMemo(64)
 _SEAT_BOARDS = BoundedMemo(256)
