@@ -215,7 +215,9 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
     if "plots" not in s.geo:
         rows = _static_plots().copy()
         beside: dict[int, list[tuple[int, int]]] = {}
-        at_rows, at_columns, values = [], [], []  # written at once below
+        at_rows: list[int] = []  # written at once below
+        at_columns: list[int] = []
+        values: list[float] = []
         grid, exterior, holes, keys = s.grid, s.exterior, s.holes, r.key_table(s)
         placed_column = _PLACED_XY.start
         for p, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
@@ -227,6 +229,7 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
             cell = r.cell_index(x, y)
             for side, step in enumerate(_SIDE_STEPS):
                 across = cell + step
+                offset: int | None
                 if grid[across] >= 0:
                     offset = 0  # plot, exterior, hole
                 elif across in exterior:
@@ -251,7 +254,9 @@ def board_block(s: State) -> np.ndarray:
         geometry, beside, placed = _geometry_block(s)
         rows = geometry.copy()
         rows[placed, _OCCUPANT + FREE_COLUMN] = 1.0
-        at_rows, at_columns, values = [], [], []  # written at once below (no cell twice)
+        at_rows: list[int] = []  # written at once below (no cell twice)
+        at_columns: list[int] = []
+        values: list[float] = []
         for kind, owner, plots, _ in s.pieces:
             size, dead = len(plots) / 4.0, kind >= cp.PARK2
             for p in plots:

@@ -29,6 +29,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, cast
 
 import numpy as np
 
@@ -133,10 +134,11 @@ class State:
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
 
-    # not fields (no annotation): memos of derived data, never serialized, compared or copied
-    lot_planes_memo = None  # view.observation's city planes
-    observation_frame = None  # view.observation's last observation (view._Frame)
-    placements_memo = None  # legal_placements' answers while the lots and markers stay, likewise
+    # not fields (no annotation): memos of derived data, never serialized, compared or copied; each
+    # starts as None and is typed Any for the checker (an annotation would make it a field)
+    lot_planes_memo = cast(Any, None)  # view.observation's city planes
+    observation_frame = cast(Any, None)  # view.observation's last observation (view._Frame)
+    placements_memo = cast(Any, None)  # legal_placements' answers while the lots and markers stay, likewise
 
 
 # ===== the city (2.2-2.4) ======================================================================

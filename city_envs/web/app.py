@@ -377,7 +377,7 @@ def play(request: Request) -> Response:
             bots_to_move=session.bots_to_move(),
             notes=action_notes(game, [item for _, items in groups for item in items]),
             legend=legend(game, own),
-            missing=missing_choices(game, viewer) if choosing else [],
+            missing=missing_choices(game, viewer) if choosing and viewer is not None else [],
         )
     return page(request, "play.html", **context)
 

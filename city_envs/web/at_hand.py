@@ -23,6 +23,7 @@ from city_envs.citadels import components as cit
 from city_envs.citadels import rules as cit_rules
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES
+from city_envs.core.state_game import StateGame
 from city_envs.metropolys import components as met
 from city_envs.metropolys import rules as met_rules
 from city_envs.urban_sprawl import components as urb
@@ -126,7 +127,7 @@ def action_notes(game: Game, items: Sequence[tuple[int, str]]) -> dict[int, str]
 
 
 # ----- the legend: what is on the table, and in the seats' own hands --------------------------------
-def _citadels_legend(game: Game, seats: Sequence[int]) -> Notes:
+def _citadels_legend(game: StateGame, seats: Sequence[int]) -> Notes:
     s = game.state
     notes = [(f"{rank} {cit.CHARACTERS[rank].name}", cit.CHARACTER_TEXT[rank]) for rank in cit.RANKS]
     kinds = {kind for kind in range(cit.NUM_KINDS) if s.cities[:, kind].any()}  # cities are public
@@ -138,7 +139,7 @@ def _citadels_legend(game: Game, seats: Sequence[int]) -> Notes:
     return notes
 
 
-def _moon_legend(game: Game, seats: Sequence[int]) -> Notes:
+def _moon_legend(game: StateGame, seats: Sequence[int]) -> Notes:
     s = game.state
     texts, _ = catalogue(game.name)
     notes = []
@@ -153,7 +154,7 @@ def _moon_legend(game: Game, seats: Sequence[int]) -> Notes:
     return notes
 
 
-def _big_city_legend(game: Game, seats: Sequence[int]) -> Notes:
+def _big_city_legend(game: StateGame, seats: Sequence[int]) -> Notes:
     s = game.state
     notes = []
     for kind, text in big.SPECIAL_BUILDING_TEXT.items():
@@ -166,7 +167,7 @@ def _big_city_legend(game: Game, seats: Sequence[int]) -> Notes:
     return notes
 
 
-def _metropolys_legend(game: Game, seats: Sequence[int]) -> Notes:
+def _metropolys_legend(game: StateGame, seats: Sequence[int]) -> Notes:
     s = game.state
     notes = [(f"{met.TOKEN_NAMES[kind]} token", text) for kind, text in met.TOKEN_TEXT.items()]
     for name, text, holder in (
@@ -188,7 +189,7 @@ def _metropolys_legend(game: Game, seats: Sequence[int]) -> Notes:
     return notes
 
 
-def _urban_sprawl_legend(game: Game, seats: Sequence[int]) -> Notes:
+def _urban_sprawl_legend(game: StateGame, seats: Sequence[int]) -> Notes:
     s = game.state  # everything in Urban Sprawl is public but the order of the decks
     notes = []
     for space in range(len(urb.PLANNING_SPACE_NAMES)):
@@ -206,7 +207,7 @@ def _urban_sprawl_legend(game: Game, seats: Sequence[int]) -> Notes:
     return notes
 
 
-LEGENDS: dict[str, Callable[[Game, Sequence[int]], Notes]] = {
+LEGENDS: dict[str, Callable[[StateGame, Sequence[int]], Notes]] = {
     "citadels": _citadels_legend,
     "blue_moon_city": _moon_legend,
     "big_city": _big_city_legend,
@@ -218,7 +219,7 @@ LEGENDS: dict[str, Callable[[Game, Sequence[int]], Notes]] = {
 def legend(game: Game, seats: Sequence[int]) -> Notes:
     """(name, text) of the characters, cards and tokens on the public table and in the hands of
     `seats` (the viewing seat; every seat for a replay's full view)."""
-    return LEGENDS[game.name](game, seats) if game.name in LEGENDS else []
+    return LEGENDS[game.name](game, seats) if isinstance(game, StateGame) and game.name in LEGENDS else []
 
 
 # ----- why a choice is missing ----------------------------------------------------------------------
@@ -227,7 +228,7 @@ def _names(ranks: Sequence[int]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _citadels_missing(game: Game, seat: int) -> list[str]:
+def _citadels_missing(game: StateGame, seat: int) -> list[str]:
     s = game.state
     reasons = []
     if s.decision in (cit_rules.Decision.SELECT_CHARACTER, cit_rules.Decision.SELECT_DISCARD):
@@ -282,7 +283,7 @@ def _citadels_missing(game: Game, seat: int) -> list[str]:
     return reasons
 
 
-def _big_city_missing(game: Game, seat: int) -> list[str]:
+def _big_city_missing(game: StateGame, seat: int) -> list[str]:
     s = game.state
     reasons = []
     if s.decision == big_rules.Decision.DRAW:
@@ -310,7 +311,7 @@ def _big_city_missing(game: Game, seat: int) -> list[str]:
     return reasons
 
 
-def _moon_missing(game: Game, seat: int) -> list[str]:
+def _moon_missing(game: StateGame, seat: int) -> list[str]:
     s = game.state
     reasons = []
     if s.decision == moon_rules.Decision.MOVE:
@@ -334,7 +335,7 @@ def _moon_missing(game: Game, seat: int) -> list[str]:
     return reasons
 
 
-def _metropolys_missing(game: Game, seat: int) -> list[str]:
+def _metropolys_missing(game: StateGame, seat: int) -> list[str]:
     s = game.state
     if not s.bids:
         return []
@@ -349,7 +350,7 @@ def _metropolys_missing(game: Game, seat: int) -> list[str]:
     return []
 
 
-def _urban_sprawl_missing(game: Game, seat: int) -> list[str]:
+def _urban_sprawl_missing(game: StateGame, seat: int) -> list[str]:
     s = game.state
     if s.decision != urb_rules.Decision.MAIN:
         return []
@@ -368,7 +369,7 @@ def _urban_sprawl_missing(game: Game, seat: int) -> list[str]:
     return reasons
 
 
-MISSING: dict[str, Callable[[Game, int], list[str]]] = {
+MISSING: dict[str, Callable[[StateGame, int], list[str]]] = {
     "citadels": _citadels_missing,
     "blue_moon_city": _moon_missing,
     "big_city": _big_city_missing,
@@ -380,6 +381,6 @@ MISSING: dict[str, Callable[[Game, int], list[str]]] = {
 def missing_choices(game: Game, seat: int) -> list[str]:
     """One line per choice a rule removes that a person would expect, for `seat` when it is deciding,
     from the public state and that seat's own hand."""
-    if game.is_over() or game.current_player() != seat or game.name not in MISSING:
+    if game.is_over() or game.current_player() != seat or not isinstance(game, StateGame) or game.name not in MISSING:
         return []
     return MISSING[game.name](game, seat)
