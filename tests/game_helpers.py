@@ -1,6 +1,6 @@
 """Helpers shared by the tests of every game: random play, position sampling, state comparisons.
 
-Citadels keeps its own random play and sampler (tests/citadels/citadels_testlib.py).
+Citadels keeps its own random play and sampler (tests/citadels/helpers.py).
 """
 
 from __future__ import annotations

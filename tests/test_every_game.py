@@ -27,9 +27,9 @@ from city_envs.blue_moon_city.components import COURTYARD_POSITION
 from city_envs.core.game import Game, IllegalActionError
 
 from .aec_helpers import run_episode
-from .big_city import bc_testlib
-from .blue_moon_city import bmc_testlib
-from .citadels import citadels_testlib
+from .big_city import helpers as big_city_helpers
+from .blue_moon_city import helpers as blue_moon_city_helpers
+from .citadels import helpers as citadels_helpers
 from .game_helpers import (
     assert_rejected,
     assert_same_game,
@@ -39,8 +39,8 @@ from .game_helpers import (
     same_for,
     snapshot,
 )
-from .metropolys import metropolys_testlib
-from .urban_sprawl import us_testlib
+from .metropolys import helpers as metropolys_helpers
+from .urban_sprawl import helpers as urban_sprawl_helpers
 
 # PettingZoo's api_test warns that Dict observation spaces are unusual; they are the contract.
 pytestmark = pytest.mark.filterwarnings(
@@ -106,20 +106,20 @@ CASES = {
             (4, {"classic": True}, "classic_variant, max_rounds"),
         ),
         illegal_states=lambda: (
-            citadels_testlib.harvest(2, range(3))
-            + citadels_testlib.harvest(5, range(3))
-            + citadels_testlib.harvest_kind(4, "GRAVEYARD", 1, seed0=900)
+            citadels_helpers.harvest(2, range(3))
+            + citadels_helpers.harvest(5, range(3))
+            + citadels_helpers.harvest_kind(4, "GRAVEYARD", 1, seed0=900)
         ),
         illegal_kinds=frozenset(
             {"SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"}
         ),
         after_end_actions=(0, 16, 373, -1),
-        round_trip_states=lambda n, options: citadels_testlib.mid_game_states(n, **options),
-        check_state=citadels_testlib.check_state,
-        description_states=lambda: citadels_testlib.harvest(4, range(2)),
+        round_trip_states=lambda n, options: citadels_helpers.mid_game_states(n, **options),
+        check_state=citadels_helpers.check_state,
+        description_states=lambda: citadels_helpers.harvest(4, range(2)),
         score_episodes=3,
         replay_seeds=(0, 1, 2),
-        information_states=lambda n: citadels_testlib.harvest(n, range(100 * n, 100 * n + 3)),
+        information_states=lambda n: citadels_helpers.harvest(n, range(100 * n, 100 * n + 3)),
         hidden_from=lambda game, p: [hand.tolist() for q, hand in enumerate(game.state.hands) if q != p],
         image_shape=None,
         image_progress=lambda game: game.decision_name() == "MAIN",
@@ -146,22 +146,22 @@ CASES = {
             (4, {"start_player": -1}, "0..num_players-1"),
             (4, {"variant": "expert"}, "layout, removed_districts, start_player, version"),
         ),
-        illegal_states=lambda: metropolys_testlib.mid_game_states(3, range(2), "family", per_game=4),
+        illegal_states=lambda: metropolys_helpers.mid_game_states(3, range(2), "family", per_game=4),
         illegal_kinds=frozenset({"NBHD"}),
         after_end_actions=(0,),
-        round_trip_states=lambda n, options: metropolys_testlib.mid_game_states(n, range(3), per_game=2, **options),
-        check_state=metropolys_testlib.check_state,
-        description_states=lambda: metropolys_testlib.mid_game_states(4, range(3), "expert", per_game=4),
+        round_trip_states=lambda n, options: metropolys_helpers.mid_game_states(n, range(3), per_game=2, **options),
+        check_state=metropolys_helpers.check_state,
+        description_states=lambda: metropolys_helpers.mid_game_states(4, range(3), "expert", per_game=4),
         lose_prefix=40,
         reward_options=({"version": "family"}, {"version": "expert"}),
         round_trip_options=({"version": "family"}, {"version": "expert"}),
         replay_options=({"version": "family"}, {"version": "expert"}),
         information_states=lambda n: (
-            metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "family")
-            + metropolys_testlib.mid_game_states(n, range(20 * n, 20 * n + 3), "expert")
+            metropolys_helpers.mid_game_states(n, range(20 * n, 20 * n + 3), "family")
+            + metropolys_helpers.mid_game_states(n, range(20 * n, 20 * n + 3), "expert")
         ),
         hidden_from=lambda game, p: [
-            metropolys_testlib.secret_cards(game, q) for q in range(game.num_players) if q != p
+            metropolys_helpers.secret_cards(game, q) for q in range(game.num_players) if q != p
         ],
         legal_actions_are_public=True,
         image_shape=(640, 1000, 3),
@@ -182,20 +182,20 @@ CASES = {
             (3, {"max_rounds": 2.5}, "integer >= 1"),
             (3, {"centre": "fixed"}, "center, max_rounds"),
         ),
-        illegal_states=lambda: bmc_testlib.mid_game_states(3, range(6), per_game=5),
+        illegal_states=lambda: blue_moon_city_helpers.mid_game_states(3, range(6), per_game=5),
         illegal_kinds=frozenset({"MOVE", "DISCARD"}),
         after_end_actions=(128,),
-        round_trip_states=lambda n, options: bmc_testlib.mid_game_states(n, range(3), per_game=3, **options),
-        check_state=bmc_testlib.check_state,
-        description_states=lambda: bmc_testlib.mid_game_states(4, range(4), per_game=4),
+        round_trip_states=lambda n, options: blue_moon_city_helpers.mid_game_states(n, range(3), per_game=3, **options),
+        check_state=blue_moon_city_helpers.check_state,
+        description_states=lambda: blue_moon_city_helpers.mid_game_states(4, range(4), per_game=4),
         reward_options=({"max_rounds": 40},),
         end_options={"max_rounds": 3},
         ends_truncated=True,
         round_trip_options=({"max_rounds": 40},),
         replay_options=({"center": "random", "max_rounds": 30},),
-        information_states=lambda n: bmc_testlib.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
-        hidden_from=bmc_testlib.hidden_from,
-        check_determinized=bmc_testlib.check_determinized,
+        information_states=lambda n: blue_moon_city_helpers.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
+        hidden_from=blue_moon_city_helpers.hidden_from,
+        check_determinized=blue_moon_city_helpers.check_determinized,
         image_shape=(640, 1000, 3),
         image_progress=lambda game: game.state.figures[0] != COURTYARD_POSITION or game.is_over(),
         seat_label="P{seat}:",
@@ -211,16 +211,16 @@ CASES = {
             (3, {"max_rounds": 10}, "allowed: none"),
             (3, {"variant": "x"}, "allowed: none"),
         ),
-        illegal_states=lambda: bc_testlib.mid_game_states(3, range(8), per_game=5),
+        illegal_states=lambda: big_city_helpers.mid_game_states(3, range(8), per_game=5),
         illegal_kinds=frozenset({"MAIN", "DRAW"}),
         after_end_actions=(94,),
-        round_trip_states=lambda n, options: bc_testlib.mid_game_states(n, range(4), per_game=3, **options),
-        check_state=bc_testlib.check_state,
-        description_states=lambda: bc_testlib.mid_game_states(4, range(6), per_game=4),
+        round_trip_states=lambda n, options: big_city_helpers.mid_game_states(n, range(4), per_game=3, **options),
+        check_state=big_city_helpers.check_state,
+        description_states=lambda: big_city_helpers.mid_game_states(4, range(6), per_game=4),
         lose_prefix=40,
-        information_states=lambda n: bc_testlib.mid_game_states(n, range(30 * n, 30 * n + 10), per_game=4),
-        hidden_from=bc_testlib.hidden_from,
-        check_determinized=bc_testlib.check_determinized,
+        information_states=lambda n: big_city_helpers.mid_game_states(n, range(30 * n, 30 * n + 10), per_game=4),
+        hidden_from=big_city_helpers.hidden_from,
+        check_determinized=big_city_helpers.check_determinized,
         image_shape=(640, 1000, 3),
         image_progress=lambda game: game.decision_name() == "MAIN",
         seat_label="P{seat}:",
@@ -239,12 +239,12 @@ CASES = {
             (3, {"max_turns": 0}, "integer >= 1"),
             (3, {"lenght": "long"}, "auto_single, max_turns, variant"),
         ),
-        illegal_states=lambda: us_testlib.mid_game_states(3, range(6), per_game=5),
+        illegal_states=lambda: urban_sprawl_helpers.mid_game_states(3, range(6), per_game=5),
         illegal_kinds=frozenset({"MAIN", "INVEST"}),
         after_end_actions=(36,),
-        round_trip_states=lambda n, options: us_testlib.mid_game_states(n, range(3), per_game=3, **options),
-        check_state=us_testlib.check_state,
-        description_states=lambda: us_testlib.mid_game_states(4, range(6), per_game=5),
+        round_trip_states=lambda n, options: urban_sprawl_helpers.mid_game_states(n, range(3), per_game=3, **options),
+        check_state=urban_sprawl_helpers.check_state,
+        description_states=lambda: urban_sprawl_helpers.mid_game_states(4, range(6), per_game=5),
         seed_test_cycles=300,
         reward_options=({"max_turns": 40},),
         end_options={"max_turns": 3},
@@ -252,9 +252,9 @@ CASES = {
         round_trip_options=({"max_turns": 60},),
         replay_options=({"variant": "standard"}, {"variant": "long"}, {"variant": "short"}),
         description_kinds=frozenset({"MAIN", "INVEST"}),
-        information_states=lambda n: us_testlib.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
-        hidden_from=us_testlib.hidden_from,
-        check_determinized=us_testlib.check_determinized,
+        information_states=lambda n: urban_sprawl_helpers.mid_game_states(n, range(30 * n, 30 * n + 8), per_game=3),
+        hidden_from=urban_sprawl_helpers.hidden_from,
+        check_determinized=urban_sprawl_helpers.check_determinized,
         legal_actions_are_public=True,
         image_shape=(640, 1120, 3),
         image_progress=lambda game: len(game.history) >= 1,  # a starting building bought

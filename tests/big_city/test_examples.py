@@ -12,7 +12,7 @@ from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 
 from ..game_helpers import legal
-from .bc_testlib import E5, build, idx, place, position, tram
+from .helpers import E5, build, idx, place, position, tram
 
 OUTSKIRTS_L3 = {
     11: 1,

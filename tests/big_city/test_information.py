@@ -3,7 +3,7 @@
 1. `determinize(p, rng)` keeps p's observation, view and (when p acts) legal actions, conserves the
    cards and each seat's cards per pile, keeps p's hand and p's returned cards in place, really
    redeals, and the twin can be played on: tests/test_every_game.py, with `check_determinized` and
-   `hidden_from` of bc_testlib.
+   `hidden_from` of tests/big_city/helpers.py.
 2. Pairs of states that differ only in a hidden item give p identical observations: a card swapped
    between another seat's hand and a pile (same pile), the pile order, and the active seat's exchange
    choice. The seat that can see the change does see it, so the checks can fail.
@@ -20,7 +20,7 @@ from city_envs.big_city import components as cp
 from city_envs.big_city.game import BigCity
 
 from ..game_helpers import same_for
-from .bc_testlib import COUNTS, mid_game_states, position
+from .helpers import COUNTS, mid_game_states, position
 
 
 @functools.cache

@@ -12,7 +12,7 @@ import pytest
 from city_envs.big_city.game import BigCity
 
 from ..game_helpers import play_out
-from .bc_testlib import COUNTS, check_state
+from .helpers import COUNTS, check_state
 
 ALL_DECISIONS = {
     "SETUP_TILE",

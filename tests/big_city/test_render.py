@@ -7,7 +7,7 @@ import numpy as np
 
 from city_envs.big_city import components as cp
 
-from .bc_testlib import build, mid_game_states, position, tram
+from .helpers import build, mid_game_states, position, tram
 
 
 def test_image_shows_pieces_and_trams():

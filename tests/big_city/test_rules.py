@@ -12,7 +12,7 @@ from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
 
 from ..game_helpers import legal, random_action
-from .bc_testlib import L3, SPEC_HAND, build, idx, place, position, tram
+from .helpers import L3, SPEC_HAND, build, idx, place, position, tram
 
 
 # ----- components (2) ----------------------------------------------------------------------------

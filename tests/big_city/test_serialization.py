@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..game_helpers import assert_same_game, json_round_trip
-from .bc_testlib import mid_game_states
+from .helpers import mid_game_states
 
 
 def test_round_trip_in_every_decision_kind():

@@ -12,7 +12,7 @@ from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules
 
 from ..game_helpers import legal
-from .bmc_testlib import A, B, C, card, hand, place_tile, position, stand_on, tile_id
+from .helpers import A, B, C, card, hand, place_tile, position, stand_on, tile_id
 
 
 def test_e1_movement_reach():

@@ -2,7 +2,7 @@
 
 1. `determinize(p, rng)` keeps p's observation, view and (when p acts) legal actions, conserves the
    cards, keeps p's hand, really redeals the others' hands, and the twin can be played on:
-   tests/test_every_game.py, with `check_determinized` and `hidden_from` of bmc_testlib.
+   tests/test_every_game.py, with `check_determinized` and `hidden_from` of tests/blue_moon_city/helpers.py.
 2. Pairs of states that differ only in a hidden item give p identical observations: a card moved
    between another seat's hand and the deck, the deck order, and the identities of the active
    seat's pending reward cards (hidden even from their owner until the end of the turn). The seat
@@ -18,7 +18,7 @@ import pytest
 from city_envs.blue_moon_city.game import BlueMoonCity
 
 from ..game_helpers import same_for
-from .bmc_testlib import COUNTS, mid_game_states
+from .helpers import COUNTS, mid_game_states
 
 
 @functools.cache

@@ -13,7 +13,7 @@ import pytest
 from city_envs.blue_moon_city.game import BlueMoonCity
 
 from ..game_helpers import play_out
-from .bmc_testlib import COUNTS, check_state
+from .helpers import COUNTS, check_state
 
 
 def run_games(n: int, seeds, max_rounds: int) -> set[str]:

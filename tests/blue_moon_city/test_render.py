@@ -6,7 +6,7 @@ from __future__ import annotations
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city.render import card_name
 
-from .bmc_testlib import mid_game_states
+from .helpers import mid_game_states
 
 
 def test_public_text_never_shows_hands():

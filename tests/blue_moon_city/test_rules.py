@@ -14,7 +14,7 @@ from city_envs.blue_moon_city import rules
 from city_envs.blue_moon_city.game import BlueMoonCity
 
 from ..game_helpers import legal, play_out
-from .bmc_testlib import SPEC_COPIES, A, B, card, hand, place_tile, position, stand_on, tile_id
+from .helpers import SPEC_COPIES, A, B, card, hand, place_tile, position, stand_on, tile_id
 
 NO_CAPS = (0,) * 7
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ..game_helpers import assert_same_game, json_round_trip
-from .bmc_testlib import COUNTS, mid_game_states
+from .helpers import COUNTS, mid_game_states
 
 
 @pytest.mark.parametrize("n", COUNTS)

@@ -10,7 +10,7 @@ from city_envs.citadels import rules
 from city_envs.citadels.game import Citadels
 from city_envs.citadels.rules import bit
 
-from .citadels_testlib import KIND
+from .helpers import KIND
 
 ASSASSIN, THIEF, MAGICIAN, KING, BISHOP, MERCHANT, ARCHITECT, WARLORD = range(1, 9)
 FILLER = KIND["Manor"]

@@ -7,7 +7,7 @@ import numpy as np
 from city_envs.citadels.game import Citadels
 
 from ..game_helpers import assert_rejected
-from .citadels_testlib import harvest_kind
+from .helpers import harvest_kind
 
 
 def test_error_names_the_pending_decision():

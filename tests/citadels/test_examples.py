@@ -17,7 +17,7 @@ from city_envs.citadels.game import Citadels
 from city_envs.citadels.rules import bit
 
 from ..game_helpers import legal
-from .citadels_testlib import KIND
+from .helpers import KIND
 from .positions import (
     ARCHITECT,
     ASSASSIN,

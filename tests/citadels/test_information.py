@@ -24,7 +24,7 @@ from city_envs.citadels.game import Citadels
 from city_envs.core.game import IllegalActionError
 
 from ..game_helpers import same_for
-from .citadels_testlib import (
+from .helpers import (
     check_state,
     harvest,
     harvest_kind,

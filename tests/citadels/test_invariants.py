@@ -13,7 +13,7 @@ import pytest
 from city_envs.citadels import components as cp
 from city_envs.citadels.game import Citadels
 
-from .citadels_testlib import (
+from .helpers import (
     SPEC_COPIES,
     SPEC_COST,
     SPEC_DISTRICTS,

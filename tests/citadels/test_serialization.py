@@ -11,7 +11,7 @@ import pytest
 from city_envs.citadels.game import Citadels
 
 from ..game_helpers import assert_same_game, json_round_trip, snapshot
-from .citadels_testlib import harvest_kind, mid_game_states, play_out, random_action
+from .helpers import harvest_kind, mid_game_states, play_out, random_action
 
 
 @pytest.mark.parametrize("n", [4, 7])

@@ -11,7 +11,7 @@ from city_envs.metropolys import rules
 from city_envs.metropolys.game import Metropolys
 
 from ..game_helpers import legal
-from .metropolys_testlib import build, check_state
+from .helpers import build, check_state
 
 
 def nbhd_ids(game: Metropolys) -> set[int]:

@@ -19,7 +19,7 @@ from city_envs.metropolys import components as cp
 from city_envs.metropolys.game import Metropolys
 
 from ..game_helpers import play_out
-from .metropolys_testlib import COUNTS, VERSIONS, check_state, mid_game_states, secret_cards
+from .helpers import COUNTS, VERSIONS, check_state, mid_game_states, secret_cards
 
 
 @functools.cache

@@ -12,7 +12,7 @@ import pytest
 from city_envs.metropolys.game import Metropolys
 
 from ..game_helpers import play_out
-from .metropolys_testlib import COUNTS, VERSIONS, check_state
+from .helpers import COUNTS, VERSIONS, check_state
 
 
 def run_games(n: int, version: str, seeds) -> dict:

@@ -14,7 +14,7 @@ from city_envs.metropolys import rules as r
 from city_envs.metropolys.game import Metropolys
 
 from ..game_helpers import play_out, random_action
-from .metropolys_testlib import COUNTS, VERSIONS
+from .helpers import COUNTS, VERSIONS
 
 SIZE = (640, 1000, 3)
 CARD_NAMES = set(cp.FAMILY_CARD_NAMES + cp.COLOUR_NAMES + cp.EXPERT_AREA_NAMES)

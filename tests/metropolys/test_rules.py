@@ -16,7 +16,7 @@ from city_envs.metropolys import rules
 from city_envs.metropolys.game import Metropolys, allowed_removals
 
 from ..game_helpers import legal
-from .metropolys_testlib import SPEC_TOKENS, build, check_state
+from .helpers import SPEC_TOKENS, build, check_state
 
 
 def bid(game: Metropolys, nb: int, value: int) -> None:

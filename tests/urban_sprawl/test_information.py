@@ -2,7 +2,7 @@
 
 1. `determinize(p, rng)` keeps p's observation, view and legal actions, keeps every card in its place
    except the hidden deck order, really reorders the decks, and the twin plays on:
-   tests/test_every_game.py, with `check_determinized` and `hidden_from` of us_testlib.
+   tests/test_every_game.py, with `check_determinized` and `hidden_from` of urban_sprawl_helpers.
 2. Two states that differ only in the order of a deck's face-down cards give every seat identical
    observations and views; a change to a face-up card (which everyone sees) does change them, so the
    check can fail.
@@ -19,7 +19,7 @@ from city_envs.urban_sprawl import view
 from city_envs.urban_sprawl.game import UrbanSprawl
 
 from ..game_helpers import same_for
-from .us_testlib import COUNTS, mid_game_states
+from .helpers import COUNTS, mid_game_states
 
 
 @functools.cache

@@ -14,7 +14,7 @@ from city_envs.urban_sprawl import rules
 from city_envs.urban_sprawl.game import UrbanSprawl
 
 from ..game_helpers import play_out
-from .us_testlib import COUNTS, VARIANTS, check_state, expected_final_prestige
+from .helpers import COUNTS, VARIANTS, check_state, expected_final_prestige
 
 
 def run_games(n: int, seeds, **options) -> tuple[set[str], int]:

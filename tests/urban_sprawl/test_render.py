@@ -3,7 +3,7 @@ shows the (public) hands, the offices and the pending decision."""
 
 from __future__ import annotations
 
-from .us_testlib import bought
+from .helpers import bought
 
 
 def test_text_shows_hands_offices_and_the_pending_decision():

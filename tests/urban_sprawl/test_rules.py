@@ -10,7 +10,7 @@ from city_envs.urban_sprawl import rules
 from city_envs.urban_sprawl.game import UrbanSprawl
 
 from ..game_helpers import legal
-from .us_testlib import at_main, bought, check_state, clear_board, lot, put, relative, run_tasks
+from .helpers import at_main, bought, check_state, clear_board, lot, put, relative, run_tasks
 
 CIV, COM, IND, RES, PARK = range(5)
 A, B, C, D = range(4)

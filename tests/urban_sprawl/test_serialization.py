@@ -10,7 +10,7 @@ from city_envs.core.validation import InvalidStateError
 from city_envs.urban_sprawl.game import UrbanSprawl
 
 from ..game_helpers import assert_same_game, json_round_trip
-from .us_testlib import mid_game_states
+from .helpers import mid_game_states
 
 
 def test_round_trip_inside_a_procedure():
