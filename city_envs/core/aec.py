@@ -6,7 +6,7 @@ in a row and a decision owned by another seat (a mid-turn reaction) simply selec
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -75,7 +75,9 @@ class CityAECEnv(AECEnv):
         self._observation_spaces = {
             a: spaces.Dict({observation_key: obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
-        self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in self.possible_agents
+        }
         self._no_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._seeder = np.random.default_rng()
         self.game: Game | None = None
@@ -106,14 +108,14 @@ class CityAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._last_scores = self.game.scores() if self.reward_mode == "score" else None
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self.game.current_player()]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        game = self.game
+        game = cast(Game, self.game)  # made by reset(), which PettingZoo requires first
         acting = game.current_player() == seat and not self.terminations.get(agent, True)  # none after losing
         mask = game.legal_actions().view(np.int8) if acting else self._no_mask
         return {self.observation_key: game.observation(seat), "action_mask": mask.copy()}
@@ -123,9 +125,9 @@ class CityAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        game = cast(Game, self.game)  # made by reset(), which PettingZoo requires first
         try:
-            game.apply(action)
+            game.apply(cast(int, action))  # what is no action id, None included, apply() refuses by type
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise  # a refused step changes nothing: the agent may try again
@@ -165,6 +167,8 @@ class CityAECEnv(AECEnv):
         so it works in any terminal and over ssh) and returns None, as Gymnasium asks."""
         if self.render_mode is None:
             return None
+        if self.game is None:
+            raise RuntimeError("render() needs a match: call reset() first")
         if self.render_mode == "human":
             print(self.game.render_text())
             return None
