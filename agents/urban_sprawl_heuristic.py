@@ -30,6 +30,16 @@ AUCTION_WEALTH = 30
 FAVOR_WORTH = 6.0
 
 
+# per size and place id: the lots around the placement, as a tuple and as a bit set, and its own lots as a
+# bit set (read by every placement's score)
+AROUND = {size: {place: around for place, _, around, _, _ in found} for size, found in cp.PLACEMENTS.items()}
+AROUND_BITS = {size: {place: r.bit_set(around) for place, around in rings.items()} for size, rings in AROUND.items()}
+LOT_BITS = {size: {place: r.bit_set(lots) for place, lots, *_ in found} for size, found in cp.PLACEMENTS.items()}
+ADJACENT_BITS = tuple(r.bit_set(around) for around in cp.ADJACENT_LOTS)
+ROW_BLOCKS = cp.CIRCLE_BLOCKS[3:]  # the blocks of each block row
+COLUMN_BLOCKS = tuple(tuple(6 * row + column for row in range(6)) for column in range(6))
+
+
 class Table:
     """What one `view()` says, in the shape the decisions need."""
 
@@ -39,6 +49,7 @@ class Table:
         self.n = v["num_players"]
         self.wealth = v["wealth"][self.me]
         self.late = v["sports_team"] or self.wealth > VERY_RICH
+        self.block_values = r.block_values(tuple(v["circles"]))
         self.row_leads: dict[tuple[int, ...], int] = {}
 
     @cached_property
@@ -51,31 +62,49 @@ class Table:
                     lot_building[x] = bid
         return lot_building
 
+    @cached_property
+    def zone_lots(self) -> list[int]:
+        """The lots under each zone's buildings as bit sets (parks included), so that a placement with no
+        neighbour of a zone is told by one integer test."""
+        zone_lots = [0] * len(cp.ZONE_NAMES)
+        for b in self.v["buildings"]:
+            if b is not None:
+                zone_lots[b[0]] |= r.bit_set(b[2])
+        return zone_lots
+
+    @cached_property
+    def block_owners(self) -> list[list[int]]:
+        """Owned buildings per block (of its lowest lot) and seat: the counts behind every row lead."""
+        counts = [[0] * self.n for _ in range(cp.BLOCKS)]
+        for b in self.v["buildings"]:
+            if b is not None and b[3] >= 0:
+                counts[b[2][0] // 4][b[3]] += 1
+        return counts
+
     def block_value(self, block: int) -> int:
-        top, right = cp.BLOCK_CIRCLES[block]
-        return cp.BASE_VALUE[block] + self.v["circles"][top] + self.v["circles"][right]
+        return self.block_values[block]
 
     def building(self, bid: int) -> list:
         return self.v["buildings"][bid]
 
-    def neighbours(self, lots) -> set[int]:
-        around = {y for x in lots for y in cp.ADJACENT_LOTS[x]} - set(lots)
-        return {self.lot_building[y] for y in around if y in self.lot_building}
+    def neighbours(self, around: tuple[int, ...], lots_of_interest: int) -> set[int]:
+        """The buildings on the lots `around` that lie in the bit set `lots_of_interest`."""
+        lot_building = self.lot_building
+        return {lot_building[y] for y in around if lots_of_interest >> y & 1}
 
-    def row_lead(self, blocks) -> int:
+    def row_lead(self, blocks: tuple[int, ...]) -> int:
         """My buildings in these blocks minus the best rival's (asked for a row or column per placement, so
         kept per decision)."""
-        key = tuple(blocks)
-        if key not in self.row_leads:
-            self.row_leads[key] = self._row_lead(key)
-        return self.row_leads[key]
+        if blocks not in self.row_leads:
+            self.row_leads[blocks] = self._row_lead(blocks)
+        return self.row_leads[blocks]
 
     def _row_lead(self, blocks: tuple[int, ...]) -> int:
-        inside = set(blocks)
         counts = [0] * self.n
-        for b in self.v["buildings"]:
-            if b is not None and b[3] >= 0 and b[2][0] // 4 in inside:
-                counts[b[3]] += 1
+        block_owners = self.block_owners
+        for block in blocks:
+            for seat, count in enumerate(block_owners[block]):
+                counts[seat] += count
         rivals = max(counts[s] for s in range(self.n) if s != self.me)
         return counts[self.me] - rivals
 
@@ -131,7 +160,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
                 builds[a] = self.build_score(t, t.v["contract_spaces"][space], cp.CONTRACT_AP[space])
             elif r.BUILD_FAVOR <= a < r.LOT:
                 builds[a] = self.build_score(t, t.v["favors"][t.me][a - r.BUILD_FAVOR], 0)
-        cheapest_block = min(t.block_value(b) for b in range(cp.BLOCKS))
+        cheapest_block = min(t.block_values)
         if builds:
             best = self._best(list(builds), builds.get)
             if builds[best] - cost * cheapest_block > 0:
@@ -178,18 +207,28 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         card = t.v["building"]["card"]
         zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
         cost = LATE_COST if t.late else EARLY_COST
+        around, around_bits, lot_bits = AROUND[size], AROUND_BITS[size], LOT_BITS[size]
+        zone_lots = t.zone_lots
+        same_zone, occupied = zone_lots[zone], sum(zone_lots)  # the zones' bit sets are disjoint
+        block_terms: dict[int, tuple[float, float]] = {}
+
+        def terms(block: int) -> tuple[float, float]:
+            """The row icons I lead, weighted, and the block's price: shared by the block's placements."""
+            row, column = divmod(block, 6)
+            rows = cp.PRESTIGE_BAND[row] * (t.row_lead(ROW_BLOCKS[row]) >= 0) + cp.WEALTH_COLUMN[column] * (
+                t.row_lead(COLUMN_BLOCKS[column]) >= 0
+            )
+            return ROW_WEIGHT * rows, cost * t.block_values[block]
 
         def score(a: int) -> float:
-            block, variant = divmod(a - r.LOT, 4)
-            lots = [4 * block + sub for sub in cp.FOOTPRINTS[size][variant]]
-            bonus = sum(1 for bid in t.neighbours(lots) if t.building(bid)[0] == zone)
-            row, column = divmod(block, 6)
-            band = cp.PRESTIGE_BAND[row]
-            rows = band * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0) + cp.WEALTH_COLUMN[column] * (
-                t.row_lead(tuple(6 * rr + column for rr in range(6))) >= 0
-            )
-            destroyed = sum(1 for x in lots if x in t.lot_building)
-            return bonus + ROW_WEIGHT * rows - cost * t.block_value(block) - destroyed
+            place = a - r.LOT
+            block = place >> 2
+            bonus = len(t.neighbours(around[place], same_zone)) if around_bits[place] & same_zone else 0
+            if block not in block_terms:
+                block_terms[block] = terms(block)
+            rows, price = block_terms[block]
+            destroyed = (lot_bits[place] & occupied).bit_count()
+            return bonus + rows - price - destroyed
 
         return self._best(legal, score)
 
@@ -213,14 +252,18 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
     _media_tie = _election_tie
 
     def _lot_for_park(self, t: Table, legal: list[int]) -> int:
+        mine = 0  # the lots under my buildings other than parks
+        for b in t.v["buildings"]:
+            if b is not None and b[3] == t.me and b[0] != cp.PARK:
+                mine |= r.bit_set(b[2])
+
         def score(a: int) -> float:
             x = a - r.LOT
-            near = t.neighbours([x])
-            mine = sum(1 for bid in near if t.building(bid)[3] == t.me and t.building(bid)[0] != cp.PARK)
+            near_mine = len(t.neighbours(cp.ADJACENT_LOTS[x], mine)) if ADJACENT_BITS[x] & mine else 0
             row, column = divmod(x // 4, 6)
             return (
-                mine
-                + 0.3 * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0)
+                near_mine
+                + 0.3 * (t.row_lead(ROW_BLOCKS[row]) >= 0)
                 + 0.01 * cp.PRESTIGE_BAND[row]
                 + (0.01 * cp.WEALTH_COLUMN[column])
             )
