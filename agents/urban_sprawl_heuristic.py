@@ -36,8 +36,9 @@ AROUND = {size: {place: around for place, _, around, _, _ in found} for size, fo
 AROUND_BITS = {size: {place: r.bit_set(around) for place, around in rings.items()} for size, rings in AROUND.items()}
 LOT_BITS = {size: {place: r.bit_set(lots) for place, lots, *_ in found} for size, found in cp.PLACEMENTS.items()}
 ADJACENT_BITS = tuple(r.bit_set(around) for around in cp.ADJACENT_LOTS)
-ROW_BLOCKS = cp.CIRCLE_BLOCKS[3:]  # the blocks of each block row
-COLUMN_BLOCKS = tuple(tuple(6 * row + column for row in range(6)) for column in range(6))
+# the lines whose leads the decisions weigh: the rows of the nine grey circles (cp.CIRCLE_BLOCKS: three double
+# columns, then the six block rows), then the six block columns
+ROW_LINE, COLUMN_LINE, LINES = 3, cp.CIRCLES, cp.CIRCLES + 6
 
 
 class Table:
@@ -50,7 +51,7 @@ class Table:
         self.wealth = v["wealth"][self.me]
         self.late = v["sports_team"] or self.wealth > VERY_RICH
         self.block_values = r.block_values(tuple(v["circles"]))
-        self.row_leads: dict[tuple[int, ...], int] = {}
+        self.leads: list[int | None] = [None] * LINES
 
     @cached_property
     def lot_building(self) -> dict[int, int]:
@@ -73,12 +74,15 @@ class Table:
         return zone_lots
 
     @cached_property
-    def block_owners(self) -> list[list[int]]:
-        """Owned buildings per block (of its lowest lot) and seat: the counts behind every row lead."""
-        counts = [[0] * self.n for _ in range(cp.BLOCKS)]
+    def line_owners(self) -> list[list[int]]:
+        """Owned buildings (by their lowest lot) per line and seat: the counts behind every lead."""
+        counts = [[0] * self.n for _ in range(LINES)]
         for b in self.v["buildings"]:
             if b is not None and b[3] >= 0:
-                counts[b[2][0] // 4][b[3]] += 1
+                row, column = divmod(b[2][0] // 4, 6)
+                counts[column // 2][b[3]] += 1
+                counts[ROW_LINE + row][b[3]] += 1
+                counts[COLUMN_LINE + column][b[3]] += 1
         return counts
 
     def block_value(self, block: int) -> int:
@@ -92,21 +96,14 @@ class Table:
         lot_building = self.lot_building
         return {lot_building[y] for y in around if lots_of_interest >> y & 1}
 
-    def row_lead(self, blocks: tuple[int, ...]) -> int:
-        """My buildings in these blocks minus the best rival's (asked for a row or column per placement, so
+    def lead(self, line: int) -> int:
+        """My buildings in a line minus the best rival's (asked for a row and a column per placement, so
         kept per decision)."""
-        if blocks not in self.row_leads:
-            self.row_leads[blocks] = self._row_lead(blocks)
-        return self.row_leads[blocks]
-
-    def _row_lead(self, blocks: tuple[int, ...]) -> int:
-        counts = [0] * self.n
-        block_owners = self.block_owners
-        for block in blocks:
-            for seat, count in enumerate(block_owners[block]):
-                counts[seat] += count
-        rivals = max(counts[s] for s in range(self.n) if s != self.me)
-        return counts[self.me] - rivals
+        lead = self.leads[line]
+        if lead is None:
+            counts = self.line_owners[line]
+            lead = self.leads[line] = counts[self.me] - max(counts[s] for s in range(self.n) if s != self.me)
+        return lead
 
     def visible_contracts(self) -> list[int]:
         return [c for c in self.v["contract_spaces"] if c >= 0] + list(self.v["favors"][self.me])
@@ -215,8 +212,8 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         def terms(block: int) -> tuple[float, float]:
             """The row icons I lead, weighted, and the block's price: shared by the block's placements."""
             row, column = divmod(block, 6)
-            rows = cp.PRESTIGE_BAND[row] * (t.row_lead(ROW_BLOCKS[row]) >= 0) + cp.WEALTH_COLUMN[column] * (
-                t.row_lead(COLUMN_BLOCKS[column]) >= 0
+            rows = cp.PRESTIGE_BAND[row] * (t.lead(ROW_LINE + row) >= 0) + cp.WEALTH_COLUMN[column] * (
+                t.lead(COLUMN_LINE + column) >= 0
             )
             return ROW_WEIGHT * rows, cost * t.block_values[block]
 
@@ -263,7 +260,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
             row, column = divmod(x // 4, 6)
             return (
                 near_mine
-                + 0.3 * (t.row_lead(ROW_BLOCKS[row]) >= 0)
+                + 0.3 * (t.lead(ROW_LINE + row) >= 0)
                 + 0.01 * cp.PRESTIGE_BAND[row]
                 + (0.01 * cp.WEALTH_COLUMN[column])
             )
@@ -305,17 +302,17 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         return r.OPT_A if r.OPT_A in legal and 3 < t.block_value(t.building(bid)[2][0] // 4) else r.OPT_B
 
     def _marker_place(self, t: Table, legal: list[int]) -> int:
-        return self._best([a for a in legal if a != r.PASS], lambda a: t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
+        return self._best([a for a in legal if a != r.PASS], lambda a: t.lead(a - r.CIRCLE))
 
     def _marker_move_dst(self, t: Table, legal: list[int]) -> int:
         best = self._marker_place(t, legal)
         number = t.v["context"]["marker"]
         if r.PASS in legal and number in t.v["circles"]:
-            here = t.row_lead(cp.CIRCLE_BLOCKS[t.v["circles"].index(number)])
-            if here >= t.row_lead(cp.CIRCLE_BLOCKS[best - r.CIRCLE]):
+            here = t.lead(t.v["circles"].index(number))
+            if here >= t.lead(best - r.CIRCLE):
                 return r.PASS
         return best
 
     def _marker_move_src(self, t: Table, legal: list[int]) -> int:
-        worst = self._best([a for a in legal if a != r.PASS], lambda a: -t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
-        return worst if t.row_lead(cp.CIRCLE_BLOCKS[worst - r.CIRCLE]) < 0 else r.PASS
+        worst = self._best([a for a in legal if a != r.PASS], lambda a: -t.lead(a - r.CIRCLE))
+        return worst if t.lead(worst - r.CIRCLE) < 0 else r.PASS
