@@ -41,23 +41,24 @@ ADJACENT_BITS = tuple(r.bit_set(around) for around in cp.ADJACENT_LOTS)
 ROW_LINE, COLUMN_LINE, LINES = 3, cp.CIRCLES, cp.CIRCLES + 6
 
 
-class Table:
-    """What one `view()` says, in the shape the decisions need."""
+class City:
+    """What a view's buildings say, in the shape the decisions need. An agent keeps it while the buildings
+    stay as they are (most decisions build, demolish or hand over nothing); its parts are made on first use."""
 
-    def __init__(self, v: dict) -> None:
-        self.v = v
-        self.me = v["player"]
-        self.n = v["num_players"]
-        self.wealth = v["wealth"][self.me]
-        self.late = v["sports_team"] or self.wealth > VERY_RICH
-        self.block_values = r.block_values(tuple(v["circles"]))
+    def __init__(self, buildings: list, me: int, n: int) -> None:
+        self.buildings = buildings
+        self.me = me
+        self.n = n
         self.leads: list[int | None] = [None] * LINES
+
+    def describes(self, buildings: list, me: int, n: int) -> bool:
+        return me == self.me and n == self.n and buildings == self.buildings
 
     @cached_property
     def lot_building(self) -> dict[int, int]:
-        """The building on each built lot (made on first use: most decisions never ask)."""
+        """The building on each built lot."""
         lot_building = {}
-        for bid, b in enumerate(self.v["buildings"]):
+        for bid, b in enumerate(self.buildings):
             if b is not None:
                 for x in b[2]:
                     lot_building[x] = bid
@@ -68,16 +69,16 @@ class Table:
         """The lots under each zone's buildings as bit sets (parks included), so that a placement with no
         neighbour of a zone is told by one integer test."""
         zone_lots = [0] * len(cp.ZONE_NAMES)
-        for b in self.v["buildings"]:
-            if b is not None:
-                zone_lots[b[0]] |= r.bit_set(b[2])
+        buildings = self.buildings
+        for x, bid in self.lot_building.items():
+            zone_lots[buildings[bid][0]] |= 1 << x
         return zone_lots
 
     @cached_property
     def line_owners(self) -> list[list[int]]:
         """Owned buildings (by their lowest lot) per line and seat: the counts behind every lead."""
         counts = [[0] * self.n for _ in range(LINES)]
-        for b in self.v["buildings"]:
+        for b in self.buildings:
             if b is not None and b[3] >= 0:
                 row, column = divmod(b[2][0] // 4, 6)
                 counts[column // 2][b[3]] += 1
@@ -85,25 +86,48 @@ class Table:
                 counts[COLUMN_LINE + column][b[3]] += 1
         return counts
 
-    def block_value(self, block: int) -> int:
-        return self.block_values[block]
-
-    def building(self, bid: int) -> list:
-        return self.v["buildings"][bid]
-
     def neighbours(self, around: tuple[int, ...], lots_of_interest: int) -> set[int]:
         """The buildings on the lots `around` that lie in the bit set `lots_of_interest`."""
         lot_building = self.lot_building
         return {lot_building[y] for y in around if lots_of_interest >> y & 1}
 
     def lead(self, line: int) -> int:
-        """My buildings in a line minus the best rival's (asked for a row and a column per placement, so
-        kept per decision)."""
+        """My buildings in a line minus the best rival's (asked for a row and a column per placement)."""
         lead = self.leads[line]
         if lead is None:
             counts = self.line_owners[line]
             lead = self.leads[line] = counts[self.me] - max(counts[s] for s in range(self.n) if s != self.me)
         return lead
+
+
+class Table:
+    """What one `view()` says, in the shape the decisions need."""
+
+    def __init__(self, v: dict, agent: UrbanSprawlHeuristicAgent) -> None:
+        self.v = v
+        self.me = v["player"]
+        self.n = v["num_players"]
+        self.wealth = v["wealth"][self.me]
+        self.late = v["sports_team"] or self.wealth > VERY_RICH
+        self.block_values = r.block_values(tuple(v["circles"]))
+        self.agent = agent
+
+    @cached_property
+    def city(self) -> City:
+        """The agent's `City` when it still describes this view's buildings, else a new one kept in its place."""
+        city, buildings = self.agent.city, self.v["buildings"]
+        if city is None or not city.describes(buildings, self.me, self.n):
+            city = self.agent.city = City(buildings, self.me, self.n)
+        return city
+
+    def block_value(self, block: int) -> int:
+        return self.block_values[block]
+
+    def building(self, bid: int) -> list:
+        return self.v["buildings"][bid]
+
+    def lead(self, line: int) -> int:
+        return self.city.lead(line)
 
     def visible_contracts(self) -> list[int]:
         return [c for c in self.v["contract_spaces"] if c >= 0] + list(self.v["favors"][self.me])
@@ -115,8 +139,10 @@ class Table:
 class UrbanSprawlHeuristicAgent(HeuristicAgent):
     """The rules of thumb of §11 (its docs page's Heuristic agent) over the seat's view."""
 
+    city: City | None = None  # the last decision's, kept while the buildings stay
+
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        t = Table(info_set.view())
+        t = Table(info_set.view(), self)
         return getattr(self, "_" + t.v["decision"].lower())(t, legal)  # one method per decision kind
 
     # ----- setup, investments, action points ---------------------------------------------------------
@@ -205,7 +231,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
         cost = LATE_COST if t.late else EARLY_COST
         around, around_bits, lot_bits = AROUND[size], AROUND_BITS[size], LOT_BITS[size]
-        zone_lots = t.zone_lots
+        zone_lots = t.city.zone_lots
         same_zone, occupied = zone_lots[zone], sum(zone_lots)  # the zones' bit sets are disjoint
         block_terms: dict[int, tuple[float, float]] = {}
 
@@ -220,7 +246,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         def score(a: int) -> float:
             place = a - r.LOT
             block = place >> 2
-            bonus = len(t.neighbours(around[place], same_zone)) if around_bits[place] & same_zone else 0
+            bonus = len(t.city.neighbours(around[place], same_zone)) if around_bits[place] & same_zone else 0
             if block not in block_terms:
                 block_terms[block] = terms(block)
             rows, price = block_terms[block]
@@ -256,7 +282,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
 
         def score(a: int) -> float:
             x = a - r.LOT
-            near_mine = len(t.neighbours(cp.ADJACENT_LOTS[x], mine)) if ADJACENT_BITS[x] & mine else 0
+            near_mine = len(t.city.neighbours(cp.ADJACENT_LOTS[x], mine)) if ADJACENT_BITS[x] & mine else 0
             row, column = divmod(x // 4, 6)
             return (
                 near_mine
@@ -277,7 +303,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         purpose = t.v["context"]["purpose"]
 
         def score(a: int) -> float:
-            b = t.building(t.lot_building[a - r.LOT])
+            b = t.building(t.city.lot_building[a - r.LOT])
             value = t.block_value(b[2][0] // 4)
             if purpose == "demolish":
                 return -value * b[1]
