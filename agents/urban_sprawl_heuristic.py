@@ -30,54 +30,104 @@ AUCTION_WEALTH = 30
 FAVOR_WORTH = 6.0
 
 
-class Table:
-    """What one `view()` says, in the shape the decisions need."""
+# per size and place id: the lots around the placement, as a tuple and as a bit set, and its own lots as a
+# bit set (read by every placement's score)
+AROUND = {size: {place: around for place, _, around, _, _ in found} for size, found in cp.PLACEMENTS.items()}
+AROUND_BITS = {size: {place: r.bit_set(around) for place, around in rings.items()} for size, rings in AROUND.items()}
+LOT_BITS = {size: {place: r.bit_set(lots) for place, lots, *_ in found} for size, found in cp.PLACEMENTS.items()}
+ADJACENT_BITS = tuple(r.bit_set(around) for around in cp.ADJACENT_LOTS)
+# the lines whose leads the decisions weigh: the rows of the nine grey circles (cp.CIRCLE_BLOCKS: three double
+# columns, then the six block rows), then the six block columns
+ROW_LINE, COLUMN_LINE, LINES = 3, cp.CIRCLES, cp.CIRCLES + 6
 
-    def __init__(self, v: dict) -> None:
-        self.v = v
-        self.me = v["player"]
-        self.n = v["num_players"]
-        self.wealth = v["wealth"][self.me]
-        self.late = v["sports_team"] or self.wealth > VERY_RICH
-        self.row_leads: dict[tuple[int, ...], int] = {}
+
+class City:
+    """What a view's buildings say, in the shape the decisions need. An agent keeps it while the buildings
+    stay as they are (most decisions build, demolish or hand over nothing); its parts are made on first use."""
+
+    def __init__(self, buildings: list, me: int, n: int) -> None:
+        self.buildings = buildings
+        self.me = me
+        self.n = n
+        self.leads: list[int | None] = [None] * LINES
+
+    def describes(self, buildings: list, me: int, n: int) -> bool:
+        return me == self.me and n == self.n and buildings == self.buildings
 
     @cached_property
     def lot_building(self) -> dict[int, int]:
-        """The building on each built lot (made on first use: most decisions never ask)."""
+        """The building on each built lot."""
         lot_building = {}
-        for bid, b in enumerate(self.v["buildings"]):
+        for bid, b in enumerate(self.buildings):
             if b is not None:
                 for x in b[2]:
                     lot_building[x] = bid
         return lot_building
 
+    @cached_property
+    def zone_lots(self) -> list[int]:
+        """The lots under each zone's buildings as bit sets (parks included), so that a placement with no
+        neighbour of a zone is told by one integer test."""
+        zone_lots = [0] * len(cp.ZONE_NAMES)
+        buildings = self.buildings
+        for x, bid in self.lot_building.items():
+            zone_lots[buildings[bid][0]] |= 1 << x
+        return zone_lots
+
+    @cached_property
+    def line_owners(self) -> list[list[int]]:
+        """Owned buildings (by their lowest lot) per line and seat: the counts behind every lead."""
+        counts = [[0] * self.n for _ in range(LINES)]
+        for b in self.buildings:
+            if b is not None and b[3] >= 0:
+                row, column = divmod(b[2][0] // 4, 6)
+                counts[column // 2][b[3]] += 1
+                counts[ROW_LINE + row][b[3]] += 1
+                counts[COLUMN_LINE + column][b[3]] += 1
+        return counts
+
+    def neighbours(self, around: tuple[int, ...], lots_of_interest: int) -> set[int]:
+        """The buildings on the lots `around` that lie in the bit set `lots_of_interest`."""
+        lot_building = self.lot_building
+        return {lot_building[y] for y in around if lots_of_interest >> y & 1}
+
+    def lead(self, line: int) -> int:
+        """My buildings in a line minus the best rival's (asked for a row and a column per placement)."""
+        lead = self.leads[line]
+        if lead is None:
+            counts = self.line_owners[line]
+            lead = self.leads[line] = counts[self.me] - max(counts[s] for s in range(self.n) if s != self.me)
+        return lead
+
+
+class Table:
+    """What one `view()` says, in the shape the decisions need."""
+
+    def __init__(self, v: dict, agent: UrbanSprawlHeuristicAgent) -> None:
+        self.v = v
+        self.me = v["player"]
+        self.n = v["num_players"]
+        self.wealth = v["wealth"][self.me]
+        self.late = v["sports_team"] or self.wealth > VERY_RICH
+        self.block_values = r.block_values(tuple(v["circles"]))
+        self.agent = agent
+
+    @cached_property
+    def city(self) -> City:
+        """The agent's `City` when it still describes this view's buildings, else a new one kept in its place."""
+        city, buildings = self.agent.city, self.v["buildings"]
+        if city is None or not city.describes(buildings, self.me, self.n):
+            city = self.agent.city = City(buildings, self.me, self.n)
+        return city
+
     def block_value(self, block: int) -> int:
-        top, right = cp.BLOCK_CIRCLES[block]
-        return cp.BASE_VALUE[block] + self.v["circles"][top] + self.v["circles"][right]
+        return self.block_values[block]
 
     def building(self, bid: int) -> list:
         return self.v["buildings"][bid]
 
-    def neighbours(self, lots) -> set[int]:
-        around = {y for x in lots for y in cp.ADJACENT_LOTS[x]} - set(lots)
-        return {self.lot_building[y] for y in around if y in self.lot_building}
-
-    def row_lead(self, blocks) -> int:
-        """My buildings in these blocks minus the best rival's (asked for a row or column per placement, so
-        kept per decision)."""
-        key = tuple(blocks)
-        if key not in self.row_leads:
-            self.row_leads[key] = self._row_lead(key)
-        return self.row_leads[key]
-
-    def _row_lead(self, blocks: tuple[int, ...]) -> int:
-        inside = set(blocks)
-        counts = [0] * self.n
-        for b in self.v["buildings"]:
-            if b is not None and b[3] >= 0 and b[2][0] // 4 in inside:
-                counts[b[3]] += 1
-        rivals = max(counts[s] for s in range(self.n) if s != self.me)
-        return counts[self.me] - rivals
+    def lead(self, line: int) -> int:
+        return self.city.lead(line)
 
     def visible_contracts(self) -> list[int]:
         return [c for c in self.v["contract_spaces"] if c >= 0] + list(self.v["favors"][self.me])
@@ -89,8 +139,10 @@ class Table:
 class UrbanSprawlHeuristicAgent(HeuristicAgent):
     """The rules of thumb of §11 (its docs page's Heuristic agent) over the seat's view."""
 
+    city: City | None = None  # the last decision's, kept while the buildings stay
+
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        t = Table(info_set.view())
+        t = Table(info_set.view(), self)
         return getattr(self, "_" + t.v["decision"].lower())(t, legal)  # one method per decision kind
 
     # ----- setup, investments, action points ---------------------------------------------------------
@@ -131,7 +183,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
                 builds[a] = self.build_score(t, t.v["contract_spaces"][space], cp.CONTRACT_AP[space])
             elif r.BUILD_FAVOR <= a < r.LOT:
                 builds[a] = self.build_score(t, t.v["favors"][t.me][a - r.BUILD_FAVOR], 0)
-        cheapest_block = min(t.block_value(b) for b in range(cp.BLOCKS))
+        cheapest_block = min(t.block_values)
         if builds:
             best = self._best(list(builds), builds.get)
             if builds[best] - cost * cheapest_block > 0:
@@ -178,18 +230,28 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         card = t.v["building"]["card"]
         zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
         cost = LATE_COST if t.late else EARLY_COST
+        around, around_bits, lot_bits = AROUND[size], AROUND_BITS[size], LOT_BITS[size]
+        zone_lots = t.city.zone_lots
+        same_zone, occupied = zone_lots[zone], sum(zone_lots)  # the zones' bit sets are disjoint
+        block_terms: dict[int, tuple[float, float]] = {}
+
+        def terms(block: int) -> tuple[float, float]:
+            """The row icons I lead, weighted, and the block's price: shared by the block's placements."""
+            row, column = divmod(block, 6)
+            rows = cp.PRESTIGE_BAND[row] * (t.lead(ROW_LINE + row) >= 0) + cp.WEALTH_COLUMN[column] * (
+                t.lead(COLUMN_LINE + column) >= 0
+            )
+            return ROW_WEIGHT * rows, cost * t.block_values[block]
 
         def score(a: int) -> float:
-            block, variant = divmod(a - r.LOT, 4)
-            lots = [4 * block + sub for sub in cp.FOOTPRINTS[size][variant]]
-            bonus = sum(1 for bid in t.neighbours(lots) if t.building(bid)[0] == zone)
-            row, column = divmod(block, 6)
-            band = cp.PRESTIGE_BAND[row]
-            rows = band * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0) + cp.WEALTH_COLUMN[column] * (
-                t.row_lead(tuple(6 * rr + column for rr in range(6))) >= 0
-            )
-            destroyed = sum(1 for x in lots if x in t.lot_building)
-            return bonus + ROW_WEIGHT * rows - cost * t.block_value(block) - destroyed
+            place = a - r.LOT
+            block = place >> 2
+            bonus = len(t.city.neighbours(around[place], same_zone)) if around_bits[place] & same_zone else 0
+            if block not in block_terms:
+                block_terms[block] = terms(block)
+            rows, price = block_terms[block]
+            destroyed = (lot_bits[place] & occupied).bit_count()
+            return bonus + rows - price - destroyed
 
         return self._best(legal, score)
 
@@ -213,14 +275,18 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
     _media_tie = _election_tie
 
     def _lot_for_park(self, t: Table, legal: list[int]) -> int:
+        mine = 0  # the lots under my buildings other than parks
+        for b in t.v["buildings"]:
+            if b is not None and b[3] == t.me and b[0] != cp.PARK:
+                mine |= r.bit_set(b[2])
+
         def score(a: int) -> float:
             x = a - r.LOT
-            near = t.neighbours([x])
-            mine = sum(1 for bid in near if t.building(bid)[3] == t.me and t.building(bid)[0] != cp.PARK)
+            near_mine = len(t.city.neighbours(cp.ADJACENT_LOTS[x], mine)) if ADJACENT_BITS[x] & mine else 0
             row, column = divmod(x // 4, 6)
             return (
-                mine
-                + 0.3 * (t.row_lead(cp.CIRCLE_BLOCKS[3 + row]) >= 0)
+                near_mine
+                + 0.3 * (t.lead(ROW_LINE + row) >= 0)
                 + 0.01 * cp.PRESTIGE_BAND[row]
                 + (0.01 * cp.WEALTH_COLUMN[column])
             )
@@ -237,7 +303,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         purpose = t.v["context"]["purpose"]
 
         def score(a: int) -> float:
-            b = t.building(t.lot_building[a - r.LOT])
+            b = t.building(t.city.lot_building[a - r.LOT])
             value = t.block_value(b[2][0] // 4)
             if purpose == "demolish":
                 return -value * b[1]
@@ -262,17 +328,17 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
         return r.OPT_A if r.OPT_A in legal and 3 < t.block_value(t.building(bid)[2][0] // 4) else r.OPT_B
 
     def _marker_place(self, t: Table, legal: list[int]) -> int:
-        return self._best([a for a in legal if a != r.PASS], lambda a: t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
+        return self._best([a for a in legal if a != r.PASS], lambda a: t.lead(a - r.CIRCLE))
 
     def _marker_move_dst(self, t: Table, legal: list[int]) -> int:
         best = self._marker_place(t, legal)
         number = t.v["context"]["marker"]
         if r.PASS in legal and number in t.v["circles"]:
-            here = t.row_lead(cp.CIRCLE_BLOCKS[t.v["circles"].index(number)])
-            if here >= t.row_lead(cp.CIRCLE_BLOCKS[best - r.CIRCLE]):
+            here = t.lead(t.v["circles"].index(number))
+            if here >= t.lead(best - r.CIRCLE):
                 return r.PASS
         return best
 
     def _marker_move_src(self, t: Table, legal: list[int]) -> int:
-        worst = self._best([a for a in legal if a != r.PASS], lambda a: -t.row_lead(cp.CIRCLE_BLOCKS[a - r.CIRCLE]))
-        return worst if t.row_lead(cp.CIRCLE_BLOCKS[worst - r.CIRCLE]) < 0 else r.PASS
+        worst = self._best([a for a in legal if a != r.PASS], lambda a: -t.lead(a - r.CIRCLE))
+        return worst if t.lead(worst - r.CIRCLE) < 0 else r.PASS

@@ -386,7 +386,8 @@ def can_build(s: State, seat: int, card: int) -> bool:
     )
 
 
-def _bits(lots: tuple[int, ...]) -> int:
+def bit_set(lots: tuple[int, ...]) -> int:
+    """The lots as one integer, bit x for lot x (zoning and neighbour tests become integer tests)."""
     return sum(1 << x for x in lots)
 
 
@@ -395,7 +396,7 @@ def _bits(lots: tuple[int, ...]) -> int:
 PLACEMENT_BITS = {
     size: tuple(
         tuple(
-            (place, lots, around, water, forest, _bits(lots), _bits(around))
+            (place, lots, around, water, forest, bit_set(lots), bit_set(around))
             for place, lots, around, water, forest in placements
             if place >> 2 == block
         )
