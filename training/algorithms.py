@@ -127,13 +127,13 @@ def warm_start_ppo(request: TrainRequest) -> list[tuple[int, str]]:
 
 
 def tianshou_dqn(request: TrainRequest) -> list[tuple[int, str]]:
-    """Tianshou's masked DQN: one seat learns while the others play masked random moves
-    (`city_envs.integrations.tianshou`). Tianshou counts every seat's move as an environment step,
-    so it trains for `budget x players` of them, about `budget` of the learner's own."""
+    """Tianshou's masked DQN for one seat (drawn per match) while the others play masked random moves
+    inside the env (`city_envs.integrations.tianshou.train_dqn`); the budget counts the learner's moves."""
     from city_envs.integrations.tianshou import train_dqn
 
-    steps = [target * request.task.players for target in request.checkpoints]
-    paths = train_dqn(request.task.game, request.task.players, request.seed, steps, request.out / "train")
+    paths = train_dqn(
+        request.task.game, request.task.players, request.seed, list(request.checkpoints), request.out / "train"
+    )
     return [
         (target, f"city_envs.integrations.tianshou:QNetworkAgent:path={path}")
         for target, path in zip(request.checkpoints, paths, strict=True)

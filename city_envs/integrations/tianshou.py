@@ -1,10 +1,14 @@
-"""Tianshou (2.x): a game as Tianshou's `PettingZooEnv`, and a multi-agent algorithm in which one seat
-learns with masked DQN while the other seats play masked random moves.
+"""Tianshou (2.x): a game as Tianshou's `PettingZooEnv` with its multi-agent policy manager, and the
+single-seat masked DQN the benchmark trains (`train_dqn`).
 
 Tianshou's `PettingZooEnv` passes each observation on as `{"agent_id", "obs", "mask"}`; its
 `MultiAgentOffPolicyAlgorithm` (the multi-agent policy manager) routes each decision to the acting
 seat's algorithm, and DQN's policy reads `obs.mask` to keep its choices (greedy and exploratory)
-legal. Replace the random seats by other learners, or by frozen copies of the learner, for self-play.
+legal. In a turn-based game the manager stores each transition with the *next* seat's observation
+and the reward of that one move, so a learner among other seats bootstraps from its opponents'
+positions and misses the outcomes that fall on their moves: use it for several learners of one
+team, or with care. `train_dqn` instead gives DQN one seat whose env plays the other seats
+(`city_envs.single_agent.SingleAgentEnv`), so every transition runs from one of its turns to its next.
 """
 
 from __future__ import annotations
@@ -12,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
+import gymnasium as gym
 import numpy as np
 import torch
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
@@ -29,6 +33,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import city_envs
+from city_envs.single_agent import SingleAgentEnv
 
 
 def tianshou_env(name: str, num_players: int, **options: Any) -> PettingZooEnv:
@@ -68,6 +73,32 @@ def dqn_against_random(
     return MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
 
 
+class MaskedSeat(gym.Wrapper):
+    """One seat of a match (`SingleAgentEnv`, the other seats played inside it) with its observation
+    as Tianshou's masked DQN reads it: `{"obs": the seat's observation, "mask": its legal actions}`."""
+
+    def __init__(self, env: SingleAgentEnv) -> None:
+        super().__init__(env)
+        self.observation_shape: tuple[int, ...] = env.game.observation_shape
+        self.num_actions: int = env.game.num_actions
+        self.observation_space = gym.spaces.Dict(
+            {"obs": env.observation_space, "mask": gym.spaces.MultiBinary(self.num_actions)}
+        )
+
+    def reset(self, **kwargs: Any) -> tuple[dict, dict]:
+        observation, info = self.env.reset(**kwargs)
+        return {"obs": observation, "mask": info["action_mask"]}, info
+
+    def step(self, action: Any) -> tuple[dict, SupportsFloat, bool, bool, dict]:
+        observation, reward, terminated, truncated, info = self.env.step(int(action))
+        return {"obs": observation, "mask": info["action_mask"]}, reward, terminated, truncated, info
+
+
+def masked_seat_env(name: str, num_players: int, **options: Any) -> MaskedSeat:
+    """A seat drawn for every episode, the others playing masked random moves inside the env."""
+    return MaskedSeat(SingleAgentEnv(name, num_players, seat=None, **options))
+
+
 def train_dqn(
     name: str,
     num_players: int,
@@ -76,36 +107,46 @@ def train_dqn(
     out: Path,
     *,
     hidden: Sequence[int] = (256, 256),
+    lr: float = 1e-4,
+    gamma: float = 0.99,
+    eps_training: float = 0.1,
+    target_update_freq: int = 320,
     envs: int = 8,
     buffer_size: int = 20_000,
     steps_per_collect: int = 1_000,
     **options: Any,
 ) -> list[Path]:
-    """Masked DQN (`dqn_against_random`) trained to each of `steps` (Tianshou's env steps: every seat's
-    move), the learner's Q-network saved at each as `q_<steps>.safetensors` (tensors and JSON
-    metadata, nothing pickled) for `QNetworkAgent`. The envs are collected `steps_per_collect` steps at
-    a time, then trained on a tenth as many minibatches: Tianshou scans its whole replay buffer for NaNs
-    after every collection, so small collections make training quadratic in the buffer. Seeded (torch,
+    """Masked DQN for one seat against random seats (`masked_seat_env`), trained to each of `steps`
+    (the learner's own moves) and saved at each as `q_<steps>.safetensors` (tensors and JSON metadata,
+    nothing pickled) for `QNetworkAgent`. The envs are collected `steps_per_collect` steps at a time,
+    then trained on a tenth as many minibatches: Tianshou scans its whole replay buffer for NaNs after
+    every collection, so small collections make training quadratic in the buffer. Seeded (torch,
     numpy, the envs); a rerun of the same call gives the same networks on one torch thread."""
     from safetensors.torch import save_file
 
     if list(steps) != sorted(set(steps)) or steps[0] < 1:
         raise ValueError(f"steps must increase from at least 1, not {list(steps)}")
-    # the collector's multi-agent returns have a column per seat, which Tianshou's statistics warn about at
-    # every collection; the learner's returns are reduced by the trainer
-    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     torch.set_num_threads(1)  # small networks: more threads only contend
     torch.manual_seed(seed)
     np.random.seed(seed)
-    algorithm = dqn_against_random(name, num_players, hidden=hidden, **options)
-    train_envs = DummyVectorEnv([lambda: tianshou_env(name, num_players) for _ in range(envs)])
+    probe = masked_seat_env(name, num_players, **options)
+    net = Net(
+        state_shape=probe.observation_shape,
+        action_shape=probe.num_actions,
+        hidden_sizes=list(hidden),
+    )
+    policy = DiscreteQLearningPolicy(
+        model=net, action_space=probe.action_space, eps_training=eps_training, eps_inference=0.0
+    )
+    algorithm = DQN(
+        policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=gamma, target_update_freq=target_update_freq
+    )
+    train_envs = DummyVectorEnv([lambda: masked_seat_env(name, num_players, **options) for _ in range(envs)])
     train_envs.seed(seed)
     collector = Collector[CollectStats](
         algorithm, train_envs, VectorReplayBuffer(buffer_size, envs), exploration_noise=True
     )
     collector.reset()
-    probe = tianshou_env(name, num_players, **options)
-    net = algorithm.get_algorithm(probe.agents[0]).policy.model  # seat 0 learns
     out.mkdir(parents=True, exist_ok=True)
     paths, done = [], 0
     for target in steps:
@@ -123,7 +164,6 @@ def train_dqn(
                     test_in_training=False,
                     show_progress=False,
                     verbose=False,
-                    multi_agent_return_reduction=lambda returns: returns[:, 0],
                 )
             )
         done = target
@@ -132,8 +172,8 @@ def train_dqn(
             "game": name,
             "players": str(num_players),
             "hidden": json.dumps(list(hidden)),
-            "observation_size": str(int(np.prod(probe.observation_space["observation"].shape))),
-            "num_actions": str(int(probe.action_space.n)),
+            "observation_size": str(int(np.prod(probe.observation_shape))),
+            "num_actions": str(probe.num_actions),
             "env_steps": str(target),
         }
         save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(path), metadata=metadata)

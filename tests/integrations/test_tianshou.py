@@ -85,3 +85,33 @@ def _handle(game: str):
     from city_envs.core.infoset import InfoSet
 
     return InfoSet(city_envs.make_game(game, 2, seed=0), 0)
+
+
+@pytest.mark.parametrize("name", city_envs.GAMES)
+def test_the_dqn_seat_sees_only_its_own_turns(name):
+    """`train_dqn`'s env: every observation is the learner's, at one of its turns, with its legal actions
+    as the mask (so a transition runs from one of its turns to the next, never to an opponent's)."""
+    from city_envs.integrations.tianshou import masked_seat_env
+
+    env = masked_seat_env(name, 2)
+    rng = np.random.default_rng(0)
+    observation, info = env.reset(seed=0)
+    seats, over = set(), False
+    for _ in range(300):
+        game, seat = env.unwrapped.game, env.unwrapped.seat
+        if over:
+            assert not observation["mask"].any()
+            observation, info = env.reset()
+            over = False
+            continue
+        seats.add(seat)
+        assert game.current_player() == seat
+        assert np.array_equal(observation["mask"], game.legal_actions())
+        assert np.array_equal(observation["obs"], game.observation(seat))
+        legal = np.flatnonzero(observation["mask"])
+        observation, _, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        over = terminated or truncated
+    for seed in range(1, 11):
+        env.reset(seed=seed)
+        seats.add(env.unwrapped.seat)
+    assert seats == {0, 1}  # the seat is drawn for every match
