@@ -306,7 +306,7 @@ def observation(s: State, p: int) -> np.ndarray:
         mine.flags.writeable = False
         s.memo[key] = mine
     plots[:] = s.memo[key]
-    # every 1.0 below goes to a cell of its own, so they are written at once at the end
+    # each value set to one below lies in a cell of its own, so they are written at once at the end
     ones = [_IN_HAND_CELL[c] for c in s.hands[p]]
     out_plots, out_specials = _cards_out(tuple(s.out))
     plots[out_plots, _OUT] = 1.0
