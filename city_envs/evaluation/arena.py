@@ -76,26 +76,42 @@ class MatchLog:
         self.records.setdefault(record["match"], record)
 
 
-def _policy_identity(kind: str) -> str:
-    """A policy agent by its file's SHA-256 rather than its path, so that a run resumes from another
-    checkout or install of the same files (a path that is no file stays as it is)."""
+def _file_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def policy_digests(agent_kinds: list[str]) -> dict[str, str]:
+    """The SHA-256 of every policy file the line-up plays (`ppo:PATH[:options]`), by agent kind."""
+    digests = {}
+    for kind in agent_kinds:
+        if kind.startswith("ppo:") and (digest := _file_digest(kind[4:].split(":")[0])) is not None:
+            digests[kind] = digest
+    return digests
+
+
+def _policy_identity(kind: str, digests: dict) -> str:
+    """A policy agent by its file's SHA-256 (as the log recorded it, else read now) rather than its path,
+    so that a run resumes from another checkout or install of the same files."""
     if not kind.startswith("ppo:"):
         return kind
-    path, *rest = kind[4:].split(":")
-    try:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return kind
-    return ":".join(["ppo", f"sha256={digest}", *rest])
+    path, *options = kind[4:].split(":")
+    digest = digests.get(kind) or _file_digest(path)
+    return ":".join(["ppo", f"sha256={digest}" if digest else path, *options])
 
 
 def _same_run(header: Any, settings: dict) -> bool:
     """Whether a log's header describes the run `settings` describe, its policies compared by content."""
     if not isinstance(header, dict) or not isinstance(header.get("lineup"), list):
         return False
-    if {**header, "lineup": None} != {**settings, "lineup": None}:
+    recorded = header.get("policies")
+    recorded = recorded if isinstance(recorded, dict) else {}  # logs written before digests were kept
+    if {**header, "lineup": None, "policies": None} != {**settings, "lineup": None, "policies": None}:
         return False
-    return [_policy_identity(str(k)) for k in header["lineup"]] == [_policy_identity(k) for k in settings["lineup"]]
+    theirs = [_policy_identity(str(k), recorded) for k in header["lineup"]]
+    return theirs == [_policy_identity(k, settings["policies"]) for k in settings["lineup"]]
 
 
 def lineup_label(agent_kinds: list[str]) -> str:
@@ -147,6 +163,7 @@ def evaluate(
         "games": games,
         "seed": seed,
         "options": dict(options),
+        "policies": policy_digests(list(agent_kinds)),  # what resuming compares, wherever the files move
     }
     match_log = MatchLog(log, settings, resume) if log is not None else None
     finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}
