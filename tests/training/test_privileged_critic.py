@@ -333,3 +333,58 @@ def test_a_privileged_run_resumed_after_a_stop_ends_with_the_parameters_of_an_un
         game_class("blue_moon_city").observation_shape
         == read_metadata(tmp_path / "whole" / "ppo.safetensors")["observation_shape"]
     )
+
+
+# ----- the with/without measurement ----------------------------------------------------------------
+def test_the_measurement_runs_both_arms_with_equal_settings_and_summarizes_them(tmp_path, monkeypatch, capsys):
+    """Every planned command is a valid `city-envs train` (its config is captured, not trained): the arms
+    differ only in `privileged_critic`, and start from the warm start's file; the summary reads runs."""
+    from city_envs.training import privileged_ab, selfplay
+
+    configs: dict[str, TrainConfig] = {}
+
+    def capture(config, out, resume=False, log=print, pool=None):
+        configs[str(out)] = config
+        return {"game": config.game, "players": config.players, "total_seconds": 0.0, "model": "m"}
+
+    monkeypatch.setattr(selfplay, "train", capture)
+    for task in privileged_ab.task_names(list(GAMES), [2, 4]):
+        steps = privileged_ab.plan(tmp_path, task, 300_000, "warm", seed=3)
+        assert [s.label.split()[-1] for s in steps] == ["start", "plain", "privileged"]
+        for step in steps:
+            assert cli.main(step.args) == 0
+        warm, plain, privileged = (configs[str(s.out)] for s in steps)
+        assert (warm.timesteps, warm.pretrain, warm.privileged_critic) == (0, True, False)
+        assert plain.init_from == privileged.init_from == str(steps[0].out / "model.safetensors")
+        assert {k for k, v in plain.__dict__.items() if privileged.__dict__[k] != v} == {"privileged_critic"}
+        assert (privileged.seed, privileged.timesteps, privileged.players) == (3, 300_000, int(task[-2]))
+        assert not privileged.pretrain and not privileged.select_best
+    assert [
+        s.args[s.args.index("--init-from") + 1] for s in privileged_ab.plan(tmp_path, "citadels_4p", 5, "baseline")[:1]
+    ] == [str(privileged_ab.BASELINES / "citadels_4p.safetensors")]
+    with pytest.raises(ValueError, match="no committed recipe"):
+        privileged_ab.plan(tmp_path, "citadels_3p", 5, "warm")
+
+    run = tmp_path / "citadels_2p" / "privileged"
+    (run / "logs" / "part_1").mkdir(parents=True)
+    (run / "logs" / "part_1" / "progress.csv").write_text(
+        "train/explained_variance,train/value_loss\n" + "".join(f"{k / 20},0.1\n" for k in range(12))
+    )
+    (run / "curve.csv").write_text("stage,step,win_rate_vs_heuristic\nppo,102400,0.31\nppo,204800,0.35\n")
+    result = {"games": 400, "win_rate": 0.4, "ci95": [0.35, 0.45]}
+    (run / "evaluation.json").write_text(
+        json.dumps({"timesteps": 204800, "ppo_steps_per_s": 300.0, "evaluation": {"heuristic": result}})
+    )
+    assert privileged_ab.plan(tmp_path, "citadels_2p", 5, "warm")[2].done()
+    table = privileged_ab.summarize(tmp_path, ["citadels_2p"]).splitlines()
+    assert len(table) == 3 and table[2] == (
+        "| citadels_2p | privileged | 204,800 | 300 | 0.325 | 102k 0.31, 204k 0.35 | 0.400 (0.350-0.450) | - |"
+    )
+    (run.parent / "plain" / "config.toml").parent.mkdir()
+    (run.parent / "plain" / "config.toml").write_text("")
+    resumed = privileged_ab.plan(tmp_path, "citadels_2p", 5, "warm")[1].command()
+    assert resumed == ["train", "citadels", "--resume", "--out", str(run.parent / "plain"), "--quiet", "--timesteps=5"]
+    assert privileged_ab.main(["--out", str(tmp_path), "--games", "citadels", "--players", "2", "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "# citadels_2p privileged: done" in printed and "--set=privileged_critic=false" not in printed
+    assert "city-envs train citadels --out" in printed  # the warm start, still to run
