@@ -17,7 +17,7 @@ and runs no code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -104,7 +104,7 @@ class EntityActorCriticPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         # the raw features the actor hands on are the seat's observation (all of the input, or its first
         # block under a privileged critic): the head's rows index into them
-        seat_size = self.mlp_extractor.feature_dim
+        seat_size = cast(int, self.mlp_extractor.feature_dim)
         latent_dim = self.mlp_extractor.latent_dim_pi - seat_size
         spec = check_entity_head(self.entity_head, seat_size, int(self.action_space.n))
         self.action_net = EntityActionNet(latent_dim, int(self.action_space.n), spec, self.activation_fn)

@@ -36,9 +36,12 @@ import json
 import math
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from city_envs.core.game import Game
 
 FORMAT = "city-envs-policy"
 FORMAT_VERSION = 1  # a plain actor-critic; files written by every earlier city-envs
@@ -188,7 +191,7 @@ def critic_size(meta: dict[str, Any]) -> int:
     return size * meta["players"] if meta["critic_input"] == "all_seats" else size
 
 
-def critic_observation(meta: dict[str, Any], game, seat: int) -> np.ndarray:
+def critic_observation(meta: dict[str, Any], game: Game, seat: int) -> np.ndarray:
     """What the critic of the file `meta` describes reads to value `seat`'s position in the match `game`
     (a search's leaf evaluator calls it; no agent does): the seat's observation, or every seat's
     (`all_seats_observation`), which needs the file's game and player count."""

@@ -23,6 +23,7 @@ from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
 from city_envs.agents.entity_policy import EntityActorCriticPolicy
+from city_envs.agents.policy_file import normalize_net_arch
 
 
 class SeatActorMlpExtractor(MlpExtractor):
@@ -74,7 +75,11 @@ class PrivilegedActorCriticPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = SeatActorMlpExtractor(
-            math.prod(self.seat_shape), self.critic_size, self.net_arch, self.activation_fn, self.device
+            math.prod(self.seat_shape),
+            self.critic_size,
+            normalize_net_arch(self.net_arch),
+            self.activation_fn,
+            self.device,
         )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
@@ -86,7 +91,11 @@ class PrivilegedEntityActorCriticPolicy(PrivilegedActorCriticPolicy, EntityActor
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = SeatEntityMlpExtractor(
-            math.prod(self.seat_shape), self.critic_size, self.net_arch, self.activation_fn, self.device
+            math.prod(self.seat_shape),
+            self.critic_size,
+            normalize_net_arch(self.net_arch),
+            self.activation_fn,
+            self.device,
         )
 
 
@@ -96,7 +105,7 @@ def widen_critic(seat_state: dict[str, torch.Tensor], policy: PrivilegedActorCri
     privileged critic starts out valuing every state as the plain one did (the warm start's critic is
     not lost) and learns from the other hands during PPO."""
     state = dict(seat_state)
-    first = "mlp_extractor.value_net.0.weight" if policy.net_arch["vf"] else "value_net.weight"
+    first = "mlp_extractor.value_net.0.weight" if normalize_net_arch(policy.net_arch)["vf"] else "value_net.weight"
     seat = state[first]
     wide = torch.zeros((seat.shape[0], policy.critic_size), dtype=seat.dtype)
     wide[:, : seat.shape[1]] = seat
