@@ -67,8 +67,9 @@ def task_names(games: list[str], players: list[int]) -> list[str]:
     return [f"{game}_{n}p" for game in games for n in players]
 
 
-def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0) -> list[Step]:
-    """The commands of one task: its warm start (with `start = "warm"`), then the two PPO arms."""
+def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_jobs: int = 1) -> list[Step]:
+    """The commands of one task: its warm start (with `start = "warm"`), then the two PPO arms (whose
+    evaluations play in `eval_jobs` processes; the matches are the same in any number)."""
     game = task.rsplit("_", 1)[0]
     recipe = BASELINES / f"{task}.toml"
     if not recipe.is_file():
@@ -87,7 +88,7 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0) -> lis
     else:
         raise ValueError(f"start must be 'warm' or 'baseline', not {start!r}")
     for arm in ARMS:
-        sets = {**ARM_SETTINGS, "privileged_critic": arm == "privileged"}
+        sets = {**ARM_SETTINGS, "eval_jobs": eval_jobs, "privileged_critic": arm == "privileged"}
         args = [
             "train",
             game,
@@ -162,20 +163,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=300_000, help="PPO steps of each arm")
     parser.add_argument("--start", choices=("warm", "baseline"), default="warm", help="what PPO starts from")
     parser.add_argument("--seed", type=int, default=0, help="the runs' seed (evaluations on seed + 1 and seed + 2)")
+    parser.add_argument("--eval-jobs", type=int, default=1, help="processes of each evaluation (config: eval_jobs)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     args = parser.parse_args(argv)
-    if not 0 <= args.seed <= 900 or args.timesteps < 1:  # seed + 2 stays far from the publishing seed 1000
-        parser.error("--seed must be 0..900 and --timesteps at least 1")
+    if not 0 <= args.seed <= 900 or args.timesteps < 1 or args.eval_jobs < 1:  # seed + 2 is never 1000
+        parser.error("--seed must be 0..900, --timesteps and --eval-jobs at least 1")
     out = Path(args.out)
     tasks = task_names(args.games, args.players)
     for task in tasks:
-        for step in plan(out, task, args.timesteps, args.start, args.seed):
+        for step in plan(out, task, args.timesteps, args.start, args.seed, args.eval_jobs):
             if step.done():
                 print(f"# {step.label}: done", flush=True)
                 continue
             print(f"# {step.label}\ncity-envs {shlex.join(step.command())}", flush=True)
             if not args.dry_run:
-                subprocess.run([sys.executable, "-m", "city_envs.cli", *step.command()], check=True)
+                code = subprocess.run([sys.executable, "-m", "city_envs.cli", *step.command()]).returncode
+                if code:
+                    print(f"{step.label} stopped (exit status {code}): run again to resume it", file=sys.stderr)
+                    return code
     if not args.dry_run:
         table = summarize(out, tasks)
         (out / "summary.md").write_text(table + "\n")
