@@ -17,9 +17,8 @@ and runs no code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
@@ -103,8 +102,11 @@ class EntityActorCriticPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
-        latent_dim = self.mlp_extractor.latent_dim_pi - self.mlp_extractor.feature_dim
-        spec = check_entity_head(self.entity_head, int(np.prod(self.observation_space.shape)), int(self.action_space.n))
+        # the raw features the actor hands on are the seat's observation (all of the input, or its first
+        # block under a privileged critic): the head's rows index into them
+        seat_size = cast(int, self.mlp_extractor.feature_dim)
+        latent_dim = self.mlp_extractor.latent_dim_pi - seat_size
+        spec = check_entity_head(self.entity_head, seat_size, int(self.action_space.n))
         self.action_net = EntityActionNet(latent_dim, int(self.action_space.n), spec, self.activation_fn)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 

@@ -8,12 +8,17 @@ the network around the tensors:
 | key | meaning |
 |---|---|
 | `format` | `city-envs-policy` |
-| `format_version` | `1`, or `2` for a network with an entity head |
+| `format_version` | `1`, `2` for a network with an entity head, `3` for one with a privileged critic (either head) |
 | `game`, `players` | what the policy plays (`players` is where it was trained; any count with the same spaces loads) |
 | `observation_shape`, `num_actions` | the spaces, as JSON |
 | `net_arch`, `activation` | the network: `{"pi": [...], "vf": [...]}` and `tanh` or `relu` |
-| `entity_head` | version 2 only: the shared entity scorer's spec (`agents/entity_policy.py`), as JSON |
+| `entity_head` | versions 2 and 3 (in 3 when it has one): the entity scorer's spec (`agents/entity_policy.py`) |
+| `critic_input` | what the critic reads: `observation` (absent means this), or in version 3 only `all_seats` |
 | `info` | free JSON: how it was made (config, steps, stage) |
+
+The actor always reads the seat's observation (`observation_shape`). A critic on `all_seats` reads
+`city_envs.core.privileged.all_seats_observation` of a `players`-seat match (`critic_observation`;
+`agents/privileged_policy.py`): it values positions for search and training, and no agent reads it.
 
 Opening a file trusts nothing in it: every header field is checked (a known game and a player
 count it allows, positive sizes, known activation), the tensors' names, shapes and types are read
@@ -31,13 +36,19 @@ import json
 import math
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from city_envs.core.game import Game
 
 FORMAT = "city-envs-policy"
 FORMAT_VERSION = 1  # a plain actor-critic; files written by every earlier city-envs
 ENTITY_FORMAT_VERSION = 2  # with an entity head, which a reader of version 1 could not build
+PRIVILEGED_FORMAT_VERSION = 3  # with a privileged critic, which a reader of versions 1 and 2 could not build
+READABLE_VERSIONS = (FORMAT_VERSION, ENTITY_FORMAT_VERSION, PRIVILEGED_FORMAT_VERSION)
+CRITIC_INPUTS = ("observation", "all_seats")  # the seat's own observation, or every seat's (training only)
 SUFFIX = ".safetensors"
 ACTIVATIONS = ("tanh", "relu")
 PICKLE_WARNING = (
@@ -113,21 +124,34 @@ def build_policy(
     net_arch: Any,
     activation: str = "tanh",
     entity_head: dict | None = None,
+    critic_size: int | None = None,
 ):
     """A fresh MaskableActorCriticPolicy on the CPU (the shape every policy file describes), with the
-    shared entity scorer as its action net when `entity_head` is given."""
+    shared entity scorer as its action net when `entity_head` is given, and a privileged critic of
+    `critic_size` inputs when that is given (the actor still reads `observation_shape`)."""
     import gymnasium as gym
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, not {activation!r}")
     space = gym.spaces.Box(-np.inf, np.inf, tuple(observation_shape), np.float32)
-    return policy_class(entity_head)(
-        space, gym.spaces.Discrete(int(num_actions)), lambda _: 0.0, **policy_kwargs(net_arch, activation, entity_head)
+    seat_shape = None if critic_size is None else tuple(observation_shape)
+    return policy_class(entity_head, critic_size is not None)(
+        space,
+        gym.spaces.Discrete(int(num_actions)),
+        lambda _: 0.0,
+        **policy_kwargs(net_arch, activation, entity_head, seat_shape, critic_size),
     )
 
 
-def policy_class(entity_head: dict | None = None) -> type:
-    """The policy class MaskablePPO is given: the plain actor-critic, or the one with an entity head."""
+def policy_class(entity_head: dict | None = None, privileged: bool = False) -> type:
+    """The policy class MaskablePPO is given: the plain actor-critic, or the one with an entity head,
+    each with the seat's or the privileged critic."""
+    if privileged:
+        from city_envs.agents import privileged_policy
+
+        if entity_head is None:
+            return privileged_policy.PrivilegedActorCriticPolicy
+        return privileged_policy.PrivilegedEntityActorCriticPolicy
     if entity_head is None:
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -137,34 +161,69 @@ def policy_class(entity_head: dict | None = None) -> type:
     return EntityActorCriticPolicy
 
 
-def policy_kwargs(net_arch: Any, activation: str, entity_head: dict | None = None) -> dict:
-    """The `policy_kwargs` that make MaskablePPO build the same network as `build_policy`."""
+def policy_kwargs(
+    net_arch: Any,
+    activation: str,
+    entity_head: dict | None = None,
+    seat_shape: tuple[int, ...] | None = None,
+    critic_size: int | None = None,
+) -> dict:
+    """The `policy_kwargs` that make MaskablePPO build the same network as `build_policy`; a privileged
+    critic takes the seat's observation shape (what the actor reads) and its own input size."""
     import torch
 
-    kwargs = {
+    kwargs: dict[str, Any] = {
         "net_arch": normalize_net_arch(net_arch),
         "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU,
     }
     if entity_head is not None:
         kwargs["entity_head"] = entity_head
+    if critic_size is not None:
+        if seat_shape is None:
+            raise ValueError("a privileged critic needs the seat's observation shape (seat_shape)")
+        kwargs.update(seat_shape=tuple(seat_shape), critic_size=int(critic_size))
     return kwargs
+
+
+def critic_size(meta: dict[str, Any]) -> int:
+    """How many values a file's critic reads: the observation, or every seat's at `players` seats."""
+    size = math.prod(meta["observation_shape"])
+    return size * meta["players"] if meta["critic_input"] == "all_seats" else size
+
+
+def critic_observation(meta: dict[str, Any], game: Game, seat: int) -> np.ndarray:
+    """What the critic of the file `meta` describes reads to value `seat`'s position in the match `game`
+    (a search's leaf evaluator calls it; no agent does): the seat's observation, or every seat's
+    (`all_seats_observation`), which needs the file's game and player count."""
+    from city_envs.core.privileged import all_seats_observation
+
+    if meta["critic_input"] == "observation":
+        return game.observation(seat).ravel().astype(np.float32, copy=False)
+    if (game.name, game.num_players) != (meta["game"], meta["players"]):
+        raise PolicyFileError(
+            f"this policy's critic reads every seat of a {meta['players']}-player {meta['game']} match, "
+            f"not of a {game.num_players}-player {game.name} one"
+        )
+    return all_seats_observation(game, seat)
 
 
 def save_policy(
     policy, path: str | Path, *, game: str, players: int, net_arch: Any, activation: str, info: dict | None = None
 ) -> Path:
     """Write `policy`'s tensors and metadata to `path` (atomically: a crash leaves the old file); an
-    entity head is read from the policy itself."""
+    entity head and a privileged critic are read from the policy itself, and the shape recorded is the
+    seat's observation (what the actor reads), whatever the policy was trained on."""
     from safetensors.torch import save_file
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    seat_shape = tuple(getattr(policy, "seat_shape", policy.observation_space.shape))
     metadata = {
         "format": FORMAT,
         "format_version": str(FORMAT_VERSION),
         "game": game,
         "players": str(int(players)),
-        "observation_shape": json.dumps(list(policy.observation_space.shape)),
+        "observation_shape": json.dumps(list(seat_shape)),
         "num_actions": str(int(policy.action_space.n)),
         "net_arch": json.dumps(normalize_net_arch(net_arch)),
         "activation": activation,
@@ -173,6 +232,12 @@ def save_policy(
     entity_head = getattr(policy, "entity_head", None)
     if entity_head is not None:
         metadata.update(format_version=str(ENTITY_FORMAT_VERSION), entity_head=json.dumps(entity_head))
+    if getattr(policy, "critic_input", "observation") == "all_seats":
+        if policy.critic_size != math.prod(seat_shape) * int(players):
+            raise ValueError(
+                f"the critic reads {policy.critic_size} values, not every seat's observation at {players} seats"
+            )
+        metadata.update(format_version=str(PRIVILEGED_FORMAT_VERSION), critic_input="all_seats")
     tensors = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
     tmp = path.with_name(path.name + ".tmp")
     save_file(tensors, str(tmp), metadata=metadata)
@@ -217,11 +282,11 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise PolicyFileError(f"{path} is not a safetensors policy file: {error}") from None
     if raw.get("format") != FORMAT:
         raise PolicyFileError(f"{path} is a safetensors file but not a city-envs policy (format {raw.get('format')!r})")
-    readable = (str(FORMAT_VERSION), str(ENTITY_FORMAT_VERSION))
+    readable = tuple(str(v) for v in READABLE_VERSIONS)
     if raw.get("format_version") not in readable:
         raise PolicyFileError(
             f"{path} has policy format version {raw.get('format_version')!r}; "
-            f"this city-envs reads versions {' and '.join(readable)}"
+            f"this city-envs reads versions {', '.join(readable[:-1])} and {readable[-1]}"
         )
     game = raw.get("game")
     if game not in GAMES:
@@ -258,8 +323,16 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         "activation": raw["activation"],
         "info": _json_field(path, raw, "info", "{}"),
         "entity_head": None,
+        "critic_input": raw.get("critic_input", "observation"),
     }
-    if raw["format_version"] == str(ENTITY_FORMAT_VERSION):
+    privileged = raw["format_version"] == str(PRIVILEGED_FORMAT_VERSION)
+    if meta["critic_input"] not in CRITIC_INPUTS or (meta["critic_input"] == "all_seats") != privileged:
+        raise PolicyFileError(
+            f"{path}: field 'critic_input' must be 'all_seats' in format version {PRIVILEGED_FORMAT_VERSION} "
+            f"and 'observation' (or absent) in the others, not {meta['critic_input']!r} in version "
+            f"{raw['format_version']}"
+        )
+    if raw["format_version"] == str(ENTITY_FORMAT_VERSION) or (privileged and "entity_head" in raw):
         try:
             meta["entity_head"] = check_entity_head(
                 _json_field(path, raw, "entity_head"), math.prod(meta["observation_shape"]), num_actions
@@ -287,7 +360,7 @@ def expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
         meta["entity_head"],
     )
     shapes, latent_pi = _mlp_shapes("mlp_extractor.policy_net", inputs, arch["pi"])
-    value_shapes, latent_vf = _mlp_shapes("mlp_extractor.value_net", inputs, arch["vf"])
+    value_shapes, latent_vf = _mlp_shapes("mlp_extractor.value_net", critic_size(meta), arch["vf"])
     shapes |= value_shapes
     shapes |= {"value_net.weight": (1, latent_vf), "value_net.bias": (1,)}
     if head is None:
@@ -362,7 +435,12 @@ def load_policy_file(path: str | Path, game: str | None = None, players: int | N
             raise PolicyFileError(f"{path}: tensor {name!r} holds NaN or infinite weights")
     with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the caller's RNG alone
         policy = build_policy(
-            meta["observation_shape"], meta["num_actions"], meta["net_arch"], meta["activation"], meta["entity_head"]
+            meta["observation_shape"],
+            meta["num_actions"],
+            meta["net_arch"],
+            meta["activation"],
+            meta["entity_head"],
+            critic_size(meta) if meta["critic_input"] == "all_seats" else None,
         )
     try:
         policy.load_state_dict(tensors, strict=True)

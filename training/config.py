@@ -92,6 +92,9 @@ class TrainConfig:
     clip_range: Annotated[float, Field(gt=0, le=10)] = 0.1
     ent_coef: Weight = 0.0
     vf_coef: Weight = 0.5
+    # PPO's critic reads every seat's observation (all hands; never the deck order) while the actor reads the
+    # seat's own, as in PerfectDou; policy files still play from the seat's observation (agents/privileged_policy.py)
+    privileged_critic: bool = False
 
     def __post_init__(self) -> None:
         """What one key's type cannot say: the game's own checks and the keys that depend on each other."""
@@ -123,6 +126,8 @@ class TrainConfig:
                 raise ValueError(f"average_last must be 0 (off) or >= 2, not {self.average_last!r}")
             if self.select_best:
                 raise ValueError("average_last and select_best both choose the final model: set select_best = false")
+        if self.privileged_critic and self.timesteps == 0:
+            raise ValueError("privileged_critic is PPO's critic, and timesteps = 0 runs no PPO: set one or the other")
         if self.init_from and self.pretrain and self.dagger_rounds < 1:
             raise ValueError("init_from with pretrain = true needs dagger_rounds >= 1 (the rounds continue it)")
 

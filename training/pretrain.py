@@ -254,6 +254,11 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
         if round_index == 0 and config.init_from:  # DAgger rounds continue a given policy (a new teacher)
             if not path.is_file():
                 policy, meta = load_policy_file(config.init_from)
+                if meta["critic_input"] != "observation":  # DAgger fits the critic on the seat's observation
+                    raise ValueError(
+                        f"init_from {config.init_from} has a privileged critic, which DAgger rounds cannot "
+                        "train: start PPO from it (pretrain = false)"
+                    )
                 save_policy(
                     policy,
                     path,

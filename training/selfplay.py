@@ -13,6 +13,10 @@
 - `model.safetensors` (the final policy: the best curve point, the average, or the last policy) and
   `evaluation.json` (its final evaluation).
 
+With `privileged_critic`, PPO's critic reads every seat's observation while its actor reads the
+seat's own (`agents/privileged_policy.py`); the warm start is the same as without it, and PPO starts
+from it with the critic widened so that it first values every state as the warm start's did.
+
 Nothing is game-specific: a game that registers with `city_envs` and has a heuristic in
 `agents/registry.py` trains with no new code. Resume: every stage continues where it stopped. A
 PPO checkpoint is taken at the start of a rollout and holds the policy and optimizer, every match
@@ -56,8 +60,48 @@ def make_env(config: TrainConfig, pool: OpponentPool):
             config.options,
             config.reward,
             config.score_scale,
+            privileged=config.privileged_critic,
         )
     )
+
+
+def _critic_kwargs(config: TrainConfig) -> dict:
+    """The policy kwargs of a privileged critic for `config`'s game and player count (none without one)."""
+    if not config.privileged_critic:
+        return {}
+    from city_envs.core.privileged import all_seats_size
+    from city_envs.core.registry import make_game
+
+    probe = make_game(config.game, config.players, seed=0, **config.options)
+    return {"seat_shape": probe.observation_shape, "critic_size": all_seats_size(probe)}
+
+
+def _load_start(config: TrainConfig, policy, init: Path) -> None:
+    """Load the policy file `init` into PPO's `policy`, refused with a clear error when its network is
+    not the config's; a plain file under a privileged critic gets its critic widened (`widen_critic`)."""
+    start, meta = load_policy_file(init)
+    head = config.entity_head_spec()
+    wanted = (config.net_arch, config.activation, head)
+    if (meta["net_arch"], meta["activation"], meta["entity_head"]) != wanted:
+        raise ValueError(
+            f"{init} holds a {meta['activation']} network {meta['net_arch']} with entity head "
+            f"{meta['entity_head']}; the config asks for {config.activation} {config.net_arch} "
+            f"with {head}: set net_arch, activation and entity_head to match it"
+        )
+    state = start.state_dict()
+    if meta["critic_input"] == "all_seats":
+        if not config.privileged_critic:
+            raise ValueError(f"{init} has a privileged critic (critic_input all_seats): set privileged_critic = true")
+        if meta["players"] != config.players:
+            raise ValueError(
+                f"{init}'s critic reads every seat of a {meta['players']}-player match; "
+                f"this run trains {config.players} players"
+            )
+    elif config.privileged_critic:
+        from city_envs.agents.privileged_policy import widen_critic
+
+        state = widen_critic(state, policy)
+    policy.load_state_dict(state)
 
 
 def _save(config: TrainConfig, policy, path: Path, **info: Any) -> Path:
@@ -232,7 +276,7 @@ def train_ppo(
     venv = make_env(config, pool)
     head = config.entity_head_spec()
     model = MaskablePPO(
-        policy_class(head),
+        policy_class(head, config.privileged_critic),
         venv,
         seed=config.seed,
         device="cpu",
@@ -246,10 +290,15 @@ def train_ppo(
         clip_range=config.clip_range,
         ent_coef=config.ent_coef,
         vf_coef=config.vf_coef,
-        policy_kwargs=policy_kwargs(config.net_arch, config.activation, head),
+        policy_kwargs=policy_kwargs(config.net_arch, config.activation, head, **_critic_kwargs(config)),
     )
     if (out / "checkpoint" / "state.json").is_file():
         state, tensors = checkpoint.load(out / "checkpoint")
+        if state["env"].get("privileged", False) != config.privileged_critic:
+            raise ValueError(
+                f"the checkpoint in {out} was taken with privileged_critic = "
+                f"{str(state['env'].get('privileged', False)).lower()}: resume with the same setting"
+            )
         model.policy.load_state_dict(tensors["policy"])
         model.policy.optimizer.load_state_dict(tensors["optimizer"])
         model.num_timesteps, model._n_updates = state["num_timesteps"], state["n_updates"]
@@ -266,15 +315,7 @@ def train_ppo(
         resumed = True
     else:
         if init is not None:
-            start, meta = load_policy_file(init)
-            wanted = (config.net_arch, config.activation, head)
-            if (meta["net_arch"], meta["activation"], meta["entity_head"]) != wanted:
-                raise ValueError(
-                    f"{init} holds a {meta['activation']} network {meta['net_arch']} with entity head "
-                    f"{meta['entity_head']}; the config asks for {config.activation} {config.net_arch} "
-                    f"with {head}: set net_arch, activation and entity_head to match it"
-                )
-            model.policy.load_state_dict(start.state_dict())
+            _load_start(config, model.policy, init)
         schedule = {
             "snapshots": [],
             "curve": curve,

@@ -13,6 +13,11 @@ opponent from `default_rng([seed, i])`, and `get_state`/`set_state` capture ever
 data (matches as `Game.to_dict()`, generators as their bit-generator states), so a resumed run
 continues bit for bit.
 
+With `privileged`, the learner's observation is `all_seats_observation` (every seat's observation,
+rotated to start at the learner's: `city_envs/core/privileged.py`) for a privileged critic, whose
+actor reads only the first block, the learner's own observation. Only training sees it: opponents,
+the env a user holds and every agent still get one seat's observation.
+
 Rewards come from the learner's seat only: `win` gives the terminal `returns()` (+1 win, -1 loss,
 shared on ties); `score` adds after each learner step `score_scale` x the change of (own score -
 mean opponent score) over that step and the opponents' replies; `lead` does the same with the best
@@ -32,6 +37,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from city_envs.core.game import Game, rng_from_state
 from city_envs.core.infoset import InfoSet
+from city_envs.core.privileged import all_seats_observation, all_seats_size
 from city_envs.core.registry import game_class, make_game
 from city_envs.training.config import REWARDS
 from city_envs.training.pool import Opponent, OpponentPool
@@ -53,13 +59,16 @@ class SelfPlayVecEnv(VecEnv):
         reward: str = "win",
         score_scale: float = 0.0,
         first_index: int = 0,
+        privileged: bool = False,
     ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"invalid reward {reward!r}; allowed: {', '.join(REWARDS)}")
         self.game_name, self.players, self.options = game, game_class(game).check_num_players(players), options or {}
         self.pool, self.reward_kind, self.score_scale = pool, reward, float(score_scale)
         probe = make_game(game, players, seed=0, **self.options)
-        observation_space = gym.spaces.Box(-np.inf, np.inf, probe.observation_shape, np.float32)
+        self.privileged = bool(privileged)
+        shape = (all_seats_size(probe),) if self.privileged else probe.observation_shape
+        observation_space = gym.spaces.Box(-np.inf, np.inf, shape, np.float32)
         super().__init__(n_envs, observation_space, gym.spaces.Discrete(probe.num_actions))
         self.seed_value = int(seed)
         self.indices = [first_index + i for i in range(n_envs)]  # a slot's identity across worker splits
@@ -187,6 +196,8 @@ class SelfPlayVecEnv(VecEnv):
         return not game.is_over() and game.current_player() != self.learners[i]
 
     def _observation(self, i: int) -> np.ndarray:
+        if self.privileged:
+            return all_seats_observation(self.games[i], self.learners[i])
         return self.games[i].observation(self.learners[i]).astype(np.float32, copy=False)
 
     def _observations(self) -> np.ndarray:
@@ -206,6 +217,7 @@ class SelfPlayVecEnv(VecEnv):
             "players": self.players,
             "seed": self.seed_value,
             "indices": self.indices,
+            "privileged": self.privileged,
             "slots": [
                 {
                     "match": self.games[i].to_dict(),
@@ -225,6 +237,11 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(
                 f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
                 f"not {self.game_name} {self.players}p slots {self.indices}"
+            )
+        if state.get("privileged", False) != self.privileged:  # states from before the option had none
+            raise ValueError(
+                f"env state is {'with' if state.get('privileged', False) else 'without'} the privileged "
+                f"critic's input, this env {'with' if self.privileged else 'without'}"
             )
         cls = game_class(self.game_name)
         for i, slot in enumerate(state["slots"]):

@@ -153,6 +153,7 @@ FIELDS = (
     "activation",
     "info",
     "entity_head",
+    "critic_input",
 )
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats() | st.text(max_size=8),
