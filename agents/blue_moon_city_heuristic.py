@@ -48,6 +48,7 @@ class Table:
         self.here = v["figures"][self.me]
         self.markers = v["markers"][self.me]
         self.coverable: dict[tuple[int, int], bool] = {}  # (value, colour) -> can the hand pay it
+        self.open_counts: dict[int, int] = {}  # colour -> open tiles it could pay on
 
     def can_offer(self) -> bool:
         return self.markers > 0 and self.v["crystals"][self.me] >= self.v["next_offer_cost"]
@@ -110,16 +111,21 @@ class Table:
             return 2.6 if self.v["crystals"][self.me] >= 7 else 1.2
         if colour == cp.BROWN and value < 3:
             return 1.5 if self.hand[cp.BROWN_1] + self.hand[cp.BROWN_2] >= 2 else 0.8
-        open_tiles = sum(
-            1
-            for position, tile in enumerate(self.v["tile_at"])
-            if not self.v["complete"][position]
-            and any(
-                sc in (colour, cp.ANY) and self.v["markers_on"][position][i] < 0
-                for i, (sc, _) in enumerate(cp.SECTIONS[tile])
+        return 0.5 + 0.4 * min(self.open_tiles(colour), 4) + 0.2 * value
+
+    def open_tiles(self, colour: int) -> int:
+        """Unfinished tiles with an empty section a card of `colour` could pay, once per colour in a decision."""
+        if colour not in self.open_counts:
+            self.open_counts[colour] = sum(
+                1
+                for position, tile in enumerate(self.v["tile_at"])
+                if not self.v["complete"][position]
+                and any(
+                    sc in (colour, cp.ANY) and self.v["markers_on"][position][i] < 0
+                    for i, (sc, _) in enumerate(cp.SECTIONS[tile])
+                )
             )
-        )
-        return 0.5 + 0.4 * min(open_tiles, 4) + 0.2 * value
+        return self.open_counts[colour]
 
 
 class BlueMoonCityHeuristicAgent(HeuristicAgent):

@@ -179,6 +179,12 @@ def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     n = s.n
     my_turn = s.turn_seat == p
+    kinds = [r.city_kinds(s.cities[i]) for i in range(n)]
+    hand_sizes = s.hands.sum(axis=1).tolist()
+    revealed_by: list[list[int]] = [[] for _ in range(n)]
+    for rank in cp.RANKS:
+        if s.revealed[rank] >= 0:
+            revealed_by[s.revealed[rank]].append(rank)
     return {
         "game": "citadels",
         "player": p,
@@ -201,11 +207,11 @@ def view(s: State, p: int) -> dict:
         "seats": [
             {
                 "gold": s.gold[i],
-                "hand_size": int(s.hands[i].sum()),
-                "city": np.flatnonzero(s.cities[i]).tolist(),
+                "hand_size": hand_sizes[i],
+                "city": kinds[i],
                 "complete": s.city_size[i] >= s.completion,
                 "played": s.played[i],
-                "revealed": [rank for rank in cp.RANKS if s.revealed[rank] == i],
+                "revealed": revealed_by[i],
             }
             for i in range(n)
         ],
@@ -231,7 +237,7 @@ def view(s: State, p: int) -> dict:
         else None,
         "graveyard_card": s.graveyard_card,
         "events": [e for e in s.events],
-        "scores": [r.score(s, i) for i in range(n)],
+        "scores": [r.score(s, i, kinds[i]) for i in range(n)],
     }
 
 
