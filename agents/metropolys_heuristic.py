@@ -34,6 +34,7 @@ import numpy as np
 
 from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
+from city_envs.core.memo import BoundedMemo
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 
@@ -53,12 +54,40 @@ DENIAL = 0.5  # share of a spot's worth to the rivals that taking it is worth to
 BELIEF_SHARPNESS = 1.0  # how strongly a rival's buildings reveal its secret cards
 WEIGHT_LEADER, WEIGHT_OTHER = 0.6, 0.3  # with 3-4 players: the best rival's points, the others'
 WIN = 30.0  # ending the game as the winner (or preventing a rival from doing so)
+DERIVED_MEMO_SIZE = 64  # boards an agent remembers its `Derived` answers for
+
+
+class Derived:
+    """What a seat derives from the buildings, its own secret cards and the public scores alone: the
+    same for every decision it takes until one of them changes, so the agent keeps it across them."""
+
+    def __init__(self) -> None:
+        self.beliefs: dict[int, list[tuple[dict, float]]] | None = None
+        self.belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
+        self.estimates: list[float] | None = None
+        self.weights: dict[int, float] = {}
+        self.denial_worth: list[float] | None = None
+        self.area_now: int | None = None
+        self.height_lists: dict[int, dict[int, list[int]]] = {}
+
+
+def derived_key(v: dict) -> tuple:
+    """Everything of a view that `Derived` depends on (the seat's own cards included: it is its memo)."""
+    return (
+        v["player"],
+        v["num_players"],
+        v["version"],
+        tuple(sorted(v["my_cards"].items())),
+        tuple(v["removed_districts"]),
+        tuple(v["buildings"].items()),
+        tuple(v["public_scores"]),
+    )
 
 
 class Situation:
     """Everything the agent derives from one `view()`; built once per decision."""
 
-    def __init__(self, v: dict) -> None:
+    def __init__(self, v: dict, derived: Derived | None = None) -> None:
         self.v = v
         self.me = v["player"]
         self.n = v["num_players"]
@@ -80,20 +109,18 @@ class Situation:
         self.top = v["bids"][-1] if v["bids"] else None
         self.passed = set(v["passed"])
         self.others = [seat for seat in range(self.n) if seat != self.me]
-        self.buildings = [[nb for nb in range(cp.NUM_NBHDS) if self.owner[nb] == seat] for seat in range(self.n)]
+        self.buildings: list[list[int]] = [[] for _ in range(self.n)]
+        for nb, seat in enumerate(self.owner):
+            if seat >= 0:
+                self.buildings[seat].append(nb)
         self.mine = self.buildings[self.me]
         self.clock = max(self.built) / cp.NUM_BUILDINGS
         self.rival_max = {seat: max(self.supply[seat], default=0) for seat in self.others}
-        self._beliefs: dict[int, list[tuple[dict, float]]] | None = None
-        self._area_now: int | None = None
-        self._estimates: list[float] | None = None
+        self.derived = Derived() if derived is None else derived
         # answers asked again for every value and spot the agent weighs: computed once per decision
         self._free_neighbours: dict[int, list[int]] = {}
-        self._weights: dict[int, float] = {}
         self._token_worth: dict[int, float] = {}
-        self._denial_worth: list[float] | None = None
         self._tall: int | None = None
-        self._belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
         self._sure_bar: int | None = None
         # the agent's own answers per spot and value (`_gain`, `_bid_value`), asked again while it compares
         self.gains: dict[tuple[int, int], float] = {}
@@ -127,11 +154,11 @@ class Situation:
         """How much a rival's points count against mine (all of them with two players; the leader most)."""
         if self.n == 2:
             return 1.0
-        if not self._weights:
+        if not self.derived.weights:
             estimates = self.estimates()
             best = max(estimates[o] for o in self.others)
-            self._weights = {o: WEIGHT_LEADER if estimates[o] >= best else WEIGHT_OTHER for o in range(self.n)}
-        return self._weights[seat]
+            self.derived.weights = {o: WEIGHT_LEADER if estimates[o] >= best else WEIGHT_OTHER for o in range(self.n)}
+        return self.derived.weights[seat]
 
     # ----- worth of a spot -----------------------------------------------------------------------
     def token_worth(self, nb: int) -> float:
@@ -177,9 +204,9 @@ class Situation:
         colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
         area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
         worth = float(cp.NEIGHBOURHOOD_POINTS_PER_BUILDING) if cp.COLOUR[nb] == colour else 0.0
-        if self._area_now is None:
-            self._area_now = r.area_points(area, self.mine)
-        worth += r.area_points(area, [*self.mine, nb]) - self._area_now
+        if self.derived.area_now is None:
+            self.derived.area_now = r.area_points(area, self.mine)
+        worth += r.area_points(area, [*self.mine, nb]) - self.derived.area_now
         worth += PROGRESS_BONUS * self._progress(area, nb)
         worth += self._height_gain(nb, cp.HEIGHT_CLASS[value])
         return worth
@@ -198,11 +225,14 @@ class Situation:
         return float(0 < sum(cp.DISTRICT[o] == district for o in mine) < cp.DISTRICT_SET_SIZE)
 
     def _height_lists(self, district: int) -> dict[int, list[int]]:
-        lists: dict[int, list[int]] = {}
-        for nb in range(cp.NUM_NBHDS):
-            if self.owner[nb] >= 0 and cp.DISTRICT[nb] == district:
-                lists.setdefault(self.owner[nb], []).append(self.height[nb])
-        return {seat: sorted(h, reverse=True) for seat, h in lists.items()}
+        """Per seat, its building heights in `district`, tallest first (a fresh dict; the lists are shared)."""
+        if district not in self.derived.height_lists:
+            lists: dict[int, list[int]] = {}
+            for nb in range(cp.NUM_NBHDS):
+                if self.owner[nb] >= 0 and cp.DISTRICT[nb] == district:
+                    lists.setdefault(self.owner[nb], []).append(self.height[nb])
+            self.derived.height_lists[district] = {seat: sorted(h, reverse=True) for seat, h in lists.items()}
+        return dict(self.derived.height_lists[district])
 
     def _height_gain(self, nb: int, height: int) -> float:
         """5 if building this height class on `nb` makes me (co-)best in its district's comparison."""
@@ -213,7 +243,7 @@ class Situation:
 
     def denial_worth(self, nb: int) -> float:
         """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
-        if self._denial_worth is None:  # every neighbourhood at once, each sum in the same order
+        if self.derived.denial_worth is None:  # every neighbourhood at once, each sum in the same order
             total = None
             for seat in self.others:
                 gain = None
@@ -222,8 +252,8 @@ class Situation:
                     gain = term if gain is None else gain + term
                 weighted = self.weight(seat) * gain
                 total = weighted if total is None else total + weighted
-            self._denial_worth = (DENIAL * total).tolist()
-        return self._denial_worth[nb]
+            self.derived.denial_worth = (DENIAL * total).tolist()
+        return self.derived.denial_worth[nb]
 
     def worth(self, nb: int, value: int) -> float:
         return self.token_worth(nb) + self.objective_worth(nb, value) + self.denial_worth(nb)
@@ -246,17 +276,17 @@ class Situation:
     # ----- what the rivals hold ------------------------------------------------------------------
     def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
         """Per rival: (possible secret cards, probability), from where it built."""
-        if self._beliefs is None:
-            self._beliefs = {seat: self._belief(seat) for seat in self.others}
-        return self._beliefs
+        if self.derived.beliefs is None:
+            self.derived.beliefs = {seat: self._belief(seat) for seat in self.others}
+        return self.derived.beliefs
 
     def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
         """`beliefs()[seat]` with each guessed card as its `_card_points` per neighbourhood."""
-        if seat not in self._belief_points:
-            self._belief_points[seat] = [
+        if seat not in self.derived.belief_points:
+            self.derived.belief_points[seat] = [
                 (_points_table(self.version, tuple(cards.items())), p) for cards, p in self.beliefs()[seat]
             ]
-        return self._belief_points[seat]
+        return self.derived.belief_points[seat]
 
     def _belief(self, seat: int) -> list[tuple[dict, float]]:
         built = self.buildings[seat]
@@ -275,11 +305,12 @@ class Situation:
 
     def estimates(self) -> list[float]:
         """Final scores if the game ended now: mine exact, the rivals' objective in expectation."""
-        if self._estimates is None:
-            self._estimates = [float(x) for x in self.v["public_scores"]]
+        if self.derived.estimates is None:
+            estimates = [float(x) for x in self.v["public_scores"]]
             for seat in range(self.n):
-                self._estimates[seat] += self._objective_now(seat)
-        return self._estimates
+                estimates[seat] += self._objective_now(seat)
+            self.derived.estimates = estimates
+        return self.derived.estimates
 
     def _objective_now(self, seat: int) -> float:
         built = self.buildings[seat]
@@ -327,8 +358,20 @@ def _card_points(version: str, cards: dict, nb: int) -> float:
 class MetropolysHeuristicAgent(HeuristicAgent):
     """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(seed)
+        # Derived answers per `derived_key`: a seat bids and passes several times on one board. The
+        # keys hold the seat's own cards, so this memo is the agent's alone (never shared between agents).
+        self._derived = BoundedMemo(DERIVED_MEMO_SIZE)
+
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        sit = Situation(info_set.view())
+        v = info_set.view()
+        key = derived_key(v)
+        derived = self._derived.get(key)
+        if derived is None:
+            derived = Derived()
+            self._derived.put(key, derived)
+        sit = Situation(v, derived)
         if sit.v["decision"] == "VALUE":
             value = self._bid_value(sit, sit.v["chosen"], sit.top[2] if sit.top else 0)
             return r.VALUE_ACTION + value - 1
