@@ -29,6 +29,7 @@ Character sets (the pile being passed, offered sets) are 8-bit masks: bit r-1 is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -595,12 +596,12 @@ def has_five_types(city: np.ndarray) -> bool:
     return _has_five_types(city_kinds(city))
 
 
-def _has_five_types(kinds: list[int]) -> bool:
+def _has_five_types(kinds: Sequence[int]) -> bool:
     present = len({cp.TYPE_LIST[kind] for kind in kinds if kind != cp.HAUNTED_QUARTER})
     return present == cp.NUM_TYPES or (present == cp.NUM_TYPES - 1 and cp.HAUNTED_QUARTER in kinds)
 
 
-def score_parts(s: State, seat: int, kinds: list[int] | None = None) -> list[tuple[str, int]]:
+def score_parts(s: State, seat: int, kinds: Sequence[int] | None = None) -> list[tuple[str, int]]:
     """What `seat`'s points add up from: its districts, then each bonus that applies (`kinds`: its
     city's `city_kinds`, when the caller has them already)."""
     if kinds is None:
@@ -619,7 +620,7 @@ def score_parts(s: State, seat: int, kinds: list[int] | None = None) -> list[tup
     return parts
 
 
-def score(s: State, seat: int, kinds: list[int] | None = None) -> int:
+def score(s: State, seat: int, kinds: Sequence[int] | None = None) -> int:
     return sum(points for _, points in score_parts(s, seat, kinds))
 
 

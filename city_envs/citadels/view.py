@@ -16,6 +16,7 @@ from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.citadels.rules import State, bit, ranks_of
 from city_envs.core.layout import Field, ObservationLayout, table, vector
+from city_envs.core.memo import BoundedMemo
 
 _CARDS = tuple(district.name for district in cp.DISTRICTS)
 _CHARACTERS = tuple(character.name for character in cp.CHARACTERS.values())
@@ -175,12 +176,33 @@ def observation(s: State, p: int) -> np.ndarray:
 
 
 # ===== structured view =========================================================================
+# Each seat's city kinds and score, per public position: every seat's view of one position (and of
+# the positions until a build, a coin or a card changes hands) asks for the same ones. Keys and
+# values are public (cities, gold, hand sizes), so one memo serves every seat.
+_KINDS_MEMO = BoundedMemo(256)
+_SCORES_MEMO = BoundedMemo(256)
+
+
+def _public_seats(s: State, hand_sizes: list[int]) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    cities = s.cities.tobytes()
+    kinds = _KINDS_MEMO.get(cities)
+    if kinds is None:
+        kinds = tuple(tuple(r.city_kinds(s.cities[i])) for i in range(s.n))
+        _KINDS_MEMO.put(cities, kinds)
+    key = (cities, tuple(s.gold), tuple(hand_sizes), tuple(s.city_size), s.first_completer, s.completion)
+    scores = _SCORES_MEMO.get(key)
+    if scores is None:
+        scores = tuple(r.score(s, i, kinds[i]) for i in range(s.n))
+        _SCORES_MEMO.put(key, scores)
+    return kinds, scores
+
+
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     n = s.n
     my_turn = s.turn_seat == p
-    kinds = [r.city_kinds(s.cities[i]) for i in range(n)]
     hand_sizes = s.hands.sum(axis=1).tolist()
+    kinds, scores = _public_seats(s, hand_sizes)
     revealed_by: list[list[int]] = [[] for _ in range(n)]
     for rank in cp.RANKS:
         if s.revealed[rank] >= 0:
@@ -208,7 +230,7 @@ def view(s: State, p: int) -> dict:
             {
                 "gold": s.gold[i],
                 "hand_size": hand_sizes[i],
-                "city": kinds[i],
+                "city": list(kinds[i]),
                 "complete": s.city_size[i] >= s.completion,
                 "played": s.played[i],
                 "revealed": revealed_by[i],
@@ -237,7 +259,7 @@ def view(s: State, p: int) -> dict:
         else None,
         "graveyard_card": s.graveyard_card,
         "events": [e for e in s.events],
-        "scores": [r.score(s, i, kinds[i]) for i in range(n)],
+        "scores": list(scores),
     }
 
 
