@@ -58,10 +58,24 @@ DERIVED_MEMO_SIZE = 64  # boards an agent remembers its `Derived` answers for
 
 
 class Derived:
-    """What a seat derives from the buildings, its own secret cards and the public scores alone: the
-    same for every decision it takes until one of them changes, so the agent keeps it across them."""
+    """What a seat derives from the buildings, its own secret cards and the public scores alone (read
+    only once built): the same for every decision it takes until one of them changes, so the agent
+    keeps it across them."""
 
-    def __init__(self) -> None:
+    def __init__(self, v: dict) -> None:
+        removed = {cp.DISTRICT_NAMES.index(name) for name in v["removed_districts"]}
+        self.districts = [d for d in range(5) if d not in removed]
+        self.in_play = [cp.DISTRICT[nb] not in removed for nb in range(cp.NUM_NBHDS)]
+        self.owner = [-1] * cp.NUM_NBHDS
+        self.height = [0] * cp.NUM_NBHDS
+        for nb, (seat, value) in v["buildings"].items():
+            self.owner[nb] = seat
+            self.height[nb] = cp.HEIGHT_CLASS[value]
+        self.buildings: list[list[int]] = [[] for _ in range(v["num_players"])]
+        for nb, seat in enumerate(self.owner):
+            if seat >= 0:
+                self.buildings[seat].append(nb)
+        # the answers below are filled in when first asked
         self.beliefs: dict[int, list[tuple[dict, float]]] | None = None
         self.belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
         self.estimates: list[float] | None = None
@@ -93,14 +107,12 @@ class Situation:
         self.n = v["num_players"]
         self.version = v["version"]
         self.cards = v["my_cards"]
-        removed = {cp.DISTRICT_NAMES.index(name) for name in v["removed_districts"]}
-        self.districts = [d for d in range(5) if d not in removed]
-        self.in_play = [cp.DISTRICT[nb] not in removed for nb in range(cp.NUM_NBHDS)]
-        self.owner = [-1] * cp.NUM_NBHDS
-        self.height = [0] * cp.NUM_NBHDS
-        for nb, (seat, value) in v["buildings"].items():
-            self.owner[nb] = seat
-            self.height[nb] = cp.HEIGHT_CLASS[value]
+        self.derived = Derived(v) if derived is None else derived
+        self.districts = self.derived.districts
+        self.in_play = self.derived.in_play
+        self.owner = self.derived.owner
+        self.height = self.derived.height
+        self.buildings = self.derived.buildings
         self.bid_at = {nb for _, nb, _ in v["bids"]}
         self.token = v["tokens_on_board"]
         self.supply = v["supply"]
@@ -109,14 +121,9 @@ class Situation:
         self.top = v["bids"][-1] if v["bids"] else None
         self.passed = set(v["passed"])
         self.others = [seat for seat in range(self.n) if seat != self.me]
-        self.buildings: list[list[int]] = [[] for _ in range(self.n)]
-        for nb, seat in enumerate(self.owner):
-            if seat >= 0:
-                self.buildings[seat].append(nb)
         self.mine = self.buildings[self.me]
         self.clock = max(self.built) / cp.NUM_BUILDINGS
         self.rival_max = {seat: max(self.supply[seat], default=0) for seat in self.others}
-        self.derived = Derived() if derived is None else derived
         # answers asked again for every value and spot the agent weighs: computed once per decision
         self._free_neighbours: dict[int, list[int]] = {}
         self._token_worth: dict[int, float] = {}
@@ -369,7 +376,7 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         key = derived_key(v)
         derived = self._derived.get(key)
         if derived is None:
-            derived = Derived()
+            derived = Derived(v)
             self._derived.put(key, derived)
         sit = Situation(v, derived)
         if sit.v["decision"] == "VALUE":
