@@ -18,7 +18,8 @@ Outline of the strategy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from city_envs.agents.base import HeuristicAgent
@@ -62,21 +63,23 @@ class Seat:
     city: list[int]
     score: float
     complete: bool
-    types: list[int] = field(default_factory=lambda: [0] * cp.NUM_TYPES)
+    types: tuple[int, ...] = (0,) * cp.NUM_TYPES
 
     @property
     def size(self) -> int:
         return len(self.city)
 
 
-def _type_counts(city: list[int]) -> list[int]:
+@lru_cache(maxsize=1024)
+def _type_counts(city: tuple[int, ...]) -> tuple[int, ...]:
+    """Districts per type in a city (public, so one memo serves every seat: cities recur between decisions)."""
     counts = [0] * cp.NUM_TYPES
     for kind in city:
         counts[cp.TYPE_LIST[kind]] += 1
-    return counts
+    return tuple(counts)
 
 
-def _income(city: list[int], types: list[int], rank: int) -> int:
+def _income(city: list[int], types: tuple[int, ...], rank: int) -> int:
     if rank not in cp.INCOME_TYPE:
         return 0
     return int(types[cp.INCOME_TYPE[rank]]) + (cp.SCHOOL_OF_MAGIC in city)
@@ -98,7 +101,7 @@ class Situation:
                 list(s["city"]),
                 float(v["scores"][i]),
                 s["complete"],
-                _type_counts(s["city"]),
+                _type_counts(tuple(s["city"])),
             )
             for i, s in enumerate(v["seats"])
         ]

@@ -84,7 +84,11 @@ def bit(rank: int) -> int:
 
 
 def ranks_of(mask: int) -> list[int]:
-    return [r for r in cp.RANKS if mask & (1 << (r - 1))]
+    return list(_RANKS_OF[mask & _ALL_RANKS])
+
+
+_ALL_RANKS = (1 << len(cp.RANKS)) - 1  # the bits ranks_of reads
+_RANKS_OF = tuple(tuple(r for r in cp.RANKS if mask & (1 << (r - 1))) for mask in range(_ALL_RANKS + 1))
 
 
 @dataclass

@@ -185,11 +185,23 @@ _SCORES_MEMO = BoundedMemo(256)
 
 def _public_seats(s: State, hand_sizes: list[int]) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
     cities = s.cities.tobytes()
-    kinds = _KINDS_MEMO.get(cities)
-    if kinds is None:
+    known = _KINDS_MEMO.get(cities)
+    if known is None:
         kinds = tuple(tuple(r.city_kinds(s.cities[i])) for i in range(s.n))
-        _KINDS_MEMO.put(cities, kinds)
-    key = (cities, tuple(s.gold), tuple(hand_sizes), tuple(s.city_size), s.first_completer, s.completion)
+        # the seats whose score counts their gold or their hand (Imperial Treasury, Map Room: 5.9)
+        treasury = tuple(i for i in range(s.n) if cp.IMPERIAL_TREASURY in kinds[i])
+        map_room = tuple(i for i in range(s.n) if cp.MAP_ROOM in kinds[i])
+        known = kinds, treasury, map_room
+        _KINDS_MEMO.put(cities, known)
+    kinds, treasury, map_room = known
+    key = (
+        cities,
+        tuple(s.gold[i] for i in treasury),
+        tuple(hand_sizes[i] for i in map_room),
+        tuple(s.city_size),
+        s.first_completer,
+        s.completion,
+    )
     scores = _SCORES_MEMO.get(key)
     if scores is None:
         scores = tuple(r.score(s, i, kinds[i]) for i in range(s.n))
