@@ -58,9 +58,9 @@ DERIVED_MEMO_SIZE = 64  # boards an agent remembers its `Derived` answers for
 
 
 class Derived:
-    """What a seat derives from the buildings, its own secret cards and the public scores alone (read
-    only once built): the same for every decision it takes until one of them changes, so the agent
-    keeps it across them."""
+    """What a seat derives from the board (buildings, tokens, public scores and cards) and its own
+    secret cards alone (read only once built): the same for every decision it takes until a call
+    ends, so the agent keeps it across them."""
 
     def __init__(self, v: dict) -> None:
         removed = {cp.DISTRICT_NAMES.index(name) for name in v["removed_districts"]}
@@ -83,10 +83,14 @@ class Derived:
         self.denial_worth: list[float] | None = None
         self.area_now: int | None = None
         self.height_lists: dict[int, dict[int, list[int]]] = {}
+        self.token_worth: dict[int, float] = {}
+        # the agent's `_gain` per spot, value and count of tall values left (which the price reads)
+        self.gains: dict[tuple[int, int, int], float] = {}
 
 
 def derived_key(v: dict) -> tuple:
-    """Everything of a view that `Derived` depends on (the seat's own cards included: it is its memo)."""
+    """Everything of a view that `Derived` depends on (the seat's own cards included: it is its memo).
+    None of it changes while a call is bid, only when it ends."""
     return (
         v["player"],
         v["num_players"],
@@ -95,6 +99,11 @@ def derived_key(v: dict) -> tuple:
         tuple(v["removed_districts"]),
         tuple(v["buildings"].items()),
         tuple(v["public_scores"]),
+        tuple(v["tokens_on_board"].items()),
+        tuple(tuple(counts.values()) for counts in v["tokens"]),
+        v["subway_card"],
+        v["arch_card"],
+        tuple(v["built"]),
     )
 
 
@@ -126,11 +135,9 @@ class Situation:
         self.rival_max = {seat: max(self.supply[seat], default=0) for seat in self.others}
         # answers asked again for every value and spot the agent weighs: computed once per decision
         self._free_neighbours: dict[int, list[int]] = {}
-        self._token_worth: dict[int, float] = {}
         self._tall: int | None = None
         self._sure_bar: int | None = None
-        # the agent's own answers per spot and value (`_gain`, `_bid_value`), asked again while it compares
-        self.gains: dict[tuple[int, int], float] = {}
+        # the agent's own answers per spot and value (`_bid_value`), asked again while it compares
         self.bid_values: dict[tuple[int, int], int] = {}
 
     # ----- the board -----------------------------------------------------------------------------
@@ -169,9 +176,9 @@ class Situation:
 
     # ----- worth of a spot -----------------------------------------------------------------------
     def token_worth(self, nb: int) -> float:
-        if nb not in self._token_worth:
-            self._token_worth[nb] = self._token_worth_now(nb)
-        return self._token_worth[nb]
+        if nb not in self.derived.token_worth:
+            self.derived.token_worth[nb] = self._token_worth_now(nb)
+        return self.derived.token_worth[nb]
 
     def _token_worth_now(self, nb: int) -> float:
         name = self.token.get(nb)
@@ -273,12 +280,15 @@ class Situation:
     # ----- prices --------------------------------------------------------------------------------
     def price(self, value: int) -> float:
         price = value / cp.NUM_BUILDINGS * BUILDING_PRICE[self.version] * (1.0 - LATE_DISCOUNT * self.clock)
-        if self._tall is None:
-            self._tall = sum(v >= TALL for v in self.supply[self.me])
-        tall = self._tall
-        if value >= TALL and self.clock < LAST_THIRD and tall <= KEEP_TALL:
+        if value >= TALL and self.clock < LAST_THIRD and self.tall() <= KEEP_TALL:
             price += TALL_RESERVE
         return price
+
+    def tall(self) -> int:
+        """How many tall values I have left."""
+        if self._tall is None:
+            self._tall = sum(v >= TALL for v in self.supply[self.me])
+        return self._tall
 
     # ----- what the rivals hold ------------------------------------------------------------------
     def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
@@ -389,10 +399,11 @@ class MetropolysHeuristicAgent(HeuristicAgent):
 
     def _gain(self, sit: Situation, nb: int, value: int) -> float:
         """Worth minus price of building `value` on `nb`, with the endgame."""
-        key = (nb, value)
-        if key not in sit.gains:
-            sit.gains[key] = self._gain_now(sit, nb, value)
-        return sit.gains[key]
+        key = (nb, value, sit.tall())
+        gains = sit.derived.gains
+        if key not in gains:
+            gains[key] = self._gain_now(sit, nb, value)
+        return gains[key]
 
     def _gain_now(self, sit: Situation, nb: int, value: int) -> float:
         gain = sit.worth(nb, value) - sit.price(value)
