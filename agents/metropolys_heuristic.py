@@ -110,7 +110,7 @@ def derived_key(v: dict) -> tuple:
 class Situation:
     """Everything the agent derives from one `view()`; built once per decision."""
 
-    def __init__(self, v: dict, derived: Derived | None = None) -> None:
+    def __init__(self, v: dict, derived: Derived | None = None, belief_memo: BoundedMemo | None = None) -> None:
         self.v = v
         self.me = v["player"]
         self.n = v["num_players"]
@@ -137,16 +137,16 @@ class Situation:
         self._free_neighbours: dict[int, list[int]] = {}
         self._tall: int | None = None
         self._sure_bar: int | None = None
+        self._bid_candidates: dict[tuple[int, int], tuple[int | None, int]] = {}
+        self._belief_memo = BoundedMemo(1) if belief_memo is None else belief_memo
         # the agent's own answers per spot and value (`_bid_value`), asked again while it compares
         self.bid_values: dict[tuple[int, int], int] = {}
 
     # ----- the board -----------------------------------------------------------------------------
-    def is_free(self, nb: int) -> bool:
-        return self.in_play[nb] and self.owner[nb] < 0 and nb not in self.bid_at
-
     def free_neighbours(self, nb: int) -> list[int]:
         if nb not in self._free_neighbours:
-            self._free_neighbours[nb] = [other for other in cp.ADJ[nb] if self.is_free(other)]
+            in_play, owner, bid_at = self.in_play, self.owner, self.bid_at  # free: in play, unbuilt, unbid
+            self._free_neighbours[nb] = [o for o in cp.ADJ[nb] if in_play[o] and owner[o] < 0 and o not in bid_at]
         return self._free_neighbours[nb]
 
     def rivals_in_call(self) -> list[int]:
@@ -155,6 +155,21 @@ class Situation:
 
     def my_values(self, above: int) -> list[int]:
         return [value for value in self.supply[self.me] if value > above]
+
+    def bid_candidates(self, floor: int, needed: int) -> tuple[int | None, int]:
+        """The smallest of my values above `floor` that beats `needed` (None if none does), and a cheap
+        one: the smallest above `floor` (an opening with no sure winner: a middling one if I have it)."""
+        key = (floor, needed)
+        if key not in self._bid_candidates:
+            values = self.my_values(floor)
+            sure = [v for v in values if v > needed]
+            if floor == 0 and not sure:
+                middling = [v for v in values if v in MID_VALUES] or [v for v in values if v > MID_VALUES[-1]]
+                cheap = middling[0] if middling else values[0]
+            else:
+                cheap = values[0]
+            self._bid_candidates[key] = (sure[0] if sure else None, cheap)
+        return self._bid_candidates[key]
 
     def sure_above(self, nb: int) -> int:
         """The value a bid on `nb` must exceed to win outright (0: nobody can follow it at all)."""
@@ -269,9 +284,6 @@ class Situation:
             self.derived.denial_worth = (DENIAL * total).tolist()
         return self.derived.denial_worth[nb]
 
-    def worth(self, nb: int, value: int) -> float:
-        return self.token_worth(nb) + self.objective_worth(nb, value) + self.denial_worth(nb)
-
     def rival_worth(self, seat: int, nb: int) -> float:
         """What building on `nb` is worth to a rival: the token's face value and its expected objective."""
         gain = TOKEN_WORTH.get(self.token.get(nb), 0.0)
@@ -294,7 +306,15 @@ class Situation:
     def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
         """Per rival: (possible secret cards, probability), from where it built."""
         if self.derived.beliefs is None:
-            self.derived.beliefs = {seat: self._belief(seat) for seat in self.others}
+            self.derived.beliefs = {}
+            for seat in self.others:
+                # a rival's belief changes only when it builds: remembered across boards, by its buildings
+                key = (self.version, self.n, tuple(sorted(self.cards.items())), tuple(self.buildings[seat]))
+                belief = self._belief_memo.get(key)
+                if belief is None:
+                    belief = self._belief(seat)
+                    self._belief_memo.put(key, belief)
+                self.derived.beliefs[seat] = belief
         return self.derived.beliefs
 
     def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
@@ -344,8 +364,8 @@ class Situation:
             colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
             area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
             return points + r.colour_points(colour, built) + r.area_points(area, built)
-        for cards, p in self.beliefs()[seat]:
-            points += p * sum(_card_points(self.version, cards, nb) for nb in built)
+        for table, p in self.belief_points(seat):
+            points += p * sum(table[nb] for nb in built)
         if self.version == r.EXPERT:
             points += 2.0 * len(built) / 3  # a rough share of an unknown expert Area card
         return points
@@ -380,6 +400,7 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         # Derived answers per `derived_key`: a seat bids and passes several times on one board. The
         # keys hold the seat's own cards, so this memo is the agent's alone (never shared between agents).
         self._derived = BoundedMemo(DERIVED_MEMO_SIZE)
+        self._beliefs = BoundedMemo(DERIVED_MEMO_SIZE)  # `Situation.beliefs` per rival's buildings
 
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
         v = info_set.view()
@@ -388,7 +409,7 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         if derived is None:
             derived = Derived(v)
             self._derived.put(key, derived)
-        sit = Situation(v, derived)
+        sit = Situation(v, derived, self._beliefs)
         if sit.v["decision"] == "VALUE":
             value = self._bid_value(sit, sit.v["chosen"], sit.top[2] if sit.top else 0)
             return r.VALUE_ACTION + value - 1
@@ -406,7 +427,8 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         return gains[key]
 
     def _gain_now(self, sit: Situation, nb: int, value: int) -> float:
-        gain = sit.worth(nb, value) - sit.price(value)
+        # the spot's worth (token, my objective, denial) minus the price of the value
+        gain = sit.token_worth(nb) + sit.objective_worth(nb, value) + sit.denial_worth(nb) - sit.price(value)
         if sit.built[sit.me] == cp.NUM_BUILDINGS - 1:  # this win ends the game
             mine = sit.estimates()[sit.me] + sit.token_worth(nb) + sit.objective_worth(nb, value)
             gain += WIN if mine > max(sit.estimates()[o] for o in sit.others) else -WIN
@@ -420,16 +442,11 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         return sit.bid_values[key]
 
     def _bid_value_now(self, sit: Situation, nb: int, floor: int) -> int:
-        values = sit.my_values(floor)
-        needed = sit.sure_above(nb)
-        sure = [v for v in values if v > needed]
-        if floor == 0 and not sure:
-            middling = [v for v in values if v in MID_VALUES] or [v for v in values if v > MID_VALUES[-1]]
-            cheap = middling[0] if middling else values[0]
-        else:
-            cheap = values[0]
-        if sure and (sure[0] == cheap or self._gain(sit, nb, sure[0]) >= HOLD_CHANCE * self._gain(sit, nb, cheap)):
-            return sure[0]
+        sure, cheap = sit.bid_candidates(floor, sit.sure_above(nb))
+        if sure is None:
+            return cheap
+        if sure == cheap or self._gain(sit, nb, sure) >= HOLD_CHANCE * self._gain(sit, nb, cheap):
+            return sure
         return cheap
 
     def _open(self, sit: Situation, spots: list[int]) -> int:
