@@ -47,7 +47,7 @@ class Table:
         self.hand = tuple(v["hand"])
         self.here = v["figures"][self.me]
         self.markers = v["markers"][self.me]
-        self.coverable: dict[tuple[int, int], bool] = {}  # (value, colour) -> can the hand pay it
+        self.coverable: dict[tuple[int, int], bool] = {}  # (value, colour or ANY) -> can the hand pay it
         self.open_counts: dict[int, int] = {}  # colour -> open tiles it could pay on
 
     def can_offer(self) -> bool:
@@ -57,20 +57,17 @@ class Table:
         tile = self.v["tile_at"][position]
         if self.v["complete"][position] or tile == cp.COURTYARD or self.markers < 1:
             return []
-        out = []
-        for i, (colour, value) in enumerate(cp.SECTIONS[tile]):
-            if self.v["markers_on"][position][i] >= 0:
-                continue
-            colours = range(cp.NUM_COLOURS) if colour == cp.ANY else (colour,)
-            if any(self.can_pay(value, c) for c in colours):
-                out.append(i)
-        return out
+        markers = self.v["markers_on"][position]
+        sections = enumerate(cp.SECTIONS[tile])
+        return [i for i, (colour, value) in sections if markers[i] < 0 and self.can_pay(value, colour)]
 
     def can_pay(self, value: int, colour: int) -> bool:
-        """`r.can_finish` for this hand, asked once per value and colour in a decision."""
+        """`r.can_finish` for this hand in `colour` (any one colour for a palace section: `cp.ANY`),
+        asked once per value and colour in a decision."""
         key = (value, colour)
         if key not in self.coverable:
-            self.coverable[key] = r.can_finish(value, colour, self.hand, NO_CAPS, 0)
+            colours = range(cp.NUM_COLOURS) if colour == cp.ANY else (colour,)
+            self.coverable[key] = any(r.can_finish(value, c, self.hand, NO_CAPS, 0) for c in colours)
         return self.coverable[key]
 
     def tile_worth(self, position: int) -> float:
