@@ -47,7 +47,8 @@ class Table:
         self.hand = tuple(v["hand"])
         self.here = v["figures"][self.me]
         self.markers = v["markers"][self.me]
-        self.coverable: dict[tuple[int, int], bool] = {}  # (value, colour) -> can the hand pay it
+        self.coverable: dict[tuple[int, int], bool] = {}  # (value, colour or ANY) -> can the hand pay it
+        self.open_counts: dict[int, int] = {}  # colour -> open tiles it could pay on
 
     def can_offer(self) -> bool:
         return self.markers > 0 and self.v["crystals"][self.me] >= self.v["next_offer_cost"]
@@ -56,20 +57,17 @@ class Table:
         tile = self.v["tile_at"][position]
         if self.v["complete"][position] or tile == cp.COURTYARD or self.markers < 1:
             return []
-        out = []
-        for i, (colour, value) in enumerate(cp.SECTIONS[tile]):
-            if self.v["markers_on"][position][i] >= 0:
-                continue
-            colours = range(cp.NUM_COLOURS) if colour == cp.ANY else (colour,)
-            if any(self.can_pay(value, c) for c in colours):
-                out.append(i)
-        return out
+        markers = self.v["markers_on"][position]
+        sections = enumerate(cp.SECTIONS[tile])
+        return [i for i, (colour, value) in sections if markers[i] < 0 and self.can_pay(value, colour)]
 
     def can_pay(self, value: int, colour: int) -> bool:
-        """`r.can_finish` for this hand, asked once per value and colour in a decision."""
+        """`r.can_finish` for this hand in `colour` (any one colour for a palace section: `cp.ANY`),
+        asked once per value and colour in a decision."""
         key = (value, colour)
         if key not in self.coverable:
-            self.coverable[key] = r.can_finish(value, colour, self.hand, NO_CAPS, 0)
+            colours = range(cp.NUM_COLOURS) if colour == cp.ANY else (colour,)
+            self.coverable[key] = any(r.can_finish(value, c, self.hand, NO_CAPS, 0) for c in colours)
         return self.coverable[key]
 
     def tile_worth(self, position: int) -> float:
@@ -110,16 +108,21 @@ class Table:
             return 2.6 if self.v["crystals"][self.me] >= 7 else 1.2
         if colour == cp.BROWN and value < 3:
             return 1.5 if self.hand[cp.BROWN_1] + self.hand[cp.BROWN_2] >= 2 else 0.8
-        open_tiles = sum(
-            1
-            for position, tile in enumerate(self.v["tile_at"])
-            if not self.v["complete"][position]
-            and any(
-                sc in (colour, cp.ANY) and self.v["markers_on"][position][i] < 0
-                for i, (sc, _) in enumerate(cp.SECTIONS[tile])
+        return 0.5 + 0.4 * min(self.open_tiles(colour), 4) + 0.2 * value
+
+    def open_tiles(self, colour: int) -> int:
+        """Unfinished tiles with an empty section a card of `colour` could pay, once per colour in a decision."""
+        if colour not in self.open_counts:
+            self.open_counts[colour] = sum(
+                1
+                for position, tile in enumerate(self.v["tile_at"])
+                if not self.v["complete"][position]
+                and any(
+                    sc in (colour, cp.ANY) and self.v["markers_on"][position][i] < 0
+                    for i, (sc, _) in enumerate(cp.SECTIONS[tile])
+                )
             )
-        )
-        return 0.5 + 0.4 * min(open_tiles, 4) + 0.2 * value
+        return self.open_counts[colour]
 
 
 class BlueMoonCityHeuristicAgent(HeuristicAgent):

@@ -18,10 +18,9 @@ Outline of the strategy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
-
-import numpy as np
 
 from city_envs.agents.base import HeuristicAgent
 from city_envs.citadels import components as cp
@@ -64,21 +63,23 @@ class Seat:
     city: list[int]
     score: float
     complete: bool
-    types: np.ndarray = field(default_factory=lambda: np.zeros(cp.NUM_TYPES, dtype=np.int64))
+    types: tuple[int, ...] = (0,) * cp.NUM_TYPES
 
     @property
     def size(self) -> int:
         return len(self.city)
 
 
-def _type_counts(city: list[int]) -> np.ndarray:
-    counts = np.zeros(cp.NUM_TYPES, dtype=np.int64)
+@lru_cache(maxsize=1024)
+def _type_counts(city: tuple[int, ...]) -> tuple[int, ...]:
+    """Districts per type in a city (public, so one memo serves every seat: cities recur between decisions)."""
+    counts = [0] * cp.NUM_TYPES
     for kind in city:
         counts[cp.TYPE_LIST[kind]] += 1
-    return counts
+    return tuple(counts)
 
 
-def _income(city: list[int], types: np.ndarray, rank: int) -> int:
+def _income(city: list[int], types: tuple[int, ...], rank: int) -> int:
     if rank not in cp.INCOME_TYPE:
         return 0
     return int(types[cp.INCOME_TYPE[rank]]) + (cp.SCHOOL_OF_MAGIC in city)
@@ -100,12 +101,13 @@ class Situation:
                 list(s["city"]),
                 float(v["scores"][i]),
                 s["complete"],
-                _type_counts(s["city"]),
+                _type_counts(tuple(s["city"])),
             )
             for i, s in enumerate(v["seats"])
         ]
         self.my = self.seats[self.me]
-        self.hand = np.array(v["hand"], dtype=np.int64)
+        self.hand: list[int] = v["hand"]
+        self.held = [k for k, count in enumerate(self.hand) if count]  # distinct kinds in hand
         self.city = set(self.my.city)
         self.gold = self.my.gold
         self.others = [s for s in self.seats if s.index != self.me]
@@ -120,12 +122,12 @@ class Situation:
     # ----- hand ---------------------------------------------------------------------------------
     def buildable(self) -> list[int]:
         """Distinct hand kinds not yet in the city."""
-        return [k for k in np.flatnonzero(self.hand).tolist() if k not in self.city]
+        return [k for k in self.held if k not in self.city]
 
     def junk(self) -> list[int]:
         """Hand cards worth throwing away: duplicates of the city, spare copies, unaffordable ones."""
         out = []
-        for k in np.flatnonzero(self.hand).tolist():
+        for k in self.held:
             spare = self.hand[k] > 1 or cp.COST_LIST[k] > self.gold + 2 * SOON
             if k in self.city or spare:
                 out.append(k)
@@ -389,7 +391,7 @@ class CitadelsHeuristicAgent(HeuristicAgent):
     def _magician(self, sit: Situation, allowed: set[int]) -> int | None:
         """Swap with the largest hand when mine is poor; else redraw junk; else keep the ability."""
         useful = [k for k in sit.buildable() if cp.COST_LIST[k] <= sit.gold + SOON + 2]
-        my_hand = int(sit.hand.sum())
+        my_hand = sum(sit.hand)
         swaps = [a for a in allowed if r.MAGICIAN_SWAP <= a < r.MAGICIAN_MARK]
         if swaps and (my_hand <= 1 or len(useful) <= 1):
 
@@ -417,7 +419,7 @@ class CitadelsHeuristicAgent(HeuristicAgent):
         if not options:
             return None
         junk = [k for k in sit.junk() if k in options]
-        if not junk and int(sit.hand.sum()) >= 4:
+        if not junk and sum(sit.hand) >= 4:
             junk = options  # a big hand: the weakest card is worth more as gold
         if not junk:
             return None
@@ -455,7 +457,7 @@ class CitadelsHeuristicAgent(HeuristicAgent):
             if price > spare:
                 continue
             loss = float(cp.POINTS[kind])
-            if seat.types[cp.TYPE_LIST[kind]] == 1 and np.count_nonzero(seat.types) == cp.NUM_TYPES:
+            if seat.types[cp.TYPE_LIST[kind]] == 1 and all(seat.types):
                 loss += cp.FIVE_TYPES_BONUS
             if sit.near_completion(seat):
                 loss += 4.0

@@ -34,6 +34,7 @@ import numpy as np
 
 from city_envs.agents.base import HeuristicAgent
 from city_envs.core.infoset import InfoSet
+from city_envs.core.memo import BoundedMemo
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules as r
 
@@ -53,17 +54,15 @@ DENIAL = 0.5  # share of a spot's worth to the rivals that taking it is worth to
 BELIEF_SHARPNESS = 1.0  # how strongly a rival's buildings reveal its secret cards
 WEIGHT_LEADER, WEIGHT_OTHER = 0.6, 0.3  # with 3-4 players: the best rival's points, the others'
 WIN = 30.0  # ending the game as the winner (or preventing a rival from doing so)
+DERIVED_MEMO_SIZE = 64  # boards an agent remembers its `Derived` answers for
 
 
-class Situation:
-    """Everything the agent derives from one `view()`; built once per decision."""
+class Derived:
+    """What a seat derives from the board (buildings, tokens, public scores and cards) and its own
+    secret cards alone (read only once built): the same for every decision it takes until a call
+    ends, so the agent keeps it across them."""
 
     def __init__(self, v: dict) -> None:
-        self.v = v
-        self.me = v["player"]
-        self.n = v["num_players"]
-        self.version = v["version"]
-        self.cards = v["my_cards"]
         removed = {cp.DISTRICT_NAMES.index(name) for name in v["removed_districts"]}
         self.districts = [d for d in range(5) if d not in removed]
         self.in_play = [cp.DISTRICT[nb] not in removed for nb in range(cp.NUM_NBHDS)]
@@ -72,6 +71,57 @@ class Situation:
         for nb, (seat, value) in v["buildings"].items():
             self.owner[nb] = seat
             self.height[nb] = cp.HEIGHT_CLASS[value]
+        self.buildings: list[list[int]] = [[] for _ in range(v["num_players"])]
+        for nb, seat in enumerate(self.owner):
+            if seat >= 0:
+                self.buildings[seat].append(nb)
+        # the answers below are filled in when first asked
+        self.beliefs: dict[int, list[tuple[dict, float]]] | None = None
+        self.belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
+        self.estimates: list[float] | None = None
+        self.weights: dict[int, float] = {}
+        self.denial_worth: list[float] | None = None
+        self.area_now: int | None = None
+        self.height_lists: dict[int, dict[int, list[int]]] = {}
+        self.token_worth: dict[int, float] = {}
+        # the agent's `_gain` per spot, value and count of tall values left (which the price reads)
+        self.gains: dict[tuple[int, int, int], float] = {}
+
+
+def derived_key(v: dict) -> tuple:
+    """Everything of a view that `Derived` depends on (the seat's own cards included: it is its memo).
+    None of it changes while a call is bid, only when it ends."""
+    return (
+        v["player"],
+        v["num_players"],
+        v["version"],
+        tuple(sorted(v["my_cards"].items())),
+        tuple(v["removed_districts"]),
+        tuple(v["buildings"].items()),
+        tuple(v["public_scores"]),
+        tuple(v["tokens_on_board"].items()),
+        tuple(tuple(counts.values()) for counts in v["tokens"]),
+        v["subway_card"],
+        v["arch_card"],
+        tuple(v["built"]),
+    )
+
+
+class Situation:
+    """Everything the agent derives from one `view()`; built once per decision."""
+
+    def __init__(self, v: dict, derived: Derived | None = None, belief_memo: BoundedMemo | None = None) -> None:
+        self.v = v
+        self.me = v["player"]
+        self.n = v["num_players"]
+        self.version = v["version"]
+        self.cards = v["my_cards"]
+        self.derived = Derived(v) if derived is None else derived
+        self.districts = self.derived.districts
+        self.in_play = self.derived.in_play
+        self.owner = self.derived.owner
+        self.height = self.derived.height
+        self.buildings = self.derived.buildings
         self.bid_at = {nb for _, nb, _ in v["bids"]}
         self.token = v["tokens_on_board"]
         self.supply = v["supply"]
@@ -80,32 +130,23 @@ class Situation:
         self.top = v["bids"][-1] if v["bids"] else None
         self.passed = set(v["passed"])
         self.others = [seat for seat in range(self.n) if seat != self.me]
-        self.buildings = [[nb for nb in range(cp.NUM_NBHDS) if self.owner[nb] == seat] for seat in range(self.n)]
         self.mine = self.buildings[self.me]
         self.clock = max(self.built) / cp.NUM_BUILDINGS
         self.rival_max = {seat: max(self.supply[seat], default=0) for seat in self.others}
-        self._beliefs: dict[int, list[tuple[dict, float]]] | None = None
-        self._area_now: int | None = None
-        self._estimates: list[float] | None = None
         # answers asked again for every value and spot the agent weighs: computed once per decision
         self._free_neighbours: dict[int, list[int]] = {}
-        self._weights: dict[int, float] = {}
-        self._token_worth: dict[int, float] = {}
-        self._denial_worth: list[float] | None = None
         self._tall: int | None = None
-        self._belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
         self._sure_bar: int | None = None
-        # the agent's own answers per spot and value (`_gain`, `_bid_value`), asked again while it compares
-        self.gains: dict[tuple[int, int], float] = {}
+        self._bid_candidates: dict[tuple[int, int], tuple[int | None, int]] = {}
+        self._belief_memo = BoundedMemo(1) if belief_memo is None else belief_memo
+        # the agent's own answers per spot and value (`_bid_value`), asked again while it compares
         self.bid_values: dict[tuple[int, int], int] = {}
 
     # ----- the board -----------------------------------------------------------------------------
-    def is_free(self, nb: int) -> bool:
-        return self.in_play[nb] and self.owner[nb] < 0 and nb not in self.bid_at
-
     def free_neighbours(self, nb: int) -> list[int]:
         if nb not in self._free_neighbours:
-            self._free_neighbours[nb] = [other for other in cp.ADJ[nb] if self.is_free(other)]
+            in_play, owner, bid_at = self.in_play, self.owner, self.bid_at  # free: in play, unbuilt, unbid
+            self._free_neighbours[nb] = [o for o in cp.ADJ[nb] if in_play[o] and owner[o] < 0 and o not in bid_at]
         return self._free_neighbours[nb]
 
     def rivals_in_call(self) -> list[int]:
@@ -114,6 +155,21 @@ class Situation:
 
     def my_values(self, above: int) -> list[int]:
         return [value for value in self.supply[self.me] if value > above]
+
+    def bid_candidates(self, floor: int, needed: int) -> tuple[int | None, int]:
+        """The smallest of my values above `floor` that beats `needed` (None if none does), and a cheap
+        one: the smallest above `floor` (an opening with no sure winner: a middling one if I have it)."""
+        key = (floor, needed)
+        if key not in self._bid_candidates:
+            values = self.my_values(floor)
+            sure = [v for v in values if v > needed]
+            if floor == 0 and not sure:
+                middling = [v for v in values if v in MID_VALUES] or [v for v in values if v > MID_VALUES[-1]]
+                cheap = middling[0] if middling else values[0]
+            else:
+                cheap = values[0]
+            self._bid_candidates[key] = (sure[0] if sure else None, cheap)
+        return self._bid_candidates[key]
 
     def sure_above(self, nb: int) -> int:
         """The value a bid on `nb` must exceed to win outright (0: nobody can follow it at all)."""
@@ -127,17 +183,17 @@ class Situation:
         """How much a rival's points count against mine (all of them with two players; the leader most)."""
         if self.n == 2:
             return 1.0
-        if not self._weights:
+        if not self.derived.weights:
             estimates = self.estimates()
             best = max(estimates[o] for o in self.others)
-            self._weights = {o: WEIGHT_LEADER if estimates[o] >= best else WEIGHT_OTHER for o in range(self.n)}
-        return self._weights[seat]
+            self.derived.weights = {o: WEIGHT_LEADER if estimates[o] >= best else WEIGHT_OTHER for o in range(self.n)}
+        return self.derived.weights[seat]
 
     # ----- worth of a spot -----------------------------------------------------------------------
     def token_worth(self, nb: int) -> float:
-        if nb not in self._token_worth:
-            self._token_worth[nb] = self._token_worth_now(nb)
-        return self._token_worth[nb]
+        if nb not in self.derived.token_worth:
+            self.derived.token_worth[nb] = self._token_worth_now(nb)
+        return self.derived.token_worth[nb]
 
     def _token_worth_now(self, nb: int) -> float:
         name = self.token.get(nb)
@@ -177,9 +233,9 @@ class Situation:
         colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
         area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
         worth = float(cp.NEIGHBOURHOOD_POINTS_PER_BUILDING) if cp.COLOUR[nb] == colour else 0.0
-        if self._area_now is None:
-            self._area_now = r.area_points(area, self.mine)
-        worth += r.area_points(area, [*self.mine, nb]) - self._area_now
+        if self.derived.area_now is None:
+            self.derived.area_now = r.area_points(area, self.mine)
+        worth += r.area_points(area, [*self.mine, nb]) - self.derived.area_now
         worth += PROGRESS_BONUS * self._progress(area, nb)
         worth += self._height_gain(nb, cp.HEIGHT_CLASS[value])
         return worth
@@ -198,11 +254,14 @@ class Situation:
         return float(0 < sum(cp.DISTRICT[o] == district for o in mine) < cp.DISTRICT_SET_SIZE)
 
     def _height_lists(self, district: int) -> dict[int, list[int]]:
-        lists: dict[int, list[int]] = {}
-        for nb in range(cp.NUM_NBHDS):
-            if self.owner[nb] >= 0 and cp.DISTRICT[nb] == district:
-                lists.setdefault(self.owner[nb], []).append(self.height[nb])
-        return {seat: sorted(h, reverse=True) for seat, h in lists.items()}
+        """Per seat, its building heights in `district`, tallest first (a fresh dict; the lists are shared)."""
+        if district not in self.derived.height_lists:
+            lists: dict[int, list[int]] = {}
+            for nb in range(cp.NUM_NBHDS):
+                if self.owner[nb] >= 0 and cp.DISTRICT[nb] == district:
+                    lists.setdefault(self.owner[nb], []).append(self.height[nb])
+            self.derived.height_lists[district] = {seat: sorted(h, reverse=True) for seat, h in lists.items()}
+        return dict(self.derived.height_lists[district])
 
     def _height_gain(self, nb: int, height: int) -> float:
         """5 if building this height class on `nb` makes me (co-)best in its district's comparison."""
@@ -213,7 +272,7 @@ class Situation:
 
     def denial_worth(self, nb: int) -> float:
         """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
-        if self._denial_worth is None:  # every neighbourhood at once, each sum in the same order
+        if self.derived.denial_worth is None:  # every neighbourhood at once, each sum in the same order
             total = None
             for seat in self.others:
                 gain = None
@@ -222,11 +281,8 @@ class Situation:
                     gain = term if gain is None else gain + term
                 weighted = self.weight(seat) * gain
                 total = weighted if total is None else total + weighted
-            self._denial_worth = (DENIAL * total).tolist()
-        return self._denial_worth[nb]
-
-    def worth(self, nb: int, value: int) -> float:
-        return self.token_worth(nb) + self.objective_worth(nb, value) + self.denial_worth(nb)
+            self.derived.denial_worth = (DENIAL * total).tolist()
+        return self.derived.denial_worth[nb]
 
     def rival_worth(self, seat: int, nb: int) -> float:
         """What building on `nb` is worth to a rival: the token's face value and its expected objective."""
@@ -236,27 +292,38 @@ class Situation:
     # ----- prices --------------------------------------------------------------------------------
     def price(self, value: int) -> float:
         price = value / cp.NUM_BUILDINGS * BUILDING_PRICE[self.version] * (1.0 - LATE_DISCOUNT * self.clock)
-        if self._tall is None:
-            self._tall = sum(v >= TALL for v in self.supply[self.me])
-        tall = self._tall
-        if value >= TALL and self.clock < LAST_THIRD and tall <= KEEP_TALL:
+        if value >= TALL and self.clock < LAST_THIRD and self.tall() <= KEEP_TALL:
             price += TALL_RESERVE
         return price
+
+    def tall(self) -> int:
+        """How many tall values I have left."""
+        if self._tall is None:
+            self._tall = sum(v >= TALL for v in self.supply[self.me])
+        return self._tall
 
     # ----- what the rivals hold ------------------------------------------------------------------
     def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
         """Per rival: (possible secret cards, probability), from where it built."""
-        if self._beliefs is None:
-            self._beliefs = {seat: self._belief(seat) for seat in self.others}
-        return self._beliefs
+        if self.derived.beliefs is None:
+            self.derived.beliefs = {}
+            for seat in self.others:
+                # a rival's belief changes only when it builds: remembered across boards, by its buildings
+                key = (self.version, self.n, tuple(sorted(self.cards.items())), tuple(self.buildings[seat]))
+                belief = self._belief_memo.get(key)
+                if belief is None:
+                    belief = self._belief(seat)
+                    self._belief_memo.put(key, belief)
+                self.derived.beliefs[seat] = belief
+        return self.derived.beliefs
 
     def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
         """`beliefs()[seat]` with each guessed card as its `_card_points` per neighbourhood."""
-        if seat not in self._belief_points:
-            self._belief_points[seat] = [
+        if seat not in self.derived.belief_points:
+            self.derived.belief_points[seat] = [
                 (_points_table(self.version, tuple(cards.items())), p) for cards, p in self.beliefs()[seat]
             ]
-        return self._belief_points[seat]
+        return self.derived.belief_points[seat]
 
     def _belief(self, seat: int) -> list[tuple[dict, float]]:
         built = self.buildings[seat]
@@ -275,11 +342,12 @@ class Situation:
 
     def estimates(self) -> list[float]:
         """Final scores if the game ended now: mine exact, the rivals' objective in expectation."""
-        if self._estimates is None:
-            self._estimates = [float(x) for x in self.v["public_scores"]]
+        if self.derived.estimates is None:
+            estimates = [float(x) for x in self.v["public_scores"]]
             for seat in range(self.n):
-                self._estimates[seat] += self._objective_now(seat)
-        return self._estimates
+                estimates[seat] += self._objective_now(seat)
+            self.derived.estimates = estimates
+        return self.derived.estimates
 
     def _objective_now(self, seat: int) -> float:
         built = self.buildings[seat]
@@ -296,8 +364,8 @@ class Situation:
             colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
             area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
             return points + r.colour_points(colour, built) + r.area_points(area, built)
-        for cards, p in self.beliefs()[seat]:
-            points += p * sum(_card_points(self.version, cards, nb) for nb in built)
+        for table, p in self.belief_points(seat):
+            points += p * sum(table[nb] for nb in built)
         if self.version == r.EXPERT:
             points += 2.0 * len(built) / 3  # a rough share of an unknown expert Area card
         return points
@@ -327,8 +395,21 @@ def _card_points(version: str, cards: dict, nb: int) -> float:
 class MetropolysHeuristicAgent(HeuristicAgent):
     """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(seed)
+        # Derived answers per `derived_key`: a seat bids and passes several times on one board. The
+        # keys hold the seat's own cards, so this memo is the agent's alone (never shared between agents).
+        self._derived = BoundedMemo(DERIVED_MEMO_SIZE)
+        self._beliefs = BoundedMemo(DERIVED_MEMO_SIZE)  # `Situation.beliefs` per rival's buildings
+
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        sit = Situation(info_set.view())
+        v = info_set.view()
+        key = derived_key(v)
+        derived = self._derived.get(key)
+        if derived is None:
+            derived = Derived(v)
+            self._derived.put(key, derived)
+        sit = Situation(v, derived, self._beliefs)
         if sit.v["decision"] == "VALUE":
             value = self._bid_value(sit, sit.v["chosen"], sit.top[2] if sit.top else 0)
             return r.VALUE_ACTION + value - 1
@@ -339,13 +420,15 @@ class MetropolysHeuristicAgent(HeuristicAgent):
 
     def _gain(self, sit: Situation, nb: int, value: int) -> float:
         """Worth minus price of building `value` on `nb`, with the endgame."""
-        key = (nb, value)
-        if key not in sit.gains:
-            sit.gains[key] = self._gain_now(sit, nb, value)
-        return sit.gains[key]
+        key = (nb, value, sit.tall())
+        gains = sit.derived.gains
+        if key not in gains:
+            gains[key] = self._gain_now(sit, nb, value)
+        return gains[key]
 
     def _gain_now(self, sit: Situation, nb: int, value: int) -> float:
-        gain = sit.worth(nb, value) - sit.price(value)
+        # the spot's worth (token, my objective, denial) minus the price of the value
+        gain = sit.token_worth(nb) + sit.objective_worth(nb, value) + sit.denial_worth(nb) - sit.price(value)
         if sit.built[sit.me] == cp.NUM_BUILDINGS - 1:  # this win ends the game
             mine = sit.estimates()[sit.me] + sit.token_worth(nb) + sit.objective_worth(nb, value)
             gain += WIN if mine > max(sit.estimates()[o] for o in sit.others) else -WIN
@@ -359,16 +442,11 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         return sit.bid_values[key]
 
     def _bid_value_now(self, sit: Situation, nb: int, floor: int) -> int:
-        values = sit.my_values(floor)
-        needed = sit.sure_above(nb)
-        sure = [v for v in values if v > needed]
-        if floor == 0 and not sure:
-            middling = [v for v in values if v in MID_VALUES] or [v for v in values if v > MID_VALUES[-1]]
-            cheap = middling[0] if middling else values[0]
-        else:
-            cheap = values[0]
-        if sure and (sure[0] == cheap or self._gain(sit, nb, sure[0]) >= HOLD_CHANCE * self._gain(sit, nb, cheap)):
-            return sure[0]
+        sure, cheap = sit.bid_candidates(floor, sit.sure_above(nb))
+        if sure is None:
+            return cheap
+        if sure == cheap or self._gain(sit, nb, sure) >= HOLD_CHANCE * self._gain(sit, nb, cheap):
+            return sure
         return cheap
 
     def _open(self, sit: Situation, spots: list[int]) -> int:

@@ -29,6 +29,7 @@ Card types: type = 3 * colour + (value - 1) for colours 0-6, 21 = green (compone
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -174,23 +175,23 @@ def new_state(n: int, center: str, rng: Chance) -> State:
 @lru_cache(maxsize=1 << 12)  # larger sizes raise the hit rate no further; 1 << 16 held ~20 MB
 def can_finish(need: int, colour: int, hand: tuple[int, ...], cap1: tuple[int, ...], cap_any: int) -> bool:
     """Can cards of `hand` (with Hoax capacities) still cover `need` for a section of `colour`?"""
-    if need <= 0:
-        return True
+    quick = _quick_answer(need, colour, hand, cap1, cap_any)
+    if quick is not None:
+        return quick
     for x in range(cp.NUM_TYPES):
         if not hand[x]:
             continue
-        rest = _without(hand, x)
         c = cp.CARD_COLOUR[x]
         if x == cp.GREEN_CARD:
-            if can_finish(need - 1, colour, rest, cap1, cap_any):
+            if can_finish(need - 1, colour, _without(hand, x), cap1, cap_any):
                 return True
         elif c == colour:
-            if can_finish(need - cp.CARD_VALUE[x], colour, rest, cap1, cap_any):
+            if can_finish(need - cp.CARD_VALUE[x], colour, _without(hand, x), cap1, cap_any):
                 return True
         elif cap1[c] > 0:
-            if can_finish(need - cp.CARD_VALUE[x], colour, rest, _bump(cap1, c, -1), cap_any):
+            if can_finish(need - cp.CARD_VALUE[x], colour, _without(hand, x), _bump(cap1, c, -1), cap_any):
                 return True
-        elif cap_any > 0 and can_finish(need - cp.CARD_VALUE[x], colour, rest, cap1, cap_any - 1):
+        elif cap_any > 0 and can_finish(need - cp.CARD_VALUE[x], colour, _without(hand, x), cap1, cap_any - 1):
             return True
     for a, b in cp.MIMIX_PAIRS:
         pair = hand[a] and hand[b] and (a != b or hand[a] >= 2)
@@ -206,6 +207,26 @@ def can_finish(need: int, colour: int, hand: tuple[int, ...], cap1: tuple[int, .
         if _has_foreign_card(rest, colour) and can_finish(need, colour, rest, cap1, cap_any + 1):
             return True
     return False
+
+
+def _quick_answer(need: int, colour: int, hand: tuple[int, ...], cap1: tuple[int, ...], cap_any: int) -> bool | None:
+    """`can_finish` where it is decided without a search, else None. Cards of `colour` and the Khind pay
+    at face value and a Mimix pair pays 3; without Hoax (in hand or as capacity) nothing else pays, so
+    that sum decides. With Hoax, nothing pays more than the face values plus one per pair of brown 1s."""
+    if need <= 0:
+        return True
+    own = hand[cp.GREEN_CARD]
+    if 0 <= colour < cp.NUM_COLOURS:
+        own += hand[3 * colour] + 2 * hand[3 * colour + 1] + 3 * hand[3 * colour + 2]
+    if own >= need:
+        return True
+    brown_1, brown_2 = hand[cp.BROWN_1], hand[cp.BROWN_2]
+    if not (cap_any or hand[cp.WHITE_1] or hand[cp.WHITE_2] or any(cap1)):
+        pairs = brown_1 // 2 if colour == cp.BROWN else cp.MIMIX_VALUE * ((brown_1 + brown_2) // 2)
+        return own + pairs >= need
+    if sum(map(operator.mul, hand, cp.CARD_VALUE)) + brown_1 // 2 < need:
+        return False
+    return None
 
 
 def _without(hand: tuple[int, ...], x: int) -> tuple[int, ...]:

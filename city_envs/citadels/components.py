@@ -81,9 +81,8 @@ POINTS = np.array([d.points for d in DISTRICTS], dtype=np.int16)
 COPIES = np.array([d.copies for d in DISTRICTS], dtype=np.int16)
 TYPE_OF = np.array([d.type for d in DISTRICTS], dtype=np.int8)
 COST_LIST = COST.tolist()
+POINTS_LIST = POINTS.tolist()
 TYPE_LIST = TYPE_OF.tolist()
-# One-hot (kinds x types) so a city's type counts are one matrix product.
-TYPE_MATRIX = np.eye(NUM_TYPES, dtype=np.int16)[TYPE_OF]
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ Character sets (the pile being passed, offered sets) are 8-bit masks: bit r-1 is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,7 +84,11 @@ def bit(rank: int) -> int:
 
 
 def ranks_of(mask: int) -> list[int]:
-    return [r for r in cp.RANKS if mask & (1 << (r - 1))]
+    return list(_RANKS_OF[mask & _ALL_RANKS])
+
+
+_ALL_RANKS = (1 << len(cp.RANKS)) - 1  # the bits ranks_of reads
+_RANKS_OF = tuple(tuple(r for r in cp.RANKS if mask & (1 << (r - 1))) for mask in range(_ALL_RANKS + 1))
 
 
 @dataclass
@@ -585,34 +590,42 @@ def _end_turn(s: State, rng: Chance) -> None:
 
 
 # ===== scoring (§6) ============================================================================
+def city_kinds(city: np.ndarray) -> list[int]:
+    """The district kinds a city holds (a city never holds two of a kind)."""
+    return city.nonzero()[0].tolist()
+
+
 def has_five_types(city: np.ndarray) -> bool:
     """All five types, the Haunted Quarter standing in for one missing type (5.9)."""
-    others = city.copy()
-    haunted = bool(others[cp.HAUNTED_QUARTER])
-    others[cp.HAUNTED_QUARTER] = 0
-    present = int(np.count_nonzero(others.astype(np.int16) @ cp.TYPE_MATRIX))
-    return present == cp.NUM_TYPES or (haunted and present == cp.NUM_TYPES - 1)
+    return _has_five_types(city_kinds(city))
 
 
-def score_parts(s: State, seat: int) -> list[tuple[str, int]]:
-    """What `seat`'s points add up from: its districts, then each bonus that applies."""
-    city = s.cities[seat]
-    parts = [("points of districts", int(city.astype(np.int16) @ cp.POINTS))]  # University, Dragon Gate: 6 + 2
-    if has_five_types(city):
+def _has_five_types(kinds: Sequence[int]) -> bool:
+    present = len({cp.TYPE_LIST[kind] for kind in kinds if kind != cp.HAUNTED_QUARTER})
+    return present == cp.NUM_TYPES or (present == cp.NUM_TYPES - 1 and cp.HAUNTED_QUARTER in kinds)
+
+
+def score_parts(s: State, seat: int, kinds: Sequence[int] | None = None) -> list[tuple[str, int]]:
+    """What `seat`'s points add up from: its districts, then each bonus that applies (`kinds`: its
+    city's `city_kinds`, when the caller has them already)."""
+    if kinds is None:
+        kinds = city_kinds(s.cities[seat])
+    parts = [("points of districts", sum(cp.POINTS_LIST[kind] for kind in kinds))]  # University, Dragon Gate: 6 + 2
+    if _has_five_types(kinds):
         parts.append(("points for all five district types", cp.FIVE_TYPES_BONUS))
     if s.first_completer == seat:
         parts.append(("points for the first complete city", cp.FIRST_COMPLETE_BONUS))
     elif s.city_size[seat] >= s.completion:
         parts.append(("points for a complete city", cp.COMPLETE_BONUS))
-    if city[cp.IMPERIAL_TREASURY]:
+    if cp.IMPERIAL_TREASURY in kinds:
         parts.append(("points for gold (Imperial Treasury)", int(s.gold[seat])))
-    if city[cp.MAP_ROOM]:
+    if cp.MAP_ROOM in kinds:
         parts.append(("points for cards in hand (Map Room)", int(s.hands[seat].sum())))
     return parts
 
 
-def score(s: State, seat: int) -> int:
-    return sum(points for _, points in score_parts(s, seat))
+def score(s: State, seat: int, kinds: Sequence[int] | None = None) -> int:
+    return sum(points for _, points in score_parts(s, seat, kinds))
 
 
 def tie_value(s: State, seat: int) -> int:

@@ -16,6 +16,7 @@ from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
 from city_envs.citadels.rules import State, bit, ranks_of
 from city_envs.core.layout import Field, ObservationLayout, table, vector
+from city_envs.core.memo import BoundedMemo
 
 _CARDS = tuple(district.name for district in cp.DISTRICTS)
 _CHARACTERS = tuple(character.name for character in cp.CHARACTERS.values())
@@ -175,10 +176,49 @@ def observation(s: State, p: int) -> np.ndarray:
 
 
 # ===== structured view =========================================================================
+# Each seat's city kinds and score, per public position: every seat's view of one position (and of
+# the positions until a build, a coin or a card changes hands) asks for the same ones. Keys and
+# values are public (cities, gold, hand sizes), so one memo serves every seat.
+_KINDS_MEMO = BoundedMemo(256)
+_SCORES_MEMO = BoundedMemo(256)
+
+
+def _public_seats(s: State, hand_sizes: list[int]) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    cities = s.cities.tobytes()
+    known = _KINDS_MEMO.get(cities)
+    if known is None:
+        kinds = tuple(tuple(r.city_kinds(s.cities[i])) for i in range(s.n))
+        # the seats whose score counts their gold or their hand (Imperial Treasury, Map Room: 5.9)
+        treasury = tuple(i for i in range(s.n) if cp.IMPERIAL_TREASURY in kinds[i])
+        map_room = tuple(i for i in range(s.n) if cp.MAP_ROOM in kinds[i])
+        known = kinds, treasury, map_room
+        _KINDS_MEMO.put(cities, known)
+    kinds, treasury, map_room = known
+    key = (
+        cities,
+        tuple(s.gold[i] for i in treasury),
+        tuple(hand_sizes[i] for i in map_room),
+        tuple(s.city_size),
+        s.first_completer,
+        s.completion,
+    )
+    scores = _SCORES_MEMO.get(key)
+    if scores is None:
+        scores = tuple(r.score(s, i, kinds[i]) for i in range(s.n))
+        _SCORES_MEMO.put(key, scores)
+    return kinds, scores
+
+
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     n = s.n
     my_turn = s.turn_seat == p
+    hand_sizes = s.hands.sum(axis=1).tolist()
+    kinds, scores = _public_seats(s, hand_sizes)
+    revealed_by: list[list[int]] = [[] for _ in range(n)]
+    for rank in cp.RANKS:
+        if s.revealed[rank] >= 0:
+            revealed_by[s.revealed[rank]].append(rank)
     return {
         "game": "citadels",
         "player": p,
@@ -201,11 +241,11 @@ def view(s: State, p: int) -> dict:
         "seats": [
             {
                 "gold": s.gold[i],
-                "hand_size": int(s.hands[i].sum()),
-                "city": np.flatnonzero(s.cities[i]).tolist(),
+                "hand_size": hand_sizes[i],
+                "city": list(kinds[i]),
                 "complete": s.city_size[i] >= s.completion,
                 "played": s.played[i],
-                "revealed": [rank for rank in cp.RANKS if s.revealed[rank] == i],
+                "revealed": revealed_by[i],
             }
             for i in range(n)
         ],
@@ -231,7 +271,7 @@ def view(s: State, p: int) -> dict:
         else None,
         "graveyard_card": s.graveyard_card,
         "events": [e for e in s.events],
-        "scores": [r.score(s, i) for i in range(n)],
+        "scores": list(scores),
     }
 
 

@@ -467,7 +467,7 @@ class Game(abc.ABC):
         return [win if seat in won else lose for seat in range(n)]
 
     def legal_action_ids(self) -> list[int]:
-        return np.flatnonzero(self.legal_actions()).tolist()
+        return self.legal_actions().nonzero()[0].tolist()  # the mask is 1-D: no flatnonzero ravel
 
     def presentation_order(self, actions: list[int]) -> list[int]:
         """`actions` in the order a person should read them, the main choices first: by default the ids'

@@ -48,7 +48,7 @@ class InfoSet:
         return self.__game.legal_actions()
 
     def legal_action_ids(self) -> list[int]:
-        return np.flatnonzero(self.legal_actions()).tolist()
+        return self.legal_actions().nonzero()[0].tolist()  # the mask is 1-D: no flatnonzero ravel
 
     def determinize(self, rng: np.random.Generator) -> Game:
         """A full match sampled from this seat's beliefs (for search agents)."""

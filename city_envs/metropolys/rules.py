@@ -49,7 +49,12 @@ FULL_SUPPLY = (1 << cp.NUM_BUILDINGS) - 1
 
 
 def values_of(mask: int) -> list[int]:
-    return [v for v in cp.VALUES if mask >> (v - 1) & 1]
+    return list(_values_of(mask))
+
+
+@cache  # at most 2**13 supply masks: every view lists every seat's supply
+def _values_of(mask: int) -> tuple[int, ...]:
+    return tuple(v for v in cp.VALUES if mask >> (v - 1) & 1)
 
 
 def values_above(mask: int, value: int) -> int:

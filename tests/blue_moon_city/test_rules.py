@@ -240,3 +240,26 @@ def test_scores_are_offerings():
     game = position(3)
     game.state.offerings = [2, 0, 1]
     assert game.scores() == [2.0, 0.0, 1.0]
+
+
+def test_payment_search_shortcuts_agree_with_the_full_search(monkeypatch):
+    """`can_finish` answers many hands without searching (the colour's cards and the Khind, Mimix pairs,
+    a bound on the total); with the shortcuts off, the exhaustive search gives the same answer."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for _ in range(3000):
+        cards = [0] * cp.NUM_TYPES
+        for x in rng.integers(0, cp.NUM_TYPES, int(rng.integers(0, 10))):
+            cards[x] += 1
+        for x in (cp.BROWN_1, cp.BROWN_2, cp.WHITE_1, cp.WHITE_2):
+            cards[x] += int(rng.integers(0, 3)) * (rng.random() < 0.4)
+        cap1 = tuple(int(c) for c in rng.integers(0, 3, 7) * (rng.random() < 0.2))
+        cap_any = int(rng.random() < 0.2)
+        cases.append((int(rng.integers(-1, 13)), int(rng.integers(0, 7)), tuple(cards), cap1, cap_any))
+    rules.can_finish.cache_clear()
+    fast = [rules.can_finish(*case) for case in cases]
+    rules.can_finish.cache_clear()
+    monkeypatch.setattr(rules, "_quick_answer", lambda need, *_: True if need <= 0 else None)
+    assert [rules.can_finish(*case) for case in cases] == fast
+    rules.can_finish.cache_clear()
+    assert 0.2 < sum(fast) / len(fast) < 0.8  # both answers are common

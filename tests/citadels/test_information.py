@@ -20,16 +20,20 @@ import numpy as np
 import pytest
 
 from city_envs.citadels import rules
+from city_envs.citadels import view as view_module
 from city_envs.citadels.game import Citadels
 from city_envs.core.game import IllegalActionError
 
 from ..game_helpers import same_for
 from .helpers import (
+    MAP_ROOM,
+    TREASURY,
     check_state,
     harvest,
     harvest_kind,
     play_out,
     random_action,
+    spec_score,
 )
 
 COUNTS = range(2, 8)
@@ -394,3 +398,50 @@ def test_face_down_character_is_hidden(n):
             game_a.apply(action)
             game_b.apply(action)
     assert tested >= 6
+
+
+# ===== 3. the view's public memo =================================================================
+@pytest.mark.parametrize("n", COUNTS)
+def test_view_cities_and_scores_match_a_recount_at_every_step(n):
+    """The view memoizes each seat's city and score per public position: along whole random games
+    (the memo warm with every earlier position) they stay those of an independent recount, for every seat."""
+    rng = np.random.default_rng(n)
+    for seed in range(2):
+        game = Citadels(n, seed=300 + seed)
+        while not game.is_over():
+            expected_cities = [np.flatnonzero(game.state.cities[i]).tolist() for i in range(n)]
+            expected_scores = [spec_score(game, i) for i in range(n)]
+            for p in range(n):
+                v = game.view(p)
+                assert [seat["city"] for seat in v["seats"]] == expected_cities
+                assert v["scores"] == expected_scores
+            game.apply(random_action(game, rng))
+
+
+def test_memoized_scores_follow_gold_and_hand_of_treasury_and_map_room_owners():
+    """Same cities, different gold or hand size: the Imperial Treasury's and Map Room's points move."""
+    game = Citadels(3, seed=1)
+    s = game.state
+    s.cities[0, TREASURY] = s.cities[1, MAP_ROOM] = 1
+    s.city_size[0] += 1
+    s.city_size[1] += 1
+    before = game.view(2)["scores"]
+    s.gold[0] += 3
+    assert game.view(2)["scores"] == [before[0] + 3, before[1], before[2]]
+    s.hands[1, 0] += 2
+    assert game.view(2)["scores"] == [before[0] + 3, before[1] + 2, before[2]]
+    assert game.view(2)["scores"] == [spec_score(game, i) for i in range(3)]
+
+
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_view_is_unchanged_by_what_the_public_memo_holds(n):
+    """A seat's view read with the memo warm from another match (a determinized twin, a fresh game)
+    is the view read with it empty: the memo holds only public data and answers only from it."""
+    rng = np.random.default_rng(n)
+    for game in states_for(n)[:6]:
+        for p in range(n):
+            twin = game.determinize(p, rng)
+            warm = [game.view(p), twin.view(p)]
+            view_module._KINDS_MEMO.entries.clear()
+            view_module._SCORES_MEMO.entries.clear()
+            assert warm == [game.view(p), game.view(p)]
