@@ -44,8 +44,18 @@ def _big_city(text: str) -> list[str]:
     )
 
 
+def _blue_moon_city(text: str) -> list[str]:
+    """Places (p5) and tiles by name, sections by number, dragons by name."""
+    places = re.findall(r"\b(p\d+) ([A-Z][a-z]+(?: [A-Z][a-z]+)*)", text)
+    return (
+        [label for place in places for label in place]
+        + re.findall(r"\b(section \d)\b", text)
+        + re.findall(r"\bthe (Fire|Earth|Water) dragon\b", text)
+    )
+
+
 # per game with an SVG board: the labels a choice's text names, each to be found as a text on the board
-LABELS: dict[str, Callable[[str], list[str]]] = {"big_city": _big_city}
+LABELS: dict[str, Callable[[str], list[str]]] = {"big_city": _big_city, "blue_moon_city": _blue_moon_city}
 SVG_GAMES = sorted(LABELS)
 
 
@@ -85,7 +95,7 @@ def test_every_label_a_choice_names_is_on_the_board(name, players):
         choices = texts_of(game)
         root = board(game, choices)
         drawn = {(element.text or "").strip() for element in root.iter(f"{NS}text")}
-        for action, text in choices.items():
+        for text in choices.values():
             missing = [label for label in labels(text) if label not in drawn]
             assert not missing, (name, game.decision_name(), text, missing)
             checked.update(labels(text))

@@ -193,10 +193,12 @@ class Drawing:
 
     def choice(self, action: int, text: str, points: Sequence[Point]) -> None:
         """A clickable place: a polygon over the drawing that stands for legal `action`, with the text of
-        its button as tooltip and accessible name (the page presses that button when it is clicked)."""
+        its button as tooltip and accessible name (the page presses that button when it is clicked). Drawn
+        in neutral black (every colour may mean a seat); the page's style sheet highlights it on hover."""
         self.parts.append(
             f'<g class="choice" data-action="{int(action)}" role="button" tabindex="0" aria-label="{escape(text)}">'
-            f'<title>{escape(text)}</title><polygon points="{_points(points)}"/></g>'
+            f'<title>{escape(text)}</title><polygon points="{_points(points)}" fill="#000000" fill-opacity="0.07" '
+            'stroke="#111111" stroke-width="2" stroke-dasharray="5 3"/></g>'
         )
 
     def legend(
