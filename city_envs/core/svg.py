@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-SEAT_COLOURS = ("#d62728", "#1f5fbf", "#e6a100", "#b0249c", "#0f8b8d")
-SEAT_NAMES = ("red", "blue", "amber", "magenta", "teal")
+SEAT_COLOURS = ("#d62728", "#1f5fbf", "#e6a100", "#b0249c", "#0f8b8d", "#7a4a1e", "#3c8d2f")  # Citadels seats 7
 MIN_FONT = 13.0
 MAX_WIDTH = 1040.0
 # a paint this close to a seat colour (CIE76 difference; about 2 is the least the eye notices) could be
@@ -189,6 +188,33 @@ class Drawing:
         self.parts.append(
             f'<text x="{_number(x)}" y="{_number(y)}" font-size="{_number(size)}" text-anchor="{anchor}"{weight}'
             f"{baseline} {self._style(fill, None, 0, seat, 'fill')}>{escape(text)}</text>"
+        )
+
+    def text_block(
+        self,
+        x: float,
+        y: float,
+        rows: Sequence[str],
+        size: float = 13.0,
+        anchor: str = "start",
+        fill: str = "#1b2631",
+        bold: bool = False,
+    ) -> None:
+        """One text of several lines (the first baseline at y), read and copied as one: each line but the
+        last ends in a space, so a name broken over lines stays the name."""
+        if size < MIN_FONT:
+            raise ValueError(f"board text is at least {MIN_FONT:g} units high, not {size:g}: {rows!r}")
+        if anchor not in ("start", "middle", "end"):
+            raise ValueError(f"text anchor is start, middle or end, not {anchor!r}")
+        weight = ' font-weight="bold"' if bold else ""
+        spans = "".join(
+            f'<tspan x="{_number(x)}" dy="{_number(0 if index == 0 else size * 1.2)}">{escape(row)}'
+            f"{' ' if index < len(rows) - 1 else ''}</tspan>"
+            for index, row in enumerate(rows)
+        )
+        self.parts.append(
+            f'<text x="{_number(x)}" y="{_number(y)}" font-size="{_number(size)}" text-anchor="{anchor}"{weight} '
+            f"{self._style(fill, None, 0, None, 'fill')}>{spans}</text>"
         )
 
     def choice(self, action: int, text: str, points: Sequence[Point]) -> None:
