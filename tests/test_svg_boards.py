@@ -63,11 +63,22 @@ def _citadels(text: str) -> list[str]:
     )
 
 
+def _metropolys(text: str) -> list[str]:
+    """Neighbourhoods by number, and their colour and type (named in the legend)."""
+    return re.findall(r"\bneighbourhood (\d+)\b", text) + re.findall(r"district, (\w+ \w+)\)", text)
+
+
+def _metropolys(text: str) -> list[str]:
+    """Neighbourhoods by number, and their colour and type (named in the legend)."""
+    return re.findall(r"\bneighbourhood (\d+)\b", text) + re.findall(r"district, (\w+ \w+)\)", text)
+
+
 # per game with an SVG board: the labels a choice's text names, each to be found as a text on the board
 LABELS: dict[str, Callable[[str], list[str]]] = {
     "big_city": _big_city,
     "blue_moon_city": _blue_moon_city,
     "citadels": _citadels,
+    "metropolys": _metropolys,
 }
 SVG_GAMES = sorted(LABELS)
 

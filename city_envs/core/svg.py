@@ -151,9 +151,11 @@ class Drawing:
         stroke_width: float = 1.0,
         seat: int | None = None,
         seat_as: str = "stroke",
+        dash: str = "",
     ) -> None:
+        dashes = f'stroke-dasharray="{escape(dash)}" ' if dash else ""
         self.parts.append(
-            f'<circle cx="{_number(x)}" cy="{_number(y)}" r="{_number(radius)}" '
+            f'<circle cx="{_number(x)}" cy="{_number(y)}" r="{_number(radius)}" {dashes}'
             f"{self._style(fill, stroke, stroke_width, seat, seat_as)}/>"
         )
 
