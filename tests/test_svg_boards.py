@@ -73,12 +73,23 @@ def _metropolys(text: str) -> list[str]:
     return re.findall(r"\bneighbourhood (\d+)\b", text) + re.findall(r"district, (\w+ \w+)\)", text)
 
 
+def _urban_sprawl(text: str) -> list[str]:
+    """Lots by name (a1..l12), grey circles, and the cards on offer with their spaces."""
+    offered = re.findall(r"^(?:take|build) (.+?) from (\S+(?: top)?) for", text)
+    return (
+        re.findall(r"\b([a-l](?:1[0-2]|[1-9]))\b", text)
+        + re.findall(r"^grey circle ([TR]\d)\b", text)
+        + [label for pair in offered for label in pair]
+    )
+
+
 # per game with an SVG board: the labels a choice's text names, each to be found as a text on the board
 LABELS: dict[str, Callable[[str], list[str]]] = {
     "big_city": _big_city,
     "blue_moon_city": _blue_moon_city,
     "citadels": _citadels,
     "metropolys": _metropolys,
+    "urban_sprawl": _urban_sprawl,
 }
 SVG_GAMES = sorted(LABELS)
 

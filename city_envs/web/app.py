@@ -137,21 +137,6 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
     return list(groups.items())
 
 
-def board_overlay(game: Game, texts: dict[int, str]) -> dict | None:
-    """The clickable regions of the board image as an SVG overlay's data: its pixel size and, per legal
-    action drawn on the board, its polygon and its text (the tooltip); None when nothing is clickable."""
-    with _render_lock:
-        board = game.board_map()
-    if board is None or not board.regions:
-        return None
-    areas = [
-        (region.action, " ".join(f"{x:g},{y:g}" for x, y in region.points), texts[region.action])
-        for region in board.regions
-        if region.action in texts
-    ]
-    return {"width": board.width, "height": board.height, "areas": areas}
-
-
 def outcome(game: Game, names: Sequence[str]) -> dict:
     """Who won and the scores a person may see: public scores during play; at the end (every secret
     is revealed then) the final scores, what each adds up from, who won and why in one line (seats
@@ -359,9 +344,7 @@ def play(request: Request) -> Response:
         private = game.render_private(viewer) if viewer is not None else ""
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
         so_far = game.describe_partial() if choosing else ""
-        texts = {a: text for _, items in groups for a, text in items}
-        board_svg = game.render_svg(texts)
-        overlay = board_overlay(game, texts) if choosing and board_svg is None else None
+        board_svg = game.render_svg({a: text for _, items in groups for a, text in items})
         own = [viewer] if viewer is not None else []
         context = dict(
             session=session,
@@ -369,9 +352,8 @@ def play(request: Request) -> Response:
             viewer=viewer,
             current=current,
             groups=groups,
-            overlay=overlay,
             board_svg=board_svg,
-            clickable=overlay is not None or 'class="choice"' in (board_svg or ""),
+            clickable='class="choice"' in (board_svg or ""),
             private=private,
             events=events[-300:],
             so_far=so_far,

@@ -1,7 +1,7 @@
 // The only script of the app: the bots' turn moves on by itself, a place clicked on the board presses
 // its action's button (by mouse, or Enter on a focused place), and a replay steps with the arrow keys.
 document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll("#board-map [data-action], #board .choice[data-action]").forEach((area) => {
+  document.querySelectorAll("#board .choice[data-action]").forEach((area) => {
     const choose = () => {
       const button = document.querySelector(`#actions button[value="${area.dataset.action}"]`);
       if (button) button.click();
