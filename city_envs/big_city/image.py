@@ -34,7 +34,7 @@ KIND_COLOURS = {
     **dict.fromkeys(cp.FACTORIES, "#909497"),
 }
 LABELS = ("R", "R", "R", "B", "B", "B", "H", "C", "M", "P", "K", "S", "park", "park", "fact", "fact")
-TRAM_COLOUR = "#4d3b2a"  # no seat colour (core.svg.SEAT_COLOURS) means anything else
+TRAM_COLOUR = "#212f3d"  # no seat colour (core.svg.SEAT_COLOURS) means anything else
 WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
 BOARD_RECT = (0.0, 0.0, 0.64, 1.0)  # the city's axes in the figure
 

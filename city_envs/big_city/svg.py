@@ -114,7 +114,8 @@ def _status(s: State) -> list[tuple[str, int | None, bool]]:
     ]
     if s.decision == r.GAME_OVER:
         note = " (turn cap)" if s.truncated else ""
-        rows.append((f"game over{note}; winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
+        rows.append((f"game over{note}", None, True))
+        rows.append(("winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
     else:
         rows.append((f"seat {s.active} to choose: {r.Decision.name_of(s.decision)}", s.active, True))
         if s.kind >= 0:

@@ -114,7 +114,8 @@ def _status(s: State) -> list[tuple[str, int | None, bool]]:
     ]
     if s.decision == r.GAME_OVER:
         note = " (max_rounds)" if s.truncated else ""
-        rows.append((f"game over{note}; winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
+        rows.append((f"game over{note}", None, True))
+        rows.append(("winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
     else:
         rows.append((f"seat {s.active} to choose", s.active, True))
         if s.payment is not None:

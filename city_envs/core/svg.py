@@ -12,6 +12,7 @@ Every game's `svg.py` draws with `Drawing`, which keeps three promises for all o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 
 SEAT_COLOURS = ("#d62728", "#1f5fbf", "#e6a100", "#b0249c", "#0f8b8d", "#7a4a1e", "#3c8d2f")  # Citadels seats 7
@@ -44,6 +45,7 @@ def rgb(colour: str) -> tuple[int, int, int]:
     return int(text[0:2], 16), int(text[2:4], 16), int(text[4:6], 16)
 
 
+@functools.lru_cache(maxsize=256)  # a board paints with a few dozen colours, thousands of times
 def lab(colour: str) -> tuple[float, float, float]:
     """'#rrggbb' in CIE L*a*b* (D65), where distances follow what the eye tells apart."""
 
@@ -62,6 +64,7 @@ def lab(colour: str) -> tuple[float, float, float]:
     return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
 
 
+@functools.lru_cache(maxsize=256)
 def seat_distance(colour: str) -> float:
     """How far `colour` is from the nearest seat colour (CIE76 colour difference)."""
     here = lab(colour)
@@ -69,7 +72,7 @@ def seat_distance(colour: str) -> float:
 
 
 def _number(value: float) -> str:
-    return f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{round(value, 1):g}"  # board coordinates stay below 10^5, within %g's six digits
 
 
 def _points(points: Iterable[Point]) -> str:

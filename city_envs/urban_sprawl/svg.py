@@ -168,7 +168,8 @@ def _status(s: State) -> list[tuple[str, int | None, bool]]:
     rows: list[tuple[str, int | None, bool]] = [(f"Urban Sprawl, {s.n} players, turn {s.turns + 1}", None, True)]
     if s.decision == r.GAME_OVER:
         note = " (max_turns)" if s.truncated else ""
-        rows.append((f"game over{note}; winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
+        rows.append((f"game over{note}", None, True))
+        rows.append(("winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
     else:
         rows.append((f"seat {s.active} active, {s.ap} AP left", s.active, False))
         rows.append((f"seat {s.decider} to choose", s.decider, True))
