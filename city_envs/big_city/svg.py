@@ -117,7 +117,7 @@ def _status(s: State) -> list[tuple[str, int | None, bool]]:
         rows.append((f"game over{note}", None, True))
         rows.append(("winners: " + ", ".join(f"seat {w}" for w in s.winners), None, True))
     else:
-        rows.append((f"seat {s.active} to choose: {r.Decision.name_of(s.decision)}", s.active, True))
+        rows.append((f"seat {s.active} to choose", s.active, True))
         if s.kind >= 0:
             chosen = ", ".join(str(cp.PLOT_NUMBER[p]) for p in s.selected) or "none yet"
             rows.append((f"placing {piece_name(s.kind)}: plots {chosen}", None, False))

@@ -16,9 +16,9 @@ from city_envs.metropolys.image import LAKE_XY, STATUE_XY, TOKEN_XY, XY
 from city_envs.metropolys.rules import State
 from city_envs.metropolys.view import secret_cards
 
-SCALE, ORIGIN = 7.0, (4.0, 5.0)  # board units to SVG units; the board's top left corner
+SCALE, ORIGIN = 6.8, (4.0, 5.0)  # board units to SVG units; the board's top left corner
 BOARD = 20 + 91 * SCALE
-PANEL_X = BOARD + 14
+PANEL_X = BOARD + 32
 RADIUS = 17.0
 # pale tints of the five neighbourhood colours (gray, orange, green, red, blue): a seat's ring stands out
 # on them, and the legend names them
