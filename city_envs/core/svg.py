@@ -15,6 +15,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+
 SEAT_COLOURS = ("#d62728", "#1f5fbf", "#e6a100", "#b0249c", "#0f8b8d", "#7a4a1e", "#3c8d2f")  # Citadels seats 7
 MIN_FONT = 13.0
 MAX_WIDTH = 1040.0
@@ -280,6 +282,6 @@ class Drawing:
         return head + "".join(self.parts) + "</svg>"
 
 
-def choices_of(mask: Sequence[bool], texts: Mapping[int, str]) -> dict[int, str]:
+def choices_of(mask: np.ndarray, texts: Mapping[int, str]) -> dict[int, str]:
     """The button texts of the legal actions among `texts` (only these become clickable)."""
     return {action: text for action, text in texts.items() if 0 <= action < len(mask) and mask[action]}

@@ -55,8 +55,8 @@ def _draw_city(d: Drawing, s: State) -> None:
     contractor = s.offices[cp.CONTRACTOR]
     for lot in range(cp.LOTS):
         x, y = lot_xy(lot)
-        building = s.lot_building[lot]
-        zone = s.buildings[building][0] if building >= 0 else -1
+        record = s.buildings[s.lot_building[lot]] if s.lot_building[lot] >= 0 else None
+        zone = record[0] if record is not None else -1
         d.rect(x + 1, y + 1, LOT - 2, LOT - 2, fill=ZONE_TINTS[zone] if zone >= 0 else EMPTY, stroke="#aab7b8")
     for record in s.buildings:
         if record is None:
