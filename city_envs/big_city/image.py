@@ -18,9 +18,9 @@ from city_envs.big_city import rules as r
 from city_envs.big_city.render import piece_name
 from city_envs.big_city.rules import State
 from city_envs.core.regions import BoardMap, Region, legal_only, pixel_points, rectangle
+from city_envs.core.svg import SEAT_COLOURS
 
 TILE_TINTS = ("#fdf2e9", "#eaf2f8", "#f4ecf7", "#e9f7ef", "#fef9e7", "#f2f3f4", "#fdedec", "#e8f8f5")
-SEAT_COLOURS = ("#e74c3c", "#3498db", "#2ecc71", "#f39c12", "#8e44ad")
 KIND_COLOURS = {
     **dict.fromkeys(cp.RESIDENCES, "#f5cba7"),
     **dict.fromkeys(cp.BUSINESSES, "#aed6f1"),
@@ -28,13 +28,13 @@ KIND_COLOURS = {
     cp.CHURCH: "#d7bde2",
     cp.CINEMA: "#f1948a",
     cp.POST_OFFICE: "#a3e4d7",
-    cp.BANK: "#f8c471",
+    cp.BANK: "#f0b27a",
     cp.SHOPPING_CENTER: "#bb8fce",
     **dict.fromkeys(cp.PARKS, "#58d68d"),
     **dict.fromkeys(cp.FACTORIES, "#909497"),
 }
 LABELS = ("R", "R", "R", "B", "B", "B", "H", "C", "M", "P", "K", "S", "park", "park", "fact", "fact")
-TRAM_COLOUR = "#c0392b"
+TRAM_COLOUR = "#212f3d"  # no seat colour (core.svg.SEAT_COLOURS) means anything else
 WIDTH_IN, HEIGHT_IN, DPI = 12.5, 8.0, 80  # 1000 x 640 pixels
 BOARD_RECT = (0.0, 0.0, 0.64, 1.0)  # the city's axes in the figure
 
@@ -164,7 +164,7 @@ def render_image(s: State) -> np.ndarray:
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
 
 
-def _edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]:
+def edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]:
     """Edge e (side of placed plot q) in data units. For a tile, the quarter of the empty plot beyond it
     that touches the edge (the quarters of one empty plot never overlap); for a tram, a thin diamond
     along the street."""
@@ -195,7 +195,7 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     elif s.decision in (r.Decision.TILE_EDGE, r.Decision.TRAM_EDGE, r.Decision.TRAM_EDGE_OPT):
         tile = s.decision == r.Decision.TILE_EDGE
         regions = [
-            Region(r.EDGE + e, pixel_points(ax, _edge_shape(s, e, tile)))
+            Region(r.EDGE + e, pixel_points(ax, edge_shape(s, e, tile)))
             for e in np.flatnonzero(mask[r.EDGE : r.LOCAL_CELL]).tolist()
         ]
     width, height = int(WIDTH_IN * DPI), int(HEIGHT_IN * DPI)

@@ -139,6 +139,18 @@ FIVE_TYPES_BONUS = 3
 FIRST_COMPLETE_BONUS = 4
 COMPLETE_BONUS = 2
 
+# The same, in two short lines for the board's character row.
+CHARACTER_SHORT = {
+    ASSASSIN: ("names a victim:", "it loses its turn"),
+    THIEF: ("names a target:", "takes its gold"),
+    MAGICIAN: ("swaps hands, or", "redraws cards"),
+    KING: ("takes the crown;", "+1 per noble"),
+    BISHOP: ("Warlord-proof;", "+1 per religious"),
+    MERCHANT: (f"+{MERCHANT_BONUS_GOLD} gold;", "+1 per trade"),
+    ARCHITECT: (f"+{ARCHITECT_BONUS_CARDS} cards;", f"builds up to {ARCHITECT_BUILD_LIMIT}"),
+    WARLORD: ("may destroy;", "+1 per military"),
+}
+
 # What each character does, in words for a person (the web app's tooltips and legend; §5).
 CHARACTER_TEXT = {
     ASSASSIN: "names a character, which then misses its whole turn",

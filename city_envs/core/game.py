@@ -418,6 +418,11 @@ class Game(abc.ABC):
         """The clickable regions of `render_image()` for the legal actions drawn on it (None: no board)."""
         return None
 
+    def render_svg(self, choices: Mapping[int, str] | None = None) -> str | None:
+        """The public table as an SVG document with every label a choice names (None: no SVG board).
+        The legal actions among `choices` (id -> its button's text) are drawn as clickable places."""
+        return None
+
     def render_private(self, player: int) -> str:
         """What only `player` knows, as text for a person playing that seat (games may refine it)."""
         public = self.view((player + 1) % self.num_players)

@@ -1,7 +1,8 @@
 """Clickable regions of a board image: which legal action each drawn thing stands for, in pixels.
 
 Each game's image module builds a `BoardMap` from the same matplotlib axes and coordinates it draws
-with (`pixel_points`), so a region always sits over the drawing; the web app turns it into an overlay.
+with (`pixel_points`), so a region always sits over the drawing (for a clickable PNG; the web app's SVG
+boards draw their own places, some from the same shapes).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def rectangle(x: float, y: float, width: float, height: float) -> tuple[tuple[fl
 
 
 def circle(x: float, y: float, radius: float, corners: int = 16) -> tuple[tuple[float, float], ...]:
-    """A disc as a polygon of `corners` points (image maps and SVG overlays both take polygons)."""
+    """A disc as a polygon of `corners` points (image maps take polygons)."""
     angles = np.linspace(0.0, 2 * np.pi, corners, endpoint=False)
     return tuple((x + radius * float(np.cos(a)), y + radius * float(np.sin(a))) for a in angles)
 

@@ -9,6 +9,8 @@ scores, winners and how its state fields become JSON.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+from collections.abc import Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from city_envs.core.game import Game
 from city_envs.core.regions import BoardMap
+from city_envs.core.svg import choices_of
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11
@@ -29,7 +32,8 @@ class StateGame(Game):
     are chosen by); `view_module` provides `view`, `observation`, `determinize` and `copy_state`;
     `render_module` provides `describe_action` and `render_text`, and may provide
     `describe_outcome(before, after)` and `describe_partial(state)`; the `image` module beside it
-    provides `board_map(state, legal)`. A game whose calls need more arguments (options, the chance
+    provides `board_map(state, legal)`, and an `svg` module, where there is one,
+    `render_svg(state, choices)`. A game whose calls need more arguments (options, the chance
     proxy) overrides the method concerned.
     """
 
@@ -87,3 +91,11 @@ class StateGame(Game):
         # imported on use: the image modules load matplotlib
         image = importlib.import_module(self.render_module.__name__.rpartition(".")[0] + ".image")
         return image.board_map(self.state, self.legal_actions())
+
+    def render_svg(self, choices: Mapping[int, str] | None = None) -> str | None:
+        # a game draws an SVG board once its package has an svg module beside image.py
+        name = self.render_module.__name__.rpartition(".")[0] + ".svg"
+        if importlib.util.find_spec(name) is None:
+            return None
+        svg = importlib.import_module(name)
+        return svg.render_svg(self.state, choices_of(self.legal_actions(), choices or {}))

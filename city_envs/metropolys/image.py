@@ -47,7 +47,7 @@ BOARD_RECT, PANEL_X = (0.0, 0.0, 0.64, 1.0), 655  # board axes; left edge of the
 XY = np.array(cp.POSITION, dtype=float)
 DISC_SIZE = 520  # a neighbourhood's disc, in points squared (matplotlib's scatter size)
 _EDGES = tuple((a, b) for a in range(cp.NUM_NBHDS) for b in cp.ADJ[a] if a < b)
-_STATUE_XY = np.array([XY[list(statue)].mean(axis=0) for statue in cp.STATUES])
+STATUE_XY = np.array([XY[list(statue)].mean(axis=0) for statue in cp.STATUES])
 
 
 def _segment_distance(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -66,7 +66,7 @@ def _free_spot(near: np.ndarray, reach: float = 6.0) -> tuple[float, float]:
     return tuple(grid[int(np.argmax(clearance))])
 
 
-_LAKE_XY = tuple(_free_spot(XY[list(lake)].mean(axis=0)) for lake in cp.LAKES)
+LAKE_XY = tuple(_free_spot(XY[list(lake)].mean(axis=0)) for lake in cp.LAKES)
 
 
 def _token_spot(nb: int) -> np.ndarray:
@@ -203,7 +203,7 @@ def _board_layer(in_play: tuple[bool, ...]) -> np.ndarray:
         edges = [(a, b) for a, b in _EDGES if (cp.DISTRICT[a] != cp.DISTRICT[b]) == bridge]
         colours = [to_rgba(colour, 0.9 if in_play[a] and in_play[b] else 0.2) for a, b in edges]
         ax.add_collection(LineCollection([(XY[a], XY[b]) for a, b in edges], colors=colours, zorder=1, **style))
-    for index, (x, y) in enumerate(_LAKE_XY, start=1):
+    for index, (x, y) in enumerate(LAKE_XY, start=1):
         ax.text(
             x,
             y,
@@ -215,7 +215,7 @@ def _board_layer(in_play: tuple[bool, ...]) -> np.ndarray:
             zorder=1.6,
             bbox={"boxstyle": "round,pad=0.25", "fc": "#d6eaf8", "ec": "#aed6f1"},
         )
-    ax.scatter(_STATUE_XY[:, 0], _STATUE_XY[:, 1], s=40, c="#b7950b", marker="*", zorder=1.5)
+    ax.scatter(STATUE_XY[:, 0], STATUE_XY[:, 1], s=40, c="#b7950b", marker="*", zorder=1.5)
     _draw_discs(ax, list(range(cp.NUM_NBHDS)), in_play)
     canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
     canvas.draw()

@@ -56,6 +56,9 @@ BASE_VALUE = tuple(PRESTIGE_BAND[b // 6] + WEALTH_COLUMN[b % 6] for b in range(B
 CIRCLE_BLOCKS = tuple(circle_blocks(g) for g in range(CIRCLES))
 BLOCK_CIRCLES = tuple(block_circles(b) for b in range(BLOCKS))
 LOT_COORDS = tuple(lot_coords(x) for x in range(LOTS))
+# what people call lot L(i, j): column j as a letter (a..l from the left), then row i + 1 (1..12 from the
+# top), as on a map grid; lower case, so a lot never reads like a card space (C5) or a circle (T0)
+LOT_FILES = "abcdefghijkl"
 ADJACENT_LOTS = tuple(
     tuple(
         sorted(

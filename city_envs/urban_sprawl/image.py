@@ -8,18 +8,20 @@ Favors, vocations and offices, and the pending decision. Deck order is never sho
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
 
 from city_envs.core.regions import BoardMap, Region, circle, legal_only, pixel_points, rectangle
+from city_envs.core.svg import SEAT_COLOURS
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 from city_envs.urban_sprawl.rules import State
 
 ZONE_COLOURS = ("#c0392b", "#d4ac0d", "#2e86de", "#8e44ad", "#27ae60")  # CIV, COM, IND, RES, PARK
-SEAT_COLOURS = ("#ff7f0e", "#17becf", "#e377c2", "#7f7f7f")
 WATER, FOREST = "#aed6f1", "#a9dfbf"
 WIDTH_IN, HEIGHT_IN, DPI = 14.0, 8.0, 80  # 1120 x 640 pixels
 CELL = 1.0
@@ -182,25 +184,30 @@ def render_image(s: State) -> np.ndarray:
     return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
 
 
-def _placement_shape(block: int, size: int, variant: int) -> tuple[tuple[float, float], ...]:
+def placement_shape(
+    block: int, size: int, variant: int, lot_xy: Callable[[int], tuple[float, float]], cell: float
+) -> tuple[tuple[float, float], ...]:
     """Where to click for one placement of a building in a block, so that the placements of one size never
     overlap: a lot for size 1, the block's triangle on the covered side for size 2, the L's corner lot
-    (the one diagonal to the uncovered lot) for size 3, the whole block for size 4."""
-    x, y = _lot_xy(4 * block)
+    (the one diagonal to the uncovered lot) for size 3, the whole block for size 4. `lot_xy` gives a
+    lot's top left corner in the drawing's units and `cell` a lot's side (the PNG's and the SVG's)."""
+    x, y = lot_xy(4 * block)
+    inset = 0.06 * cell
     if size == 1:
-        lx, ly = _lot_xy(4 * block + variant)
-        return rectangle(lx + 0.06, ly + 0.06, CELL - 0.12, CELL - 0.12)
+        lx, ly = lot_xy(4 * block + variant)
+        return rectangle(lx + inset, ly + inset, cell - 2 * inset, cell - 2 * inset)
     if size == 3:
-        lx, ly = _lot_xy(4 * block + 3 - variant)
-        return rectangle(lx + 0.06, ly + 0.06, CELL - 0.12, CELL - 0.12)
+        lx, ly = lot_xy(4 * block + 3 - variant)
+        return rectangle(lx + inset, ly + inset, cell - 2 * inset, cell - 2 * inset)
+    side = x + 2 * cell, y + 2 * cell
     if size == 4:
-        return rectangle(x, y, 2 * CELL, 2 * CELL)
-    centre = (x + CELL, y + CELL)
+        return rectangle(x, y, 2 * cell, 2 * cell)
+    centre = (x + cell, y + cell)
     corners = {
-        (0, 1): ((x, y), (x + 2 * CELL, y)),
-        (2, 3): ((x, y + 2 * CELL), (x + 2 * CELL, y + 2 * CELL)),
-        (0, 2): ((x, y), (x, y + 2 * CELL)),
-        (1, 3): ((x + 2 * CELL, y), (x + 2 * CELL, y + 2 * CELL)),
+        (0, 1): ((x, y), (side[0], y)),
+        (2, 3): ((x, side[1]), side),
+        (0, 2): ((x, y), (x, side[1])),
+        (1, 3): ((side[0], y), side),
     }
     return (*corners[cp.FOOTPRINTS[2][variant]], centre)
 
@@ -212,7 +219,9 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     lots = np.flatnonzero(mask[r.LOT : r.CIRCLE]).tolist()
     if s.decision == r.Decision.PLACE:
         size = cp.CONTRACT_SIZE[s.build["card"]]
-        regions += [Region(r.LOT + x, pixel_points(ax, _placement_shape(x // 4, size, x % 4))) for x in lots]
+        regions += [
+            Region(r.LOT + x, pixel_points(ax, placement_shape(x // 4, size, x % 4, _lot_xy, CELL))) for x in lots
+        ]
     else:
         for x in lots:
             lx, ly = _lot_xy(x)

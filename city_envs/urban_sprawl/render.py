@@ -10,8 +10,9 @@ ZONE_LETTERS = "CMIRP"  # CIV, COM (Merchant), IND, RES, PARK
 
 
 def lot_name(lot: int) -> str:
+    """A lot as a person reads it off the board, chess-like: its column a..l and its row 1..12 from the top."""
     i, j = cp.LOT_COORDS[lot]
-    return f"L({i},{j})"
+    return f"{cp.LOT_FILES[j]}{i + 1}"
 
 
 def _seat(s: State, relative: int) -> int:
@@ -51,7 +52,7 @@ def describe_action(s: State, action: int) -> str:
             block, variant = divmod(x, 4)
             size = cp.CONTRACT_SIZE[s.build["card"]]
             lots = ", ".join(lot_name(4 * block + sub) for sub in cp.FOOTPRINTS[size][variant])
-            return f"place on block {block} ({lots}) for {r.block_value(s, block)} wealth"
+            return f"place on {lots} for {r.block_value(s, block)} wealth"
         if decision in (r.Decision.PICK_BUILDING, r.Decision.START_BUY):
             bid = s.lot_building[x]
             zone, size = s.buildings[bid][0], s.buildings[bid][1]

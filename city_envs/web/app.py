@@ -1,9 +1,9 @@
 """The `city-envs serve` web app: play any game against any bot, and replay saved games and arena matches.
 
 Server-rendered pages (Starlette and Jinja2 templates) with one small script; everything is served
-from this package, so it works offline. A person sees the public table (each game's image renderer
-draws only public information, and scores are public scores until the end) and their own seat's
-private information (`Game.render_private`), never another seat's.
+from this package, so it works offline. A person sees the public table (each game's board, an inline
+SVG document where the game draws one and else a PNG, shows only public information, and scores are
+public scores until the end) and their own seat's private information (`Game.render_private`), never another seat's.
 
 It listens on the user's machine, where any web page they visit can send it requests, so it trusts
 nothing it receives: a request whose `Host` is not the address it was started on is refused (DNS
@@ -135,21 +135,6 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
     if len(groups) == 1:
         return [(decision_words(game), next(iter(groups.values())))]
     return list(groups.items())
-
-
-def board_overlay(game: Game, texts: dict[int, str]) -> dict | None:
-    """The clickable regions of the board image as an SVG overlay's data: its pixel size and, per legal
-    action drawn on the board, its polygon and its text (the tooltip); None when nothing is clickable."""
-    with _render_lock:
-        board = game.board_map()
-    if board is None or not board.regions:
-        return None
-    areas = [
-        (region.action, " ".join(f"{x:g},{y:g}" for x, y in region.points), texts[region.action])
-        for region in board.regions
-        if region.action in texts
-    ]
-    return {"width": board.width, "height": board.height, "areas": areas}
 
 
 def outcome(game: Game, names: Sequence[str]) -> dict:
@@ -359,7 +344,7 @@ def play(request: Request) -> Response:
         private = game.render_private(viewer) if viewer is not None else ""
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
         so_far = game.describe_partial() if choosing else ""
-        overlay = board_overlay(game, {a: text for _, items in groups for a, text in items}) if choosing else None
+        board_svg = game.render_svg({a: text for _, items in groups for a, text in items})
         own = [viewer] if viewer is not None else []
         context = dict(
             session=session,
@@ -367,7 +352,8 @@ def play(request: Request) -> Response:
             viewer=viewer,
             current=current,
             groups=groups,
-            overlay=overlay,
+            board_svg=board_svg,
+            clickable='class="choice"' in (board_svg or ""),
             private=private,
             events=events[-300:],
             so_far=so_far,
@@ -499,6 +485,7 @@ def replay_page(request: Request) -> Response:
         total=len(replay.history),
         outcome=outcome(game, replay.seats),
         legend=legend(game, list(seats)),
+        board_svg=game.render_svg(),
         board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",
     )
 

@@ -298,25 +298,24 @@ def test_urban_sprawl_regions_hit_the_lots_and_circles_drawn():
         assert s.lot_building[region.action - r.LOT] >= 0 and region.contains(*_centre(region))
 
 
-def test_the_play_page_overlays_the_legal_regions(client):
+def test_the_play_page_makes_the_legal_neighbourhoods_clickable(client):
     url = start(client, "metropolys", ["person", "random"], seed=1)
     page = client.get(url).text
-    areas = re.findall(r'<polygon points="([^"]+)" data-action="(\d+)" id="area-\d+"><title>([^<]+)</title>', page)
+    places = re.findall(r'<g class="choice" data-action="(\d+)"[^>]*><title>([^<]+)</title>', page)
     buttons = dict(
         (int(a), text)
         for a, text in re.findall(
             r'<button name="action" value="(\d+)" class="action[^"]*"[^>]*>([^<]+)</button>', page
         )
     )
-    assert len(areas) > 30 and 'viewBox="0 0 1000 640"' in page
-    for points, action, title in areas:
+    assert len(places) > 30 and 'viewBox="0 0 1000 ' in page
+    for action, title in places:
         assert buttons[int(action)] == title
-        assert all(0 <= float(v) <= 1000 for pair in points.split() for v in pair.split(","))
-    action = int(areas[0][1])
+    action = int(places[0][0])
     response = client.post(f"{url}/act", data={"seat": "0", "action": str(action), "step": str(step_of(page))})
     assert response.status_code == 200
     page = client.get(url).text
-    assert "So far: bidding on neighbourhood" in text_of(page) and 'id="board-map"' not in page
+    assert "So far: bidding on neighbourhood" in text_of(page) and 'class="choice"' not in page
 
 
 # ----- the banner: each decision in words ------------------------------------------------------------

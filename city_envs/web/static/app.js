@@ -1,10 +1,17 @@
 // The only script of the app: the bots' turn moves on by itself, a place clicked on the board presses
-// its action's button, and a replay steps with the arrow keys.
+// its action's button (by mouse, or Enter on a focused place), and a replay steps with the arrow keys.
 document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll("#board-map [data-action]").forEach((area) => {
-    area.addEventListener("click", () => {
+  document.querySelectorAll("#board .choice[data-action]").forEach((area) => {
+    const choose = () => {
       const button = document.querySelector(`#actions button[value="${area.dataset.action}"]`);
       if (button) button.click();
+    };
+    area.addEventListener("click", choose);
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        choose();
+      }
     });
   });
   if (document.body.dataset.botsToMove === "1") {
