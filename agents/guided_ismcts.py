@@ -120,6 +120,16 @@ class LeafEvaluator:
         self.critic_input = critic_input_kind(path)
         self.policy, _ = load_policy_file(path, game_name, num_players)
         self.reward, self.score_scale = reward_settings(path)
+        if self.critic_input == "all_seats":
+            width = int(np.prod(self.policy.observation_space.shape)) * num_players
+            try:
+                with torch.no_grad():
+                    self.policy.predict_values(torch.zeros((1, width)))
+            except RuntimeError:
+                raise PolicyFileError(
+                    f"{path}: field 'critic_input' is 'all_seats', but its critic does not read the "
+                    f"{width} values of the all-seats input of a {num_players}-player match"
+                ) from None
 
     def margins(self, game: Game) -> np.ndarray:
         """Each seat's score margin as the trainer's reward measures it (zeros for `win`)."""
