@@ -199,7 +199,6 @@ class GuidedISMCTSAgent:
         c_puct: float = 1.5,
         temperature: float = 0.0,
         batch: int = 8,
-        time_limit: float | None = None,
     ) -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
@@ -211,8 +210,6 @@ class GuidedISMCTSAgent:
         _check_number("temperature", temperature, 0, MAX_TEMPERATURE)
         if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
             raise ValueError(f"batch must be a whole number from 1 to {MAX_BATCH}, not {batch!r}")
-        if time_limit is not None:
-            _check_number("time_limit", time_limit, 0, 3600, low_open=True)
         if not isinstance(net, str) or not net:
             raise ValueError("net must be ppo (the committed baseline) or the path of a policy file")
         self.net = net
@@ -223,7 +220,6 @@ class GuidedISMCTSAgent:
         self.rng = make_rng(seed)
         self.iters, self.seconds = iters, seconds
         self.c_puct, self.temperature, self.batch = float(c_puct), float(temperature), batch
-        self.time_limit = time_limit
         self._evaluator: LeafEvaluator | None = None
         self._evaluator_for: tuple[str, int] | None = None  # the (game, players) it was loaded and checked for
         self.last_iterations = 0
@@ -277,16 +273,12 @@ class GuidedISMCTSAgent:
         me = info_set.player
         root = Node()
         self._evaluate(evaluator, [(info_set.determinize(self.rng), root, [])])
-        start = time.perf_counter()
-        deadline = None if self.seconds is None else start + self.seconds
-        stop = None if self.time_limit is None else start + self.time_limit
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while (done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline):
             size = self.batch if self.iters is None else min(self.batch, self.iters - done)
             self._evaluate(evaluator, [self._descend(info_set.determinize(self.rng), root) for _ in range(size)])
             done += size
-            if stop is not None and time.perf_counter() >= stop:
-                break
         self.last_iterations = done
         self.last_visits = {a: int(root.moves[me].visits[a]) for a in legal}
         return self._choose(root, me, legal)

@@ -79,6 +79,13 @@ def test_finds_the_winning_move_in_nim_from_end_values_alone():
         assert agent.act(InfoSet(game, 0)) == 2 - reply
 
 
+def test_a_time_budget_runs_whole_batches_and_at_least_one():
+    agent = with_network(GuidedISMCTSAgent(seed=0, iters=None, seconds=0.05, batch=3), Flat([0.0, 0.0], 3), "nim", 2)
+    assert agent.act(InfoSet(Nim(2, seed=0, heap=10), 0)) in (0, 1, 2)
+    assert agent.last_iterations >= 3 and agent.last_iterations % 3 == 0
+    assert sum(agent.last_visits.values()) == agent.last_iterations
+
+
 @pytest.mark.parametrize("name", ["metropolys", "citadels"])
 def test_leaf_values_are_credited_to_each_seat_and_virtual_losses_undone(name):
     """Every move's mean is the value of the seat that made it (0.25 for seat 0, -0.75 for seat 1)."""
