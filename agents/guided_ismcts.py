@@ -274,9 +274,10 @@ class GuidedISMCTSAgent:
         root = Node()
         self._evaluate(evaluator, [(info_set.determinize(self.rng), root, [])])
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        limit = self.iters or 0  # with a time budget the clock stops the search instead
         done = 0
-        while (done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline):
-            size = self.batch if self.iters is None else min(self.batch, self.iters - done)
+        while done == 0 or (done < limit if deadline is None else time.perf_counter() < deadline):
+            size = self.batch if deadline is not None else min(self.batch, limit - done)
             self._evaluate(evaluator, [self._descend(info_set.determinize(self.rng), root) for _ in range(size)])
             done += size
         self.last_iterations = done
