@@ -41,6 +41,15 @@ ISMCTS_PARAMS = {
     "bias": float,
     "opponents": str,
 }
+# `ismcts:net=PATH|ppo:...`: the network-guided search (agents/guided_ismcts.py) and its parameters
+GUIDED_ISMCTS_PARAMS = {
+    "net": str,
+    "iters": int,
+    "seconds": float,
+    "c_puct": float,
+    "temperature": float,
+    "batch": int,
+}
 
 
 def heuristic_class(game_name: str) -> type:
@@ -108,6 +117,8 @@ def is_user_agent(kind: str) -> bool:
 def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None = None) -> Agent:
     """A fresh agent of `kind` for `game_name`: random, heuristic, or ismcts[:iters=N|:seconds=S][:c=X]
     [:max_rollout=N|none][:rollout=random|heuristic][:bias=X][:opponents=heuristic|search], or
+    ismcts:net=PATH|ppo[:iters=N|:seconds=S][:c_puct=X][:temperature=T][:batch=K] (guided by a policy
+    file's actor and critic, no rollouts: `agents/guided_ismcts.py`), or
     ppo[:PATH][:sample][:trust_pickle] (a policy file, by default the committed baseline
     `training/baselines/<game>_<players>p.safetensors`; greedy, or sampling from its policy with `:sample`;
     an SB3 `.zip` only with `:trust_pickle`, since opening one can run code),
@@ -119,6 +130,13 @@ def make_agent(kind: str, game_name: str, seed: int | np.random.Generator | None
         return RandomAgent(seed)
     if name == "heuristic" and not spec:
         return heuristic_class(game_name)(seed)
+    if name == "ismcts" and any(part.startswith("net=") for part in spec.split(":")):
+        from city_envs.agents.guided_ismcts import GuidedISMCTSAgent
+
+        params = parse_params(spec, GUIDED_ISMCTS_PARAMS)
+        if "seconds" in params:
+            params.setdefault("iters", None)
+        return GuidedISMCTSAgent(seed, game=game_name, **params)
     if name == "ismcts":
         from city_envs.agents.ismcts import ISMCTSAgent
 

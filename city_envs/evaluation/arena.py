@@ -83,11 +83,26 @@ def _file_digest(path: str) -> str | None:
         return None
 
 
+def _policy_path(kind: str) -> tuple[int, str] | None:
+    """Where in `kind`'s `:`-separated parts the policy file it plays is named, and its path:
+    `ppo:PATH[:options]`, or a guided search's `net=PATH` (`net=ppo`, like `ppo`, names the baseline)."""
+    name, *parts = kind.split(":")
+    if name == "ppo" and parts and parts[0]:
+        return 1, parts[0]
+    if name == "ismcts":
+        for index, part in enumerate(parts, start=1):
+            if part.startswith("net=") and part != "net=ppo":
+                return index, part[4:]
+    return None
+
+
 def policy_digests(agent_kinds: list[str]) -> dict[str, str]:
-    """The SHA-256 of every policy file the line-up plays (`ppo:PATH[:options]`), by agent kind."""
+    """The SHA-256 of every policy file the line-up plays (`ppo:PATH[:options]`, `ismcts:net=PATH:...`),
+    by agent kind."""
     digests = {}
     for kind in agent_kinds:
-        if kind.startswith("ppo:") and (digest := _file_digest(kind[4:].split(":")[0])) is not None:
+        found = _policy_path(kind)
+        if found is not None and (digest := _file_digest(found[1])) is not None:
             digests[kind] = digest
     return digests
 
@@ -95,11 +110,16 @@ def policy_digests(agent_kinds: list[str]) -> dict[str, str]:
 def _policy_identity(kind: str, digests: dict) -> str:
     """A policy agent by its file's SHA-256 (as the log recorded it, else read now) rather than its path,
     so that a run resumes from another checkout or install of the same files."""
-    if not kind.startswith("ppo:"):
+    found = _policy_path(kind)
+    if found is None:
         return kind
-    path, *options = kind[4:].split(":")
+    index, path = found
     digest = digests.get(kind) or _file_digest(path)
-    return ":".join(["ppo", f"sha256={digest}" if digest else path, *options])
+    if not digest:
+        return kind
+    parts = kind.split(":")
+    parts[index] = f"sha256={digest}" if index == 1 and parts[0] == "ppo" else f"net=sha256={digest}"
+    return ":".join(parts)
 
 
 def _same_run(header: Any, settings: dict) -> bool:

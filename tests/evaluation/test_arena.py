@@ -445,7 +445,9 @@ def test_each_worker_runs_torch_on_one_thread():
     assert results["failures"] == [] and results["agents"][spec]["appearances"] == 2
 
 
-def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_policy(tmp_path):
+@pytest.mark.parametrize("template", ["ppo:{}", "ismcts:net={}:iters=2"])
+def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_policy(tmp_path, template):
+    """A policy agent, or a search guided by a policy file, is known by its file's content."""
     from safetensors import safe_open
     from safetensors.numpy import load_file, save_file
 
@@ -455,8 +457,8 @@ def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_poli
         folder.mkdir()
         (folder / baseline.name).write_bytes(baseline.read_bytes())
     log = tmp_path / "matches.jsonl"
-    whole = evaluate("citadels", 2, [f"ppo:{here / baseline.name}", "random"], games=2, seed=0, log=log)
-    moved = [f"ppo:{there / baseline.name}", "random"]
+    whole = evaluate("citadels", 2, [template.format(here / baseline.name), "random"], games=2, seed=0, log=log)
+    moved = [template.format(there / baseline.name), "random"]
     renamed = {k.replace(str(here), str(there)): v for k, v in whole["agents"].items()}
     (here / baseline.name).unlink()  # the old checkout is gone: the log's recorded digest vouches for it
     assert evaluate("citadels", 2, moved, games=2, seed=0, log=log, resume=True)["agents"] == renamed
