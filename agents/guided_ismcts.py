@@ -41,13 +41,11 @@ from pathlib import Path
 import numpy as np
 
 from city_envs.agents.base import make_rng
-from city_envs.agents.policy_file import PolicyFileError, load_policy_file, read_metadata
+from city_envs.agents.policy_file import PolicyFileError, critic_observation, load_policy_file, read_metadata
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
-from city_envs.core.privileged import all_seats_observation
 from city_envs.core.settings import read_toml
 
-CRITIC_INPUTS = ("observation", "all_seats")
 REWARDS = ("win", "score", "lead")  # the trainer's reward kinds (training/config.py)
 MAX_ITERS = 1_000_000
 MAX_BATCH = 1024
@@ -81,17 +79,6 @@ class Moves:
         self.children: dict[int, Node] = {}
 
 
-def critic_input_kind(path: Path) -> str:
-    """The file's `critic_input` metadata (`observation` when absent); an unknown kind is refused."""
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="pt") as handle:
-        kind = (handle.metadata() or {}).get("critic_input", "observation")
-    if kind not in CRITIC_INPUTS:
-        raise PolicyFileError(f"{path}: field 'critic_input' must be one of {', '.join(CRITIC_INPUTS)}, not {kind!r}")
-    return kind
-
-
 def reward_settings(path: Path) -> tuple[str, float]:
     """(reward kind, score_scale) of the run that trained `path`, from its config beside it; `win` without one."""
     for config in (path.with_suffix(".toml"), path.parent / "config.toml"):
@@ -117,19 +104,15 @@ class LeafEvaluator:
 
         torch.set_num_threads(1)  # small networks: more threads only contend (as the arena's workers run)
         self.path = path
-        self.critic_input = critic_input_kind(path)
+        self.meta = read_metadata(path)  # every field checked, `critic_input` included
+        self.critic_input = self.meta["critic_input"]
+        if self.critic_input == "all_seats" and (self.meta["game"], self.meta["players"]) != (game_name, num_players):
+            raise PolicyFileError(
+                f"{path}: its critic reads every seat of a {self.meta['players']}-player {self.meta['game']} "
+                f"match, so it cannot value a {num_players}-player {game_name} one"
+            )
         self.policy, _ = load_policy_file(path, game_name, num_players)
         self.reward, self.score_scale = reward_settings(path)
-        if self.critic_input == "all_seats":
-            width = int(np.prod(self.policy.observation_space.shape)) * num_players
-            try:
-                with torch.no_grad():
-                    self.policy.predict_values(torch.zeros((1, width)))
-            except RuntimeError:
-                raise PolicyFileError(
-                    f"{path}: field 'critic_input' is 'all_seats', but its critic does not read the "
-                    f"{width} values of the all-seats input of a {num_players}-player match"
-                ) from None
 
     def margins(self, game: Game) -> np.ndarray:
         """Each seat's score margin as the trainer's reward measures it (zeros for `win`)."""
@@ -144,9 +127,7 @@ class LeafEvaluator:
         return self.score_scale * (scores - np.asarray(others))
 
     def critic_features(self, game: Game, seat: int) -> np.ndarray:
-        if self.critic_input == "all_seats":
-            return all_seats_observation(game, seat)
-        return game.observation(seat).ravel()
+        return critic_observation(self.meta, game, seat)
 
     def evaluate(self, games: list[Game]) -> tuple[np.ndarray, np.ndarray]:
         """For matches not over: the logits of each one's seat to move (batch, actions) and every seat's

@@ -14,11 +14,11 @@ import torch  # noqa: E402
 from city_envs import GAMES, cli, make_game  # noqa: E402
 from city_envs.agents.guided_ismcts import GuidedISMCTSAgent, LeafEvaluator, Node, reward_settings  # noqa: E402
 from city_envs.agents.policy_agent import baseline_path  # noqa: E402
-from city_envs.agents.policy_file import PolicyFileError  # noqa: E402
+from city_envs.agents.policy_file import PolicyFileError, build_policy, save_policy  # noqa: E402
 from city_envs.agents.registry import make_agent  # noqa: E402
 from city_envs.core.game import Game  # noqa: E402
 from city_envs.core.infoset import InfoSet  # noqa: E402
-from city_envs.core.privileged import all_seats_observation  # noqa: E402
+from city_envs.core.privileged import all_seats_observation, all_seats_size  # noqa: E402
 from tests.core.nim_toy import Nim  # noqa: E402
 
 TINY = "ismcts:net=ppo:iters=4:batch=2"
@@ -156,18 +156,34 @@ def test_reward_settings_come_from_the_training_config_beside_the_file(tmp_path)
         reward_settings(copy)
 
 
-def test_an_all_seats_critic_reads_every_seats_observation_from_the_valued_seat(tmp_path):
-    """A file marked `critic_input = "all_seats"` feeds its critic the privileged input, seat by seat;
-    a file so marked whose critic reads one observation is refused when it is loaded."""
-    name = "citadels"
-    path = with_metadata(tmp_path, baseline_path(name, 2), critic_input="all_seats")
-    with pytest.raises(PolicyFileError, match="all-seats input"):
+def test_a_privileged_files_critic_values_each_seat_from_every_seats_observation(tmp_path):
+    """A privileged file (the trainer's `privileged_critic`, format 3) feeds its critic the all-seats
+    input rotated to the valued seat; the search's leaf values are that critic's, seat by seat."""
+    name, players = "citadels", 3
+    probe = make_game(name, players, seed=0)
+    torch.manual_seed(0)
+    policy = build_policy(probe.observation_shape, probe.num_actions, [16], "tanh", None, all_seats_size(probe))
+    path = save_policy(
+        policy, tmp_path / "privileged.safetensors", game=name, players=players, net_arch=[16], activation="tanh"
+    )
+    evaluator = LeafEvaluator(path, name, players)
+    assert evaluator.critic_input == "all_seats"
+    game = decision_point(name, players)
+    _, values = evaluator.evaluate([game])
+    for seat in range(players):
+        full = all_seats_observation(game, seat)
+        assert np.array_equal(evaluator.critic_features(game, seat), full)
+        with torch.no_grad():
+            expected = float(policy.predict_values(torch.as_tensor(full[None])).item())
+        assert values[0, seat] == pytest.approx(expected, abs=1e-5)
+    with pytest.raises(PolicyFileError, match="cannot value a 2-player citadels one"):
         LeafEvaluator(path, name, 2)
-    evaluator = LeafEvaluator(baseline_path(name, 2), name, 2)
-    evaluator.critic_input = "all_seats"
-    game = decision_point(name)
-    for seat in (0, 1):
-        assert np.array_equal(evaluator.critic_features(game, seat), all_seats_observation(game, seat))
+
+
+def test_a_plain_file_marked_all_seats_is_refused(tmp_path):
+    path = with_metadata(tmp_path, baseline_path("citadels", 2), critic_input="all_seats")
+    with pytest.raises(PolicyFileError, match="field 'critic_input' must be 'all_seats' in format version 3"):
+        LeafEvaluator(path, "citadels", 2)
 
 
 # ----- specs and their errors -------------------------------------------------------------------------
@@ -209,11 +225,10 @@ def test_a_file_for_another_player_count_is_refused_before_play():
         agent.prepare(InfoSet(make_game("metropolys", 2, seed=0), 0))
 
 
-def test_an_unknown_critic_input_is_refused(tmp_path):
+def test_an_unknown_critic_input_is_refused_when_the_agent_is_built(tmp_path):
     path = with_metadata(tmp_path, baseline_path("metropolys", 2), critic_input="oracle")
-    agent = make_agent(f"ismcts:net={path}", "metropolys", 0)
-    with pytest.raises(PolicyFileError, match="field 'critic_input' must be one of observation, all_seats"):
-        agent.prepare(InfoSet(make_game("metropolys", 2, seed=0), 0))
+    with pytest.raises(PolicyFileError, match="field 'critic_input' must be 'all_seats' in format version 3"):
+        make_agent(f"ismcts:net={path}", "metropolys", 0)
 
 
 def test_a_game_without_a_baseline_is_refused():
