@@ -8,6 +8,8 @@ Favors, vocations and offices, and the pending decision. Deck order is never sho
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -178,8 +180,9 @@ def render_image(s: State) -> np.ndarray:
             transform=panel.transAxes,
             family="monospace",
         )
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def _placement_shape(block: int, size: int, variant: int) -> tuple[tuple[float, float], ...]:
@@ -202,7 +205,8 @@ def _placement_shape(block: int, size: int, variant: int) -> tuple[tuple[float, 
         (0, 2): ((x, y), (x, y + 2 * CELL)),
         (1, 3): ((x + 2 * CELL, y), (x + 2 * CELL, y + 2 * CELL)),
     }
-    return (*corners[cp.FOOTPRINTS[2][variant]], centre)
+    first, second = cp.FOOTPRINTS[2][variant]
+    return (*corners[first, second], centre)
 
 
 def board_map(s: State, mask: np.ndarray) -> BoardMap:
@@ -211,7 +215,7 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     regions = []
     lots = np.flatnonzero(mask[r.LOT : r.CIRCLE]).tolist()
     if s.decision == r.Decision.PLACE:
-        size = cp.CONTRACT_SIZE[s.build["card"]]
+        size = cp.CONTRACT_SIZE[r.building_card(s)]
         regions += [Region(r.LOT + x, pixel_points(ax, _placement_shape(x // 4, size, x % 4))) for x in lots]
     else:
         for x in lots:
