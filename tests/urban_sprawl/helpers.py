@@ -118,7 +118,7 @@ def clear_board(s: State) -> None:
 
 
 def put(s: State, zone: int, lots: list[int], owner: int) -> int:
-    return rules.add_building(s, zone, len(lots), lots, owner)
+    return rules.add_building(s, zone, len(lots), tuple(lots), owner)
 
 
 def lot(i: int, j: int) -> int:

@@ -533,7 +533,7 @@ def test_olympic_games_end_the_game_mid_turn():
     game = _event_position()
     s = game.state
     s.airport = s.sports = True
-    s.tasks = [["next_turn"], ["reveal_contract", 2]]
+    s.tasks = [rules.NextTurn(), rules.RevealContract(2)]
     s.decks[cp.METRO].append(cp.EVENT_BASE + 10)
     s.deck_up[cp.METRO] = False
     run_tasks(game)
