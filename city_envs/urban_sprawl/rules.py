@@ -361,6 +361,19 @@ class Demolish(NamedTuple):
     building: int
 
 
+# the end of a turn (4.2), pushed at once (its first step last); records are immutable, so turns share them
+END_OF_TURN = (
+    NextTurn(),
+    RevealContract(2),
+    RevealContract(1),
+    RevealContract(0),
+    RefillContracts(),
+    SlideContracts(),
+    RevealPlanning(),
+    RefillPlanning(),
+    SlidePlanning(),
+)
+
 Task = (
     BuildDone
     | Vocation
@@ -435,7 +448,7 @@ class State:
     built_this_turn: bool = False
     decision: int = Decision.START_BUY
     decider: int = 0
-    ctx: Context = field(default_factory=lambda: NoContext())
+    ctx: Context = field(default_factory=NoContext)
     tasks: list[Task] = field(default_factory=list)
     build: Build | None = None
     planning_reshuffles: int = 0
@@ -464,7 +477,9 @@ def block_values(circles: tuple[int, ...]) -> tuple[int, ...]:
 
 def standing(s: State, bid: int) -> Building:
     """Building `bid`, which the caller knows to stand (a demolished one is None)."""
-    return cast(Building, s.buildings[bid])
+    b = s.buildings[bid]
+    assert b is not None, f"building {bid} is demolished"
+    return b
 
 
 def building_value(s: State, bid: int) -> int:
@@ -611,7 +626,7 @@ def _setup_draw(s: State, deck: int) -> int:
 
 def starting_lots_left(s: State) -> list[int]:
     """The lots of the starting buildings nobody bought yet (none is demolished during the setup)."""
-    starting = cast(list[Building], s.buildings[: len(cp.STARTING_BUILDINGS)])
+    starting = cast("list[Building]", s.buildings[: len(cp.STARTING_BUILDINGS)])
     return [b.lots[0] for b in starting if b.owner < 0]
 
 
@@ -649,7 +664,7 @@ def _media_tie_count(s: State, seat: int) -> int:
 def _give_media(s: State, seat: int) -> None:
     s.vocations[seat][cp.MEDIA] += 1
     s.voc_supply[cp.MEDIA] -= 1
-    s.ctx = NoContext()
+    s.ctx = {}
     s.active = 0
     _begin_turn(s)
 
@@ -728,7 +743,7 @@ def _zone_lots(s: State) -> tuple[int, list[int]]:
     """The lots holding a building, and those of each zone's buildings, as bit sets; parks count in
     no zone (the zoning rule of 4.1 passes over them)."""
     occupied, by_zone = 0, [0] * len(cp.ZONE_NAMES)
-    buildings = cast(list[Building], s.buildings)  # a lot names a standing building
+    buildings = cast("list[Building]", s.buildings)  # a lot names a standing building
     for x, bid in enumerate(s.lot_building):
         if bid >= 0:
             occupied |= 1 << x
@@ -774,7 +789,7 @@ def _search_placements(
     kind, argument = restriction if restriction is not None else (-1, 0)
     wealth = s.wealth[seat]
     values = block_values(tuple(s.circles))
-    lot_building, buildings = s.lot_building, cast(list[Building], s.buildings)  # a lot names a standing building
+    lot_building, buildings = s.lot_building, cast("list[Building]", s.buildings)  # a lot names a standing building
     zoned_lots = sum(zone_lots)  # the zones' bit sets are disjoint
     found: dict[int, list[int]] = {}
     for block, placements in enumerate(PLACEMENT_BITS[size]):
@@ -970,11 +985,13 @@ def run(s: State, rng: Chance) -> None:
 
 
 def _ask(s: State, decision: int, seat: int, ctx: Context | None = None) -> None:
-    s.decision, s.decider, s.ctx = decision, seat, NoContext() if ctx is None else ctx
+    s.decision, s.decider = decision, seat
+    s.ctx = {} if ctx is None else ctx
 
 
 def _done(s: State) -> None:
-    s.decision, s.ctx = NONE, NoContext()
+    s.decision = NONE
+    s.ctx = {}  # a NoContext
 
 
 def _apply_start_buy(s: State, action: int, rng: Chance) -> None:
@@ -1010,9 +1027,7 @@ def _apply_main(s: State, action: int, rng: Chance) -> None:
     p = s.active
     _done(s)
     if action == PASS:
-        s.tasks.append(NextTurn())
-        s.tasks.extend([RevealContract(d) for d in (2, 1, 0)])
-        s.tasks.extend([RefillContracts(), SlideContracts(), RevealPlanning(), RefillPlanning(), SlidePlanning()])
+        s.tasks.extend(END_OF_TURN)
         s.phase = NONE
         return
     if action < BUILD:
@@ -1306,13 +1321,12 @@ def election_candidates(s: State, office: int) -> list[int]:
     elif office == cp.CONTRACTOR:
         keys = [(-x,) for x in s.prestige]
     else:
-        zone = cast(int, cp.OFFICE_ZONE[office])  # the other offices each have a zone
+        zone = cp.OFFICE_ZONE[office]  # the other offices each have a zone
         keys = [(0, 0)] * s.n
-        for bid in _matching(s, (zone,), 0):
-            owner = standing(s, bid).owner
-            if owner >= 0:
-                value, count = keys[owner]
-                keys[owner] = (max(value, building_value(s, bid)), count + 1)
+        for b in s.buildings:
+            if b is not None and b.zone == zone and b.owner >= 0:
+                value, count = keys[b.owner]
+                keys[b.owner] = (max(value, block_value(s, b.lots[0] // 4)), count + 1)
         if max(keys)[1] == 0:
             return []
     best = max(keys)
@@ -1547,7 +1561,7 @@ def _pick_extreme(s: State, lowest: bool, purpose: str) -> None:
     everything = live_buildings(s)
     if not everything:
         return
-    values = {bid: building_value(s, bid) for bid in everything}
+    values = {bid: block_value(s, b.lots[0] // 4) for bid, b in enumerate(s.buildings) if b is not None}
     target = min(values.values()) if lowest else max(values.values())
     tied = [bid for bid in everything if values[bid] == target]
     if len(tied) == 1:

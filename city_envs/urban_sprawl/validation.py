@@ -285,6 +285,6 @@ def _check_ctx(s: r.State, n: int) -> None:
         "ctx",
         f"keys {sorted(map(str, s.ctx))} for decision {r.Decision.name_of(s.decision)}, not {sorted(wanted)}",
     )
-    ctx = cast(dict[str, Any], s.ctx)  # any dict until checked
+    ctx = cast("dict[str, Any]", s.ctx)  # any dict until checked
     for key, check in wanted.items():
         check(f"ctx[{key!r}]", ctx[key], n)

@@ -454,7 +454,7 @@ def _write_scalars(s: State, variant: str, seen: np.ndarray) -> None:
     build = s.build
     seen[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
     seen[_PERMITS] = build["paid"] / 4.0 if build else 0.0
-    ctx = cast(dict[str, Any], s.ctx)  # read by key whatever the decision
+    ctx = cast("dict[str, Any]", s.ctx)  # read by key whatever the decision
     voc = ctx.get("voc", -1)
     seen[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
     seen[_AMOUNT] = ctx.get("amount", 0) / 10.0
