@@ -44,6 +44,8 @@ CLEAN = (
     "city_envs/citadels/",
     "city_envs/metropolys/",
     "city_envs/blue_moon_city/",
+    "city_envs/big_city/",
+    "city_envs/urban_sprawl/",
 )
 
 ERROR = re.compile(r"^(?P<path>[^:\n]+\.pyi?):(?P<line>\d+)(?::\d+)?: error: (?P<message>.*)$")

@@ -256,7 +256,8 @@ class BigCityHeuristicAgent(HeuristicAgent):
         # in MAIN the kinds with a placement are exactly the legal ones, so these are every build
         builds = table.builds(kinds)
         best = max(b[0] for b in builds) if builds else -1
-        build_action = r.BUILD + self._best(builds, lambda b: b[0] - 0.01 * cp.KIND_SIZE[b[1]])[1] if builds else None
+        # returned only when there are builds (best >= 0)
+        build_action = r.BUILD + self._best(builds, lambda b: b[0] - 0.01 * cp.KIND_SIZE[b[1]])[1] if builds else r.PASS
         scores = v["scores"]
         leading = scores[table.me] >= max(scores)
         if leading and v["passes"] == v["num_players"] - 1 and best < GOOD_BUILD:

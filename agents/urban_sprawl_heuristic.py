@@ -164,13 +164,13 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
             theirs = sum(t.v["vocations"][s][voc] for s in range(t.n) if s != t.me)
             value += amount * (mine - theirs / max(1, t.n - 1))
         for effect in cp.CONTRACT_EFFECTS[card]:
-            if effect[0] == cp.GAIN:
-                value += effect[1] * (0.5 if t.late else 1.0) + effect[2]
-            elif effect[0] == cp.PER_BUILDING:
-                value += 2.0 * (effect[2] + effect[3])
-            elif effect[0] in (cp.ELECTION, cp.WIN_ELECTION, cp.MARKER, cp.PARK_EFFECT):
+            if isinstance(effect, cp.Gain):
+                value += effect.wealth * (0.5 if t.late else 1.0) + effect.prestige
+            elif isinstance(effect, cp.PerBuilding):
+                value += 2.0 * (effect.wealth + effect.prestige)
+            elif isinstance(effect, (cp.Election, cp.WinElection, cp.Marker, cp.ParkEffect)):
                 value += 1.5
-            elif effect[0] == cp.TRIBUTE:
+            elif isinstance(effect, cp.Tribute):
                 value += 3.0
         return value + 1.0 - 0.25 * ap_cost
 
@@ -185,7 +185,7 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
                 builds[a] = self.build_score(t, t.v["favors"][t.me][a - r.BUILD_FAVOR], 0)
         cheapest_block = min(t.block_values)
         if builds:
-            best = self._best(list(builds), builds.get)
+            best = self._best(list(builds), builds.__getitem__)
             if builds[best] - cost * cheapest_block > 0:
                 return best
         if not any(c in cp.URBAN_RENEWAL for c in t.v["hands"][t.me]):
@@ -317,7 +317,8 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
     def _disaster_choice(self, t: Table, legal: list[int]) -> int:
         if r.OPT_A not in legal:
             return r.OPT_B
-        _, _, _, _, (_, _, wealth, prestige) = cp.CONTRACT_EVENTS[t.v["context"]["event"]]
+        disaster = cp.DISASTERS[t.v["context"]["event"]]
+        wealth, prestige = disaster.wealth, disaster.prestige
         cheapest = min(
             (t.block_value(b[2][0] // 4) for b in t.v["buildings"] if b is not None and b[3] == t.me), default=0
         )

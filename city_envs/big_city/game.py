@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import ClassVar
+
 import numpy as np
 
 from city_envs.big_city import render, rules, validation, view
@@ -18,7 +21,9 @@ class BigCity(StateGame):
     min_players = 2
     max_players = 5
     options_spec = {}
-    rules_module, view_module, render_module = rules, view, render
+    rules_module: ClassVar[ModuleType] = rules
+    view_module: ClassVar[ModuleType] = view
+    render_module: ClassVar[ModuleType] = render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     entity_layout = view.ENTITY_LAYOUT

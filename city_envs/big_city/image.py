@@ -8,6 +8,8 @@ it every seat's public state (score, cards held per pile) and the pending decisi
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -160,8 +162,9 @@ def render_image(s: State) -> np.ndarray:
             va="top",
             transform=panel.transAxes,
         )
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]:

@@ -30,7 +30,7 @@ A tile's contact edge in TILE_EDGE is named from the plot already in the city (4
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -99,6 +99,9 @@ def key_vertices(key: int) -> tuple[int, int]:
     return (v, v + 1) if key % 2 == 0 else (v, v + VERTEX_ROW)
 
 
+_UNSET = cast(Any, None)  # a derived field's value until `rebuild_derived` fills it
+
+
 @dataclass
 class State:
     """Everything that changes during a match; plain data mirrored by `to_dict`.
@@ -144,22 +147,23 @@ class State:
     last_pass: list[bool] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
-    # derived from the fields above, never serialized; copies share what is never mutated
-    grid: list = field(default=None, compare=False, repr=False)
-    outskirts: list = field(default=None, compare=False, repr=False)
-    holes: frozenset = field(default=None, compare=False, repr=False)
-    exterior: frozenset = field(default=None, compare=False, repr=False)
-    covered: set = field(default=None, compare=False, repr=False)  # internal edges of multi-plot pieces
-    tram_set: set = field(default=None, compare=False, repr=False)
+    # derived from the fields above, never serialized; copies share what is never mutated. Each starts as
+    # None (typed as its value for the checker: `rebuild_derived` fills them before any rule reads them)
+    grid: list = field(default=_UNSET, compare=False, repr=False)
+    outskirts: list = field(default=_UNSET, compare=False, repr=False)
+    holes: frozenset = field(default=_UNSET, compare=False, repr=False)
+    exterior: frozenset = field(default=_UNSET, compare=False, repr=False)
+    covered: set = field(default=_UNSET, compare=False, repr=False)  # internal edges of multi-plot pieces
+    tram_set: set = field(default=_UNSET, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
     # the board changes, so copies can share it: "facility"
     # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block, "seat_board" ->
     # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
     # heuristic keeps its "points" and "facts" here)
-    memo: dict = field(default=None, compare=False, repr=False)
+    memo: dict = field(default=_UNSET, compare=False, repr=False)
     # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "contacts"
     # (W, H) -> rectangle_contacts, "plots", "plot_xy"
-    geo: dict = field(default=None, compare=False, repr=False)
+    geo: dict = field(default=_UNSET, compare=False, repr=False)
 
 
 # ===== setup (§3) ==============================================================================
@@ -169,7 +173,7 @@ def new_state(n: int, rng: np.random.Generator) -> State:
         cards = list(cp.PILE_CARDS[i])
         piles.append([cards[j] for j in rng.permutation(len(cards))])
     hand_limit = cp.HAND_LIMIT[n]
-    hands = [[] for _ in range(n)]
+    hands: list[list[int]] = [[] for _ in range(n)]
     for i in range(hand_limit):
         for seat in range(n):
             hands[seat].append(piles[i].pop())
@@ -347,7 +351,7 @@ def shape_placements(s: State, plots: set[int], size: int) -> list[tuple[int, ..
     """Sorted plot sets of `size` from `plots` in a straight line, no tram on an internal edge."""
     if size == 1:
         return [(p,) for p in sorted(plots)]
-    out = []
+    out: list[tuple[int, ...]] = []
     trams = s.tram_set
     table, keys = neighbour_table(s), key_table(s)
     for p in plots:
@@ -590,7 +594,7 @@ def _tram_edge_items(s: State):
                     if key not in s.covered:
                         yield canonical_edge(s, p, side), key
         return
-    vertices = set()
+    vertices: set[int] = set()
     for key in s.trams:
         vertices.update(key_vertices(key))
     grid = s.grid

@@ -101,10 +101,10 @@ def _check_pieces(s: r.State, n: int) -> None:
         if kind >= cp.PARK2:
             require(s.out[_FACILITY_CARD[kind]], f"out[{_FACILITY_CARD[kind]}]", "a facility built from no card")
         kinds.append(kind)
-    for p, piece in enumerate(s.occupant):
-        if piece >= len(s.pieces) or (piece >= 0 and p not in s.pieces[piece][2]):
-            raise InvalidStateError(f"occupant[{p}]", f"{piece} is not a piece standing on plot {cp.PLOT_NUMBER[p]}")
-        if piece < 0 and s.out[p]:
+    for p, occupant in enumerate(s.occupant):
+        if occupant >= len(s.pieces) or (occupant >= 0 and p not in s.pieces[occupant][2]):
+            raise InvalidStateError(f"occupant[{p}]", f"{occupant} is not a piece standing on plot {cp.PLOT_NUMBER[p]}")
+        if occupant < 0 and s.out[p]:
             raise InvalidStateError(f"out[{p}]", "a plot card out for a free plot")
     check_ints("supply", s.supply, cp.NUM_KINDS, 0)
     for kind in range(cp.NUM_KINDS):

@@ -317,7 +317,7 @@ def observation(s: State, p: int) -> np.ndarray:
     ones += [_SELECTED_CELL[c] for c in s.selected]
     if s.active == p:
         ones += [_EXCHANGING_CELL[c] for c in s.exchange]
-    rows = []
+    rows: list[float] = []
     for o in range(n):
         seat = (p + o) % n
         per_pile = [0.0] * 8
@@ -510,7 +510,7 @@ def _required_options(s: State, p: int, slots_per_pile: list[int], pools: list[l
         return all(need[i] <= slots_per_pile[i] for i in range(8))
 
     if s.decision == r.Decision.DEAD_DISCARD:
-        candidates = [(c,) for c in range(cp.NUM_PLOTS) if r.is_dead(s, c) and not s.out[c]]
+        candidates: list[tuple[int, ...]] = [(c,) for c in range(cp.NUM_PLOTS) if r.is_dead(s, c) and not s.out[c]]
     elif s.decision == r.Decision.BUILD_SELECT:
         k = len(s.selected)
         prefix = tuple(s.selected)

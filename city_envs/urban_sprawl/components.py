@@ -8,6 +8,8 @@ once, so the real card list can replace these rows without touching the rules.
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 # ----- zones (2.4, 2.8) ------------------------------------------------------------------------
 CIV, COM, IND, RES, PARK = range(5)
 ZONE_NAMES = ("CIV", "COM", "IND", "RES", "PARK")
@@ -169,7 +171,18 @@ def payout_table(number: int) -> tuple[int, int, int, int]:
 
 # ----- planning deck (2.9): ids 0..53 ------------------------------------------------------------
 # permits: (id, permit value, zones shown, investment, ballot, wealth payout icon) - RECONSTRUCTED
-PERMITS = (
+class Permit(NamedTuple):
+    """A building permit's face (2.9)."""
+
+    id: str
+    value: int  # permit value toward a contract of one of `zones`
+    zones: tuple[int, ...]
+    investment: int  # wealth gained by investing it
+    ballot: bool  # moves the election pawn when revealed
+    payout: int  # wealth payout icon (0 = none)
+
+
+_PERMIT_ROWS: tuple[tuple[Any, ...], ...] = (
     ("P00", 1, (CIV,), 4, False, 1),
     ("P01", 1, (COM,), 4, False, 2),
     ("P02", 1, (IND,), 4, False, 3),
@@ -423,6 +436,7 @@ PERMITS = (
         12,
     ),
 )
+PERMITS = tuple(Permit(*row) for row in _PERMIT_ROWS)
 NUM_PERMITS = len(PERMITS)  # 36
 URBAN_RENEWAL = (36, 37, 38, 39)
 URBAN_RENEWAL_BALLOT = (True, True, False, False)  # RECONSTRUCTED: P36 and P37 carry a ballot
@@ -454,21 +468,35 @@ PLANNING_CARDS = 54
     SPORTS_TEAM,
     OLYMPIC_GAMES,
 ) = range(22)
-PLANNING_EVENTS = (
-    ("P40", "Luxury Tax", LUXURY_TAX, 3),
-    ("P41", "Real Estate Auction", AUCTION, 8),
-    ("P42", "Urban Blight", URBAN_BLIGHT, 3),
-    ("P43", "Local Headlines", LOCAL_HEADLINES, 3),
-    ("P44", "Special Election", SPECIAL_ELECTION, 0),
-    ("P45", "Mayoral Recall", HOLD_ELECTION, MAYOR),
-    ("P46", "Bond Issue", INCOME_PER_ZONE, CIV),
-    ("P47", "Retail Boom", INCOME_PER_ZONE, COM),
-    ("P48", "Factory Orders", INCOME_PER_ZONE, IND),
-    ("P49", "Housing Boom", INCOME_PER_ZONE, RES),
-    ("P50", "Beautification", PRESTIGE_PER_PARK, 1),
-    ("P51", "Property Tax", TAX_PER_SIZE, 4),
-    ("P52", "Zoning Variance", MOVE_MARKER, 0),
-    ("P53", "Press Conference", MEDIA_BONUS, 2),
+
+
+class PlanningEvent(NamedTuple):
+    """A planning-deck event (5.6): its kind and one argument."""
+
+    id: str
+    name: str
+    kind: int
+    arg: int
+
+
+PLANNING_EVENTS = tuple(
+    PlanningEvent(*row)
+    for row in (
+        ("P40", "Luxury Tax", LUXURY_TAX, 3),
+        ("P41", "Real Estate Auction", AUCTION, 8),
+        ("P42", "Urban Blight", URBAN_BLIGHT, 3),
+        ("P43", "Local Headlines", LOCAL_HEADLINES, 3),
+        ("P44", "Special Election", SPECIAL_ELECTION, 0),
+        ("P45", "Mayoral Recall", HOLD_ELECTION, MAYOR),
+        ("P46", "Bond Issue", INCOME_PER_ZONE, CIV),
+        ("P47", "Retail Boom", INCOME_PER_ZONE, COM),
+        ("P48", "Factory Orders", INCOME_PER_ZONE, IND),
+        ("P49", "Housing Boom", INCOME_PER_ZONE, RES),
+        ("P50", "Beautification", PRESTIGE_PER_PARK, 1),
+        ("P51", "Property Tax", TAX_PER_SIZE, 4),
+        ("P52", "Zoning Variance", MOVE_MARKER, 0),
+        ("P53", "Press Conference", MEDIA_BONUS, 2),
+    )
 )
 
 # ----- contract decks (2.10) ---------------------------------------------------------------------
@@ -476,6 +504,15 @@ PLANNING_EVENTS = (
 ADJ_WATER, ADJ_FOREST, NOT_ADJ, MIN_VALUE, MAX_VALUE, IGNORE_ZONING = range(6)
 RESTRICTION_NAMES = ("ADJ_WATER", "ADJ_FOREST", "NOT_ADJ", "MIN_VALUE", "MAX_VALUE", "IGNORE_ZONING")
 NO_RESTRICTION = None
+
+
+class Restriction(NamedTuple):
+    """Where a contract may be built (5.3): a kind above and its argument (a zone, a block value, or 0)."""
+
+    kind: int
+    argument: int
+
+
 # effect templates (5.2)
 GAIN, PER_BUILDING, ELECTION, WIN_ELECTION, MARKER, PARK_EFFECT, EXTRA_FAVOR, TRIBUTE = range(8)
 EFFECT_NAMES = ("GAIN", "PER_BUILDING", "ELECTION", "WIN_ELECTION", "MARKER", "PARK", "EXTRA_FAVOR", "TRIBUTE")
@@ -486,12 +523,119 @@ CITY_SCOPE, ADJACENT, THESE_ROWS = range(3)
 PARTIAL, RECONSTRUCTED = "PARTIAL", "RECONSTRUCTED"
 
 
+# Effect records, one per template; the template comes first, so `effect[0]` tells them apart.
+class Gain(NamedTuple):
+    """The builder gains wealth and prestige."""
+
+    template: int
+    wealth: int
+    prestige: int
+
+
+class PerBuilding(NamedTuple):
+    """Wealth and prestige per matching building in `scope` (`size` 0 = any size)."""
+
+    template: int
+    recipients: int  # ACTIVE_OWN, ACTIVE_ALL or EACH_OWN
+    wealth: int
+    prestige: int
+    zones: tuple[int, ...]
+    size: int
+    scope: int  # CITY_SCOPE, ADJACENT or THESE_ROWS
+
+
+class Election(NamedTuple):
+    """An election for `office` is held."""
+
+    template: int
+    office: int
+
+
+class WinElection(NamedTuple):
+    """The builder takes `office` (if in play)."""
+
+    template: int
+    office: int
+
+
+class Marker(NamedTuple):
+    """The builder puts payout marker `number` on a grey circle."""
+
+    template: int
+    number: int
+
+
+class ParkEffect(NamedTuple):
+    """The builder places `parks` parks next to the new building."""
+
+    template: int
+    parks: int
+
+
+class ExtraFavor(NamedTuple):
+    """The builder may hold one more Favor."""
+
+    template: int
+
+
+class Tribute(NamedTuple):
+    """Every other seat pays `amount` wealth or prestige per matching building (`size` 0 = any)."""
+
+    template: int
+    amount: int
+    zones: tuple[int, ...]
+    size: int
+
+
+Effect = Gain | PerBuilding | Election | WinElection | Marker | ParkEffect | ExtraFavor | Tribute
+EFFECT_TYPES: tuple[type[Effect], ...] = (
+    Gain,
+    PerBuilding,
+    Election,
+    WinElection,
+    Marker,
+    ParkEffect,
+    ExtraFavor,
+    Tribute,
+)
+
+
+class Contract(NamedTuple):
+    """A contract card (2.10): the building it makes and what building it does."""
+
+    id: str
+    name: str
+    zone: int
+    size: int  # lots
+    restriction: Restriction | None
+    vocations: tuple[tuple[int, int], ...]  # (vocation, value), ...
+    effects: tuple[Effect, ...]
+    payout: int  # prestige payout icon (0 = none)
+    status: str  # PARTIAL or RECONSTRUCTED
+
+
+def _contract(row: tuple[Any, ...]) -> Contract:
+    """A row below as its record (the restriction and effects as theirs)."""
+    ident, name, zone, size, restriction, vocations, effects, payout, status = row
+    return Contract(
+        ident,
+        name,
+        zone,
+        size,
+        None if restriction is None else Restriction(*restriction),
+        vocations,
+        tuple(EFFECT_TYPES[effect[0]](*effect) for effect in effects),
+        payout,
+        status,
+    )
+
+
 # contracts: (id, name, zone, lots, restriction, vocations ((vocation, value), ...),
 #             effects (template, ...), prestige payout icon (0 = none), status); idx 0..95
 # Effect rows: (GAIN, w, p); (PER_BUILDING, recipients, w, p, zones, size (0 = any), scope);
 # (ELECTION, office); (WIN_ELECTION, office); (MARKER, n); (PARK, k); (EXTRA_FAVOR,);
 # (TRIBUTE, x, zones, size (0 = any)).
-CONTRACTS = (
+_CONTRACT_ROWS: tuple[tuple[Any, ...], ...] = (
     ("T01", "Clinic", CIV, 1, NO_RESTRICTION, ((PUBLIC_SERVICE, 1),), (), 1, PARTIAL),  # 0
     ("T02", "Fire Station", CIV, 1, NO_RESTRICTION, ((PUBLIC_SERVICE, 1),), (), 0, PARTIAL),  # 1
     ("T03", "Courthouse", CIV, 2, NO_RESTRICTION, (), (), 0, PARTIAL),  # 2
@@ -876,27 +1020,54 @@ CONTRACTS = (
     ),  # 94
     ("M32", "Waterfront Lofts", RES, 4, (ADJ_WATER, 0), (), ((GAIN, 0, 5),), 4, RECONSTRUCTED),  # 95
 )
+CONTRACTS = tuple(_contract(row) for row in _CONTRACT_ROWS)
 CONTRACTS_PER_DECK = 32
 NUM_CONTRACTS = len(CONTRACTS)  # 96
 
+
+class ContractEvent(NamedTuple):
+    """A contract-deck event (5.7): its deck, kind and arguments (a DISASTER's are a `Disaster`)."""
+
+    id: str
+    deck: int
+    name: str
+    kind: int
+    args: tuple[int, ...]
+
+
+class Disaster(NamedTuple):
+    """A DISASTER event's arguments: the buildings it hits and what sparing one costs."""
+
+    by_water: bool  # the buildings next to the water; else those of `size` lots
+    size: int
+    wealth: int
+    prestige: int
+
+
 # contract-deck events (5.7): (id, deck, name, kind, arguments) - ids 0..14
-CONTRACT_EVENTS = (
-    ("E00", TOWN, "Airport", AIRPORT, ()),
-    ("E01", TOWN, "Flood", DISASTER, ("water", 0, 4, 0)),  # filter, size, wealth alternative, prestige alternative
-    ("E02", TOWN, "Railroad Arrives", PLACE_MARKER, (7,)),
-    ("E03", TOWN, "Town Meeting", HOLD_ELECTIONS, (MAYOR,)),
-    ("E04", TOWN, "Harvest Festival", INCOME_NEAR_FOREST, (1,)),
-    ("E05", CITY, "Sports Team", SPORTS_TEAM, ()),
-    ("E06", CITY, "Business Relocation", RELOCATION, (1, 1)),
-    ("E07", CITY, "Fire", DISASTER, ("size", 1, 3, 0)),
-    ("E08", CITY, "Union Strike", UNION_STRIKE, (1,)),
-    ("E09", CITY, "City Council Vote", HOLD_ELECTIONS, (TREASURER, DISTRICT_ATTORNEY)),
-    ("E10", METRO, "Olympic Games", OLYMPIC_GAMES, ()),
-    ("E11", METRO, "Earthquake", DISASTER, ("size", 4, 0, 3)),
-    ("E12", METRO, "Gentrification", PRESTIGE_PER_BIG_ZONE, (RES, 3, 2)),  # zone, minimum size, prestige each
-    ("E13", METRO, "Scandal", SCANDAL, (3,)),
-    ("E14", METRO, "Subway Line", MOVE_MARKER, ()),
+CONTRACT_EVENTS = tuple(
+    ContractEvent(*row)
+    for row in (
+        ("E00", TOWN, "Airport", AIRPORT, ()),
+        ("E01", TOWN, "Flood", DISASTER, (True, 0, 4, 0)),  # by water, size, wealth alternative, prestige alternative
+        ("E02", TOWN, "Railroad Arrives", PLACE_MARKER, (7,)),
+        ("E03", TOWN, "Town Meeting", HOLD_ELECTIONS, (MAYOR,)),
+        ("E04", TOWN, "Harvest Festival", INCOME_NEAR_FOREST, (1,)),
+        ("E05", CITY, "Sports Team", SPORTS_TEAM, ()),
+        ("E06", CITY, "Business Relocation", RELOCATION, (1, 1)),
+        ("E07", CITY, "Fire", DISASTER, (False, 1, 3, 0)),
+        ("E08", CITY, "Union Strike", UNION_STRIKE, (1,)),
+        ("E09", CITY, "City Council Vote", HOLD_ELECTIONS, (TREASURER, DISTRICT_ATTORNEY)),
+        ("E10", METRO, "Olympic Games", OLYMPIC_GAMES, ()),
+        ("E11", METRO, "Earthquake", DISASTER, (False, 4, 0, 3)),
+        ("E12", METRO, "Gentrification", PRESTIGE_PER_BIG_ZONE, (RES, 3, 2)),  # zone, minimum size, prestige each
+        ("E13", METRO, "Scandal", SCANDAL, (3,)),
+        ("E14", METRO, "Subway Line", MOVE_MARKER, ()),
+    )
 )
+DISASTERS = {
+    e: Disaster(bool(row.args[0]), *row.args[1:]) for e, row in enumerate(CONTRACT_EVENTS) if row.kind == DISASTER
+}
 SPECIAL_EVENT = (0, 5, 10)  # per deck
 NUM_CONTRACT_EVENTS = len(CONTRACT_EVENTS)
 # deck card ids: contracts 0..95, events 96..110 (event e = 96 + e)
@@ -906,39 +1077,40 @@ EVENT_BASE = NUM_CONTRACTS
 def deck_cards(deck: int) -> tuple[int, ...]:
     """Card ids of one contract deck (its 32 contracts and its 5 events)."""
     contracts = range(CONTRACTS_PER_DECK * deck, CONTRACTS_PER_DECK * (deck + 1))
-    events = [EVENT_BASE + e for e, row in enumerate(CONTRACT_EVENTS) if row[1] == deck]
+    events = [EVENT_BASE + e for e, row in enumerate(CONTRACT_EVENTS) if row.deck == deck]
     return (*contracts, *events)
 
 
 # column views of the contract rows, for speed
-CONTRACT_ID = tuple(c[0] for c in CONTRACTS)
-CONTRACT_NAME = tuple(c[1] for c in CONTRACTS)
-CONTRACT_ZONE = tuple(c[2] for c in CONTRACTS)
-CONTRACT_SIZE = tuple(c[3] for c in CONTRACTS)
-CONTRACT_RESTRICTION = tuple(c[4] for c in CONTRACTS)
-CONTRACT_VOCATIONS = tuple(c[5] for c in CONTRACTS)
-CONTRACT_EFFECTS = tuple(c[6] for c in CONTRACTS)
-CONTRACT_PAYOUT = tuple(c[7] for c in CONTRACTS)
-CONTRACT_STATUS = tuple(c[8] for c in CONTRACTS)
-PERMIT_VALUE = tuple(p[1] for p in PERMITS) + (0,) * 18
-PERMIT_ZONES = tuple(p[2] for p in PERMITS) + ((),) * 18
-INVESTMENT = tuple(p[3] for p in PERMITS) + (0,) * 18
-BALLOT = tuple(p[4] for p in PERMITS) + URBAN_RENEWAL_BALLOT + (False,) * 14
-WEALTH_PAYOUT = tuple(p[5] for p in PERMITS) + (0,) * 18
+CONTRACT_ID = tuple(c.id for c in CONTRACTS)
+CONTRACT_NAME = tuple(c.name for c in CONTRACTS)
+CONTRACT_ZONE = tuple(c.zone for c in CONTRACTS)
+CONTRACT_SIZE = tuple(c.size for c in CONTRACTS)
+CONTRACT_RESTRICTION = tuple(c.restriction for c in CONTRACTS)
+CONTRACT_VOCATIONS = tuple(c.vocations for c in CONTRACTS)
+CONTRACT_EFFECTS = tuple(c.effects for c in CONTRACTS)
+CONTRACT_PAYOUT = tuple(c.payout for c in CONTRACTS)
+CONTRACT_STATUS = tuple(c.status for c in CONTRACTS)
+PERMIT_VALUE = tuple(p.value for p in PERMITS) + (0,) * 18
+PERMIT_ZONES = tuple(p.zones for p in PERMITS) + ((),) * 18
+INVESTMENT = tuple(p.investment for p in PERMITS) + (0,) * 18
+BALLOT = tuple(p.ballot for p in PERMITS) + URBAN_RENEWAL_BALLOT + (False,) * 14
+WEALTH_PAYOUT = tuple(p.payout for p in PERMITS) + (0,) * 18
 
 
 def planning_name(card: int) -> str:
     if card < NUM_PERMITS:
-        value, zones = PERMITS[card][1], "/".join(ZONE_NAMES[z] for z in PERMITS[card][2])
+        value, zones = PERMITS[card].value, "/".join(ZONE_NAMES[z] for z in PERMITS[card].zones)
         return f"P{card:02d} permit {value} {zones}"
     if card < FIRST_PLANNING_EVENT:
         return f"P{card:02d} Urban Renewal"
-    return f"P{card:02d} {PLANNING_EVENTS[card - FIRST_PLANNING_EVENT][1]}"
+    return f"P{card:02d} {PLANNING_EVENTS[card - FIRST_PLANNING_EVENT].name}"
 
 
 def contract_name(card: int) -> str:
     if card >= EVENT_BASE:
-        return f"{CONTRACT_EVENTS[card - EVENT_BASE][0]} {CONTRACT_EVENTS[card - EVENT_BASE][2]}"
+        event = CONTRACT_EVENTS[card - EVENT_BASE]
+        return f"{event.id} {event.name}"
     return f"{CONTRACT_ID[card]} {CONTRACT_NAME[card]} ({ZONE_NAMES[CONTRACT_ZONE[card]]} {CONTRACT_SIZE[card]})"
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import ClassVar
+
 import numpy as np
 
 from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import render, rules, validation, view
-from city_envs.urban_sprawl.rules import State
 
 
 class UrbanSprawl(StateGame):
@@ -35,7 +37,9 @@ class UrbanSprawl(StateGame):
             allowed="an integer >= 1",
         ),
     }
-    rules_module, view_module, render_module = rules, view, render
+    rules_module: ClassVar[ModuleType] = rules
+    view_module: ClassVar[ModuleType] = view
+    render_module: ClassVar[ModuleType] = render
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     obs_layout = view.LAYOUT
@@ -83,10 +87,14 @@ class UrbanSprawl(StateGame):
 
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
-        return view.copy_state(self.state).__dict__
+        """The state's fields; the building and task records as lists (`validation.state_from_json` reads them)."""
+        data = view.copy_state(self.state).__dict__
+        data["buildings"] = [None if b is None else [b.zone, b.size, list(b.lots), b.owner] for b in data["buildings"]]
+        data["tasks"] = [[rules.TASK_NAMES[type(task)], *task] for task in data["tasks"]]
+        return data
 
     def _state_from_dict(self, data: dict) -> None:
-        self.state = State(**data)
+        self.state = validation.state_from_json(data)
 
     def _validate_state(self) -> None:
         validation.validate_state(self.state, self.num_players, self.options)

@@ -9,6 +9,7 @@ Favors, vocations and offices, and the pending decision. Deck order is never sho
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -180,8 +181,9 @@ def render_image(s: State) -> np.ndarray:
             transform=panel.transAxes,
             family="monospace",
         )
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # _new_figure gave the figure an Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def placement_shape(
@@ -209,7 +211,8 @@ def placement_shape(
         (0, 2): ((x, y), (x, side[1])),
         (1, 3): ((side[0], y), side),
     }
-    return (*corners[cp.FOOTPRINTS[2][variant]], centre)
+    first, second = cp.FOOTPRINTS[2][variant]
+    return (*corners[first, second], centre)
 
 
 def board_map(s: State, mask: np.ndarray) -> BoardMap:
@@ -218,7 +221,7 @@ def board_map(s: State, mask: np.ndarray) -> BoardMap:
     regions = []
     lots = np.flatnonzero(mask[r.LOT : r.CIRCLE]).tolist()
     if s.decision == r.Decision.PLACE:
-        size = cp.CONTRACT_SIZE[s.build["card"]]
+        size = cp.CONTRACT_SIZE[r.building_card(s)]
         regions += [
             Region(r.LOT + x, pixel_points(ax, placement_shape(x // 4, size, x % 4, _lot_xy, CELL))) for x in lots
         ]

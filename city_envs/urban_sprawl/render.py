@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 from city_envs.urban_sprawl.rules import State
@@ -50,12 +52,12 @@ def describe_action(s: State, action: int) -> str:
         x = action - r.LOT
         if decision == r.Decision.PLACE:
             block, variant = divmod(x, 4)
-            size = cp.CONTRACT_SIZE[s.build["card"]]
+            size = cp.CONTRACT_SIZE[r.building_card(s)]
             lots = ", ".join(lot_name(4 * block + sub) for sub in cp.FOOTPRINTS[size][variant])
             return f"place on {lots} for {r.block_value(s, block)} wealth"
         if decision in (r.Decision.PICK_BUILDING, r.Decision.START_BUY):
             bid = s.lot_building[x]
-            zone, size = s.buildings[bid][0], s.buildings[bid][1]
+            zone, size = r.standing(s, bid).zone, r.standing(s, bid).size
             what = f"the {ZONE_WORDS[zone]} {size}-lot building at {lot_name(x)}"
             if decision == r.Decision.START_BUY:
                 return f"buy {what} for {r.block_value(s, x // 4)} wealth"
@@ -83,15 +85,16 @@ def build_price(card: int, space: int) -> str:
 
 def _option_text(s: State, first: bool) -> str:
     """The two answers of a yes/no or wealth/prestige decision, with their amounts."""
-    decision, ctx = s.decision, s.ctx
+    decision = s.decision
     if decision in (r.Decision.VOC_PAYOUT, r.Decision.TRIBUTE_PAY):
         verb = "take" if decision == r.Decision.VOC_PAYOUT else "pay"
-        return f"{verb} {ctx['amount']} {'wealth' if first else 'prestige'}"
+        return f"{verb} {cast(r.TributeContext, s.ctx)['amount']} {'wealth' if first else 'prestige'}"
     if decision == r.Decision.AUCTION:
-        return f"pay {ctx['price']} wealth for a park" if first else "decline"
+        return f"pay {cast(r.AuctionContext, s.ctx)['price']} wealth for a park" if first else "decline"
     if decision == r.Decision.DISASTER_CHOICE:
-        wealth, prestige = cp.CONTRACT_EVENTS[ctx["event"]][4][2:]
-        return f"pay {_amounts(wealth, prestige)} to keep the building" if first else "demolish a building"
+        disaster = cp.DISASTERS[cast(r.DisasterContext, s.ctx)["event"]]
+        amounts = _amounts(disaster.wealth, disaster.prestige)
+        return f"pay {amounts} to keep the building" if first else "demolish a building"
     if decision == r.Decision.BLIGHT_CHOICE:
         return "pay 3 prestige to keep it" if first else "let it be demolished"
     return "yes" if first else "no"
@@ -111,36 +114,34 @@ def _kinds(zones: tuple[int, ...], size: int) -> str:
     return " or ".join(ZONE_WORDS[z] for z in zones) + (f" {size}-lot" if size else "")
 
 
-def effect_text(effect: tuple) -> str:
-    """One effect row of components.CONTRACTS as a sentence, built from its template's fields."""
-    template = effect[0]
-    if template == cp.GAIN:
-        return f"you gain {_amounts(effect[1], effect[2])}"
-    if template == cp.PER_BUILDING:
-        _, recipients, wealth, prestige, zones, size, scope = effect
+def effect_text(effect: cp.Effect) -> str:
+    """One effect of a contract (components.CONTRACTS) as a sentence, built from its record's fields."""
+    if isinstance(effect, cp.Gain):
+        return f"you gain {_amounts(effect.wealth, effect.prestige)}"
+    if isinstance(effect, cp.PerBuilding):
         who, whose = (("you gain", "of your"), ("you gain", "(anyone's)"), ("every player gains", "of their own"))[
-            recipients
+            effect.recipients
         ]
-        kinds = f"{_kinds(zones, size)} building"
-        building = f"{kinds} {whose}" if recipients == cp.ACTIVE_ALL else f"{whose} {kinds}s"
-        return f"{who} {_amounts(wealth, prestige)} for each {building} {SCOPE_WORDS[scope]}"
-    if template == cp.ELECTION:
-        return f"an election for {cp.OFFICE_NAMES[effect[1]]} is held"
-    if template == cp.WIN_ELECTION:
-        return f"you become {cp.OFFICE_NAMES[effect[1]]} (if that office is in play)"
-    if template == cp.MARKER:
-        return f"you put marker {effect[1]} on a grey circle"
-    if template == cp.PARK_EFFECT:
-        return f"you place {effect[1]} park{'s' if effect[1] > 1 else ''} next to it"
-    if template == cp.EXTRA_FAVOR:
+        kinds = f"{_kinds(effect.zones, effect.size)} building"
+        building = f"{kinds} {whose}" if effect.recipients == cp.ACTIVE_ALL else f"{whose} {kinds}s"
+        return f"{who} {_amounts(effect.wealth, effect.prestige)} for each {building} {SCOPE_WORDS[effect.scope]}"
+    if isinstance(effect, cp.Election):
+        return f"an election for {cp.OFFICE_NAMES[effect.office]} is held"
+    if isinstance(effect, cp.WinElection):
+        return f"you become {cp.OFFICE_NAMES[effect.office]} (if that office is in play)"
+    if isinstance(effect, cp.Marker):
+        return f"you put marker {effect.number} on a grey circle"
+    if isinstance(effect, cp.ParkEffect):
+        return f"you place {effect.parks} park{'s' if effect.parks > 1 else ''} next to it"
+    if isinstance(effect, cp.ExtraFavor):
         return "you may hold one more Favor"
-    _, amount, zones, size = effect  # TRIBUTE
     return (
-        f"every other player pays you {amount} wealth or prestige for each {_kinds(zones, size)} building they control"
+        f"every other player pays you {effect.amount} wealth or prestige for each {_kinds(effect.zones, effect.size)} "
+        "building they control"
     )
 
 
-def restriction_text(restriction: tuple[int, int] | None) -> str:
+def restriction_text(restriction: cp.Restriction | None) -> str:
     """Where a contract may be built, in words ("" without a restriction)."""
     if restriction is None:
         return ""
@@ -192,7 +193,7 @@ def render_city(s: State) -> list[str]:
             if bid < 0:
                 cell = "__"
             else:
-                zone, _, _, owner = s.buildings[bid]
+                zone, _, _, owner = r.standing(s, bid)
                 cell = ZONE_LETTERS[zone] + (str(owner) if owner >= 0 else ".")
             row.append(cell + (" " if j % 2 else ""))
         values = " ".join(f"{r.block_value(s, 6 * (i // 2) + c):2d}" for c in range(6)) if i % 2 == 0 else ""

@@ -27,14 +27,15 @@ decision owned by another seat simply interrupts the procedure and the rest resu
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any, NamedTuple, TypedDict, cast
 
 import numpy as np
 
 from city_envs.core.decisions import DecisionTable
-from city_envs.core.game import leaders
+from city_envs.core.game import Chance, leaders
 from city_envs.urban_sprawl import components as cp
 
 # ----- action ids ------------------------------------------------------------------------------
@@ -81,9 +82,329 @@ class Decision(DecisionTable):
 
 NONE = -2  # no decision pending: tasks run
 GAME_OVER = -1
-# building record fields
-ZONE, SIZE, LOTS_, OWNER = range(4)
 NOBODY = -1
+
+
+# ----- records -----------------------------------------------------------------------------------
+class Building(NamedTuple):
+    """A tile in the city. Immutable (a new owner is a new record), so a copy of the state shares them;
+    the JSON form is the list [zone, size, lots, owner]."""
+
+    zone: int  # CIV, COM, IND, RES or PARK
+    size: int  # lots, 1..4
+    lots: tuple[int, ...]  # in footprint order; lots[0] is the anchor, and its block the building's
+    owner: int  # controlling seat, NOBODY for none
+
+
+ZONE, SIZE, LOTS_, OWNER = range(4)  # Building's field positions, for index access
+
+
+class _Contract(TypedDict):
+    card: int
+    paid: int
+
+
+class Build(_Contract, total=False):
+    """The contract being built: its card, the permit value paid so far, then the building it made."""
+
+    building: int
+
+
+# The pending decision's context (`State.ctx`), one shape per decision kind (an empty dict for the others);
+# validation.py checks each.
+class VocSourceContext(TypedDict):  # VOC_SOURCE: the vocation the supply ran out of
+    voc: int
+
+
+class VocPayoutContext(TypedDict):  # VOC_PAYOUT: one marker's payout
+    voc: int
+    amount: int
+
+
+class TributeContext(TypedDict):  # TRIBUTE_PAY
+    amount: int
+
+
+class LotsContext(TypedDict):  # PARK_LOT, MAYOR_PARK: the lots to choose from
+    lots: list[int]
+
+
+class MarkerPlaceContext(TypedDict):  # MARKER_PLACE
+    marker: int
+
+
+class MarkerMoveContext(TypedDict):  # MARKER_MOVE_DST: the marker, and whether it may stay (PASS)
+    marker: int
+    optional: bool
+
+
+class ElectionTieContext(TypedDict):  # ELECTION_TIE
+    office: int
+    tied: list[int]
+
+
+class MediaTieContext(TypedDict):  # MEDIA_TIE
+    tied: list[int]
+
+
+class PickBuildingContext(TypedDict):  # PICK_BUILDING: the task the picked building goes to, its lots
+    purpose: str  # "blight", "headlines", "relocate" or "demolish"
+    lots: list[int]
+
+
+class BlightContext(TypedDict):  # BLIGHT_CHOICE
+    building: int
+    affordable: bool
+
+
+class AuctionContext(TypedDict):  # AUCTION
+    affordable: bool
+    price: int
+
+
+class DisasterContext(TypedDict):  # DISASTER_CHOICE
+    event: int
+    affordable: bool
+
+
+class NoContext(TypedDict):  # every other decision
+    pass
+
+
+Context = (
+    VocSourceContext
+    | VocPayoutContext
+    | TributeContext
+    | LotsContext
+    | MarkerPlaceContext
+    | MarkerMoveContext
+    | ElectionTieContext
+    | MediaTieContext
+    | PickBuildingContext
+    | BlightContext
+    | AuctionContext
+    | DisasterContext
+    | NoContext
+)
+
+
+# The tasks of the automatic procedure (`State.tasks`, a stack), one record per kind. Immutable, so a copy of
+# the state shares them; the JSON form is the list [name, *fields] (`TASK_NAMES`).
+class BuildDone(NamedTuple):
+    """The contract being built is done with."""
+
+
+class Vocation(NamedTuple):
+    """The builder takes a marker of `voc`, then it pays out `value` per marker."""
+
+    voc: int
+    value: int
+
+
+class VocPayout(NamedTuple):
+    """Every marker of `voc` pays `value` to its holder."""
+
+    voc: int
+    value: int
+
+
+class VocPayOne(NamedTuple):
+    """One marker of `voc` pays `value` to `seat`, as wealth or prestige (its choice)."""
+
+    seat: int
+    voc: int
+    value: int
+
+
+class EffectTask(NamedTuple):
+    """Effect number `effect` of contract `card`, built as `building`."""
+
+    card: int
+    effect: int
+    building: int
+
+
+class TributeOne(NamedTuple):
+    """`seat` pays the builder `amount` for one of its buildings."""
+
+    seat: int
+    amount: int
+
+
+class ParkNear(NamedTuple):
+    """`seat` places a park next to `building`."""
+
+    building: int
+    seat: int
+
+
+class ParkAnywhere(NamedTuple):
+    """`seat` places a park on any empty lot."""
+
+    seat: int
+
+
+class MarkerTask(NamedTuple):
+    """`seat` puts payout marker `number` on a grey circle (or moves it there)."""
+
+    number: int
+    seat: int
+
+
+class MoveMarker(NamedTuple):
+    """`seat` may move a placed marker."""
+
+    seat: int
+
+
+class ElectionTask(NamedTuple):
+    """An election for `office`."""
+
+    office: int
+
+
+class Elected(NamedTuple):
+    """`seat` takes `office`."""
+
+    office: int
+    seat: int
+
+
+class Ballot(NamedTuple):
+    """The election pawn moves on (4.3)."""
+
+
+class Payout(NamedTuple):
+    """A payout icon pays: `icon` "w" (wealth row) or "p" (prestige row), numbered `number`."""
+
+    icon: str
+    number: int
+
+
+class SlidePlanning(NamedTuple):
+    """End of turn step 1: the planning cards slide."""
+
+
+class RefillPlanning(NamedTuple):
+    """End of turn: a planning space is refilled."""
+
+
+class RevealPlanning(NamedTuple):
+    """End of turn: the planning deck's top is turned up."""
+
+
+class SlideContracts(NamedTuple):
+    """End of turn: the contracts slide."""
+
+
+class RefillContracts(NamedTuple):
+    """End of turn: a contract space is refilled."""
+
+
+class RevealContract(NamedTuple):
+    """End of turn: the top of contract deck `deck` is turned up."""
+
+    deck: int
+
+
+class NextTurn(NamedTuple):
+    """The next seat's turn begins."""
+
+
+class PlanningEventTask(NamedTuple):
+    """Planning event `card` happens."""
+
+    card: int
+
+
+class Blight(NamedTuple):
+    """Urban Blight strikes `building`."""
+
+    building: int
+
+
+class Headlines(NamedTuple):
+    """Local Headlines reward `building`'s controller."""
+
+    building: int
+
+
+class AuctionOne(NamedTuple):
+    """`seat` may buy a park for `price`."""
+
+    seat: int
+    price: int
+
+
+class ContractEventTask(NamedTuple):
+    """Contract-deck event `event` happens."""
+
+    event: int
+
+
+class Relocate(NamedTuple):
+    """`building` loses its controller."""
+
+    building: int
+
+
+class DisasterOne(NamedTuple):
+    """Disaster `event` strikes `seat`."""
+
+    seat: int
+    event: int
+
+
+class Demolish(NamedTuple):
+    """`building` is demolished."""
+
+    building: int
+
+
+# the end of a turn (4.2), pushed at once (its first step last); records are immutable, so turns share them
+END_OF_TURN = (
+    NextTurn(),
+    RevealContract(2),
+    RevealContract(1),
+    RevealContract(0),
+    RefillContracts(),
+    SlideContracts(),
+    RevealPlanning(),
+    RefillPlanning(),
+    SlidePlanning(),
+)
+
+Task = (
+    BuildDone
+    | Vocation
+    | VocPayout
+    | VocPayOne
+    | EffectTask
+    | TributeOne
+    | ParkNear
+    | ParkAnywhere
+    | MarkerTask
+    | MoveMarker
+    | ElectionTask
+    | Elected
+    | Ballot
+    | Payout
+    | SlidePlanning
+    | RefillPlanning
+    | RevealPlanning
+    | SlideContracts
+    | RefillContracts
+    | RevealContract
+    | NextTurn
+    | PlanningEventTask
+    | Blight
+    | Headlines
+    | AuctionOne
+    | ContractEventTask
+    | Relocate
+    | DisasterOne
+    | Demolish
+)
 
 
 @dataclass
@@ -91,13 +412,14 @@ class State:
     """Everything that changes during a match; plain JSON-safe data mirrored by `to_dict`.
 
     Decks are lists whose end is the top; `planning_up` / `deck_up` say whether that top card is
-    face up. Planning slots are PL4..PL1, contract slots C5..C1 (-1 = empty). Buildings are records
-    [zone, size, lots, owner] (None once demolished); `lot_building` maps each lot to one.
+    face up. Planning slots are PL4..PL1, contract slots C5..C1 (-1 = empty). Buildings are `Building`
+    records (None once demolished); `lot_building` maps each lot to one. `ctx` is the pending decision's
+    context (a `Context`), `tasks` the procedure's stack (`Task` records, the top last).
     """
 
     n: int
     lot_building: list[int]
-    buildings: list[list | None]
+    buildings: list[Building | None]
     tiles: list[list[int]]  # supply per zone, per size 1..4
     circles: list[int]  # marker number per grey circle, 0 = empty
     wealth: list[int]
@@ -126,9 +448,9 @@ class State:
     built_this_turn: bool = False
     decision: int = Decision.START_BUY
     decider: int = 0
-    ctx: dict = field(default_factory=dict)
-    tasks: list[list] = field(default_factory=list)
-    build: dict | None = None  # the contract being built: card, permit value paid, then its building
+    ctx: Context = field(default_factory=NoContext)
+    tasks: list[Task] = field(default_factory=list)
+    build: Build | None = None
     planning_reshuffles: int = 0
     turns: int = 0
     winners: list[int] = field(default_factory=list)
@@ -153,8 +475,15 @@ def block_values(circles: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(cp.BASE_VALUE[b] + circles[top] + circles[right] for b, (top, right) in enumerate(cp.BLOCK_CIRCLES))
 
 
+def standing(s: State, bid: int) -> Building:
+    """Building `bid`, which the caller knows to stand (a demolished one is None)."""
+    b = s.buildings[bid]
+    assert b is not None, f"building {bid} is demolished"
+    return b
+
+
 def building_value(s: State, bid: int) -> int:
-    return block_value(s, s.buildings[bid][LOTS_][0] // 4)
+    return block_value(s, standing(s, bid).lots[0] // 4)
 
 
 def live_buildings(s: State) -> list[int]:
@@ -162,7 +491,7 @@ def live_buildings(s: State) -> list[int]:
 
 
 def buildings_adjacent(s: State, bid: int) -> set[int]:
-    lots = s.buildings[bid][LOTS_]
+    lots = standing(s, bid).lots
     around = {y for x in lots for y in cp.ADJACENT_LOTS[x]}
     found = {s.lot_building[y] for y in around} - {-1, bid}
     return found
@@ -199,8 +528,8 @@ def row_counts(s: State, blocks: tuple[int, ...]) -> list[int]:
     counts = [0] * s.n
     inside = set(blocks)
     for b in s.buildings:
-        if b is not None and b[OWNER] >= 0 and b[LOTS_][0] // 4 in inside:
-            counts[b[OWNER]] += 1
+        if b is not None and b.owner >= 0 and b.lots[0] // 4 in inside:
+            counts[b.owner] += 1
     return counts
 
 
@@ -219,7 +548,7 @@ def pay_row(s: State, kind: str, number: int) -> None:
 
 
 # ===== setup (§3) ==============================================================================
-def _stack(cards: list[int], special: int, variant: str, rng: np.random.Generator) -> list[int]:
+def _stack(cards: list[int], special: int, variant: str, rng: Chance) -> list[int]:
     """A contract deck stacked per 3.1 step 4 / 3.4 (returned bottom first: the end is the top)."""
     others = [cards[i] for i in rng.permutation(len(cards))]
     above, mixed = cp.DECK_STACKING[variant]
@@ -228,13 +557,13 @@ def _stack(cards: list[int], special: int, variant: str, rng: np.random.Generato
     return list(reversed(top + middle + bottom))
 
 
-def new_state(n: int, variant: str, rng: np.random.Generator) -> State:
-    buildings: list[list | None] = []
+def new_state(n: int, variant: str, rng: Chance) -> State:
+    buildings: list[Building | None] = []
     lot_building = [-1] * cp.LOTS
     tiles = [list(row) for row in cp.TILES]
     for zone, lot in cp.STARTING_BUILDINGS:
         lot_building[lot] = len(buildings)
-        buildings.append([zone, 1, [lot], NOBODY])
+        buildings.append(Building(zone, 1, (lot,), NOBODY))
         tiles[zone][0] -= 1
     decks = []
     for deck in range(3):
@@ -296,12 +625,18 @@ def _setup_draw(s: State, deck: int) -> int:
 
 
 def starting_lots_left(s: State) -> list[int]:
-    return [s.buildings[bid][LOTS_][0] for bid in range(len(cp.STARTING_BUILDINGS)) if s.buildings[bid][OWNER] < 0]
+    """The lots of the starting buildings nobody bought yet (none is demolished during the setup)."""
+    starting = cast("list[Building]", s.buildings[: len(cp.STARTING_BUILDINGS)])
+    return [b.lots[0] for b in starting if b.owner < 0]
+
+
+def _set_owner(s: State, bid: int, owner: int) -> None:
+    s.buildings[bid] = standing(s, bid)._replace(owner=owner)
 
 
 def _start_buy(s: State, p: int, lot: int) -> None:
     bid = s.lot_building[lot]
-    s.buildings[bid][OWNER] = p
+    _set_owner(s, bid, p)
     s.wealth[p] -= building_value(s, bid)
     if starting_lots_left(s):
         s.decider = (p + 1) % s.n
@@ -313,7 +648,7 @@ def _start_buy(s: State, p: int, lot: int) -> None:
         fours = [_media_tie_count(s, seat) for seat in tied]
         tied = [seat for seat, k in zip(tied, fours, strict=True) if k == max(fours)]
     if len(tied) > 1:
-        s.decision, s.decider, s.ctx = Decision.MEDIA_TIE, 0, {"tied": tied}
+        _ask(s, Decision.MEDIA_TIE, 0, MediaTieContext(tied=tied))
         return
     _give_media(s, tied[0])
 
@@ -321,10 +656,8 @@ def _start_buy(s: State, p: int, lot: int) -> None:
 def _media_tie_count(s: State, seat: int) -> int:
     return sum(
         1
-        for bid in live_buildings(s)
-        if s.buildings[bid][OWNER] == seat
-        and s.buildings[bid][ZONE] == cp.RES
-        and building_value(s, bid) == cp.MEDIA_TIE_VALUE
+        for bid, b in enumerate(s.buildings)
+        if b is not None and b.owner == seat and b.zone == cp.RES and building_value(s, bid) == cp.MEDIA_TIE_VALUE
     )
 
 
@@ -410,11 +743,11 @@ def _zone_lots(s: State) -> tuple[int, list[int]]:
     """The lots holding a building, and those of each zone's buildings, as bit sets; parks count in
     no zone (the zoning rule of 4.1 passes over them)."""
     occupied, by_zone = 0, [0] * len(cp.ZONE_NAMES)
-    buildings = s.buildings
+    buildings = cast("list[Building]", s.buildings)  # a lot names a standing building
     for x, bid in enumerate(s.lot_building):
         if bid >= 0:
             occupied |= 1 << x
-            by_zone[buildings[bid][ZONE]] |= 1 << x
+            by_zone[buildings[bid].zone] |= 1 << x
     by_zone[cp.PARK] = 0
     return occupied, by_zone
 
@@ -438,7 +771,7 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
         card,
         first_only,
         bisect_right(memo[3], s.wealth[seat]),  # how many of the block values the seat affords
-        (seat, contractor, tuple([b and b[OWNER] for b in s.buildings])) if may_demolish else None,
+        (seat, contractor, tuple([b and b.owner for b in s.buildings])) if may_demolish else None,
     )
     found = memo[2].get(key)
     if found is None:
@@ -456,7 +789,7 @@ def _search_placements(
     kind, argument = restriction if restriction is not None else (-1, 0)
     wealth = s.wealth[seat]
     values = block_values(tuple(s.circles))
-    lot_building, buildings = s.lot_building, s.buildings
+    lot_building, buildings = s.lot_building, cast("list[Building]", s.buildings)  # a lot names a standing building
     zoned_lots = sum(zone_lots)  # the zones' bit sets are disjoint
     found: dict[int, list[int]] = {}
     for block, placements in enumerate(PLACEMENT_BITS[size]):
@@ -477,9 +810,9 @@ def _search_placements(
                         continue
                     b = buildings[bid]
                     if (
-                        b[SIZE] > size
-                        or any(y not in lots for y in b[LOTS_])
-                        or (contractor != seat and contractor >= 0 and b[OWNER] == contractor)
+                        b.size > size
+                        or any(y not in lots for y in b.lots)
+                        or (contractor != seat and contractor >= 0 and b.owner == contractor)
                     ):
                         ok = False
                         break
@@ -524,15 +857,20 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         mask[BUILD_FAVOR + k] = can_build(s, p, card)
 
 
+def building_card(s: State) -> int:
+    """The contract card being built (PAY_PERMIT, PLACE)."""
+    return cast(Build, s.build)["card"]
+
+
 def _legal_pay_permit(s: State, mask: np.ndarray) -> None:
-    zone = cp.CONTRACT_ZONE[s.build["card"]]
+    zone = cp.CONTRACT_ZONE[building_card(s)]
     for c in s.hands[s.active]:
         if c < cp.NUM_PERMITS and zone in cp.PERMIT_ZONES[c]:
             mask[CARD + c] = True
 
 
 def _legal_place(s: State, mask: np.ndarray) -> None:
-    for place in legal_placements(s, s.active, s.build["card"]):
+    for place in legal_placements(s, s.active, building_card(s)):
         mask[LOT + place] = True
 
 
@@ -541,7 +879,7 @@ def _relative(s: State, seat: int) -> int:
 
 
 def _legal_voc_source(s: State, mask: np.ndarray) -> None:
-    voc = s.ctx["voc"]
+    voc = cast(VocSourceContext, s.ctx)["voc"]
     for seat in range(s.n):
         if seat != s.decider and s.vocations[seat][voc] > 0:
             mask[_relative(s, seat)] = True
@@ -567,21 +905,21 @@ def _legal_marker_src(s: State, mask: np.ndarray) -> None:
 
 def _legal_marker_dst(s: State, mask: np.ndarray) -> None:
     _legal_marker_place(s, mask)
-    mask[PASS] = bool(s.ctx.get("optional"))
+    mask[PASS] = cast(MarkerMoveContext, s.ctx)["optional"]
 
 
 def _legal_lots(s: State, mask: np.ndarray) -> None:
-    for lot in s.ctx["lots"]:
+    for lot in cast(LotsContext, s.ctx)["lots"]:
         mask[LOT + lot] = True
 
 
 def _legal_tie(s: State, mask: np.ndarray) -> None:
-    for seat in s.ctx["tied"]:
+    for seat in cast(MediaTieContext, s.ctx)["tied"]:
         mask[_relative(s, seat)] = True
 
 
 def _legal_pay_or_not(s: State, mask: np.ndarray) -> None:
-    mask[OPT_A] = bool(s.ctx["affordable"])
+    mask[OPT_A] = cast(AuctionContext, s.ctx)["affordable"]
     mask[OPT_B] = True
 
 
@@ -621,9 +959,7 @@ def legal_actions(s: State) -> np.ndarray:
 
 
 # ===== applying an action ========================================================================
-def apply_action(
-    s: State, action: int, rng: np.random.Generator, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT
-) -> None:
+def apply_action(s: State, action: int, rng: Chance, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT) -> None:
     """Apply one legal action, run the automatic procedure to the next decision (9.1)."""
     while True:
         APPLY_BY_DECISION[s.decision](s, action, rng)
@@ -638,33 +974,35 @@ def apply_action(
         action = int(legal[0])
 
 
-def run(s: State, rng: np.random.Generator) -> None:
+def run(s: State, rng: Chance) -> None:
     """Run tasks until a decision is pending; with none left, the active seat's phase decision."""
     while s.decision == NONE:
         if s.tasks:
             task = s.tasks.pop()
-            TASKS[task[0]](s, task, rng)
+            TASKS[type(task)](s, task, rng)
         else:
             s.decision, s.decider = s.phase, s.active
 
 
-def _ask(s: State, decision: int, seat: int, **ctx) -> None:
-    s.decision, s.decider, s.ctx = decision, seat, ctx
+def _ask(s: State, decision: int, seat: int, ctx: Context | None = None) -> None:
+    s.decision, s.decider = decision, seat
+    s.ctx = {} if ctx is None else ctx
 
 
 def _done(s: State) -> None:
-    s.decision, s.ctx = NONE, {}
+    s.decision = NONE
+    s.ctx = {}  # a NoContext
 
 
-def _apply_start_buy(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_start_buy(s: State, action: int, rng: Chance) -> None:
     _start_buy(s, s.decider, action - LOT)
 
 
-def _apply_media_tie(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_media_tie(s: State, action: int, rng: Chance) -> None:
     _give_media(s, (s.decider + action - PLAYER) % s.n)
 
 
-def _apply_invest(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_invest(s: State, action: int, rng: Chance) -> None:
     p = s.active
     _done(s)
     if action == PASS:
@@ -685,15 +1023,11 @@ def _take_contract(s: State, space: int) -> int:
     return card
 
 
-def _apply_main(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_main(s: State, action: int, rng: Chance) -> None:
     p = s.active
     _done(s)
     if action == PASS:
-        s.tasks.append(["next_turn"])
-        s.tasks.extend([["reveal_contract", d] for d in (2, 1, 0)])
-        s.tasks.extend(
-            [["refill_contracts"], ["slide_contracts"], ["reveal_planning"], ["refill_planning"], ["slide_planning"]]
-        )
+        s.tasks.extend(END_OF_TURN)
         s.phase = NONE
         return
     if action < BUILD:
@@ -719,22 +1053,22 @@ def _apply_main(s: State, action: int, rng: np.random.Generator) -> None:
 
 
 def _start_build(s: State, card: int) -> None:
-    s.build = {"card": card, "paid": 0}
+    s.build = Build(card=card, paid=0)
     _ask(s, Decision.PAY_PERMIT, s.active)
 
 
-def _apply_pay_permit(s: State, action: int, rng: np.random.Generator) -> None:
-    p, card = s.active, action - CARD
+def _apply_pay_permit(s: State, action: int, rng: Chance) -> None:
+    p, card, build = s.active, action - CARD, cast(Build, s.build)
     s.hands[p].remove(card)
     s.planning_discard.append(card)
-    s.build["paid"] += cp.PERMIT_VALUE[card]
-    if s.build["paid"] >= cp.CONTRACT_SIZE[s.build["card"]]:
+    build["paid"] += cp.PERMIT_VALUE[card]
+    if build["paid"] >= cp.CONTRACT_SIZE[build["card"]]:
         _ask(s, Decision.PLACE, p)
 
 
-def _apply_place(s: State, action: int, rng: np.random.Generator) -> None:
-    p = s.active
-    card = s.build["card"]
+def _apply_place(s: State, action: int, rng: Chance) -> None:
+    p, build = s.active, cast(Build, s.build)
+    card = build["card"]
     place = action - LOT
     demolished = legal_placements(s, p, card)[place]
     zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
@@ -746,25 +1080,25 @@ def _apply_place(s: State, action: int, rng: np.random.Generator) -> None:
         demolish(s, bid)
     block, variant = divmod(place, 4)
     s.wealth[p] -= block_value(s, block)
-    bid = add_building(s, zone, size, [4 * block + sub for sub in cp.FOOTPRINTS[size][variant]], p)
+    bid = add_building(s, zone, size, tuple([4 * block + sub for sub in cp.FOOTPRINTS[size][variant]]), p)
     s.removed.append(card)
-    bonus = sum(1 for other in buildings_adjacent(s, bid) if s.buildings[other][ZONE] == zone)
+    bonus = sum(1 for other in buildings_adjacent(s, bid) if standing(s, other).zone == zone)
     if s.offices[cp.DISTRICT_ATTORNEY] == p and not s.built_this_turn:
         bonus *= 2
     s.built_this_turn = True
     s.prestige[p] += bonus
-    s.build["building"] = bid
-    s.tasks.append(["build_done"])
+    build["building"] = bid
+    s.tasks.append(BuildDone())
     for k in reversed(range(len(cp.CONTRACT_EFFECTS[card]))):
-        s.tasks.append(["effect", card, k, bid])
+        s.tasks.append(EffectTask(card, k, bid))
     for voc, value in reversed(cp.CONTRACT_VOCATIONS[card]):
-        s.tasks.append(["vocation", voc, value])
+        s.tasks.append(Vocation(voc, value))
     _done(s)
 
 
-def add_building(s: State, zone: int, size: int, lots: list[int], owner: int) -> int:
+def add_building(s: State, zone: int, size: int, lots: tuple[int, ...], owner: int) -> int:
     bid = len(s.buildings)
-    s.buildings.append([zone, size, lots, owner])
+    s.buildings.append(Building(zone, size, lots, owner))
     for x in lots:
         s.lot_building[x] = bid
     s.tiles[zone][size - 1] -= 1
@@ -773,39 +1107,40 @@ def add_building(s: State, zone: int, size: int, lots: list[int], owner: int) ->
 
 def demolish(s: State, bid: int) -> None:
     """The tile leaves the game (5.4); its cube returns to its owner."""
-    for x in s.buildings[bid][LOTS_]:
+    for x in standing(s, bid).lots:
         s.lot_building[x] = -1
     s.buildings[bid] = None
 
 
-def _task_build_done(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_build_done(s: State, task: BuildDone, rng: Chance) -> None:
     s.build = None
 
 
 # ----- vocations (4.1 step 6) -----------------------------------------------------------------
-def _task_vocation(s: State, task: list, rng: np.random.Generator) -> None:
-    _, voc, value = task
+def _task_vocation(s: State, task: Vocation, rng: Chance) -> None:
+    voc, value = task
     p = s.active
-    s.tasks.append(["voc_payout", voc, value])
+    s.tasks.append(VocPayout(voc, value))
     if s.voc_supply[voc] > 0:
         s.voc_supply[voc] -= 1
         s.vocations[p][voc] += 1
     elif any(s.vocations[o][voc] for o in range(s.n) if o != p):
-        _ask(s, Decision.VOC_SOURCE, p, voc=voc)
+        _ask(s, Decision.VOC_SOURCE, p, VocSourceContext(voc=voc))
 
 
-def _apply_voc_source(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_voc_source(s: State, action: int, rng: Chance) -> None:
     if action != PASS:
         victim = (s.decider + action - PLAYER) % s.n
-        s.vocations[victim][s.ctx["voc"]] -= 1
-        s.vocations[s.decider][s.ctx["voc"]] += 1
+        voc = cast(VocSourceContext, s.ctx)["voc"]
+        s.vocations[victim][voc] -= 1
+        s.vocations[s.decider][voc] += 1
     _done(s)
 
 
-def _task_voc_payout(s: State, task: list, rng: np.random.Generator) -> None:
-    _, voc, value = task
+def _task_voc_payout(s: State, task: VocPayout, rng: Chance) -> None:
+    voc, value = task
     chief = s.offices[cp.POLICE_CHIEF]
-    asks = []
+    asks: list[Task] = []
     for k in range(s.n):
         seat = (s.active + k) % s.n
         markers = s.vocations[seat][voc]
@@ -813,17 +1148,17 @@ def _task_voc_payout(s: State, task: list, rng: np.random.Generator) -> None:
             s.wealth[seat] += value * markers
             s.prestige[seat] += value * markers
         else:
-            asks += [["voc_pay_one", seat, voc, value]] * markers
+            asks += [VocPayOne(seat, voc, value)] * markers
     s.tasks.extend(reversed(asks))
 
 
-def _task_voc_pay_one(s: State, task: list, rng: np.random.Generator) -> None:
-    _, seat, voc, value = task
-    _ask(s, Decision.VOC_PAYOUT, seat, voc=voc, amount=value)
+def _task_voc_pay_one(s: State, task: VocPayOne, rng: Chance) -> None:
+    seat, voc, value = task
+    _ask(s, Decision.VOC_PAYOUT, seat, VocPayoutContext(voc=voc, amount=value))
 
 
-def _apply_voc_payout(s: State, action: int, rng: np.random.Generator) -> None:
-    seat, amount = s.decider, s.ctx["amount"]
+def _apply_voc_payout(s: State, action: int, rng: Chance) -> None:
+    seat, amount = s.decider, cast(VocPayoutContext, s.ctx)["amount"]
     if action == OPT_A:
         s.wealth[seat] += amount
     else:
@@ -836,70 +1171,64 @@ def _matching(s: State, zones: tuple[int, ...], size: int, owner: int | None = N
     return [
         bid
         for bid, b in enumerate(s.buildings)
-        if b is not None
-        and b[ZONE] in zones
-        and (size == 0 or b[SIZE] == size)
-        and (owner is None or b[OWNER] == owner)
+        if b is not None and b.zone in zones and (size == 0 or b.size == size) and (owner is None or b.owner == owner)
     ]
 
 
 def _in_scope(s: State, bid: int, scope: int) -> set[int]:
     if scope == cp.ADJACENT:
         return buildings_adjacent(s, bid)
-    everything = live_buildings(s)
     if scope == cp.THESE_ROWS:
-        r, c = divmod(s.buildings[bid][LOTS_][0] // 4, 6)
+        r, c = divmod(standing(s, bid).lots[0] // 4, 6)
         return {
             other
-            for other in everything
-            if (s.buildings[other][LOTS_][0] // 24 == r or s.buildings[other][LOTS_][0] // 4 % 6 == c)
+            for other, b in enumerate(s.buildings)
+            if b is not None and (b.lots[0] // 24 == r or b.lots[0] // 4 % 6 == c)
         }
-    return set(everything)
+    return set(live_buildings(s))
 
 
-def _task_effect(s: State, task: list, rng: np.random.Generator) -> None:
-    _, card, k, bid = task
+def _task_effect(s: State, task: EffectTask, rng: Chance) -> None:
+    card, k, bid = task
     effect = cp.CONTRACT_EFFECTS[card][k]
-    template, p = effect[0], s.active
-    if template == cp.GAIN:
-        s.wealth[p] += effect[1]
-        s.prestige[p] += effect[2]
-    elif template == cp.PER_BUILDING:
-        _, recipients, w, pr, zones, size, scope = effect
-        scope_set = _in_scope(s, bid, scope)
-        seats = range(s.n) if recipients == cp.EACH_OWN else (p,)
+    p = s.active
+    if isinstance(effect, cp.Gain):
+        s.wealth[p] += effect.wealth
+        s.prestige[p] += effect.prestige
+    elif isinstance(effect, cp.PerBuilding):
+        scope_set = _in_scope(s, bid, effect.scope)
+        seats = range(s.n) if effect.recipients == cp.EACH_OWN else (p,)
         for seat in seats:
-            owner = None if recipients == cp.ACTIVE_ALL else seat
-            count = sum(1 for other in _matching(s, zones, size, owner) if other in scope_set)
-            s.wealth[seat] += w * count
-            s.prestige[seat] += pr * count
-    elif template == cp.ELECTION:
-        s.tasks.append(["election", effect[1]])
-    elif template == cp.WIN_ELECTION:
-        if office_in_play(s, effect[1]):
-            s.tasks.append(["elected", effect[1], p])
-    elif template == cp.MARKER:
-        s.tasks.append(["marker", effect[1], p])
-    elif template == cp.PARK_EFFECT:
-        s.tasks.extend([["park_near", bid, p]] * effect[1])
-    elif template == cp.EXTRA_FAVOR:
+            owner = None if effect.recipients == cp.ACTIVE_ALL else seat
+            count = sum(1 for other in _matching(s, effect.zones, effect.size, owner) if other in scope_set)
+            s.wealth[seat] += effect.wealth * count
+            s.prestige[seat] += effect.prestige * count
+    elif isinstance(effect, cp.Election):
+        s.tasks.append(ElectionTask(effect.office))
+    elif isinstance(effect, cp.WinElection):
+        if office_in_play(s, effect.office):
+            s.tasks.append(Elected(effect.office, p))
+    elif isinstance(effect, cp.Marker):
+        s.tasks.append(MarkerTask(effect.number, p))
+    elif isinstance(effect, cp.ParkEffect):
+        s.tasks.extend([ParkNear(bid, p)] * effect.parks)
+    elif isinstance(effect, cp.ExtraFavor):
         s.extra_favor = p
-    elif template == cp.TRIBUTE:
-        _, amount, zones, size = effect
-        asks = []
+    else:
+        asks: list[Task] = []
         for k2 in range(1, s.n):
             seat = (p + k2) % s.n
-            asks += [["tribute_one", seat, amount]] * len(_matching(s, zones, size, seat))
+            asks += [TributeOne(seat, effect.amount)] * len(_matching(s, effect.zones, effect.size, seat))
         s.tasks.extend(reversed(asks))
 
 
-def _task_tribute_one(s: State, task: list, rng: np.random.Generator) -> None:
-    _, seat, amount = task
-    _ask(s, Decision.TRIBUTE_PAY, seat, amount=amount)
+def _task_tribute_one(s: State, task: TributeOne, rng: Chance) -> None:
+    seat, amount = task
+    _ask(s, Decision.TRIBUTE_PAY, seat, TributeContext(amount=amount))
 
 
-def _apply_tribute(s: State, action: int, rng: np.random.Generator) -> None:
-    seat, builder, amount = s.decider, s.active, s.ctx["amount"]
+def _apply_tribute(s: State, action: int, rng: Chance) -> None:
+    seat, builder, amount = s.decider, s.active, cast(TributeContext, s.ctx)["amount"]
     if action == OPT_A:
         paid = min(amount, s.wealth[seat])
         s.wealth[seat] -= paid
@@ -915,58 +1244,59 @@ def empty_lots(s: State) -> list[int]:
     return [x for x in range(cp.LOTS) if s.lot_building[x] < 0]
 
 
-def _task_park_near(s: State, task: list, rng: np.random.Generator) -> None:
-    _, bid, seat = task
-    if s.tiles[cp.PARK][0] <= 0 or s.buildings[bid] is None:
+def _task_park_near(s: State, task: ParkNear, rng: Chance) -> None:
+    bid, seat = task
+    b = s.buildings[bid]
+    if s.tiles[cp.PARK][0] <= 0 or b is None:
         return
-    lots = sorted({y for x in s.buildings[bid][LOTS_] for y in cp.ADJACENT_LOTS[x] if s.lot_building[y] < 0})
+    lots = sorted({y for x in b.lots for y in cp.ADJACENT_LOTS[x] if s.lot_building[y] < 0})
     if lots:
-        _ask(s, Decision.PARK_LOT, seat, lots=lots)
+        _ask(s, Decision.PARK_LOT, seat, LotsContext(lots=lots))
 
 
-def _task_park_anywhere(s: State, task: list, rng: np.random.Generator) -> None:
-    seat = task[1]
+def _task_park_anywhere(s: State, task: ParkAnywhere, rng: Chance) -> None:
     lots = empty_lots(s)
     if s.tiles[cp.PARK][0] > 0 and lots:
-        _ask(s, Decision.MAYOR_PARK, seat, lots=lots)
+        _ask(s, Decision.MAYOR_PARK, task.seat, LotsContext(lots=lots))
 
 
-def _apply_park(s: State, action: int, rng: np.random.Generator) -> None:
-    add_building(s, cp.PARK, 1, [action - LOT], s.decider)
+def _apply_park(s: State, action: int, rng: Chance) -> None:
+    add_building(s, cp.PARK, 1, (action - LOT,), s.decider)
     _done(s)
 
 
 # ----- markers (2.3, 5.2 MARKER, Zoning Variance / Subway Line) -------------------------------
-def _task_marker(s: State, task: list, rng: np.random.Generator) -> None:
-    _, number, seat = task
+def _task_marker(s: State, task: MarkerTask, rng: Chance) -> None:
+    number, seat = task
     if 0 not in s.circles:
         return
     if number in s.circles:
-        _ask(s, Decision.MARKER_MOVE_DST, seat, marker=number, optional=True)
+        _ask(s, Decision.MARKER_MOVE_DST, seat, MarkerMoveContext(marker=number, optional=True))
     else:
-        _ask(s, Decision.MARKER_PLACE, seat, marker=number)
+        _ask(s, Decision.MARKER_PLACE, seat, MarkerPlaceContext(marker=number))
 
 
-def _apply_marker_place(s: State, action: int, rng: np.random.Generator) -> None:
-    s.circles[action - CIRCLE] = s.ctx["marker"]
+def _apply_marker_place(s: State, action: int, rng: Chance) -> None:
+    s.circles[action - CIRCLE] = cast(MarkerPlaceContext, s.ctx)["marker"]
     _done(s)
 
 
-def _task_move_marker(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_move_marker(s: State, task: MoveMarker, rng: Chance) -> None:
     if 0 in s.circles and any(s.circles):
-        _ask(s, Decision.MARKER_MOVE_SRC, task[1])
+        _ask(s, Decision.MARKER_MOVE_SRC, task.seat)
 
 
-def _apply_marker_src(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_marker_src(s: State, action: int, rng: Chance) -> None:
     if action == PASS:
         _done(s)
         return
-    _ask(s, Decision.MARKER_MOVE_DST, s.decider, marker=s.circles[action - CIRCLE], optional=False)
+    marker = s.circles[action - CIRCLE]
+    _ask(s, Decision.MARKER_MOVE_DST, s.decider, MarkerMoveContext(marker=marker, optional=False))
 
 
-def _apply_marker_dst(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_marker_dst(s: State, action: int, rng: Chance) -> None:
     if action != PASS:
-        number = s.ctx["marker"]
+        number = cast(MarkerMoveContext, s.ctx)["marker"]
         s.circles[s.circles.index(number)] = 0
         s.circles[action - CIRCLE] = number
     _done(s)
@@ -983,20 +1313,20 @@ def office_in_play(s: State, office: int) -> bool:
 
 def election_candidates(s: State, office: int) -> list[int]:
     """Seats tied for winning `office` after the stated tie-breaks (empty: nobody qualifies)."""
+    keys: list[tuple[int, ...]]  # per seat, compared as a whole
     if office == cp.MAYOR:
-        keys = [sum(v) for v in s.vocations]
-        if max(keys) <= 0:
+        keys = [(sum(v),) for v in s.vocations]
+        if max(keys) <= (0,):
             return []
     elif office == cp.CONTRACTOR:
-        keys = [-x for x in s.prestige]
+        keys = [(-x,) for x in s.prestige]
     else:
-        zone = cp.OFFICE_ZONE[office]
+        zone = cp.OFFICE_ZONE[office]  # the other offices each have a zone
         keys = [(0, 0)] * s.n
-        for bid in _matching(s, (zone,), 0):
-            owner = s.buildings[bid][OWNER]
-            if owner >= 0:
-                best, count = keys[owner]
-                keys[owner] = (max(best, building_value(s, bid)), count + 1)
+        for b in s.buildings:
+            if b is not None and b.zone == zone and b.owner >= 0:
+                value, count = keys[b.owner]
+                keys[b.owner] = (max(value, block_value(s, b.lots[0] // 4)), count + 1)
         if max(keys)[1] == 0:
             return []
     best = max(keys)
@@ -1008,59 +1338,59 @@ def tie_decider(s: State, office: int) -> int:
         holders = [seat for seat in range(s.n) if s.vocations[seat][cp.MEDIA]]
         decider = holders[0] if holders else NOBODY
     else:
-        decider = s.offices[cp.TIE_DECIDER[office]]
+        decider = s.offices[cast(int, cp.TIE_DECIDER[office])]  # every office but the Mayor has its decider
     return decider if decider >= 0 else s.active
 
 
-def _task_election(s: State, task: list, rng: np.random.Generator) -> None:
-    office = task[1]
+def _task_election(s: State, task: ElectionTask, rng: Chance) -> None:
+    office = task.office
     if not office_in_play(s, office):
         return
     tied = election_candidates(s, office)
     if len(tied) == 1:
-        s.tasks.append(["elected", office, tied[0]])
+        s.tasks.append(Elected(office, tied[0]))
     elif tied:
-        _ask(s, Decision.ELECTION_TIE, tie_decider(s, office), office=office, tied=tied)
+        _ask(s, Decision.ELECTION_TIE, tie_decider(s, office), ElectionTieContext(office=office, tied=tied))
 
 
-def _apply_election_tie(s: State, action: int, rng: np.random.Generator) -> None:
-    office = s.ctx["office"]
+def _apply_election_tie(s: State, action: int, rng: Chance) -> None:
+    office = cast(ElectionTieContext, s.ctx)["office"]
     seat = (s.decider + action - PLAYER) % s.n
     _done(s)
-    s.tasks.append(["elected", office, seat])
+    s.tasks.append(Elected(office, seat))
 
 
-def _task_elected(s: State, task: list, rng: np.random.Generator) -> None:
-    _, office, seat = task
+def _task_elected(s: State, task: Elected, rng: Chance) -> None:
+    office, seat = task
     s.offices[office] = seat
     if office == cp.CONTRACTOR:
         return
     if s.sports:
-        s.tasks.append(["election", cp.CONTRACTOR])
+        s.tasks.append(ElectionTask(cp.CONTRACTOR))
     if office == cp.MAYOR:
-        s.tasks.append(["park_anywhere", seat])
+        s.tasks.append(ParkAnywhere(seat))
 
 
-def _task_ballot(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_ballot(s: State, task: Ballot, rng: Chance) -> None:
     s.pawn = (s.pawn + 1) % cp.POLITICIANS
     if s.pawn == cp.MAYOR or s.airport:
-        s.tasks.append(["election", s.pawn])
+        s.tasks.append(ElectionTask(s.pawn))
 
 
-def _task_payout(s: State, task: list, rng: np.random.Generator) -> None:
-    pay_row(s, task[1], task[2])
+def _task_payout(s: State, task: Payout, rng: Chance) -> None:
+    pay_row(s, task.icon, task.number)
 
 
 # ===== end of turn (4.2) =======================================================================
 def _push_reveal_triggers(s: State, card: int) -> None:
     """A permit or Urban Renewal revealed: its election first, then its payout (4.3)."""
     if cp.WEALTH_PAYOUT[card]:
-        s.tasks.append(["payout", "w", cp.WEALTH_PAYOUT[card]])
+        s.tasks.append(Payout("w", cp.WEALTH_PAYOUT[card]))
     if cp.BALLOT[card]:
-        s.tasks.append(["ballot"])
+        s.tasks.append(Ballot())
 
 
-def _planning_available(s: State, rng: np.random.Generator) -> bool:
+def _planning_available(s: State, rng: Chance) -> bool:
     """Reshuffle an empty planning deck; False when no non-event card is left to draw (open point 25)."""
     if not s.planning_deck:
         if not any(c < cp.FIRST_PLANNING_EVENT for c in s.planning_discard):
@@ -1072,7 +1402,7 @@ def _planning_available(s: State, rng: np.random.Generator) -> bool:
     return any(c < cp.FIRST_PLANNING_EVENT for c in s.planning_deck + s.planning_discard)
 
 
-def _task_slide_planning(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_slide_planning(s: State, task: SlidePlanning, rng: Chance) -> None:
     """Step 1: cards slide toward PL1 keeping their order; the face-up top slides in when there is room."""
     cards = [c for c in s.planning_slots if c >= 0]
     if s.planning_up and s.planning_deck and len(cards) < 4:
@@ -1081,31 +1411,31 @@ def _task_slide_planning(s: State, task: list, rng: np.random.Generator) -> None
     s.planning_slots = [-1] * (4 - len(cards)) + cards
 
 
-def _task_refill_planning(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_refill_planning(s: State, task: RefillPlanning, rng: Chance) -> None:
     empty = [k for k in range(3, -1, -1) if s.planning_slots[k] < 0]  # PL1 is the cheapest
     if not empty or not _planning_available(s, rng):
         return
-    s.tasks.append(["refill_planning"])
+    s.tasks.append(RefillPlanning())
     card = s.planning_deck.pop()
     was_up, s.planning_up = s.planning_up, False
     if card >= cp.FIRST_PLANNING_EVENT:
         s.planning_discard.append(card)
-        s.tasks.append(["planning_event", card])
+        s.tasks.append(PlanningEventTask(card))
         return
     s.planning_slots[empty[0]] = card
     if not was_up:
         _push_reveal_triggers(s, card)
 
 
-def _task_reveal_planning(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_reveal_planning(s: State, task: RevealPlanning, rng: Chance) -> None:
     if s.planning_up or not _planning_available(s, rng):
         return
     card = s.planning_deck[-1]
     if card >= cp.FIRST_PLANNING_EVENT:
         s.planning_deck.pop()
         s.planning_discard.append(card)
-        s.tasks.append(["reveal_planning"])
-        s.tasks.append(["planning_event", card])
+        s.tasks.append(RevealPlanning())
+        s.tasks.append(PlanningEventTask(card))
         return
     s.planning_up = True
     _push_reveal_triggers(s, card)
@@ -1123,7 +1453,7 @@ def contract_chains(s: State) -> list[tuple[int, list[int]]]:
     return [*head, (cp.METRO, [2, 3, 4])]
 
 
-def _task_slide_contracts(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_slide_contracts(s: State, task: SlideContracts, rng: Chance) -> None:
     for deck, chain in contract_chains(s):
         held = [s.slots[k] for k in chain if s.slots[k] >= 0]
         if s.deck_up[deck] and s.decks[deck] and len(held) < len(chain):
@@ -1133,43 +1463,43 @@ def _task_slide_contracts(s: State, task: list, rng: np.random.Generator) -> Non
             s.slots[k] = card
 
 
-def _task_refill_contracts(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_refill_contracts(s: State, task: RefillContracts, rng: Chance) -> None:
     for k in range(cp.SLOTS - 1, -1, -1):  # C1 is the cheapest
         if s.slots[k] >= 0:
             continue
         deck = next(d for d, chain in contract_chains(s) if k in chain)
         if not s.decks[deck]:
             continue
-        s.tasks.append(["refill_contracts"])
+        s.tasks.append(RefillContracts())
         card = s.decks[deck].pop()
         was_up, s.deck_up[deck] = s.deck_up[deck], False
         if card >= cp.EVENT_BASE:
             s.events_done.append(card - cp.EVENT_BASE)
-            s.tasks.append(["contract_event", card - cp.EVENT_BASE])
+            s.tasks.append(ContractEventTask(card - cp.EVENT_BASE))
             return
         s.slots[k] = card
         if cp.CONTRACT_PAYOUT[card] and not was_up:
-            s.tasks.append(["payout", "p", cp.CONTRACT_PAYOUT[card]])
+            s.tasks.append(Payout("p", cp.CONTRACT_PAYOUT[card]))
         return
 
 
-def _task_reveal_contract(s: State, task: list, rng: np.random.Generator) -> None:
-    deck = task[1]
+def _task_reveal_contract(s: State, task: RevealContract, rng: Chance) -> None:
+    deck = task.deck
     if not deck_active(s, deck) or s.deck_up[deck] or not s.decks[deck]:
         return
     card = s.decks[deck][-1]
     if card >= cp.EVENT_BASE:
         s.decks[deck].pop()
         s.events_done.append(card - cp.EVENT_BASE)
-        s.tasks.append(["reveal_contract", deck])
-        s.tasks.append(["contract_event", card - cp.EVENT_BASE])
+        s.tasks.append(RevealContract(deck))
+        s.tasks.append(ContractEventTask(card - cp.EVENT_BASE))
         return
     s.deck_up[deck] = True
     if cp.CONTRACT_PAYOUT[card]:
-        s.tasks.append(["payout", "p", cp.CONTRACT_PAYOUT[card]])
+        s.tasks.append(Payout("p", cp.CONTRACT_PAYOUT[card]))
 
 
-def _task_next_turn(s: State, task: list, rng: np.random.Generator) -> None:
+def _task_next_turn(s: State, task: NextTurn, rng: Chance) -> None:
     s.turns += 1
     s.active = (s.active + 1) % s.n
     _begin_turn(s)
@@ -1180,37 +1510,41 @@ def _clockwise(s: State) -> list[int]:
     return [(s.active + k) % s.n for k in range(s.n)]
 
 
-def _controlled(s: State, seat: int) -> list[int]:
-    return [bid for bid, b in enumerate(s.buildings) if b is not None and b[OWNER] == seat]
+def _controlled(s: State, seat: int) -> list[Building]:
+    return [b for b in s.buildings if b is not None and b.owner == seat]
 
 
-def _task_planning_event(s: State, task: list, rng: np.random.Generator) -> None:
-    _, _, kind, arg = cp.PLANNING_EVENTS[task[1] - cp.FIRST_PLANNING_EVENT]
+def _controlled_ids(s: State, seat: int) -> list[int]:
+    return [bid for bid, b in enumerate(s.buildings) if b is not None and b.owner == seat]
+
+
+def _task_planning_event(s: State, task: PlanningEventTask, rng: Chance) -> None:
+    _, _, kind, arg = cp.PLANNING_EVENTS[task.card - cp.FIRST_PLANNING_EVENT]
     if kind == cp.LUXURY_TAX:
         for seat in range(s.n):
             s.wealth[seat] -= min(arg, s.wealth[seat])
     elif kind == cp.AUCTION:
-        s.tasks.extend([["auction_one", seat, arg] for seat in reversed(_clockwise(s))])
+        s.tasks.extend([AuctionOne(seat, arg) for seat in reversed(_clockwise(s))])
     elif kind == cp.URBAN_BLIGHT:
         _pick_extreme(s, lowest=True, purpose="blight")
     elif kind == cp.LOCAL_HEADLINES:
         _pick_extreme(s, lowest=False, purpose="headlines")
     elif kind == cp.SPECIAL_ELECTION:
-        s.tasks.append(["ballot"])
+        s.tasks.append(Ballot())
     elif kind == cp.HOLD_ELECTION:
-        s.tasks.append(["election", arg])
+        s.tasks.append(ElectionTask(arg))
     elif kind == cp.INCOME_PER_ZONE:
         for seat in range(s.n):
-            s.wealth[seat] += sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] == arg)
+            s.wealth[seat] += sum(1 for b in _controlled(s, seat) if b.zone == arg)
     elif kind == cp.PRESTIGE_PER_PARK:
         for seat in range(s.n):
-            s.prestige[seat] += arg * sum(1 for bid in _controlled(s, seat) if s.buildings[bid][ZONE] == cp.PARK)
+            s.prestige[seat] += arg * sum(1 for b in _controlled(s, seat) if b.zone == cp.PARK)
     elif kind == cp.TAX_PER_SIZE:
         for seat in range(s.n):
-            due = sum(1 for bid in _controlled(s, seat) if s.buildings[bid][SIZE] == arg)
+            due = sum(1 for b in _controlled(s, seat) if b.size == arg)
             s.wealth[seat] -= min(due, s.wealth[seat])
     elif kind == cp.MOVE_MARKER:
-        s.tasks.append(["move_marker", s.active])
+        s.tasks.append(MoveMarker(s.active))
     elif kind == cp.MEDIA_BONUS:
         _media_bonus(s, arg, arg)
 
@@ -1227,65 +1561,65 @@ def _pick_extreme(s: State, lowest: bool, purpose: str) -> None:
     everything = live_buildings(s)
     if not everything:
         return
-    values = {bid: building_value(s, bid) for bid in everything}
+    values = {bid: block_value(s, b.lots[0] // 4) for bid, b in enumerate(s.buildings) if b is not None}
     target = min(values.values()) if lowest else max(values.values())
     tied = [bid for bid in everything if values[bid] == target]
     if len(tied) == 1:
-        s.tasks.append([purpose, tied[0]])
+        s.tasks.append(PICKED[purpose](tied[0]))
     else:
-        _ask(s, Decision.PICK_BUILDING, s.active, purpose=purpose, lots=_lots_of(s, tied))
+        _ask(s, Decision.PICK_BUILDING, s.active, PickBuildingContext(purpose=purpose, lots=_lots_of(s, tied)))
 
 
 def _lots_of(s: State, bids: list[int]) -> list[int]:
-    return sorted(x for bid in bids for x in s.buildings[bid][LOTS_])
+    return sorted(x for bid in bids for x in standing(s, bid).lots)
 
 
-def _apply_pick_building(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_pick_building(s: State, action: int, rng: Chance) -> None:
     bid = s.lot_building[action - LOT]
-    purpose = s.ctx["purpose"]
+    purpose = cast(PickBuildingContext, s.ctx)["purpose"]
     _done(s)
-    s.tasks.append([purpose, bid])
+    s.tasks.append(PICKED[purpose](bid))
 
 
-def _task_blight(s: State, task: list, rng: np.random.Generator) -> None:
-    bid = task[1]
-    owner = s.buildings[bid][OWNER]
+def _task_blight(s: State, task: Blight, rng: Chance) -> None:
+    bid = task.building
+    owner = standing(s, bid).owner
     if owner < 0:
         demolish(s, bid)
     else:
-        _ask(s, Decision.BLIGHT_CHOICE, owner, building=bid, affordable=s.prestige[owner] >= 3)
+        _ask(s, Decision.BLIGHT_CHOICE, owner, BlightContext(building=bid, affordable=s.prestige[owner] >= 3))
 
 
-def _apply_blight_choice(s: State, action: int, rng: np.random.Generator) -> None:
+def _apply_blight_choice(s: State, action: int, rng: Chance) -> None:
     if action == OPT_A:
         s.prestige[s.decider] -= 3
     else:
-        demolish(s, s.ctx["building"])
+        demolish(s, cast(BlightContext, s.ctx)["building"])
     _done(s)
 
 
-def _task_headlines(s: State, task: list, rng: np.random.Generator) -> None:
-    owner = s.buildings[task[1]][OWNER]
+def _task_headlines(s: State, task: Headlines, rng: Chance) -> None:
+    owner = standing(s, task.building).owner
     if owner >= 0:
         s.prestige[owner] += 3
 
 
-def _task_auction_one(s: State, task: list, rng: np.random.Generator) -> None:
-    _, seat, price = task
+def _task_auction_one(s: State, task: AuctionOne, rng: Chance) -> None:
+    seat, price = task
     if s.wealth[seat] >= price and s.tiles[cp.PARK][0] > 0 and empty_lots(s):
-        _ask(s, Decision.AUCTION, seat, affordable=True, price=price)
+        _ask(s, Decision.AUCTION, seat, AuctionContext(affordable=True, price=price))
 
 
-def _apply_auction(s: State, action: int, rng: np.random.Generator) -> None:
-    seat, price = s.decider, s.ctx["price"]
+def _apply_auction(s: State, action: int, rng: Chance) -> None:
+    seat, price = s.decider, cast(AuctionContext, s.ctx)["price"]
     _done(s)
     if action == OPT_A:
         s.wealth[seat] -= price
-        s.tasks.append(["park_anywhere", seat])
+        s.tasks.append(ParkAnywhere(seat))
 
 
-def _task_contract_event(s: State, task: list, rng: np.random.Generator) -> None:
-    _, _, _, kind, args = cp.CONTRACT_EVENTS[task[1]]
+def _task_contract_event(s: State, task: ContractEventTask, rng: Chance) -> None:
+    kind, args = cp.CONTRACT_EVENTS[task.event].kind, cp.CONTRACT_EVENTS[task.event].args
     if kind == cp.AIRPORT:
         s.airport = True
     elif kind == cp.SPORTS_TEAM:
@@ -1293,81 +1627,77 @@ def _task_contract_event(s: State, task: list, rng: np.random.Generator) -> None
     elif kind == cp.OLYMPIC_GAMES:
         final_scoring(s)
     elif kind == cp.DISASTER:
-        s.tasks.extend([["disaster_one", seat, task[1]] for seat in reversed(_clockwise(s))])
+        s.tasks.extend([DisasterOne(seat, task.event) for seat in reversed(_clockwise(s))])
     elif kind == cp.PLACE_MARKER:
-        s.tasks.append(["marker", args[0], s.active])
+        s.tasks.append(MarkerTask(args[0], s.active))
     elif kind == cp.HOLD_ELECTIONS:
-        s.tasks.extend([["election", office] for office in reversed(args)])
+        s.tasks.extend([ElectionTask(office) for office in reversed(args)])
     elif kind == cp.INCOME_NEAR_FOREST:
         for seat in range(s.n):
-            s.wealth[seat] += args[0] * sum(
-                1 for bid in _controlled(s, seat) if any(cp.LOT_FOREST[x] for x in s.buildings[bid][LOTS_])
-            )
+            s.wealth[seat] += args[0] * sum(1 for b in _controlled(s, seat) if any(cp.LOT_FOREST[x] for x in b.lots))
     elif kind == cp.RELOCATION:
-        _media_bonus(s, *args)
+        wealth, prestige = args
+        _media_bonus(s, wealth, prestige)
         treasurer = s.offices[cp.TREASURER]
-        targets = [bid for bid in _matching(s, (cp.COM,), 0) if s.buildings[bid][OWNER] >= 0]
+        targets = [bid for bid in _matching(s, (cp.COM,), 0) if standing(s, bid).owner >= 0]
         if treasurer >= 0 and targets:
-            _ask(s, Decision.PICK_BUILDING, treasurer, purpose="relocate", lots=_lots_of(s, targets))
+            context = PickBuildingContext(purpose="relocate", lots=_lots_of(s, targets))
+            _ask(s, Decision.PICK_BUILDING, treasurer, context)
     elif kind == cp.UNION_STRIKE:
         boss = s.offices[cp.UNION_BOSS]
         if boss >= 0:
             s.wealth[boss] += args[0] * len(_matching(s, (cp.IND,), 0))
-        s.tasks.append(["election", cp.UNION_BOSS])
+        s.tasks.append(ElectionTask(cp.UNION_BOSS))
     elif kind == cp.PRESTIGE_PER_BIG_ZONE:
         zone, minimum, each = args
         for seat in range(s.n):
-            s.prestige[seat] += each * sum(
-                1
-                for bid in _controlled(s, seat)
-                if s.buildings[bid][ZONE] == zone and s.buildings[bid][SIZE] >= minimum
-            )
+            s.prestige[seat] += each * sum(1 for b in _controlled(s, seat) if b.zone == zone and b.size >= minimum)
     elif kind == cp.SCANDAL:
         mayor = s.offices[cp.MAYOR]
         if mayor >= 0:
             s.prestige[mayor] -= min(args[0], s.prestige[mayor])
-        s.tasks.append(["election", cp.MAYOR])
+        s.tasks.append(ElectionTask(cp.MAYOR))
     elif kind == cp.MOVE_MARKER:
-        s.tasks.append(["move_marker", s.active])
+        s.tasks.append(MoveMarker(s.active))
 
 
-def _task_relocate(s: State, task: list, rng: np.random.Generator) -> None:
-    s.buildings[task[1]][OWNER] = NOBODY
+def _task_relocate(s: State, task: Relocate, rng: Chance) -> None:
+    _set_owner(s, task.building, NOBODY)
 
 
 def disaster_targets(s: State, seat: int, event: int) -> list[int]:
-    what, size = cp.CONTRACT_EVENTS[event][4][:2]
+    disaster = cp.DISASTERS[event]
     found = []
-    for bid in _controlled(s, seat):
-        b = s.buildings[bid]
-        hit = any(cp.LOT_WATER[x] for x in b[LOTS_]) if what == "water" else b[SIZE] == size
+    for bid in _controlled_ids(s, seat):
+        b = standing(s, bid)
+        hit = any(cp.LOT_WATER[x] for x in b.lots) if disaster.by_water else b.size == disaster.size
         if hit:
             found.append(bid)
     return found
 
 
-def _task_disaster_one(s: State, task: list, rng: np.random.Generator) -> None:
-    _, seat, event = task
+def _task_disaster_one(s: State, task: DisasterOne, rng: Chance) -> None:
+    seat, event = task
     if not disaster_targets(s, seat, event):
         return
-    wealth, prestige = cp.CONTRACT_EVENTS[event][4][2:]
-    affordable = s.wealth[seat] >= wealth and s.prestige[seat] >= prestige
-    _ask(s, Decision.DISASTER_CHOICE, seat, event=event, affordable=affordable)
+    disaster = cp.DISASTERS[event]
+    affordable = s.wealth[seat] >= disaster.wealth and s.prestige[seat] >= disaster.prestige
+    _ask(s, Decision.DISASTER_CHOICE, seat, DisasterContext(event=event, affordable=affordable))
 
 
-def _apply_disaster_choice(s: State, action: int, rng: np.random.Generator) -> None:
-    seat, event = s.decider, s.ctx["event"]
+def _apply_disaster_choice(s: State, action: int, rng: Chance) -> None:
+    seat, event = s.decider, cast(DisasterContext, s.ctx)["event"]
     _done(s)
     if action == OPT_A:
-        wealth, prestige = cp.CONTRACT_EVENTS[event][4][2:]
-        s.wealth[seat] -= wealth
-        s.prestige[seat] -= prestige
+        s.wealth[seat] -= cp.DISASTERS[event].wealth
+        s.prestige[seat] -= cp.DISASTERS[event].prestige
     else:
-        _ask(s, Decision.PICK_BUILDING, seat, purpose="demolish", lots=_lots_of(s, disaster_targets(s, seat, event)))
+        lots = _lots_of(s, disaster_targets(s, seat, event))
+        _ask(s, Decision.PICK_BUILDING, seat, PickBuildingContext(purpose="demolish", lots=lots))
 
 
-def _task_demolish(s: State, task: list, rng: np.random.Generator) -> None:
-    demolish(s, task[1])
+def _task_demolish(s: State, task: Demolish, rng: Chance) -> None:
+    demolish(s, task.building)
 
 
 # ===== end of the game (§6) ======================================================================
@@ -1402,11 +1732,11 @@ def office_bonus(s: State, office: int, seat: int) -> int:
     if office == cp.MAYOR:
         return sum(
             1
-            for bid in _controlled(s, seat)
-            if s.buildings[bid][ZONE] != cp.PARK
-            and any(s.buildings[other][ZONE] == cp.PARK for other in buildings_adjacent(s, bid))
+            for bid in _controlled_ids(s, seat)
+            if standing(s, bid).zone != cp.PARK
+            and any(standing(s, other).zone == cp.PARK for other in buildings_adjacent(s, bid))
         )
-    return len(_matching(s, (cp.OFFICE_BONUS_ZONE[office],), 0))
+    return len(_matching(s, (cast(int, cp.OFFICE_BONUS_ZONE[office]),), 0))  # the other offices' zone
 
 
 def standing_keys(s: State) -> list[tuple[int, int]]:
@@ -1428,36 +1758,77 @@ def _game_over(s: State, truncated: bool = False) -> None:
     s.build = None
 
 
-TASKS = {
-    "build_done": _task_build_done,
-    "vocation": _task_vocation,
-    "voc_payout": _task_voc_payout,
-    "voc_pay_one": _task_voc_pay_one,
-    "effect": _task_effect,
-    "tribute_one": _task_tribute_one,
-    "park_near": _task_park_near,
-    "park_anywhere": _task_park_anywhere,
-    "marker": _task_marker,
-    "move_marker": _task_move_marker,
-    "election": _task_election,
-    "elected": _task_elected,
-    "ballot": _task_ballot,
-    "payout": _task_payout,
-    "slide_planning": _task_slide_planning,
-    "refill_planning": _task_refill_planning,
-    "reveal_planning": _task_reveal_planning,
-    "slide_contracts": _task_slide_contracts,
-    "refill_contracts": _task_refill_contracts,
-    "reveal_contract": _task_reveal_contract,
-    "next_turn": _task_next_turn,
-    "planning_event": _task_planning_event,
-    "blight": _task_blight,
-    "headlines": _task_headlines,
-    "auction_one": _task_auction_one,
-    "contract_event": _task_contract_event,
-    "relocate": _task_relocate,
-    "disaster_one": _task_disaster_one,
-    "demolish": _task_demolish,
+# what a picked building (PICK_BUILDING) goes to, by the context's purpose
+PICKED: dict[str, type[Blight | Headlines | Relocate | Demolish]] = {
+    "blight": Blight,
+    "headlines": Headlines,
+    "relocate": Relocate,
+    "demolish": Demolish,
+}
+
+# each task record type: its name in the JSON form and its handler
+TASK_NAMES: dict[type[Task], str] = {
+    BuildDone: "build_done",
+    Vocation: "vocation",
+    VocPayout: "voc_payout",
+    VocPayOne: "voc_pay_one",
+    EffectTask: "effect",
+    TributeOne: "tribute_one",
+    ParkNear: "park_near",
+    ParkAnywhere: "park_anywhere",
+    MarkerTask: "marker",
+    MoveMarker: "move_marker",
+    ElectionTask: "election",
+    Elected: "elected",
+    Ballot: "ballot",
+    Payout: "payout",
+    SlidePlanning: "slide_planning",
+    RefillPlanning: "refill_planning",
+    RevealPlanning: "reveal_planning",
+    SlideContracts: "slide_contracts",
+    RefillContracts: "refill_contracts",
+    RevealContract: "reveal_contract",
+    NextTurn: "next_turn",
+    PlanningEventTask: "planning_event",
+    Blight: "blight",
+    Headlines: "headlines",
+    AuctionOne: "auction_one",
+    ContractEventTask: "contract_event",
+    Relocate: "relocate",
+    DisasterOne: "disaster_one",
+    Demolish: "demolish",
+}
+TASK_TYPES: dict[str, type[Task]] = {name: kind for kind, name in TASK_NAMES.items()}
+TASKS: dict[type[Task], Callable[[State, Any, Chance], None]] = {
+    BuildDone: _task_build_done,
+    Vocation: _task_vocation,
+    VocPayout: _task_voc_payout,
+    VocPayOne: _task_voc_pay_one,
+    EffectTask: _task_effect,
+    TributeOne: _task_tribute_one,
+    ParkNear: _task_park_near,
+    ParkAnywhere: _task_park_anywhere,
+    MarkerTask: _task_marker,
+    MoveMarker: _task_move_marker,
+    ElectionTask: _task_election,
+    Elected: _task_elected,
+    Ballot: _task_ballot,
+    Payout: _task_payout,
+    SlidePlanning: _task_slide_planning,
+    RefillPlanning: _task_refill_planning,
+    RevealPlanning: _task_reveal_planning,
+    SlideContracts: _task_slide_contracts,
+    RefillContracts: _task_refill_contracts,
+    RevealContract: _task_reveal_contract,
+    NextTurn: _task_next_turn,
+    PlanningEventTask: _task_planning_event,
+    Blight: _task_blight,
+    Headlines: _task_headlines,
+    AuctionOne: _task_auction_one,
+    ContractEventTask: _task_contract_event,
+    Relocate: _task_relocate,
+    DisasterOne: _task_disaster_one,
+    Demolish: _task_demolish,
 }
 
 APPLY_BY_DECISION = {

@@ -1,14 +1,15 @@
-"""Every invariant of an Urban Sprawl state, checked field by field (`UrbanSprawl.validate()`).
+"""Every invariant of an Urban Sprawl state, checked field by field (`UrbanSprawl.validate()`), and the
+state read back from its JSON form (`state_from_json`).
 
 The task stack and the pending decision's context are internal bookkeeping: they are checked for
-shape (known task names, a dict), and the core `validate()` then requires the pending decision to
-have a legal action.
+shape (task records of integer fields, the keys the decision reads), and the core `validate()` then
+requires the pending decision to have a legal action.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from city_envs.core.validation import (
     InvalidStateError,
@@ -27,7 +28,48 @@ from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 
 _CONTRACT_CARDS = cp.EVENT_BASE + cp.NUM_CONTRACT_EVENTS  # contracts 0..95, events 96..110
+_BUILD_KEYS = {"card", "paid", "building"}
 _DECK_CARDS = tuple(frozenset(cp.deck_cards(deck)) for deck in range(3))
+
+
+def state_from_json(data: dict) -> r.State:
+    """The state `UrbanSprawl.to_dict` wrote: its building and task lists made records again. A list that
+    cannot be one is refused here, naming it; `validate_state` checks the values."""
+    fields = set(r.State.__dataclass_fields__)
+    require(set(data) == fields, "state", f"keys {sorted(map(str, data))}, not {sorted(fields)}")
+    data = dict(data, buildings=buildings_from_json(data["buildings"]), tasks=tasks_from_json(data["tasks"]))
+    return r.State(**data)
+
+
+def buildings_from_json(rows: Any) -> list[r.Building | None]:
+    check_list("buildings", rows)
+    buildings: list[r.Building | None] = []
+    for bid, row in enumerate(rows):
+        if row is None:
+            buildings.append(None)
+            continue
+        require(
+            isinstance(row, list) and len(row) == 4 and isinstance(row[2], list),
+            f"buildings[{bid}]",
+            f"{row!r} is not [zone, size, lots, owner]",
+        )
+        zone, size, lots, owner = row
+        buildings.append(r.Building(zone, size, tuple(lots), owner))
+    return buildings
+
+
+def tasks_from_json(rows: Any) -> list[r.Task]:
+    check_list("tasks", rows)
+    tasks = []
+    for i, row in enumerate(rows):
+        kind = r.TASK_TYPES.get(row[0]) if isinstance(row, list) and row and isinstance(row[0], str) else None
+        require(
+            kind is not None and len(row) == 1 + len(kind._fields),
+            f"tasks[{i}]",
+            f"{row!r} is not a task [name, *fields]",
+        )
+        tasks.append(cast(type[r.Task], kind)(*row[1:]))
+    return tasks
 
 
 def validate_state(s: r.State, num_players: int, options: dict) -> None:
@@ -50,13 +92,12 @@ def _check_city(s: r.State, n: int) -> None:
         if building is None:
             continue
         field = f"buildings[{bid}]"
-        require(
-            isinstance(building, list) and len(building) == 4, field, f"{building!r} is not [zone, size, lots, owner]"
-        )
+        require(type(building) is r.Building, field, f"{building!r} is not a Building")
         zone, size, lots, owner = building
         check_int(field, zone, 0, len(cp.ZONE_NAMES) - 1)
         check_int(field, size, 1, 4)
-        check_ints(field, lots, size, 0, cp.LOTS - 1)
+        require(isinstance(lots, tuple), field, f"lots {lots!r} are not a tuple")
+        check_ints(field, list(lots), size, 0, cp.LOTS - 1)
         check_int(field, owner, r.NOBODY, n - 1)
         require(len({x // 4 for x in lots}) == 1, field, "its lots lie in several blocks")
         for x in lots:
@@ -109,7 +150,11 @@ def _check_contracts(s: r.State, n: int) -> None:
         check_ints(f"decks[{deck}]", s.decks[deck], low=0, high=_CONTRACT_CARDS - 1)
         require(set(s.decks[deck]) <= _DECK_CARDS[deck], f"decks[{deck}]", "holds a card of another deck")
     check_bools("deck_up", s.deck_up, 3)
-    require(s.build is None or (isinstance(s.build, dict) and "card" in s.build), "build", f"{s.build!r}")
+    require(
+        s.build is None or (isinstance(s.build, dict) and "card" in s.build and set(s.build) <= _BUILD_KEYS),
+        "build",
+        f"{s.build!r}",
+    )
     cards = [c for favors in s.favors for c in favors] + [c for c in s.slots if c >= 0] + s.removed
     cards += [c for deck in s.decks for c in deck] + [cp.EVENT_BASE + e for e in s.events_done]
     if s.build is not None:
@@ -157,7 +202,12 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     _check_ctx(s, n)
     check_list("tasks", s.tasks)
     for i, task in enumerate(s.tasks):
-        require(isinstance(task, list) and task and task[0] in r.TASKS, f"tasks[{i}]", f"{task!r} is not a task")
+        require(type(task) in r.TASKS, f"tasks[{i}]", f"{task!r} is not a task")
+        for name, value in zip(task._fields, task, strict=True):
+            if name == "icon":  # Payout's row kind
+                require(value in ("w", "p"), f"tasks[{i}].icon", f"{value!r} is not 'w' or 'p'")
+            else:
+                check_int(f"tasks[{i}].{name}", value, 0)  # seats, ids and amounts
     check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     if s.decision == r.GAME_OVER:
         require(bool(s.winners), "winners", "none at the end of the game")
@@ -212,7 +262,7 @@ _CTX_KEYS: dict[int, dict[str, Callable[[str, Any, int], Any]]] = {
     },
     r.Decision.MEDIA_TIE: {"tied": _check_seat_list},
     r.Decision.PICK_BUILDING: {
-        "purpose": lambda f, v, n: require(v in r.TASKS, f, f"{v!r} is not a task"),
+        "purpose": lambda f, v, n: require(v in r.PICKED, f, f"{v!r} is not one of {sorted(r.PICKED)}"),
         "lots": _check_lots,
     },
     r.Decision.BLIGHT_CHOICE: {
@@ -235,5 +285,6 @@ def _check_ctx(s: r.State, n: int) -> None:
         "ctx",
         f"keys {sorted(map(str, s.ctx))} for decision {r.Decision.name_of(s.decision)}, not {sorted(wanted)}",
     )
+    ctx = cast("dict[str, Any]", s.ctx)  # any dict until checked
     for key, check in wanted.items():
-        check(f"ctx[{key!r}]", s.ctx[key], n)
+        check(f"ctx[{key!r}]", ctx[key], n)

@@ -12,6 +12,7 @@ table); the lots block is the 12 x 12 grid of lots L(i, j), row-major (`lot_plan
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, cast
 
 import numpy as np
 
@@ -204,7 +205,7 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     changing hands, a marker moved, a new Contractor. Within one match a building id always names the same
     zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
-    owners = [b and b[r.OWNER] for b in s.buildings]  # None: demolished
+    owners = [b and b.owner for b in s.buildings]  # None: demolished
     memo = s.lot_planes_memo
     if (
         memo is None
@@ -453,7 +454,7 @@ def _write_scalars(s: State, variant: str, seen: np.ndarray) -> None:
     build = s.build
     seen[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
     seen[_PERMITS] = build["paid"] / 4.0 if build else 0.0
-    ctx = s.ctx
+    ctx = cast("dict[str, Any]", s.ctx)  # read by key whatever the decision
     voc = ctx.get("voc", -1)
     seen[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
     seen[_AMOUNT] = ctx.get("amount", 0) / 10.0
@@ -501,7 +502,7 @@ def copy_state(s: State) -> State:
     return State(
         n=s.n,
         lot_building=s.lot_building[:],
-        buildings=[None if b is None else [b[0], b[1], b[2][:], b[3]] for b in s.buildings],
+        buildings=s.buildings[:],  # records are immutable: shared
         tiles=[row[:] for row in s.tiles],
         circles=s.circles[:],
         wealth=s.wealth[:],
@@ -531,8 +532,8 @@ def copy_state(s: State) -> State:
         decision=s.decision,
         decider=s.decider,
         ctx=_copy_ctx(s.ctx),
-        tasks=[t[:] for t in s.tasks],
-        build=None if s.build is None else dict(s.build),
+        tasks=s.tasks[:],  # records are immutable: shared
+        build=None if s.build is None else s.build.copy(),
         planning_reshuffles=s.planning_reshuffles,
         turns=s.turns,
         winners=s.winners[:],
@@ -540,8 +541,8 @@ def copy_state(s: State) -> State:
     )
 
 
-def _copy_ctx(ctx: dict) -> dict:
-    return {k: (v[:] if isinstance(v, list) else v) for k, v in ctx.items()}
+def _copy_ctx(ctx: r.Context) -> r.Context:
+    return cast(r.Context, {k: (v[:] if isinstance(v, list) else v) for k, v in ctx.items()})
 
 
 def _shuffled(cards: list[int], rng: np.random.Generator) -> list[int]:

@@ -7,7 +7,7 @@ engine, so the checks are an independent recount.
 from __future__ import annotations
 
 from city_envs.urban_sprawl import components as cp
-from city_envs.urban_sprawl import rules
+from city_envs.urban_sprawl import rules, validation
 from city_envs.urban_sprawl.game import UrbanSprawl
 from city_envs.urban_sprawl.rules import State
 
@@ -118,7 +118,7 @@ def clear_board(s: State) -> None:
 
 
 def put(s: State, zone: int, lots: list[int], owner: int) -> int:
-    return rules.add_building(s, zone, len(lots), lots, owner)
+    return rules.add_building(s, zone, len(lots), tuple(lots), owner)
 
 
 def lot(i: int, j: int) -> int:
@@ -131,16 +131,16 @@ def at_main(game: UrbanSprawl, seat: int, ap: int = 6) -> None:
     s.active = s.decider = seat
     s.phase = s.decision = rules.Decision.MAIN
     s.ap = ap
-    s.tasks, s.ctx, s.build = [], {}, None
+    s.tasks, s.ctx, s.build = [], rules.NoContext(), None
     s.built_this_turn = False
     game._mask = None
 
 
 def run_tasks(game: UrbanSprawl, *tasks: list) -> None:
-    """Run procedure tasks (e.g. ["ballot"]) on the state until the next decision."""
+    """Run procedure tasks, written in their JSON form (e.g. ["ballot"]), on the state until the next decision."""
     s = game.state
     s.decision = rules.NONE
-    s.tasks.extend(reversed([list(t) for t in tasks]))
+    s.tasks.extend(reversed(validation.tasks_from_json([list(t) for t in tasks])))
     rules.run(s, game.rng)
     game._mask = None
 

@@ -204,7 +204,7 @@ def _demolition_position(contractor: int = -1) -> UrbanSprawl:
     game = bought(4, auto_single=False)
     s = game.state
     for bid, (zone, x) in enumerate(cp.STARTING_BUILDINGS):
-        s.buildings[bid][3] = B if (zone, x) == (CIV, lot(6, 6)) else C
+        s.buildings[bid] = s.buildings[bid]._replace(owner=B if (zone, x) == (CIV, lot(6, 6)) else C)
     s.offices = [-1] * 5 + [contractor]
     at_main(game, A)
     s.hands[A] = [9, 10, 36]
@@ -269,7 +269,7 @@ def _da_position(a_values: list[int]) -> UrbanSprawl:
     game = bought(3)
     s = game.state
     for b in rules.live_buildings(s):
-        s.buildings[b][3] = -1
+        s.buildings[b] = s.buildings[b]._replace(owner=-1)
     blocks_by_value = {
         7: [block(0, 1), block(1, 1)],
         4: [block(2, 4), block(3, 4)],

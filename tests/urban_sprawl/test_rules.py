@@ -209,7 +209,7 @@ def test_mayor_election_and_park():
     empty = [x for x in range(144) if s.lot_building[x] < 0]
     assert legal(game) == {rules.LOT + x for x in empty}
     game.apply(rules.LOT + empty[0])
-    assert s.buildings[s.lot_building[empty[0]]] == [PARK, 1, [empty[0]], B]
+    assert s.buildings[s.lot_building[empty[0]]] == rules.Building(PARK, 1, (empty[0],), B)
     assert game.decision_name() == "MAIN"
 
 
@@ -231,7 +231,7 @@ def test_no_qualifying_player_leaves_the_tile():
     s.offices[cp.TREASURER] = B
     for b in rules.live_buildings(s):
         if s.buildings[b][0] == COM:
-            s.buildings[b][3] = -1
+            s.buildings[b] = s.buildings[b]._replace(owner=-1)
     run_tasks(game, ["election", cp.TREASURER])
     assert s.offices[cp.TREASURER] == B
 
@@ -269,7 +269,7 @@ def test_ballot_then_payout_order():
     s = game.state
     s.tasks = []
     rules._push_reveal_triggers(s, 4)  # P04: ballot and W5
-    assert s.tasks == [["payout", "w", 5], ["ballot"]]
+    assert s.tasks == [rules.Payout("w", 5), rules.Ballot()]
 
 
 # ----- effects (5.2) and restrictions (5.3) --------------------------------------------------------
@@ -533,7 +533,7 @@ def test_olympic_games_end_the_game_mid_turn():
     game = _event_position()
     s = game.state
     s.airport = s.sports = True
-    s.tasks = [["next_turn"], ["reveal_contract", 2]]
+    s.tasks = [rules.NextTurn(), rules.RevealContract(2)]
     s.decks[cp.METRO].append(cp.EVENT_BASE + 10)
     s.deck_up[cp.METRO] = False
     run_tasks(game)
