@@ -17,7 +17,7 @@ Value sets (supplies) are 13-bit masks: bit v-1 is value v.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -52,7 +52,7 @@ def values_of(mask: int) -> list[int]:
     return list(_values_of(mask))
 
 
-@cache  # at most 2**13 supply masks: every view lists every seat's supply
+@lru_cache(maxsize=1 << 13)  # one entry per supply mask (13 values), so the bound is never reached
 def _values_of(mask: int) -> tuple[int, ...]:
     return tuple(v for v in cp.VALUES if mask >> (v - 1) & 1)
 

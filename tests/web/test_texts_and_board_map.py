@@ -94,6 +94,10 @@ def test_every_urban_sprawl_effect_template_reads_as_a_sentence():
     from city_envs.urban_sprawl import components as cp
     from city_envs.urban_sprawl.render import contract_details, effect_text, restriction_text
 
+    def as_effect(*row):
+        """A component table's effect row as its record (the template id comes first)."""
+        return cp.EFFECT_TYPES[row[0]](*row)
+
     templates = {}
     for effects in cp.CONTRACT_EFFECTS:
         for effect in effects:
@@ -103,21 +107,21 @@ def test_every_urban_sprawl_effect_template_reads_as_a_sentence():
         for effect in rows:
             text = effect_text(effect)
             assert not CODE_WORD.search(text) and text == text.strip() and text[0].islower(), text
-    assert effect_text((cp.PER_BUILDING, cp.ACTIVE_ALL, 1, 0, (cp.IND,), 0, cp.ADJACENT)) == (
+    assert effect_text(as_effect(cp.PER_BUILDING, cp.ACTIVE_ALL, 1, 0, (cp.IND,), 0, cp.ADJACENT)) == (
         "you gain 1 wealth for each industrial building (anyone's) adjacent to the new building"
     )
-    assert effect_text((cp.PER_BUILDING, cp.EACH_OWN, 3, 0, (cp.COM,), 3, cp.CITY_SCOPE)) == (
+    assert effect_text(as_effect(cp.PER_BUILDING, cp.EACH_OWN, 3, 0, (cp.COM,), 3, cp.CITY_SCOPE)) == (
         "every player gains 3 wealth for each of their own commercial 3-lot buildings in the city"
     )
-    assert effect_text((cp.PER_BUILDING, cp.ACTIVE_OWN, 0, 1, (cp.CIV, cp.RES), 0, cp.THESE_ROWS)) == (
+    assert effect_text(as_effect(cp.PER_BUILDING, cp.ACTIVE_OWN, 0, 1, (cp.CIV, cp.RES), 0, cp.THESE_ROWS)) == (
         "you gain 1 prestige for each of your civic or residential buildings in the new building's block row or column"
     )
-    assert effect_text((cp.GAIN, 2, 3)) == "you gain 2 wealth and 3 prestige"
-    assert effect_text((cp.TRIBUTE, 4, (cp.RES,), 0)) == (
+    assert effect_text(as_effect(cp.GAIN, 2, 3)) == "you gain 2 wealth and 3 prestige"
+    assert effect_text(as_effect(cp.TRIBUTE, 4, (cp.RES,), 0)) == (
         "every other player pays you 4 wealth or prestige for each residential building they control"
     )
-    assert effect_text((cp.MARKER, 9)) == "you put marker 9 on a grey circle"
-    assert effect_text((cp.PARK_EFFECT, 2)) == "you place 2 parks next to it"
+    assert effect_text(as_effect(cp.MARKER, 9)) == "you put marker 9 on a grey circle"
+    assert effect_text(as_effect(cp.PARK_EFFECT, 2)) == "you place 2 parks next to it"
     restrictions = {restriction for restriction in cp.CONTRACT_RESTRICTION if restriction is not None}
     assert {kind for kind, _ in restrictions} == set(range(len(cp.RESTRICTION_NAMES)))
     for restriction in restrictions:
