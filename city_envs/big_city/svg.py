@@ -74,11 +74,10 @@ def _draw_city(d: Drawing, s: State, frame: Frame) -> None:
             continue
         left, top = frame.at(s.px[p], s.py[p])
         number = str(cp.PLOT_NUMBER[p])
-        piece = s.occupant[p]
-        if piece < 0:
+        if s.occupant[p] < 0:
             d.text(left + c / 2, top + c / 2, number, size=max(14.0, c * 0.32), anchor="middle", middle=True)
             continue
-        kind, points = s.pieces[piece].kind, s.pieces[piece].points
+        kind, points = s.pieces[s.occupant[p]].kind, s.pieces[s.occupant[p]].points
         label = LETTERS[kind] + (f"{points}" if kind < cp.NUM_KINDS and kind != cp.CITY_HALL else "")
         d.text(left + c / 2, top + c * 0.3, label, size=13, anchor="middle", bold=True, middle=True)
         d.text(left + c / 2, top + c * 0.72, number, size=13, anchor="middle", middle=True, fill="#34495e")
