@@ -19,7 +19,7 @@ functions value moves. The generator only breaks exact ties.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -38,6 +38,24 @@ WEAK_CARD = 2.5  # cards less useful than this are exchanged
 # for ever; past this turn the heuristic stops exchanging and the match can only move to its end.
 # Heuristic matches last 65 turns at most (480 two-player matches), so this never binds in them.
 LAST_EXCHANGE_TURN = 150
+
+
+class Build(NamedTuple):
+    """A legal build and what it scores now."""
+
+    points: int
+    kind: int
+    placement: tuple[int, ...]
+
+
+class TileOption(NamedTuple):
+    """A legal placement of a neighbourhood tile and what it is worth to this seat."""
+
+    worth: float
+    rotation: int
+    edge: int
+    ax: int
+    ay: int
 
 
 class SeatMemo:
@@ -81,8 +99,8 @@ class Table:
         return counts
 
     # ----- builds -------------------------------------------------------------------------------
-    def builds(self, kinds) -> list[tuple[int, int, tuple[int, ...]]]:
-        """(points, kind, placement) of every legal build of the given kinds."""
+    def builds(self, kinds) -> list[Build]:
+        """Every legal build of the given kinds."""
         out = []
         by_size: dict = {}
         counts: dict = {}
@@ -90,7 +108,7 @@ class Table:
             if kind == cp.CITY_HALL:
                 continue
             for placement in r.kind_placements(self.s, kind, self.held, by_size, counts):
-                out.append((self.points(kind, placement), kind, placement))
+                out.append(Build(self.points(kind, placement), kind, placement))
         return out
 
     def points(self, kind: int, placement: tuple[int, ...]) -> int:
@@ -111,12 +129,12 @@ class Table:
         return r.points_from_facts(kind, placement, self.placement_memo["facts", placement]._replace(tram=True))
 
     # ----- trams --------------------------------------------------------------------------------
-    def tram_gains(self, builds: list | None = None) -> dict[int, int]:
+    def tram_gains(self, builds: list[Build] | None = None) -> dict[int, int]:
         """Canonical edge id -> gain of the best build if a tram lay there (edges beside held plots);
         `builds`: every build now, when the caller has them."""
         s = self.s
         builds = self.builds(range(cp.NUM_KINDS)) if builds is None else builds
-        base = max((b[0] for b in builds), default=0)
+        base = max((b.points for b in builds), default=0)
         keys, table = r.key_table(s), r.neighbour_table(s)
         beside = {keys[p][side] for p in self.held for side in range(4)}
         # a tram changes only the builds with a plot beside it: they score as on a tram, unless it runs
@@ -174,9 +192,8 @@ class Table:
         return worth
 
     # ----- neighbourhoods -----------------------------------------------------------------------
-    def tile_placements(self, n: int, rotations, edge: int) -> list[tuple[float, int, int, int, int]]:
-        """(worth, rotation, edge, anchor x, anchor y) of every legal placement of tile n at the given
-        rotations (across `edge` unless it is -1)."""
+    def tile_placements(self, n: int, rotations, edge: int) -> list[TileOption]:
+        """Every legal placement of tile n at the given rotations (across `edge` unless it is -1)."""
         s = self.s
         mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
         held_around: dict[tuple[int, int], int] = {}  # cell -> held plots of the city beside it
@@ -186,14 +203,14 @@ class Table:
                 held_around[cell] = held_around.get(cell, 0) + 1
         out = []
         for rot in rotations:
-            width, height, cells = cp.LAYOUTS[n][rot]
-            mine_cells = [cells[k] for k in mine_new]
-            contacts = r.rectangle_contacts(s, width, height)
+            layout = cp.LAYOUTS[n][rot]
+            mine_cells = [layout.cells[k] for k in mine_new]
+            contacts = r.rectangle_contacts(s, layout.width, layout.height)
             for (ax, ay), e in r.tile_options(s, n, rot).items():
                 if edge >= 0 and e != edge:
                     continue
                 pairs = sum(held_around.get((ax + c, ay + w), 0) for c, w in mine_cells) if mine_cells else 0
-                out.append((3.0 * pairs + 0.1 * contacts[ax, ay], rot, e, ax, ay))
+                out.append(TileOption(3.0 * pairs + 0.1 * contacts[ax, ay], rot, e, ax, ay))
         return out
 
     def local_cell(self, n: int, rotation: int, edge: int, ax: int, ay: int) -> int:
@@ -201,7 +218,7 @@ class Table:
         s = self.s
         q, side = divmod(edge, 4)
         dx, dy = cp.DIRS[side]
-        return cp.LAYOUTS[n][rotation][2].index((s.px[q] + dx - ax, s.py[q] + dy - ay))
+        return cp.LAYOUTS[n][rotation].cells.index((s.px[q] + dx - ax, s.py[q] + dy - ay))
 
     def my_cards_of(self, n: int) -> int:
         return sum(1 for c in self.v["hand"] if cp.CARD_PILE[c] == n and c < cp.NUM_PLOTS)
@@ -255,9 +272,11 @@ class BigCityHeuristicAgent(HeuristicAgent):
         kinds = [a - r.BUILD for a in legal if r.BUILD <= a < r.TRAM]
         # in MAIN the kinds with a placement are exactly the legal ones, so these are every build
         builds = table.builds(kinds)
-        best = max(b[0] for b in builds) if builds else -1
+        best = max(b.points for b in builds) if builds else -1
         # returned only when there are builds (best >= 0)
-        build_action = r.BUILD + self._best(builds, lambda b: b[0] - 0.01 * cp.KIND_SIZE[b[1]])[1] if builds else r.PASS
+        build_action = (
+            r.BUILD + self._best(builds, lambda b: b.points - 0.01 * cp.KIND_SIZE[b.kind]).kind if builds else r.PASS
+        )
         scores = v["scores"]
         leading = scores[table.me] >= max(scores)
         if leading and v["passes"] == v["num_players"] - 1 and best < GOOD_BUILD:
@@ -329,15 +348,15 @@ class BigCityHeuristicAgent(HeuristicAgent):
         n, rotation, edge = turn["tile"], turn["rotation"], turn["edge"]
         rotations = [a - r.ROTATION for a in legal] if rotation < 0 else [rotation]
         options = table.tile_placements(n, rotations, edge)
-        top = max(o[0] for o in options)
+        top = max(o.worth for o in options)
         # only the options `_best` could pick (the same pick: the same tied list, in the same order)
-        worth, rot, e, ax, ay = self._best([o for o in options if o[0] >= top - TIE_TOLERANCE], lambda o: o[0])
+        pick = self._best([o for o in options if o.worth >= top - TIE_TOLERANCE], lambda o: o.worth)
         decision = table.v["decision"]
         if decision == "TILE_ROTATION":
-            return r.ROTATION + rot
+            return r.ROTATION + pick.rotation
         if decision == "TILE_EDGE":
-            return r.EDGE + e
-        return r.LOCAL_CELL + table.local_cell(n, rot, e, ax, ay)
+            return r.EDGE + pick.edge
+        return r.LOCAL_CELL + table.local_cell(n, pick.rotation, pick.edge, pick.ax, pick.ay)
 
     # ----- cards --------------------------------------------------------------------------------
     def _dead_discard(self, table: Table, legal: list[int]) -> int:

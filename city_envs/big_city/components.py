@@ -9,17 +9,41 @@ engine), the facility shapes in `FACILITY_SHAPES`, the plot numbering inside a t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class Size(NamedTuple):
+    """A rectangle of plots."""
+
+    width: int
+    height: int
+
+
+class Layout(NamedTuple):
+    """A tile at one rotation: its rectangle, and the local cell (column, row) of each plot ordinal k - 1."""
+
+    width: int
+    height: int
+    cells: tuple[tuple[int, int], ...]
+
+
+class OutskirtsLimit(NamedTuple):
+    """How many of a park's or factory's plots may lie on the outskirts."""
+
+    low: int
+    high: int
+
 
 # ----- neighbourhood tiles and plots (2.2, 2.3) -------------------------------------------------
 NUM_TILES = 8
 TILE_NAMES = ("Midtown", "Downtown", "tile 3", "tile 4", "tile 5", "tile 6", "tile 7", "tile 8")
-TILE_SIZE = {n: ((3, 3) if n % 2 else (4, 2)) for n in range(1, 9)}  # (W, H) at rotation 0
+TILE_SIZE = {n: (Size(3, 3) if n % 2 else Size(4, 2)) for n in range(1, 9)}  # at rotation 0
 OFFSET = {1: 0, 2: 9, 3: 17, 4: 26, 5: 34, 6: 43, 7: 51, 8: 60}
 NUM_PLOTS = 68
-PLOT_TILE = tuple(n for n in range(1, 9) for _ in range(TILE_SIZE[n][0] * TILE_SIZE[n][1]))
-PLOT_ORDINAL = tuple(k for n in range(1, 9) for k in range(1, TILE_SIZE[n][0] * TILE_SIZE[n][1] + 1))
+PLOT_TILE = tuple(n for n in range(1, 9) for _ in range(TILE_SIZE[n].width * TILE_SIZE[n].height))
+PLOT_ORDINAL = tuple(k for n in range(1, 9) for k in range(1, TILE_SIZE[n].width * TILE_SIZE[n].height + 1))
 PLOT_NUMBER = tuple(10 * n + k for n, k in zip(PLOT_TILE, PLOT_ORDINAL, strict=True))  # 11..88
-TILE_PLOTS = {n: tuple(range(OFFSET[n], OFFSET[n] + TILE_SIZE[n][0] * TILE_SIZE[n][1])) for n in range(1, 9)}
+TILE_PLOTS = {n: tuple(range(OFFSET[n], OFFSET[n] + TILE_SIZE[n].width * TILE_SIZE[n].height)) for n in range(1, 9)}
 CITY_HALL_PLOT = 4  # plot 15, the centre of Midtown
 
 
@@ -33,16 +57,16 @@ def rotate_cells(cells: tuple[tuple[int, int], ...], width: int, height: int) ->
     return tuple((height - 1 - w, c) for c, w in cells), height, width
 
 
-def _layouts() -> dict[int, tuple[tuple[int, int, tuple[tuple[int, int], ...]], ...]]:
-    """LAYOUTS[n][r] = (W', H', local cell of each plot ordinal k - 1); row-major at rotation 0
-    (RECONSTRUCTED numbering order)."""
+def _layouts() -> dict[int, tuple[Layout, ...]]:
+    """LAYOUTS[n][r]: tile n turned r quarter turns; its plots row-major at rotation 0 (RECONSTRUCTED
+    numbering order)."""
     out = {}
     for n in range(1, 9):
         width, height = TILE_SIZE[n]
         cells = tuple(((k % width), (k // width)) for k in range(width * height))
         rotations = []
         for _ in range(4):
-            rotations.append((width, height, cells))
+            rotations.append(Layout(width, height, cells))
             cells, width, height = rotate_cells(cells, width, height)
         out[n] = tuple(rotations)
     return out
@@ -110,7 +134,12 @@ FACILITY_SHAPES = {  # at rotation 0; PARK3, FACTORY_L and FACTORY_4 shapes are 
     FACTORY_4: ((0, 0), (1, 0), (0, 1), (1, 1)),
 }
 # outskirts rule (RECONSTRUCTED reading of a garbled sentence): (min, max) plots on the outskirts
-FACILITY_OUTSKIRTS = {PARK2: (0, 1), PARK3: (0, 1), FACTORY_L: (2, 4), FACTORY_4: (2, 4)}
+FACILITY_OUTSKIRTS = {
+    PARK2: OutskirtsLimit(0, 1),
+    PARK3: OutskirtsLimit(0, 1),
+    FACTORY_L: OutskirtsLimit(2, 4),
+    FACTORY_4: OutskirtsLimit(2, 4),
+}
 
 
 def orientations(shape: tuple[tuple[int, int], ...]) -> tuple[frozenset, ...]:
@@ -204,8 +233,8 @@ SPECIAL_BUILDING_TEXT[CITY_HALL] = (
     "only on plot 15 (card 15); scores 0, and unlocks the special buildings, parks, factories, trams "
     "and new neighbourhoods"
 )
-_PARK_MAX = FACILITY_OUTSKIRTS[PARK2][1]
-_FACTORY_MIN = FACILITY_OUTSKIRTS[FACTORY_L][0]
+_PARK_MAX = FACILITY_OUTSKIRTS[PARK2].high
+_FACTORY_MIN = FACILITY_OUTSKIRTS[FACTORY_L].low
 SPECIAL_CARD_TEXT = {
     PARK2_CARD: f"a park on 2 plots in a line (at most {_PARK_MAX} on the outskirts): +1 to residences and "
     "businesses next to it; the cards of the plots it covers become dead",

@@ -8,10 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from city_envs.big_city import render, rules, validation, view
-from city_envs.big_city.rules import State
 from city_envs.core.state_game import StateGame
-
-DERIVED_FIELDS = ("grid", "outskirts", "holes", "exterior", "covered", "tram_set", "memo", "geo")
 
 
 class BigCity(StateGame):
@@ -47,13 +44,16 @@ class BigCity(StateGame):
 
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
+        """The plain fields; the tile and piece records as lists (`validation.state_from_json` reads them)."""
         data = dict(vars(self.state))
-        for name in DERIVED_FIELDS:
+        for name in rules.DERIVED_FIELDS:
             del data[name]
+        data["tiles"] = [None if t is None else [t.rotation, t.ax, t.ay] for t in self.state.tiles]
+        data["pieces"] = [[p.kind, p.owner, list(p.plots), p.points] for p in self.state.pieces]
         return data
 
     def _state_from_dict(self, data: dict) -> None:
-        self.state = State(**data)
+        self.state = validation.state_from_json(data)
         validation.validate_state(self.state, self.num_players)  # the geometry below trusts these fields
         rules.rebuild_derived(self.state)
 

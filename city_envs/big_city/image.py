@@ -73,7 +73,8 @@ def _draw_city(ax, s: State) -> None:
         ax.add_patch(Rectangle((x, y), 1, 1, fc=TILE_TINTS[cp.PLOT_TILE[p] - 1], ec="#7f8c8d", lw=0.5))
         if s.occupant[p] < 0:
             ax.text(x + 0.5, y + 0.5, str(cp.PLOT_NUMBER[p]), ha="center", va="center", fontsize=font, color="#566573")
-    for kind, owner, plots, points in s.pieces:
+    for piece in s.pieces:
+        kind, owner, plots, points = piece.kind, piece.owner, piece.plots, piece.points
         xs = [s.px[p] for p in plots]
         ys = [s.py[p] for p in plots]
         colour = KIND_COLOURS[kind]

@@ -24,17 +24,18 @@ TURNS = ("as printed", "turned a quarter turn clockwise", "turned half round", "
 
 
 def tile_label(n: int) -> str:
-    width, height = cp.TILE_SIZE[n]
+    size = cp.TILE_SIZE[n]
     plots = cp.TILE_PLOTS[n]
     name = "" if cp.TILE_NAMES[n - 1].startswith("tile") else f"{cp.TILE_NAMES[n - 1]}, "
-    return f"neighbourhood {n} ({name}{width} x {height} plots, {cp.PLOT_NUMBER[plots[0]]}-{cp.PLOT_NUMBER[plots[-1]]})"
+    first, last = cp.PLOT_NUMBER[plots[0]], cp.PLOT_NUMBER[plots[-1]]
+    return f"neighbourhood {n} ({name}{size.width} x {size.height} plots, {first}-{last})"
 
 
 def rotation_text(n: int, rotation: int) -> str:
     """How tile n lies after `rotation` quarter turns: its frame and which plot is at the top left."""
-    width, height, cells = cp.LAYOUTS[n][rotation]
-    corner = 10 * n + cells.index((0, 0)) + 1
-    return f"{TURNS[rotation]}: {width} wide x {height} high, plot {corner} top left"
+    layout = cp.LAYOUTS[n][rotation]
+    corner = 10 * n + layout.cells.index((0, 0)) + 1
+    return f"{TURNS[rotation]}: {layout.width} wide x {layout.height} high, plot {corner} top left"
 
 
 def street_text(s: State, e: int) -> str:
@@ -150,7 +151,7 @@ def city_map(s: State) -> list[str]:
             piece = s.occupant[p]
             mark = "o" if s.outskirts[p] else " "
             if piece >= 0:
-                kind, owner = s.pieces[piece][0], s.pieces[piece][1]
+                kind, owner = s.pieces[piece].kind, s.pieces[piece].owner
                 cells.append(f"{cp.PLOT_NUMBER[p]}{KIND_LETTER[kind]}{owner}{mark} ")
             else:
                 cells.append(f"{cp.PLOT_NUMBER[p]}  {mark} ")

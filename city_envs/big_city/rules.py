@@ -99,6 +99,26 @@ def key_vertices(key: int) -> tuple[int, int]:
     return (v, v + 1) if key % 2 == 0 else (v, v + VERTEX_ROW)
 
 
+class Tile(NamedTuple):
+    """A placed neighbourhood tile: its rotation and the cell of its plot ordinal 1 (the anchor).
+    Immutable, so copies of the state share it; the JSON form is the list [rotation, ax, ay]."""
+
+    rotation: int  # quarter turns clockwise
+    ax: int
+    ay: int
+
+
+class Piece(NamedTuple):
+    """A piece in the city: a building (kinds 0-11) or a park or factory (12-15). Immutable (the rules
+    never change a laid piece), so copies of the state and seat states share it; the JSON form is
+    the list [kind, owner, plots, points]."""
+
+    kind: int
+    owner: int  # the seat that built it, or that played the park's or factory's card
+    plots: tuple[int, ...]  # sorted plot indices
+    points: int  # fixed at placement; 0 for parks and factories
+
+
 _UNSET = cast(Any, None)  # a derived field's value until `rebuild_derived` fills it
 
 
@@ -107,17 +127,18 @@ class State:
     """Everything that changes during a match; plain data mirrored by `to_dict`.
 
     Piles list their cards bottom first (the top is the end); `pile_known[i][j]` is the seat that
-    returned the card `piles[i][j]` to the bottom (it alone knows it) or -1. Pieces are
-    [kind, owner, plots, points]; facilities are kinds 12-15 with owner the seat that played them.
+    returned the card `piles[i][j]` to the bottom (it alone knows it) or -1. Tiles and pieces are
+    records (`Tile`, `Piece`). There is no free context: what a pending decision has chosen so far is
+    in its own typed fields (kind, card, tile, rotation, edge, selected, exchange).
     """
 
     n: int
     hand_limit: int
-    tiles: list  # per tile n - 1: [rotation, ax, ay] or None
+    tiles: list[Tile | None]  # per tile n - 1
     px: list[int]  # per plot: x, or -1 when its tile is not placed
     py: list[int]
     occupant: list[int]  # per plot: piece index or -1
-    pieces: list[list]
+    pieces: list[Piece]
     trams: list[int]  # geometric edge keys in the order laid
     supply: list[int]  # per building kind
     hands: list[list[int]]
@@ -166,6 +187,9 @@ class State:
     geo: dict = field(default=_UNSET, compare=False, repr=False)
 
 
+DERIVED_FIELDS = ("grid", "outskirts", "holes", "exterior", "covered", "tram_set", "memo", "geo")  # not saved
+
+
 # ===== setup (§3) ==============================================================================
 def new_state(n: int, rng: np.random.Generator) -> State:
     piles = []
@@ -204,8 +228,8 @@ def new_state(n: int, rng: np.random.Generator) -> State:
 
 
 def _put_tile(s: State, n: int, r: int, ax: int, ay: int) -> None:
-    s.tiles[n - 1] = [r, ax, ay]
-    for k, (c, w) in enumerate(cp.LAYOUTS[n][r][2]):
+    s.tiles[n - 1] = Tile(r, ax, ay)
+    for k, (c, w) in enumerate(cp.LAYOUTS[n][r].cells):
         p = cp.OFFSET[n] + k
         s.px[p], s.py[p] = ax + c, ay + w
 
@@ -220,8 +244,8 @@ def rebuild_derived(s: State) -> None:
 def rebuild_piece_derived(s: State) -> None:
     """Recompute what derives from the pieces and trams (the tiles' geometry is in place)."""
     s.covered = set()
-    for _kind, _owner, plots, _points in s.pieces:
-        _cover(s, plots)
+    for piece in s.pieces:
+        _cover(s, piece.plots)
     s.tram_set = set(s.trams)
     s.memo = {}
 
@@ -271,7 +295,7 @@ def _recompute_outskirts(s: State) -> None:
     s.outskirts = outskirts
 
 
-def _cover(s: State, plots: list[int]) -> None:
+def _cover(s: State, plots: tuple[int, ...]) -> None:
     """Mark the internal edges of a multi-plot piece."""
     for p in plots:
         for side in (cp.E, cp.S):
@@ -335,7 +359,7 @@ def is_dead(s: State, card: int) -> bool:
     if card >= cp.NUM_PLOTS:
         return False
     piece = s.occupant[card]
-    return piece >= 0 and s.pieces[piece][0] >= cp.PARK2
+    return piece >= 0 and s.pieces[piece].kind >= cp.PARK2
 
 
 def dead_cards(s: State, seat: int) -> list[int]:
@@ -385,7 +409,7 @@ def neighbourhood_counts(s: State, plots: tuple[int, ...]) -> tuple[int, int, in
     res = bus = special = 0
     park = factory = False
     for piece in adjacent_pieces(s, plots):
-        kind = s.pieces[piece][0]
+        kind = s.pieces[piece].kind
         if kind in cp.RESIDENCES:
             res += 1
         elif kind in cp.BUSINESSES:
@@ -618,7 +642,7 @@ def _tram_edge_items(s: State):
 
 # ===== neighbourhood tiles =====================================================================
 def _tile_cells(n: int, r: int, ax: int, ay: int) -> list[tuple[int, int]]:
-    return [(ax + c, ay + w) for c, w in cp.LAYOUTS[n][r][2]]
+    return [(ax + c, ay + w) for c, w in cp.LAYOUTS[n][r].cells]
 
 
 def _touch_map(s: State) -> dict[int, int]:
@@ -645,7 +669,7 @@ def _placement_min_edge(s: State, n: int, r: int, ax: int, ay: int) -> int:
     touch = _touch_map(s)
     touching = 0
     best = 1 << 20
-    for c, w in cp.LAYOUTS[n][r][2]:
+    for c, w in cp.LAYOUTS[n][r].cells:
         x, y = ax + c, ay + w
         if not (0 <= x < cp.GRID and 0 <= y < cp.GRID):
             return -1
@@ -667,7 +691,8 @@ def tile_options(s: State, n: int, r: int) -> dict[tuple[int, int], int]:
     of one rectangle share the answer; it is computed for every anchor of the grid at once
     (`_placement_min_edge` is the same rule for one anchor).
     """
-    return rectangle_options(s, cp.LAYOUTS[n][r][0], cp.LAYOUTS[n][r][1])
+    layout = cp.LAYOUTS[n][r]
+    return rectangle_options(s, layout.width, layout.height)
 
 
 def rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
@@ -748,13 +773,13 @@ def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
     """The anchor that puts plot 10n + j + 1 across edge e from e's named plot."""
     q, side = divmod(e, 4)
     dx, dy = cp.DIRS[side]
-    c, w = cp.LAYOUTS[n][r][2][j]
+    c, w = cp.LAYOUTS[n][r].cells[j]
     return s.px[q] + dx - c, s.py[q] + dy - w
 
 
 def _tile_cell_ok(s: State, j: int) -> bool:
     n, r, e = s.tile, s.rotation, s.edge
-    if j >= len(cp.LAYOUTS[n][r][2]):
+    if j >= len(cp.LAYOUTS[n][r].cells):
         return False
     return tile_options(s, n, r).get(anchor_from(s, n, r, e, j)) == e
 
@@ -774,7 +799,8 @@ def _legal_setup_tile(s: State, mask: np.ndarray) -> None:
 def _legal_rotation(s: State, mask: np.ndarray) -> None:
     by_shape: dict[tuple[int, int], bool] = {}  # rotations of one rectangle share the answer
     for r in range(4):
-        shape = cp.LAYOUTS[s.tile][r][:2]
+        layout = cp.LAYOUTS[s.tile][r]
+        shape = (layout.width, layout.height)
         if shape not in by_shape:
             by_shape[shape] = has_anchor(s, s.tile, r)
         mask[ROTATION + r] = by_shape[shape]
@@ -1020,10 +1046,10 @@ def _apply_select(s: State, action: int) -> None:
     else:
         points = 0
     piece = len(s.pieces)
-    s.pieces.append([s.kind, p, list(plots), points])
+    s.pieces.append(Piece(s.kind, p, plots, points))
     for q in plots:
         s.occupant[q] = piece
-    _cover(s, list(plots))
+    _cover(s, plots)
     s.memo = {}
     s.selected = []
     s.kind = s.card = -1

@@ -65,20 +65,19 @@ def _draw_city(d: Drawing, s: State, frame: Frame) -> None:
         if s.px[p] >= 0:
             left, top, side = _cell_box(frame, s.px[p], s.py[p], 0.0)
             d.rect(left, top, side, side, fill=TILE_TINTS[cp.PLOT_TILE[p] - 1], stroke="#909497")
-    for kind, owner, plots, _ in s.pieces:
-        for p in plots:
+    for piece in s.pieces:
+        for p in piece.plots:
             left, top, side = _cell_box(frame, s.px[p], s.py[p], 0.05)
-            d.rect(left, top, side, side, fill=KIND_COLOURS[kind], stroke=None, seat=owner, stroke_width=3)
+            d.rect(left, top, side, side, fill=KIND_COLOURS[piece.kind], stroke=None, seat=piece.owner, stroke_width=3)
     for p in range(cp.NUM_PLOTS):
         if s.px[p] < 0:
             continue
         left, top = frame.at(s.px[p], s.py[p])
         number = str(cp.PLOT_NUMBER[p])
-        piece = s.occupant[p]
-        if piece < 0:
+        if s.occupant[p] < 0:
             d.text(left + c / 2, top + c / 2, number, size=max(14.0, c * 0.32), anchor="middle", middle=True)
             continue
-        kind, _, _, points = s.pieces[piece]
+        kind, points = s.pieces[s.occupant[p]].kind, s.pieces[s.occupant[p]].points
         label = LETTERS[kind] + (f"{points}" if kind < cp.NUM_KINDS and kind != cp.CITY_HALL else "")
         d.text(left + c / 2, top + c * 0.3, label, size=13, anchor="middle", bold=True, middle=True)
         d.text(left + c / 2, top + c * 0.72, number, size=13, anchor="middle", middle=True, fill="#34495e")
@@ -133,7 +132,8 @@ def _tile_preview(d: Drawing, s: State, x: float, y: float) -> float:
     """The neighbourhood being placed, as it lies now, with its plot numbers (the choices name them)."""
     if s.decision not in (r.Decision.TILE_ROTATION, r.Decision.TILE_EDGE, r.Decision.TILE_CELL):
         return y
-    _, height, cells = cp.LAYOUTS[s.tile][max(s.rotation, 0)]
+    layout = cp.LAYOUTS[s.tile][max(s.rotation, 0)]
+    height, cells = layout.height, layout.cells
     side = 32.0
     shape = tile_label(s.tile).removeprefix(f"neighbourhood {s.tile} ")
     y = d.lines(x, y, [(f"placing neighbourhood {s.tile}", None, True), (shape, None, False)])

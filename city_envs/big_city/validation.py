@@ -6,6 +6,8 @@ Only the plain fields are read, never the derived geometry, so the check can run
 
 from __future__ import annotations
 
+from typing import Any
+
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.core.validation import (
@@ -22,6 +24,44 @@ from city_envs.core.validation import (
 )
 
 _FACILITY_CARD = {kind: card for card, kind in cp.FACILITY_OF_CARD.items()}
+
+
+def state_from_json(data: dict) -> r.State:
+    """The state `BigCity.to_dict` wrote: its tile and piece lists made records again. A list that cannot
+    be one is refused here, naming it; `validate_state` checks the values."""
+    fields = {name for name in r.State.__dataclass_fields__ if name not in r.DERIVED_FIELDS}
+    require(
+        isinstance(data, dict) and set(data) == fields,
+        "state",
+        f"keys {sorted(map(str, data)) if isinstance(data, dict) else data!r}, not {sorted(fields)}",
+    )
+    return r.State(**dict(data, tiles=tiles_from_json(data["tiles"]), pieces=pieces_from_json(data["pieces"])))
+
+
+def tiles_from_json(rows: Any) -> list[r.Tile | None]:
+    check_list("tiles", rows)
+    tiles: list[r.Tile | None] = []
+    for n, row in enumerate(rows):
+        if row is None:
+            tiles.append(None)
+            continue
+        require(isinstance(row, list) and len(row) == 3, f"tiles[{n}]", f"{row!r} is not [rotation, ax, ay]")
+        tiles.append(r.Tile(*row))
+    return tiles
+
+
+def pieces_from_json(rows: Any) -> list[r.Piece]:
+    check_list("pieces", rows)
+    pieces = []
+    for index, row in enumerate(rows):
+        require(
+            isinstance(row, list) and len(row) == 4 and isinstance(row[2], list),
+            f"pieces[{index}]",
+            f"{row!r} is not [kind, owner, plots, points]",
+        )
+        kind, owner, plots, points = row
+        pieces.append(r.Piece(kind, owner, tuple(plots), points))
+    return pieces
 
 
 def validate_state(s: r.State, num_players: int) -> None:
@@ -43,7 +83,7 @@ def _check_tiles(s: r.State) -> None:
     check_list("tiles", s.tiles, cp.NUM_TILES)
     check_ints("px", s.px, cp.NUM_PLOTS, -1, cp.GRID - 1)
     check_ints("py", s.py, cp.NUM_PLOTS, -1, cp.GRID - 1)
-    require(s.tiles[cp.START_TILE - 1] == [0, *cp.START_ANCHOR], "tiles", "the start tile is not at its place")
+    require(s.tiles[cp.START_TILE - 1] == r.Tile(0, *cp.START_ANCHOR), "tiles", "the start tile is not at its place")
     for number in range(1, cp.NUM_TILES + 1):
         placed = s.tiles[number - 1]
         field = f"tiles[{number - 1}]"
@@ -51,12 +91,13 @@ def _check_tiles(s: r.State) -> None:
         if placed is None:
             require(all(s.px[p] == -1 and s.py[p] == -1 for p in plots), "px", f"plots of unplaced tile {number}")
             continue
-        check_ints(field, placed, 3)
-        rotation, ax, ay = placed
-        check_int(field, rotation, 0, len(cp.LAYOUTS[number]) - 1)
-        for k, (c, w) in enumerate(cp.LAYOUTS[number][rotation][2]):
+        require(type(placed) is r.Tile, field, f"{placed!r} is not a Tile")
+        check_int(f"{field}.rotation", placed.rotation, 0, len(cp.LAYOUTS[number]) - 1)
+        check_int(f"{field}.ax", placed.ax)
+        check_int(f"{field}.ay", placed.ay)
+        for k, (c, w) in enumerate(cp.LAYOUTS[number][placed.rotation].cells):
             p = cp.OFFSET[number] + k
-            if s.px[p] != ax + c or s.py[p] != ay + w:
+            if s.px[p] != placed.ax + c or s.py[p] != placed.ay + w:
                 raise InvalidStateError(f"px[{p}]", f"plot {cp.PLOT_NUMBER[p]} is not where tile {number} puts it")
     check_distinct("px", [(s.px[p], s.py[p]) for p in range(cp.NUM_PLOTS) if s.px[p] >= 0])
 
@@ -86,14 +127,13 @@ def _check_pieces(s: r.State, n: int) -> None:
     kinds = []
     for index, piece in enumerate(s.pieces):
         field = f"pieces[{index}]"
-        require(isinstance(piece, list) and len(piece) == 4, field, f"{piece!r} is not [kind, owner, plots, points]")
-        kind, owner, plots, points = piece
-        check_int(field, kind, 0, cp.FACTORY_4)
-        check_int(field, owner, 0, n - 1)
-        check_ints(field, plots, piece_size(kind), 0, cp.NUM_PLOTS - 1)
-        check_distinct(field, plots)
-        check_int(field, points, 0, 0 if kind >= cp.PARK2 else None)
-        for p in plots:
+        require(type(piece) is r.Piece and type(piece.plots) is tuple, field, f"{piece!r} is not a Piece")
+        kind = check_int(f"{field}.kind", piece.kind, 0, cp.FACTORY_4)
+        check_int(f"{field}.owner", piece.owner, 0, n - 1)
+        check_ints(f"{field}.plots", list(piece.plots), piece_size(kind), 0, cp.NUM_PLOTS - 1)
+        check_distinct(f"{field}.plots", piece.plots)
+        check_int(f"{field}.points", piece.points, 0, 0 if kind >= cp.PARK2 else None)
+        for p in piece.plots:
             if s.px[p] < 0 or s.occupant[p] != index:
                 raise InvalidStateError(f"occupant[{p}]", f"disagrees with {field}")
             if kind < cp.PARK2 and not s.out[p]:
@@ -102,7 +142,7 @@ def _check_pieces(s: r.State, n: int) -> None:
             require(s.out[_FACILITY_CARD[kind]], f"out[{_FACILITY_CARD[kind]}]", "a facility built from no card")
         kinds.append(kind)
     for p, occupant in enumerate(s.occupant):
-        if occupant >= len(s.pieces) or (occupant >= 0 and p not in s.pieces[occupant][2]):
+        if occupant >= len(s.pieces) or (occupant >= 0 and p not in s.pieces[occupant].plots):
             raise InvalidStateError(f"occupant[{p}]", f"{occupant} is not a piece standing on plot {cp.PLOT_NUMBER[p]}")
         if occupant < 0 and s.out[p]:
             raise InvalidStateError(f"out[{p}]", "a plot card out for a free plot")
@@ -117,7 +157,7 @@ def _check_pieces(s: r.State, n: int) -> None:
         require(kinds.count(kind) <= 1, "pieces", f"facility {kind} built twice")
     check_ints("scores", s.scores, n, 0)
     for seat in range(n):
-        total = sum(piece[3] for piece in s.pieces if piece[1] == seat)
+        total = sum(piece.points for piece in s.pieces if piece.owner == seat)
         require(s.scores[seat] == total, f"scores[{seat}]", f"{s.scores[seat]}, but its pieces are worth {total}")
     check_ints("trams", s.trams, low=0, high=2 * r.VERTEX_ROW * r.VERTEX_ROW)
     require(len(s.trams) <= cp.NUM_TRAMS, "trams", f"{len(s.trams)} segments, more than {cp.NUM_TRAMS}")

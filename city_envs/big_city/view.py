@@ -209,9 +209,16 @@ def _static_plots() -> np.ndarray:
 _SIDE_STEPS = tuple(dy * r.PAD + dx for dx, dy in cp.DIRS)  # to the cell across each side, in the padded grid
 
 
-def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
-    """What depends on the tiles alone: the plot rows' geometry columns, the plots beside each street
-    (key -> [(plot, side)]) and the placed plots; memoized until a tile is placed."""
+class PlotGeometry(NamedTuple):
+    """What of the plot table depends on the tiles alone (`_geometry_block`)."""
+
+    rows: np.ndarray  # the plot rows with their geometry columns filled (read-only)
+    beside: dict[int, list[tuple[int, int]]]  # street key -> the (plot, side) pairs along it
+    placed: np.ndarray  # per plot: its tile is placed
+
+
+def _geometry_block(s: State) -> PlotGeometry:
+    """The plot rows' geometry, memoized until a tile is placed."""
     if "plots" not in s.geo:
         rows = _static_plots().copy()
         beside: dict[int, list[tuple[int, int]]] = {}
@@ -244,27 +251,29 @@ def _geometry_block(s: State) -> tuple[np.ndarray, dict, np.ndarray]:
         rows[at_rows, at_columns] = values
         placed = np.array([x >= 0 for x in s.px])
         rows.flags.writeable = False
-        s.geo["plots"] = (rows, beside, placed)
+        s.geo["plots"] = PlotGeometry(rows, beside, placed)
     return s.geo["plots"]
 
 
 def board_block(s: State) -> np.ndarray:
     """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid."""
     if "board" not in s.memo:
-        geometry, beside, placed = _geometry_block(s)
-        rows = geometry.copy()
-        rows[placed, _OCCUPANT + FREE_COLUMN] = 1.0
+        geometry = _geometry_block(s)
+        rows = geometry.rows.copy()
+        rows[geometry.placed, _OCCUPANT + FREE_COLUMN] = 1.0
         at_rows: list[int] = []  # written at once below (no cell twice)
         at_columns: list[int] = []
         values: list[float] = []
-        for kind, owner, plots, _ in s.pieces:
-            size, dead = len(plots) / 4.0, kind >= cp.PARK2
-            for p in plots:
+        for piece in s.pieces:
+            size, dead = len(piece.plots) / 4.0, piece.kind >= cp.PARK2
+            kind_column, owner_column = _OCCUPANT + OCCUPANT_COLUMN[piece.kind], _OWNER + piece.owner
+            columns = (_OCCUPANT + FREE_COLUMN, kind_column, owner_column, _SIZE, _DEAD)
+            for p in piece.plots:
                 at_rows += (p, p, p, p, p)
-                at_columns += (_OCCUPANT + FREE_COLUMN, _OCCUPANT + OCCUPANT_COLUMN[kind], _OWNER + owner, _SIZE, _DEAD)
+                at_columns += columns
                 values += (0.0, 1.0, 1.0, size, dead)
         for key in s.trams:
-            for p, side in beside[key]:
+            for p, side in geometry.beside[key]:
                 at_rows.append(p)
                 at_columns.append(_SIDES[side] + 3)  # the side's last value: a tram
                 values.append(1.0)
@@ -366,6 +375,16 @@ def observation(s: State, p: int) -> np.ndarray:
 
 
 # ===== structured view =========================================================================
+def tiles_json(tiles: list[r.Tile | None]) -> list[list[int] | None]:
+    """Tiles as views and saved states show them: [rotation, ax, ay] or None."""
+    return [None if t is None else [t.rotation, t.ax, t.ay] for t in tiles]
+
+
+def pieces_json(pieces: list[r.Piece]) -> list[list]:
+    """Pieces as views and saved states show them: [kind, owner, plots, points]."""
+    return [[p.kind, p.owner, list(p.plots), p.points] for p in pieces]
+
+
 _PILE_INDEX = tuple(pile - 1 for pile in cp.CARD_PILE)
 
 
@@ -394,10 +413,10 @@ def view(s: State, p: int) -> dict:
         "hand_limit": s.hand_limit,
         "decision": r.Decision.name_of(s.decision),
         "active": s.active,
-        "tiles": [None if t is None else list(t) for t in s.tiles],
+        "tiles": tiles_json(s.tiles),
         "plot_xy": list(map(list.copy, _plot_xy(s))),
         "outskirts": list(s.outskirts),
-        "pieces": [[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
+        "pieces": pieces_json(s.pieces),
         "trams": sorted(s.trams),
         "supply": list(s.supply),
         "trams_left": r.trams_left(s),
@@ -449,11 +468,11 @@ def copy_state(s: State) -> State:
     return State(
         n=s.n,
         hand_limit=s.hand_limit,
-        tiles=[None if t is None else list(t) for t in s.tiles],
+        tiles=list(s.tiles),  # the records are immutable: shared
         px=list(s.px),
         py=list(s.py),
         occupant=list(s.occupant),
-        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
+        pieces=list(s.pieces),
         trams=list(s.trams),
         supply=list(s.supply),
         hands=[list(h) for h in s.hands],
@@ -578,11 +597,11 @@ def seat_state(v: dict) -> State:
     s = State(
         n=n,
         hand_limit=v["hand_limit"],
-        tiles=[None if t is None else list(t) for t in board.tiles],
+        tiles=list(board.tile_records),  # the records are immutable: shared
         px=list(board.px),
         py=list(board.py),
         occupant=list(board.occupant),
-        pieces=list(board.pieces),  # the pieces themselves are shared: the rules never change a laid piece
+        pieces=list(board.piece_records),
         trams=list(board.trams),
         supply=list(v["supply"]),
         hands=[list(v["hand"]) if q == me else [] for q in range(n)],
@@ -600,18 +619,31 @@ def seat_state(v: dict) -> State:
     return s
 
 
+class BoardGeometry(NamedTuple):
+    """The derived fields of State that depend on the tiles alone."""
+
+    grid: list[int]
+    outskirts: list[bool]
+    holes: frozenset
+    exterior: frozenset
+    geo: dict
+
+
 class SeatBoard(NamedTuple):
-    """What `seat_state` needs of one public board: its own copies of the board's lists (which also
-    identify it) and the derived fields, shared (they are replaced, never changed, when a board changes)."""
+    """What `seat_state` needs of one public board: its tiles and pieces as views show them (which
+    identify it), their records, its own copies of the other lists, and the derived fields, shared
+    (they are replaced, never changed, when a board changes)."""
 
     n: int
-    tiles: list
-    pieces: list
+    tiles: list  # tiles_json
+    pieces: list  # pieces_json
     trams: list  # sorted, as views list them
+    tile_records: tuple[r.Tile | None, ...]
+    piece_records: tuple[r.Piece, ...]
     px: list[int]
     py: list[int]
     occupant: list[int]
-    geometry: tuple  # grid, outskirts, holes, exterior, geo
+    geometry: BoardGeometry
     covered: frozenset
     memo: dict
 
@@ -619,13 +651,15 @@ class SeatBoard(NamedTuple):
 def _board_of(s: State) -> SeatBoard:
     return SeatBoard(
         s.n,
-        [None if t is None else list(t) for t in s.tiles],
-        [[kind, owner, list(plots), points] for kind, owner, plots, points in s.pieces],
+        tiles_json(s.tiles),
+        pieces_json(s.pieces),
         sorted(s.trams),
+        tuple(s.tiles),
+        tuple(s.pieces),
         list(s.px),
         list(s.py),
         list(s.occupant),
-        (s.grid, s.outskirts, s.holes, s.exterior, s.geo),
+        BoardGeometry(s.grid, s.outskirts, s.holes, s.exterior, s.geo),
         frozenset(s.covered),
         s.memo,
     )
@@ -675,11 +709,11 @@ def _derive_seat_board(v: dict) -> SeatBoard:
     s = State(
         n=v["num_players"],
         hand_limit=0,
-        tiles=[None if t is None else list(t) for t in v["tiles"]],
-        px=[xy[0] for xy in v["plot_xy"]],
-        py=[xy[1] for xy in v["plot_xy"]],
+        tiles=[None if t is None else r.Tile(*t) for t in v["tiles"]],
+        px=[x for x, _ in v["plot_xy"]],
+        py=[y for _, y in v["plot_xy"]],
         occupant=[-1] * cp.NUM_PLOTS,
-        pieces=[[kind, owner, list(plots), points] for kind, owner, plots, points in v["pieces"]],
+        pieces=[r.Piece(kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]],
         trams=list(v["trams"]),
         supply=[],
         hands=[],
@@ -691,13 +725,13 @@ def _derive_seat_board(v: dict) -> SeatBoard:
         setup_order=[],
     )
     for index, piece in enumerate(s.pieces):
-        for p in piece[2]:
+        for p in piece.plots:
             s.occupant[p] = index
-    tiles_key = tuple(None if t is None else tuple(t) for t in s.tiles)
+    tiles_key = tuple(s.tiles)
     geometry = _SEAT_GEOMETRY.get(tiles_key)
     if geometry is None:
         r.rebuild_derived(s)
-        _SEAT_GEOMETRY.put(tiles_key, (s.grid, s.outskirts, s.holes, s.exterior, s.geo))
+        _SEAT_GEOMETRY.put(tiles_key, BoardGeometry(s.grid, s.outskirts, s.holes, s.exterior, s.geo))
     else:
         s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
         r.rebuild_piece_derived(s)

@@ -54,8 +54,8 @@ def card_places(game: BigCity) -> list[int]:
 
 def recount_points(game: BigCity) -> list[int]:
     totals = [0] * game.num_players
-    for _kind, owner, _plots, points in game.state.pieces:
-        totals[owner] += points
+    for piece in game.state.pieces:
+        totals[piece.owner] += piece.points
     return totals
 
 
@@ -69,21 +69,21 @@ def check_state(game: BigCity) -> None:
     assert all(len(k) == len(p) for k, p in zip(s.pile_known, s.piles, strict=True))
     assert all(len(h) <= SPEC_HAND[n] for h in s.hands)
     assert all(rules.cp.CARD_PILE[c] == i + 1 for i, pile in enumerate(s.piles) for c in pile)
-    kinds = [piece[0] for piece in s.pieces]
+    kinds = [piece.kind for piece in s.pieces]
     for kind, count in enumerate(SPEC_PIECES.values()):
         assert s.supply[kind] >= 0 and s.supply[kind] + kinds.count(kind) == count
     for facility in range(12, 16):
         assert kinds.count(facility) <= 1
     assert 0 <= len(s.trams) <= 17 and len(set(s.trams)) == len(s.trams)
     occupied = [p for p in range(68) if s.occupant[p] >= 0]
-    assert sorted(occupied) == sorted(q for piece in s.pieces for q in piece[2])
+    assert sorted(occupied) == sorted(q for piece in s.pieces for q in piece.plots)
     for p in occupied:
-        assert s.px[p] >= 0 and p in s.pieces[s.occupant[p]][2]
+        assert s.px[p] >= 0 and p in s.pieces[s.occupant[p]].plots
     cells = [(s.px[p], s.py[p]) for p in range(68) if s.px[p] >= 0]
     assert len(set(cells)) == len(cells) and all(0 <= x <= 52 and 0 <= y <= 52 for x, y in cells)
     assert s.scores == recount_points(game)
     assert min(s.scores) >= 0
-    assert all(p[3] >= 0 for p in s.pieces)
+    assert all(p.points >= 0 for p in s.pieces)
     if game.is_over():
         assert game.current_player() == -1 and s.winners
         assert abs(sum(game.returns())) < 1e-9
@@ -154,9 +154,9 @@ def card_id(c: int) -> int:
 def place(game: BigCity, kind: int, numbers: list[int], owner: int = 0, points: int = 0) -> None:
     """Put a piece on the board directly (its plot cards leave the game)."""
     s = game.state
-    plots = sorted(idx(x) for x in numbers)
+    plots = tuple(sorted(idx(x) for x in numbers))
     piece = len(s.pieces)
-    s.pieces.append([kind, owner, plots, points])
+    s.pieces.append(rules.Piece(kind, owner, plots, points))
     s.scores[owner] += points
     for p in plots:
         s.occupant[p] = piece

@@ -65,7 +65,8 @@ def test_l3_outskirts():
 def test_e1_residences_and_businesses(kind, plots, points):
     game = position(hands={0: plots})
     assert build(game, kind, plots) == points
-    assert game.state.pieces[-1][:3] == [kind, 0, sorted(idx(x) for x in plots)]
+    piece = game.state.pieces[-1]
+    assert (piece.kind, piece.owner, piece.plots) == (kind, 0, tuple(sorted(idx(x) for x in plots)))
 
 
 @pytest.mark.parametrize(("kind", "hand"), [(cp.RES2, [12, 16]), (cp.RES3, [11, 12, 15]), (cp.BUS1, [15])])
@@ -89,7 +90,7 @@ def test_e2_city_hall_and_multipliers():
     assert legal(game) == {4}
     game.apply(4)
     s = game.state
-    assert s.scores[0] == 0 and rules.city_hall_built(s) and s.pieces[0][:3] == [cp.CITY_HALL, 0, [4]]
+    assert s.scores[0] == 0 and rules.city_hall_built(s) and s.pieces[0][:3] == (cp.CITY_HALL, 0, (4,))
     assert game.decision_name() == "DRAW" and len(s.hands[0]) == 4
     game.apply(next(iter(legal(game))))
     assert len(s.hands[0]) == 5 and game.current_player() == 1  # one card drawn, turn over
@@ -133,7 +134,7 @@ def test_e4_parks_and_factories():
     for action in (70, 18, 19, 22):
         assert action in legal(game)
         game.apply(action)
-    assert s.out[70] and s.pieces[-1][:3] == [cp.FACTORY_L, 0, [18, 19, 22]] and s.scores[0] == 0
+    assert s.out[70] and s.pieces[-1][:3] == (cp.FACTORY_L, 0, (18, 19, 22)) and s.scores[0] == 0
     assert all(rules.is_dead(s, idx(x)) for x in (32, 33, 36)) and not rules.is_dead(s, idx(38))
     while game.current_player() == 0:  # seat 0 draws its replacement card
         game.apply(min(legal(game)))
@@ -170,10 +171,10 @@ def test_e6_placing_a_neighbourhood():
     twin = game.clone()
     game.apply(372)
     s = game.state
-    assert s.tiles[4] == [0, 25, 28] and (s.px[idx(51)], s.py[idx(51)]) == (25, 28)
+    assert s.tiles[4] == rules.Tile(rotation=0, ax=25, ay=28) and (s.px[idx(51)], s.py[idx(51)]) == (25, 28)
     assert game.current_player() == 1  # no draw after a TILE turn
     twin.apply(373)
-    assert twin.state.tiles[4] == [0, 24, 28]
+    assert twin.state.tiles[4] == rules.Tile(rotation=0, ax=24, ay=28)
 
 
 def test_e6_single_contact_is_masked():

@@ -72,7 +72,7 @@ def test_setup_deal_and_initial_city(n):
     for seat in range(n):
         assert sorted(cp.CARD_PILE[c] for c in s.hands[seat]) == list(range(1, SPEC_HAND[n] + 1))
     assert [len(pile) for pile in s.piles] == [9 - n] * SPEC_HAND[n] + [9] * (8 - SPEC_HAND[n])
-    assert s.tiles[0] == [0, 25, 25] and s.scores == [0] * n and s.supply == list(cp.KIND_COUNT)
+    assert s.tiles[0] == rules.Tile(0, 25, 25) and s.scores == [0] * n and s.supply == list(cp.KIND_COUNT)
     order = {2: [0, 1, 0, 1], 3: [0, 1, 2], 4: [0, 1, 2, 3], 5: [0, 1, 2, 3, 4]}[n]
     initial = {2: {2, 3, 4, 5}, 3: {2, 3, 4}, 4: {2, 3, 4, 5}, 5: {2, 3, 4, 5, 6}}[n]
     rng = np.random.default_rng(n)
@@ -401,7 +401,7 @@ def test_every_building_kind_reachable_in_random_games():
         rng = np.random.default_rng(seed)
         while not game.is_over():
             game.apply(random_action(game, rng))
-        built |= {piece[0] for piece in game.state.pieces}
+        built |= {piece.kind for piece in game.state.pieces}
     assert built >= {cp.RES1, cp.RES2, cp.BUS1, cp.BUS2, cp.CITY_HALL, cp.CINEMA, cp.BANK} and {12, 13, 14, 15} & built
 
 
