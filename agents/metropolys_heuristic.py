@@ -76,8 +76,7 @@ class Derived:
             if seat >= 0:
                 self.buildings[seat].append(nb)
         # the answers below are filled in when first asked
-        self.beliefs: dict[int, list[tuple[dict, float]]] | None = None
-        self.belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
+        self.beliefs: dict[int, Belief] | None = None
         self.estimates: list[float] | None = None
         self.weights: dict[int, float] = {}
         self.denial_worth: list[float] | None = None
@@ -108,6 +107,24 @@ def derived_key(v: dict) -> tuple:
         v["arch_card"],
         tuple(v["built"]),
     )
+
+
+class Belief:
+    """What I believe of one rival's secret card, from where it built (and my own cards): the same on
+    every board until it builds again, so the agent remembers it by those."""
+
+    __slots__ = ("points", "expected", "built_points")
+
+    def __init__(self, version: str, cards: list[tuple[dict, float]], built: list[int]) -> None:
+        # each guessed card (with its probability) as its `_card_points` per neighbourhood
+        self.points = [(_points_table(version, tuple(guess.items())), p) for guess, p in cards]
+        terms = [p * _points_array(table) for table, p in self.points]
+        expected = terms[0]
+        for term in terms[1:]:
+            expected = expected + term
+        self.expected: np.ndarray = expected  # the rival's expected objective points per neighbourhood
+        # per guessed card, the expected points of the rival's buildings
+        self.built_points = [p * sum(table[nb] for nb in built) for table, p in self.points]
 
 
 class Situation:
@@ -310,11 +327,7 @@ class Situation:
         if self.derived.denial_worth is None:  # every neighbourhood at once, each sum in the same order
             total = None
             for seat in self.others:
-                gain = None
-                for points, p in self.belief_points(seat):
-                    term = p * _points_array(points)
-                    gain = term if gain is None else gain + term
-                weighted = self.weight(seat) * gain
+                weighted = self.weight(seat) * self.beliefs()[seat].expected
                 total = weighted if total is None else total + weighted
             self.derived.denial_array = DENIAL * total
             self.derived.denial_worth = self.derived.denial_array.tolist()
@@ -345,8 +358,8 @@ class Situation:
         return self._tall
 
     # ----- what the rivals hold ------------------------------------------------------------------
-    def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
-        """Per rival: (possible secret cards, probability), from where it built."""
+    def beliefs(self) -> dict[int, Belief]:
+        """Per rival: its possible secret cards with their probabilities, from where it built."""
         if self.derived.beliefs is None:
             self.derived.beliefs = {}
             for seat in self.others:
@@ -354,18 +367,14 @@ class Situation:
                 key = (self.version, self.n, tuple(sorted(self.cards.items())), tuple(self.buildings[seat]))
                 belief = self._belief_memo.get(key)
                 if belief is None:
-                    belief = self._belief(seat)
+                    belief = Belief(self.version, self._belief(seat), self.buildings[seat])
                     self._belief_memo.put(key, belief)
                 self.derived.beliefs[seat] = belief
         return self.derived.beliefs
 
     def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
-        """`beliefs()[seat]` with each guessed card as its `_card_points` per neighbourhood."""
-        if seat not in self.derived.belief_points:
-            self.derived.belief_points[seat] = [
-                (_points_table(self.version, tuple(cards.items())), p) for cards, p in self.beliefs()[seat]
-            ]
-        return self.derived.belief_points[seat]
+        """`beliefs()[seat]`: each guessed card as its `_card_points` per neighbourhood, and its probability."""
+        return self.beliefs()[seat].points
 
     def _belief(self, seat: int) -> list[tuple[dict, float]]:
         built = self.buildings[seat]
@@ -406,8 +415,8 @@ class Situation:
             colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
             area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
             return points + r.colour_points(colour, built) + r.area_points(area, built)
-        for table, p in self.belief_points(seat):
-            points += p * sum(table[nb] for nb in built)
+        for term in self.beliefs()[seat].built_points:
+            points += term
         if self.version == r.EXPERT:
             points += 2.0 * len(built) / 3  # a rough share of an unknown expert Area card
         return points
