@@ -324,19 +324,18 @@ class Situation:
 
     def denial_worth(self, nb: int) -> float:
         """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
-        if self.derived.denial_worth is None:  # every neighbourhood at once, each sum in the same order
-            total = None
-            for seat in self.others:
-                weighted = self.weight(seat) * self.beliefs()[seat].expected
-                total = weighted if total is None else total + weighted
-            self.derived.denial_array = DENIAL * total
-            self.derived.denial_worth = self.derived.denial_array.tolist()
+        if self.derived.denial_worth is None:
+            self.derived.denial_worth = self.denial_array().tolist()
         return self.derived.denial_worth[nb]
 
     def denial_array(self) -> np.ndarray:
-        """`denial_worth` of every neighbourhood, as an array."""
-        self.denial_worth(0)
-        assert self.derived.denial_array is not None  # filled by denial_worth
+        """`denial_worth` of every neighbourhood at once (each sum in the same order)."""
+        if self.derived.denial_array is None:
+            weighted = [self.weight(seat) * self.beliefs()[seat].expected for seat in self.others]
+            total = weighted[0]
+            for term in weighted[1:]:
+                total = total + term
+            self.derived.denial_array = DENIAL * total
         return self.derived.denial_array
 
     def rival_worth(self, seat: int, nb: int) -> float:
