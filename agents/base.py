@@ -66,3 +66,8 @@ class HeuristicAgent(abc.ABC):
         top = max(values)
         tied = [o for o, x in zip(options, values, strict=True) if x >= top - TIE_TOLERANCE]
         return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
+
+    def _best_index(self, scores: np.ndarray) -> int:
+        """`_best` over options scored at once: the index of the highest score, ties broken alike."""
+        tied = np.flatnonzero(scores >= scores.max() - TIE_TOLERANCE)
+        return int(tied[int(self.rng.integers(len(tied)))]) if len(tied) > 1 else int(tied[0])

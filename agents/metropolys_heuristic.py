@@ -76,14 +76,16 @@ class Derived:
             if seat >= 0:
                 self.buildings[seat].append(nb)
         # the answers below are filled in when first asked
-        self.beliefs: dict[int, list[tuple[dict, float]]] | None = None
-        self.belief_points: dict[int, list[tuple[tuple[float, ...], float]]] = {}
+        self.beliefs: dict[int, Belief] | None = None
         self.estimates: list[float] | None = None
         self.weights: dict[int, float] = {}
         self.denial_worth: list[float] | None = None
         self.area_now: int | None = None
         self.height_lists: dict[int, dict[int, list[int]]] = {}
-        self.token_worth: dict[int, float] = {}
+        self.token_worth: dict[str | None, float] = {}  # per token name (None: no token)
+        self.objective_base: dict[int, float] = {}  # per spot, `Situation.objective_base`
+        self.denial_array: np.ndarray | None = None  # `denial_worth` of every spot, for the opening
+        self.token_kinds: np.ndarray | None = None  # per spot, its token's index in cp.TOKEN_NAMES (0: none)
         # the agent's `_gain` per spot, value and count of tall values left (which the price reads)
         self.gains: dict[tuple[int, int, int], float] = {}
 
@@ -105,6 +107,24 @@ def derived_key(v: dict) -> tuple:
         v["arch_card"],
         tuple(v["built"]),
     )
+
+
+class Belief:
+    """What I believe of one rival's secret card, from where it built (and my own cards): the same on
+    every board until it builds again, so the agent remembers it by those."""
+
+    __slots__ = ("points", "expected", "built_points")
+
+    def __init__(self, version: str, cards: list[tuple[dict, float]], built: list[int]) -> None:
+        # each guessed card (with its probability) as its `_card_points` per neighbourhood
+        self.points = [(_points_table(version, tuple(guess.items())), p) for guess, p in cards]
+        terms = [p * _points_array(table) for table, p in self.points]
+        expected = terms[0]
+        for term in terms[1:]:
+            expected = expected + term
+        self.expected: np.ndarray = expected  # the rival's expected objective points per neighbourhood
+        # per guessed card, the expected points of the rival's buildings
+        self.built_points = [p * sum(table[nb] for nb in built) for table, p in self.points]
 
 
 class Situation:
@@ -173,8 +193,10 @@ class Situation:
 
     def sure_above(self, nb: int) -> int:
         """The value a bid on `nb` must exceed to win outright (0: nobody can follow it at all)."""
-        if not self.free_neighbours(nb):
-            return 0
+        return self.sure_bar() if self.free_neighbours(nb) else 0
+
+    def sure_bar(self) -> int:
+        """The highest value a seat still in the call holds: a bid above it wins outright."""
         if self._sure_bar is None:
             self._sure_bar = max((self.rival_max[seat] for seat in self.rivals_in_call()), default=0)
         return self._sure_bar
@@ -191,12 +213,26 @@ class Situation:
 
     # ----- worth of a spot -----------------------------------------------------------------------
     def token_worth(self, nb: int) -> float:
-        if nb not in self.derived.token_worth:
-            self.derived.token_worth[nb] = self._token_worth_now(nb)
-        return self.derived.token_worth[nb]
+        return self.kind_worth(self.token.get(nb))
 
-    def _token_worth_now(self, nb: int) -> float:
-        name = self.token.get(nb)
+    def kind_worth(self, name: str | None) -> float:
+        """What taking a token of this kind is worth (None: no token); the same on every spot."""
+        if name not in self.derived.token_worth:
+            self.derived.token_worth[name] = self._kind_worth_now(name)
+        return self.derived.token_worth[name]
+
+    def token_array(self, spots: np.ndarray) -> np.ndarray:
+        """`token_worth` of every spot in `spots`."""
+        if self.derived.token_kinds is None:
+            kinds = np.zeros(cp.NUM_NBHDS, dtype=np.intp)
+            for nb, name in self.token.items():
+                kinds[nb] = cp.TOKEN_NAMES.index(name)
+            self.derived.token_kinds = kinds
+        present = set(self.token.values())
+        table = [self.kind_worth(name) if name in present else 0.0 for name in _TOKEN_KINDS]
+        return np.array(table)[self.derived.token_kinds[spots]]
+
+    def _kind_worth_now(self, name: str | None) -> float:
         if name is None:
             return 0.0
         worth = TOKEN_WORTH[name]
@@ -225,11 +261,28 @@ class Situation:
 
     def objective_worth(self, nb: int, value: int) -> float:
         if self.version == r.FAMILY:
-            card = self.cards["area"]
-            if card is None:
-                return 0.0
-            qualifying = cp.FAMILY_QUALIFYING[cp.FAMILY_CARD_NAMES.index(card)]
-            return float(cp.FAMILY_POINTS_PER_BUILDING) if nb in qualifying else 0.0
+            return self.objective_base(nb)
+        return self.objective_base(nb) + self._height_gain(cp.DISTRICT[nb], cp.HEIGHT_CLASS[value])
+
+    def objective_base(self, nb: int) -> float:
+        """The part of `objective_worth` that the value bid does not change (all of it in the family game)."""
+        bases = self.derived.objective_base
+        if nb not in bases:
+            bases[nb] = self._objective_base_now(nb)
+        return bases[nb]
+
+    def objective_array(self, spots: np.ndarray, value: int) -> np.ndarray:
+        """`objective_worth` of `value` on every spot in `spots`."""
+        if self.version == r.FAMILY:
+            return _family_worth_array(self.cards["area"])[spots]
+        bases = np.array([self.objective_base(nb) for nb in spots.tolist()])
+        height = cp.HEIGHT_CLASS[value]
+        gains = np.array([self._height_gain(district, height) for district in range(len(cp.DISTRICT_NAMES))])
+        return bases + gains[_DISTRICTS[spots]]
+
+    def _objective_base_now(self, nb: int) -> float:
+        if self.version == r.FAMILY:
+            return _family_worths(self.cards["area"])[nb]
         colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
         area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
         worth = float(cp.NEIGHBOURHOOD_POINTS_PER_BUILDING) if cp.COLOUR[nb] == colour else 0.0
@@ -237,7 +290,6 @@ class Situation:
             self.derived.area_now = r.area_points(area, self.mine)
         worth += r.area_points(area, [*self.mine, nb]) - self.derived.area_now
         worth += PROGRESS_BONUS * self._progress(area, nb)
-        worth += self._height_gain(nb, cp.HEIGHT_CLASS[value])
         return worth
 
     def _progress(self, area: int, nb: int) -> float:
@@ -263,26 +315,28 @@ class Situation:
             self.derived.height_lists[district] = {seat: sorted(h, reverse=True) for seat, h in lists.items()}
         return dict(self.derived.height_lists[district])
 
-    def _height_gain(self, nb: int, height: int) -> float:
-        """5 if building this height class on `nb` makes me (co-)best in its district's comparison."""
-        lists = self._height_lists(cp.DISTRICT[nb])
+    def _height_gain(self, district: int, height: int) -> float:
+        """5 if building this height class in `district` makes me (co-)best in its comparison."""
+        lists = self._height_lists(district)
         before = self.me in lists and lists[self.me] == max(lists.values())
         lists[self.me] = sorted([*lists.get(self.me, []), height], reverse=True)
         return cp.HIGHEST_BUILDING_POINTS * ((lists[self.me] == max(lists.values())) - before)
 
     def denial_worth(self, nb: int) -> float:
         """Expected objective points the rivals would get on `nb`, weighted by how much they matter."""
-        if self.derived.denial_worth is None:  # every neighbourhood at once, each sum in the same order
-            total = None
-            for seat in self.others:
-                gain = None
-                for points, p in self.belief_points(seat):
-                    term = p * _points_array(points)
-                    gain = term if gain is None else gain + term
-                weighted = self.weight(seat) * gain
-                total = weighted if total is None else total + weighted
-            self.derived.denial_worth = (DENIAL * total).tolist()
+        if self.derived.denial_worth is None:
+            self.derived.denial_worth = self.denial_array().tolist()
         return self.derived.denial_worth[nb]
+
+    def denial_array(self) -> np.ndarray:
+        """`denial_worth` of every neighbourhood at once (each sum in the same order)."""
+        if self.derived.denial_array is None:
+            weighted = [self.weight(seat) * self.beliefs()[seat].expected for seat in self.others]
+            total = weighted[0]
+            for term in weighted[1:]:
+                total = total + term
+            self.derived.denial_array = DENIAL * total
+        return self.derived.denial_array
 
     def rival_worth(self, seat: int, nb: int) -> float:
         """What building on `nb` is worth to a rival: the token's face value and its expected objective."""
@@ -303,8 +357,8 @@ class Situation:
         return self._tall
 
     # ----- what the rivals hold ------------------------------------------------------------------
-    def beliefs(self) -> dict[int, list[tuple[dict, float]]]:
-        """Per rival: (possible secret cards, probability), from where it built."""
+    def beliefs(self) -> dict[int, Belief]:
+        """Per rival: its possible secret cards with their probabilities, from where it built."""
         if self.derived.beliefs is None:
             self.derived.beliefs = {}
             for seat in self.others:
@@ -312,18 +366,14 @@ class Situation:
                 key = (self.version, self.n, tuple(sorted(self.cards.items())), tuple(self.buildings[seat]))
                 belief = self._belief_memo.get(key)
                 if belief is None:
-                    belief = self._belief(seat)
+                    belief = Belief(self.version, self._belief(seat), self.buildings[seat])
                     self._belief_memo.put(key, belief)
                 self.derived.beliefs[seat] = belief
         return self.derived.beliefs
 
     def belief_points(self, seat: int) -> list[tuple[tuple[float, ...], float]]:
-        """`beliefs()[seat]` with each guessed card as its `_card_points` per neighbourhood."""
-        if seat not in self.derived.belief_points:
-            self.derived.belief_points[seat] = [
-                (_points_table(self.version, tuple(cards.items())), p) for cards, p in self.beliefs()[seat]
-            ]
-        return self.derived.belief_points[seat]
+        """`beliefs()[seat]`: each guessed card as its `_card_points` per neighbourhood, and its probability."""
+        return self.beliefs()[seat].points
 
     def _belief(self, seat: int) -> list[tuple[dict, float]]:
         built = self.buildings[seat]
@@ -364,11 +414,35 @@ class Situation:
             colour = cp.COLOUR_NAMES.index(self.cards["neighbourhood"])
             area = cp.EXPERT_AREA_NAMES.index(self.cards["area"])
             return points + r.colour_points(colour, built) + r.area_points(area, built)
-        for table, p in self.belief_points(seat):
-            points += p * sum(table[nb] for nb in built)
+        for term in self.beliefs()[seat].built_points:
+            points += term
         if self.version == r.EXPERT:
             points += 2.0 * len(built) / 3  # a rough share of an unknown expert Area card
         return points
+
+
+_TOKEN_KINDS = (None, *cp.TOKEN_NAMES[1:])  # cp.TOKEN_NAMES, "none" as the missing token of `Situation.token`
+_DISTRICTS = np.array(cp.DISTRICT)
+_ADJACENCY = np.zeros((cp.NUM_NBHDS, cp.NUM_NBHDS), dtype=np.intp)  # cp.ADJ as a 0/1 matrix
+for _nb, _around in enumerate(cp.ADJ):
+    _ADJACENCY[_nb, list(_around)] = 1
+
+
+@lru_cache(maxsize=8)
+def _family_worths(card: str | None) -> tuple[float, ...]:
+    """My objective's worth per spot under a family Area card (None: no card)."""
+    if card is None:
+        return (0.0,) * cp.NUM_NBHDS
+    qualifying = cp.FAMILY_QUALIFYING[cp.FAMILY_CARD_NAMES.index(card)]
+    return tuple(float(cp.FAMILY_POINTS_PER_BUILDING) if nb in qualifying else 0.0 for nb in range(cp.NUM_NBHDS))
+
+
+@lru_cache(maxsize=8)
+def _family_worth_array(card: str | None) -> np.ndarray:
+    """`_family_worths` as an array (read-only: it is shared)."""
+    array = np.array(_family_worths(card))
+    array.flags.writeable = False
+    return array
 
 
 @lru_cache(maxsize=64)
@@ -434,6 +508,16 @@ class MetropolysHeuristicAgent(HeuristicAgent):
             gain += WIN if mine > max(sit.estimates()[o] for o in sit.others) else -WIN
         return gain
 
+    def _gains(self, sit: Situation, spots: np.ndarray, value: int) -> np.ndarray:
+        """`_gain` of `value` on every spot in `spots` at once: the same sums in the same order."""
+        token, objective = sit.token_array(spots), sit.objective_array(spots, value)
+        gain = token + objective + sit.denial_array()[spots] - sit.price(value)
+        if sit.built[sit.me] == cp.NUM_BUILDINGS - 1:  # this win ends the game
+            estimates = sit.estimates()
+            mine = estimates[sit.me] + token + objective
+            gain += np.where(mine > max(estimates[o] for o in sit.others), WIN, -WIN)
+        return gain
+
     def _bid_value(self, sit: Situation, nb: int, floor: int) -> int:
         """The value to bid on `nb` above `floor`: a sure winner if worth it, else a cheap or middling one."""
         key = (nb, floor)
@@ -450,14 +534,30 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         return cheap
 
     def _open(self, sit: Situation, spots: list[int]) -> int:
-        def score(nb: int) -> float:
-            value = self._bid_value(sit, nb, 0)
-            gain = self._gain(sit, nb, value)
-            if value <= sit.sure_above(nb):
-                gain -= RISK_PER_FREE_NEIGHBOUR * len(sit.free_neighbours(nb))
-            return gain
-
-        return self._best(spots, score)
+        """Every free spot scored at once (a new board each time: nothing to remember): the value
+        `_bid_value` would bid there, its `_gain`, less the risk if a rival can still follow it."""
+        at = np.array(spots)
+        free = np.zeros(cp.NUM_NBHDS, dtype=np.intp)
+        free[at] = 1  # before the opening bid every free spot is a legal one
+        neighbours = _ADJACENCY[at] @ free
+        scores = np.empty(len(spots))
+        for followed in (neighbours == 0, neighbours > 0):  # spots no rival can follow, then the others
+            if not followed.any():
+                continue
+            group = at[followed]
+            needed = sit.sure_bar() if neighbours[followed][0] else 0  # `sure_above` of the group's spots
+            sure, cheap = sit.bid_candidates(0, needed)
+            value = np.full(len(group), cheap if sure is None else sure)
+            gain = self._gains(sit, group, int(value[0]))
+            if sure is not None and sure != cheap:
+                cheap_gain = self._gains(sit, group, cheap)
+                keep = gain >= HOLD_CHANCE * cheap_gain
+                value = np.where(keep, sure, cheap)
+                gain = np.where(keep, gain, cheap_gain)
+            risky = value <= needed
+            gain[risky] -= RISK_PER_FREE_NEIGHBOUR * neighbours[followed][risky]
+            scores[followed] = gain
+        return spots[self._best_index(scores)]
 
     def _outbid(self, sit: Situation, spots: list[int]) -> int:
         floor = sit.top[2]

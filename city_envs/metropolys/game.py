@@ -130,7 +130,7 @@ class Metropolys(StateGame):
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
         data = dict(vars(self.state))
-        del data["board_memo"]
+        del data["board_memo"], data["view_memo"]
         data["bids"] = [list(bid) for bid in self.state.bids]
         return data
 

@@ -97,6 +97,9 @@ class State:
     # memo of view.board_block (tokens and buildings, which change only when a call ends); not
     # serialized, shared by copies (never mutated, only dropped), recomputed when None
     board_memo: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # memo of view.public_board (the public fields of `view` that change only when a call ends), on the
+    # same terms as board_memo; immutable (tuples), so every seat's view of the position may share it
+    view_memo: tuple | None = field(default=None, compare=False, repr=False)
 
 
 # ===== setup (§3) ==============================================================================
@@ -273,6 +276,7 @@ def _resolve(s: State) -> None:
     s.passed = 0
     s.calls += 1
     s.board_memo = None
+    s.view_memo = None
     if s.built[seat] == cp.NUM_BUILDINGS:
         s.decision = GAME_OVER
         s.actor = -1

@@ -230,30 +230,47 @@ def secret_cards(s: State, seat: int) -> dict:
     return {"neighbourhood": cp.COLOUR_NAMES[s.colour_card[seat]], "area": cp.EXPERT_AREA_NAMES[s.area_card[seat]]}
 
 
+def public_board(s: State) -> tuple:
+    """The fields of `view` that change only when a call ends, as tuples: the removed districts, the
+    tokens on the board, the buildings, each seat's buildings built, tokens taken and public score.
+    All public, so one memo on the state (`view_memo`) serves every seat's view."""
+    if s.view_memo is None:
+        s.view_memo = (
+            tuple(cp.DISTRICT_NAMES[d] for d in s.removed),
+            tuple((nb, cp.TOKEN_NAMES[t]) for nb, t in enumerate(s.token) if t != cp.NO_TOKEN),
+            tuple((nb, (s.owner[nb], s.built_value[nb])) for nb in range(N) if s.owner[nb] >= 0),
+            tuple(s.built),
+            tuple(tuple(zip(cp.TOKEN_NAMES[1:], counts, strict=True)) for counts in s.tokens),
+            tuple(r.token_points(s, seat) for seat in range(s.n)),
+        )
+    return s.view_memo
+
+
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     over = s.decision == r.GAME_OVER
+    removed, tokens_on_board, buildings, built, tokens, public_scores = public_board(s)
     return {
         "game": "metropolys",
         "player": p,
         "num_players": s.n,
         "version": s.version,
-        "removed_districts": [cp.DISTRICT_NAMES[d] for d in s.removed],
+        "removed_districts": list(removed),
         "decision": r.Decision.name_of(s.decision),
         "actor": s.actor,
         "opener": s.opener if not over else -1,
         "calls": s.calls,
-        "tokens_on_board": {nb: cp.TOKEN_NAMES[t] for nb, t in enumerate(s.token) if t != cp.NO_TOKEN},
-        "buildings": {nb: (s.owner[nb], s.built_value[nb]) for nb in range(N) if s.owner[nb] >= 0},
+        "tokens_on_board": dict(tokens_on_board),
+        "buildings": dict(buildings),
         "bids": [tuple(b) for b in s.bids],
         "chosen": s.chosen if s.actor == p else -1,
         "passed": [seat for seat in range(s.n) if s.passed >> seat & 1],
         "supply": [r.values_of(mask) for mask in s.supply],
-        "built": list(s.built),
-        "tokens": [dict(zip(cp.TOKEN_NAMES[1:], counts, strict=True)) for counts in s.tokens],
+        "built": list(built),
+        "tokens": [dict(counts) for counts in tokens],
         "subway_card": s.subway_card,
         "arch_card": s.arch_card,
-        "public_scores": [r.token_points(s, seat) for seat in range(s.n)],
+        "public_scores": list(public_scores),
         "my_cards": secret_cards(s, p),
         "revealed_cards": [secret_cards(s, seat) for seat in range(s.n)] if over else None,
         "scores": [r.score(s, seat) for seat in range(s.n)] if over else None,
@@ -292,6 +309,7 @@ def copy_state(s: State) -> State:
         chosen=s.chosen,
         calls=s.calls,
         board_memo=s.board_memo,
+        view_memo=s.view_memo,
     )
 
 

@@ -34,6 +34,7 @@ def build(game: Metropolys, seat: int, placements: dict[int, int]) -> None:
         s.built[seat] += 1
         s.token[nb] = cp.NO_TOKEN
     s.board_memo = None
+    s.view_memo = None
     game._mask = None
 
 

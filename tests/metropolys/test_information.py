@@ -87,6 +87,26 @@ def test_another_seats_secret_card_never_shows(n, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("n", COUNTS)
+def test_the_view_memo_holds_nothing_hidden(n, version):
+    """The board fields of the view memoized on the state (`view_memo`, shared by copies) serve every
+    seat: p's view is the same whichever seat filled the memo, and the same as in a determinization for
+    p whose memo p filled itself."""
+    rng = np.random.default_rng(n + 7)
+    for game in states_for(n, version):
+        for p in range(n):
+            twin = game.determinize(p, rng)
+            twin.state.view_memo = None
+            mine = twin.view(p)
+            for q in range(n):
+                filled = game.clone()
+                filled.state.view_memo = None
+                filled.view(q)
+                assert filled.state.view_memo is not None
+                assert filled.view(p) == mine
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_cards_are_revealed_at_the_end(version):
     game = play_out(Metropolys(3, seed=5, version=version), np.random.default_rng(5))
     for p in range(3):
