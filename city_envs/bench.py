@@ -2,15 +2,18 @@
 
 Every random loop picks actions the same cheap way (`np.flatnonzero(mask)` then `rng.integers`), so
 the comparison with PettingZoo's connect_four_v3 measures the environments, not the chooser. The
-machine's speed varies with its load, so each AEC figure is reported as a ratio to connect_four_v3
-measured just before it, in the same process, and every duration is the process's CPU time: time
-spent waiting for a core shared with other jobs counts for neither side.
+machine's speed drifts (load, caches, frequency: back-to-back seconds of connect_four_v3 alone differ
+by up to 40% here), so each AEC and heuristic figure is a ratio to connect_four_v3 measured in the same
+process in alternating slices (reference, subject, subject, reference, ...), so that both sides share
+the drift, and every duration is the process's CPU time: time spent waiting for a core shared with
+other jobs counts for neither side.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +24,7 @@ from city_envs.core.settings import read_document
 
 _CLOCK = time.process_time
 SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
+SLICES = 12  # slices per side of a paired measurement, taken in turns with the other side's
 
 
 def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -51,13 +55,12 @@ def raw_game_speed(name: str, num_players: int, seconds: float, seed: int = 0, *
     }
 
 
-def aec_speed(env, seconds: float, seed: int = 0) -> float:
-    """Agent-steps/s through the AEC loop with observations (`last()` + `step()`)."""
+def _aec_steps(env, seed: int) -> Iterator[None]:
+    """Yields once per agent-step of random legal play through the AEC loop (`last()` + `step()`),
+    episode after episode, so a measurement can stop and resume anywhere."""
     rng = np.random.default_rng(seed)
-    steps = 0
     episode = 0
-    start = _CLOCK()
-    while _CLOCK() - start < seconds:
+    while True:
         env.reset(seed=seed + episode)
         episode += 1
         for _agent in env.agent_iter():
@@ -66,27 +69,59 @@ def aec_speed(env, seconds: float, seed: int = 0) -> float:
                 env.step(None)
                 continue
             env.step(_pick(observation["action_mask"], rng))
-            steps += 1
-    return steps / (_CLOCK() - start)
+            yield
 
 
-def heuristic_speed(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> float:
-    """Decisions/s of the game's heuristic agent playing every seat (Game API and `InfoSet`s)."""
+def _heuristic_decisions(name: str, num_players: int, seed: int, **options) -> Iterator[None]:
+    """Yields once per decision of the game's heuristic agent in every seat (Game API and `InfoSet`s)."""
     from city_envs.agents.registry import make_agent
 
     cls = game_class(name)
-    decisions = games = 0
-    start = _CLOCK()
-    while games == 0 or _CLOCK() - start < seconds:
+    games = 0
+    while True:
         game = cls(num_players, seed=seed + games, **options)
         agents = [make_agent("heuristic", name, seed + games * num_players + seat) for seat in range(num_players)]
         handles = [InfoSet(game, seat) for seat in range(num_players)]
         while not game.is_over():
             seat = game.current_player()
             game.apply(agents[seat].act(handles[seat]))
-            decisions += 1
+            yield
         games += 1
-    return decisions / (_CLOCK() - start)
+
+
+def _run_for(steps: Iterator[None], seconds: float) -> tuple[int, float]:
+    """Advance `steps` for about `seconds` of CPU time: (steps taken, CPU seconds spent)."""
+    count = 0
+    start = _CLOCK()
+    while _CLOCK() - start < seconds:
+        next(steps)
+        count += 1
+    return count, _CLOCK() - start
+
+
+def paired_rates(subject: Iterator[None], reference: Iterator[None], seconds: float) -> tuple[float, float]:
+    """Steps/s of `subject` and of `reference`, each run for `seconds` in all, in turns of
+    `seconds / SLICES` (reference-subject, then subject-reference, ...) so that drift hits both alike."""
+    counts = {"subject": 0, "reference": 0}
+    spent = {"subject": 0.0, "reference": 0.0}
+    for slice_pair in range(SLICES):
+        for side in ("reference", "subject") if slice_pair % 2 == 0 else ("subject", "reference"):
+            count, elapsed = _run_for(subject if side == "subject" else reference, seconds / SLICES)
+            counts[side] += count
+            spent[side] += elapsed
+    return counts["subject"] / spent["subject"], counts["reference"] / spent["reference"]
+
+
+def aec_speed(env, seconds: float, seed: int = 0) -> float:
+    """Agent-steps/s through the AEC loop with observations (`last()` + `step()`)."""
+    count, elapsed = _run_for(_aec_steps(env, seed), seconds)
+    return count / elapsed
+
+
+def heuristic_speed(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> float:
+    """Decisions/s of the game's heuristic agent playing every seat (Game API and `InfoSet`s)."""
+    count, elapsed = _run_for(_heuristic_decisions(name, num_players, seed, **options), seconds)
+    return count / elapsed
 
 
 def sample_states(name: str, num_players: int, count: int, seed: int = 0, **options) -> list:
@@ -139,29 +174,40 @@ def search_iteration_micros(name: str, states: list, iterations: int = SEARCH_IT
     return (_CLOCK() - start) / (iterations * len(choices)) * 1e6
 
 
-def connect_four_speed(seconds: float, seed: int = 0) -> float | None:
+def connect_four_steps(seed: int = 0) -> Iterator[None] | None:
+    """The reference loop: random legal play in PettingZoo's connect_four_v3 (None if not installed)."""
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError:  # pettingzoo[classic] not installed
         return None
-    return aec_speed(connect_four_v3.env(), seconds, seed)
+    return _aec_steps(connect_four_v3.env(), seed)
+
+
+def _beside_reference(subject: Iterator[None], seconds: float, seed: int) -> tuple[float, float | None]:
+    """The subject's rate and connect_four_v3's measured in alternating slices beside it (None if the
+    reference is not installed: then the subject alone)."""
+    reference = connect_four_steps(seed)
+    if reference is None:
+        count, elapsed = _run_for(subject, seconds)
+        return count / elapsed, None
+    return paired_rates(subject, reference, seconds)
 
 
 def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search: bool = False, **options) -> dict:
     """All figures of `city-envs bench` for one game and player count (`search`: the ISMCTS cost too)."""
     result = {"game": name, "num_players": num_players, "seconds": seconds, "seed": seed, "options": options}
     result.update(raw_game_speed(name, num_players, seconds, seed, **options))
-    reference = connect_four_speed(seconds, seed)  # measured next to the AEC loop it scales
-    result["aec_steps_per_s"] = aec_speed(make_env(name, num_players, **options), seconds, seed)
+    aec, reference = _beside_reference(_aec_steps(make_env(name, num_players, **options), seed), seconds, seed)
+    result["aec_steps_per_s"] = aec
     states = sample_states(name, num_players, 200, seed, **options)
     result.update(per_call_micros(states, seed=seed))
     result["connect_four_aec_steps_per_s"] = reference
-    result["aec_ratio_vs_connect_four"] = result["aec_steps_per_s"] / reference if reference else None
+    result["aec_ratio_vs_connect_four"] = aec / reference if reference else None
     result["raw_ratio_vs_connect_four"] = result["decisions_per_s"] / reference if reference else None
-    beside = connect_four_speed(seconds, seed)  # measured again next to the heuristic loop it scales
+    heuristic, beside = _beside_reference(_heuristic_decisions(name, num_players, seed, **options), seconds, seed)
+    result["heuristic_decisions_per_s"] = heuristic
     result["connect_four_aec_steps_per_s_beside_heuristic"] = beside
-    result["heuristic_decisions_per_s"] = heuristic_speed(name, num_players, seconds, seed, **options)
-    result["heuristic_ratio_vs_connect_four"] = result["heuristic_decisions_per_s"] / beside if beside else None
+    result["heuristic_ratio_vs_connect_four"] = heuristic / beside if beside else None
     if search:
         result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
     return result

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from city_envs import bench
 from city_envs.cli import main
 from city_envs.core.registry import GAMES, game_class
@@ -60,3 +62,19 @@ def test_bench_all_refuses_a_game_or_options(capsys):
     assert main(["bench", "citadels", "--all"]) != 0
     assert main(["bench", "--docs", "x.md"]) != 0
     assert main(["bench"]) != 0
+
+
+def test_paired_rates_take_turns_and_count_each_side_on_its_own_clock(monkeypatch):
+    """The subject and the reference run in alternating slices of equal length (reference first, then
+    the order flips), and each side's rate is its own steps over its own time."""
+    subject, reference = iter(()), iter(())
+    calls = []
+
+    def fake_run_for(steps, seconds):
+        calls.append((steps, seconds))
+        return (10, 0.01) if steps is subject else (5, 0.02)
+
+    monkeypatch.setattr(bench, "_run_for", fake_run_for)
+    assert bench.paired_rates(subject, reference, seconds=1.2) == (pytest.approx(1000), pytest.approx(250))
+    assert [steps for steps, _ in calls] == [reference, subject, subject, reference] * (bench.SLICES // 2)
+    assert all(seconds == pytest.approx(1.2 / bench.SLICES) for _, seconds in calls)
