@@ -12,6 +12,7 @@ from matplotlib.patches import FancyBboxPatch
 
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
+from city_envs.citadels.render import character_notes, played_characters, seat_marks
 from city_envs.citadels.rules import State
 from city_envs.core.regions import BoardMap, Region, legal_only, pixel_points, rectangle
 
@@ -79,18 +80,7 @@ def draw_table(s: State) -> np.ndarray:
         colour = "#bbbbbb" if face_up else ("#fff3c4" if rank == s.called else "#f4f4f4")
         ax.add_patch(FancyBboxPatch((x, 0.75), 1.45, 1.05, boxstyle="round,pad=0.02", fc=colour, ec="#555555"))
         ax.text(x + 0.72, 0.98, f"{rank} {cp.CHARACTERS[rank].name}", ha="center", fontsize=9, weight="bold")
-        notes = []
-        if face_up:
-            notes.append("face up")
-        if s.revealed[rank] >= 0:
-            notes.append(f"seat {s.revealed[rank]}")
-        elif s.called and rank < s.called and not face_up:
-            notes.append("skipped")
-        if rank == s.killed:
-            notes.append("killed")
-        if rank == s.robbed:
-            notes.append("robbed")
-        ax.text(x + 0.72, 1.4, "\n".join(notes), ha="center", va="center", fontsize=8)
+        ax.text(x + 0.72, 1.4, "\n".join(character_notes(s, rank)), ha="center", va="center", fontsize=8)
 
     scores = [r.score(s, seat) for seat in range(n)]
     for seat in range(n):
@@ -107,14 +97,8 @@ def draw_table(s: State) -> np.ndarray:
                 lw=2 if active else 1,
             )
         )
-        marks = []
-        if seat == s.crown:
-            marks.append("crown")
-        if s.revealed[cp.BISHOP] == seat:
-            marks.append("protected")
-        if s.city_size[seat] >= s.completion:
-            marks.append("complete, first" if seat == s.first_completer else "complete")
-        played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
+        marks = seat_marks(s, seat)
+        played = played_characters(s, seat)
         ax.text(0.15, top + 0.3, f"seat {seat}" + (" *" if active else ""), fontsize=11, weight="bold")
         ax.text(
             0.15,

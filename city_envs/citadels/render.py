@@ -112,6 +112,44 @@ def describe_partial(s: State) -> str:
     return ""
 
 
+def played_characters(s: State, seat: int) -> list[str]:
+    """The characters `seat` has revealed this round, by rank."""
+    return [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
+
+
+def seat_marks(s: State, seat: int) -> list[str]:
+    """What the table shows of a seat besides its gold, cards and score: crown, Bishop's protection,
+    a complete city (and whether it was the first)."""
+    marks = []
+    if seat == s.crown:
+        marks.append("crown")
+    if s.revealed[cp.BISHOP] == seat:
+        marks.append("protected")
+    if s.city_size[seat] >= s.completion:
+        marks.append("complete, first" if seat == s.first_completer else "complete")
+    return marks
+
+
+def character_notes(s: State, rank: int) -> list[str]:
+    """What the table knows of a character this round: face up, who revealed it, passed over unplayed,
+    being called, killed, robbed. Never who holds it face down."""
+    face_up = bool(s.face_up & r.bit(rank))
+    notes = []
+    if face_up:
+        notes.append("face up: out")
+    if s.revealed[rank] >= 0:
+        notes.append(f"seat {s.revealed[rank]}")
+    elif s.called and rank < s.called and not face_up:
+        notes.append("not played")
+    if rank == s.called and s.decision != r.GAME_OVER:
+        notes.append("called now")
+    if rank == s.killed:
+        notes.append("killed")
+    if rank == s.robbed:
+        notes.append("robbed")
+    return notes
+
+
 def render_text(s: State) -> str:
     """The public table: what every seat at a real game could see."""
     scores = [r.score(s, seat) for seat in range(s.n)]
@@ -132,7 +170,7 @@ def render_text(s: State) -> str:
     if s.robbed:
         lines.append(f"robbed: {cp.CHARACTERS[s.robbed].name}")
     for seat in range(s.n):
-        played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
+        played = played_characters(s, seat)
         marks = ("*" if seat == s.actor else " ") + ("C" if seat == s.crown else " ")
         flags = ""
         if s.city_size[seat] >= s.completion:

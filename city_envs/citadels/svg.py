@@ -10,6 +10,7 @@ import numpy as np
 
 from city_envs.citadels import components as cp
 from city_envs.citadels import rules as r
+from city_envs.citadels.render import character_notes, played_characters, seat_marks
 from city_envs.citadels.rules import State
 from city_envs.core.svg import Drawing, Point
 
@@ -50,23 +51,6 @@ def _card_box(top: float, slot: int) -> tuple[float, float, float, float]:
     return INFO_W + 8 + column * (CARD_W + CARD_GAP), top + 6 + line * (CARD_H + CARD_GAP), CARD_W, CARD_H
 
 
-def _character_notes(s: State, rank: int) -> list[str]:
-    notes = []
-    if s.face_up & r.bit(rank):
-        notes.append("face up: out")
-    if s.revealed[rank] >= 0:
-        notes.append(f"seat {s.revealed[rank]}")
-    elif s.called and rank < s.called and not s.face_up & r.bit(rank):
-        notes.append("not played")
-    if rank == s.called and s.decision != r.GAME_OVER:
-        notes.append("called now")
-    if rank == s.killed:
-        notes.append("killed")
-    if rank == s.robbed:
-        notes.append("robbed")
-    return notes
-
-
 def _draw_characters(d: Drawing, s: State) -> None:
     for rank in cp.RANKS:
         left, top, width, height = _character_box(rank)
@@ -84,21 +68,15 @@ def _draw_characters(d: Drawing, s: State) -> None:
         d.text(left + 14, top + 15.5, rank, size=13, anchor="middle", middle=True, fill="#ffffff", bold=True)
         d.text(left + 28, top + 20, cp.CHARACTERS[rank].name, size=14, bold=True)
         d.text_block(left + 5, top + 40, cp.CHARACTER_SHORT[rank], size=13, fill=MUTED)
-        notes = _character_notes(s, rank)
+        notes = character_notes(s, rank)
         for index, note in enumerate(notes[:2]):
             seat = s.revealed[rank] if note.startswith("seat") else None
             d.text(left + 5, top + 84 + index * 17, note, size=13, bold=True, seat=seat)
 
 
 def _seat_lines(s: State, seat: int, score: int) -> list[tuple[str, int | None, bool]]:
-    marks = []
-    if seat == s.crown:
-        marks.append("crown")
-    if s.revealed[cp.BISHOP] == seat:
-        marks.append("protected")
-    if s.city_size[seat] >= s.completion:
-        marks.append("complete, first" if seat == s.first_completer else "complete")
-    played = [cp.CHARACTERS[x].name for x in cp.RANKS if s.revealed[x] == seat]
+    marks = seat_marks(s, seat)
+    played = played_characters(s, seat)
     to_act = " (to act)" if seat == s.actor else ""
     return [
         (f"seat {seat}{to_act}", seat, True),

@@ -36,30 +36,11 @@ from city_envs.training.config import TrainConfig, load_config, make_config  # n
 from city_envs.training.pool import OpponentPool  # noqa: E402
 from city_envs.training.selfplay import train  # noqa: E402
 from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
+from tests.training.helpers import TINY, TINY_WARM, whole_and_resumed  # noqa: E402
 
-TINY = {
-    "n_envs": 2,
-    "n_steps": 32,
-    "batch_size": 32,
-    "n_epochs": 2,
-    "net_arch": [32],
-    "snapshot_every": 64,
-    "checkpoint_every": 128,
-    "eval_every": 10**9,
-    "final_eval_games": 0,
-    "eval_games": 0,
-    "pretrain": False,
-    "select_best": False,
-}
-WARM = {
-    **TINY,
-    "pretrain": True,
-    "bc_matches": 6,
-    "dagger_rounds": 1,
-    "dagger_matches": 4,
-    "pretrain_epochs": 2,
-    "pretrain_batch_size": 64,
-}
+# the trainer's tiny configs, keeping the last PPO point (no evaluations to choose from)
+QUICK = {**TINY, "select_best": False}
+QUICK_WARM = {**TINY_WARM, "select_best": False}
 ARCH = {"pi": [32], "vf": [24]}
 
 
@@ -255,7 +236,7 @@ def test_a_privileged_run_trains_from_the_warm_start_and_its_model_plays_through
     """Warm start (plain), PPO with the widened critic, whose other-seat weights then move; the model
     evaluates through `city-envs evaluate`; mismatched starts and resumes are refused."""
     out = tmp_path / "run"
-    flags = [f"--set={k}={v}" for k, v in WARM.items() if k != "net_arch"]
+    flags = [f"--set={k}={v}" for k, v in QUICK_WARM.items() if k != "net_arch"]
     args = ["train", "citadels", "--players", "3", "--timesteps", "192", "--out", str(out), *flags]
     assert cli.main([*args, "--set=privileged_critic=true", "--set=net_arch=[32]"]) == 0
     warm, warm_meta = load_policy_file(out / "warm_start" / "round_1.safetensors")
@@ -279,7 +260,7 @@ def test_a_privileged_run_trains_from_the_warm_start_and_its_model_plays_through
     )
     assert code == 0 and "ppo:" in capsys.readouterr().out
 
-    base = {**TINY, "net_arch": [32], "players": 3, "timesteps": 64}
+    base = {**QUICK, "net_arch": [32], "players": 3, "timesteps": 64}
     with pytest.raises(ValueError, match="has a privileged critic .* set privileged_critic = true"):
         train(TrainConfig("citadels", init_from=str(out / "model.safetensors"), **base), tmp_path / "a")
     with pytest.raises(ValueError, match="reads every seat of a 3-player match; this run trains 4"):
@@ -289,7 +270,8 @@ def test_a_privileged_run_trains_from_the_warm_start_and_its_model_plays_through
             ),
             tmp_path / "b",
         )
-    dagger = {**WARM, "net_arch": [32], "players": 3, "timesteps": 64, "init_from": str(out / "model.safetensors")}
+    init_from = str(out / "model.safetensors")
+    dagger = {**QUICK_WARM, "net_arch": [32], "players": 3, "timesteps": 64, "init_from": init_from}
     with pytest.raises(ValueError, match="DAgger rounds cannot train"):
         train(TrainConfig("citadels", **dagger), tmp_path / "c", log=lambda _: None)
     resumed = load_config("citadels", out / "config.toml", privileged_critic=False, timesteps=256)
@@ -297,14 +279,9 @@ def test_a_privileged_run_trains_from_the_warm_start_and_its_model_plays_through
         train(resumed, out, resume=True, log=lambda _: None)
 
 
-def final_parameters(out: Path) -> dict[str, torch.Tensor]:
-    return load_policy_file(out / "model.safetensors")[0].state_dict()
-
-
 def test_a_privileged_run_resumed_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_one(tmp_path):
     """As the plain resume test (tests/training/test_selfplay.py), with the privileged critic, the entity
     head and snapshot opponents playing mid-match at the stop."""
-    torch.use_deterministic_algorithms(True)
     config = TrainConfig(
         "blue_moon_city",
         players=3,
@@ -315,16 +292,10 @@ def test_a_privileged_run_resumed_after_a_stop_ends_with_the_parameters_of_an_un
         pool_random=0.2,
         privileged_critic=True,
         entity_head={"hidden": [16]},
-        **TINY,
+        **QUICK,
     )
-    whole = train(config, tmp_path / "whole", log=lambda _: None)
-    train(TrainConfig(**{**config.__dict__, "timesteps": 192}), tmp_path / "split", log=lambda _: None)
-    state = json.loads((tmp_path / "split" / "checkpoint" / "state.json").read_text())
+    a, b, state = whole_and_resumed(config, tmp_path)
     assert state["num_timesteps"] == 128 and len(state["schedule"]["snapshots"]) == 2 and state["env"]["privileged"]
-    (tmp_path / "split" / "model.safetensors").unlink()
-    resumed = train(config, tmp_path / "split", resume=True, log=lambda _: None)
-    assert whole["timesteps"] == resumed["timesteps"] == 320
-    a, b = final_parameters(tmp_path / "whole"), final_parameters(tmp_path / "split")
     assert a.keys() == b.keys() and "action_net.scorer.0.weight" in a
     for key in a:
         assert torch.equal(a[key], b[key]), key

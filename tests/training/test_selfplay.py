@@ -26,29 +26,7 @@ from city_envs.training.pretrain import Samples, collect, fit, held_out, warm_st
 from city_envs.training.selfplay import best_point, ppo_end_step, time_line, train  # noqa: E402
 from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
 from tests.terminal import command, run_on_terminal, screen_lines  # noqa: E402
-
-TINY = {
-    "n_envs": 2,
-    "n_steps": 32,
-    "batch_size": 32,
-    "n_epochs": 2,
-    "net_arch": [32],
-    "snapshot_every": 64,
-    "checkpoint_every": 128,
-    "eval_every": 10**9,
-    "final_eval_games": 0,
-    "eval_games": 0,
-    "pretrain": False,
-}
-TINY_WARM = {
-    **TINY,
-    "pretrain": True,
-    "bc_matches": 6,
-    "dagger_rounds": 1,
-    "dagger_matches": 4,
-    "pretrain_epochs": 2,
-    "pretrain_batch_size": 64,
-}
+from tests.training.helpers import TINY, TINY_WARM, final_parameters, whole_and_resumed  # noqa: E402
 
 
 def mixed_pool(game: str) -> OpponentPool:
@@ -263,16 +241,11 @@ def test_dagger_rounds_train_for_their_own_number_of_epochs(tmp_path):
     assert [len(r["epochs"]) for r in rounds] == [3, 1]
 
 
-def final_parameters(out: Path) -> dict[str, torch.Tensor]:
-    return load_policy_file(out / "model.safetensors")[0].state_dict()
-
-
 def test_resume_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_run(tmp_path):
     """320 steps in one go vs a run stopped at 192 (its last checkpoint is at 128) resumed to 320.
 
     The pool gets snapshots every 64 steps and plays them, so the resumed env must also restore
     policy opponents mid-match."""
-    torch.use_deterministic_algorithms(True)
     config = TrainConfig(
         "citadels",
         timesteps=320,
@@ -282,15 +255,8 @@ def test_resume_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_run(tm
         pool_random=0.2,
         **{**TINY, "select_best": False},
     )
-    whole = train(config, tmp_path / "whole", log=lambda _: None)
-    stopped = TrainConfig(**{**config.__dict__, "timesteps": 192})
-    train(stopped, tmp_path / "split", log=lambda _: None)
-    state = json.loads((tmp_path / "split" / "checkpoint" / "state.json").read_text())
+    a, b, state = whole_and_resumed(config, tmp_path)
     assert state["num_timesteps"] == 128 and len(state["schedule"]["snapshots"]) == 2
-    (tmp_path / "split" / "model.safetensors").unlink()
-    resumed = train(config, tmp_path / "split", resume=True, log=lambda _: None)
-    assert whole["timesteps"] == resumed["timesteps"] == 320
-    a, b = final_parameters(tmp_path / "whole"), final_parameters(tmp_path / "split")
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), key
