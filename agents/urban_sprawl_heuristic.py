@@ -60,7 +60,7 @@ class City:
         lot_building = {}
         for bid, b in enumerate(self.buildings):
             if b is not None:
-                for x in b[2]:
+                for x in b[r.LOTS_]:
                     lot_building[x] = bid
         return lot_building
 
@@ -79,11 +79,11 @@ class City:
         """Owned buildings (by their lowest lot) per line and seat: the counts behind every lead."""
         counts = [[0] * self.n for _ in range(LINES)]
         for b in self.buildings:
-            if b is not None and b[3] >= 0:
-                row, column = divmod(b[2][0] // 4, 6)
-                counts[column // 2][b[3]] += 1
-                counts[ROW_LINE + row][b[3]] += 1
-                counts[COLUMN_LINE + column][b[3]] += 1
+            if b is not None and b[r.OWNER] >= 0:
+                row, column = divmod(b[r.LOTS_][0] // 4, 6)
+                counts[column // 2][b[r.OWNER]] += 1
+                counts[ROW_LINE + row][b[r.OWNER]] += 1
+                counts[COLUMN_LINE + column][b[r.OWNER]] += 1
         return counts
 
     def neighbours(self, around: tuple[int, ...], lots_of_interest: int) -> set[int]:
@@ -124,6 +124,8 @@ class Table:
         return self.block_values[block]
 
     def building(self, bid: int) -> list:
+        """The view's building `bid`: its JSON form [zone, size, lots, owner], read through the
+        record's field positions (`r.ZONE`, `r.SIZE`, `r.LOTS_`, `r.OWNER`)."""
         return self.v["buildings"][bid]
 
     def lead(self, line: int) -> int:
@@ -277,8 +279,8 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
     def _lot_for_park(self, t: Table, legal: list[int]) -> int:
         mine = 0  # the lots under my buildings other than parks
         for b in t.v["buildings"]:
-            if b is not None and b[3] == t.me and b[0] != cp.PARK:
-                mine |= r.bit_set(b[2])
+            if b is not None and b[r.OWNER] == t.me and b[r.ZONE] != cp.PARK:
+                mine |= r.bit_set(b[r.LOTS_])
 
         def score(a: int) -> float:
             x = a - r.LOT
@@ -304,13 +306,13 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
 
         def score(a: int) -> float:
             b = t.building(t.city.lot_building[a - r.LOT])
-            value = t.block_value(b[2][0] // 4)
+            value = t.block_value(b[r.LOTS_][0] // 4)
             if purpose == "demolish":
-                return -value * b[1]
-            mine = b[3] == t.me
+                return -value * b[r.SIZE]
+            mine = b[r.OWNER] == t.me
             if purpose == "headlines":
-                return 10.0 * mine + (t.v["prestige"][b[3]] * -0.01 if b[3] >= 0 and not mine else 0.0)
-            return -10.0 * mine + (0.01 * t.v["prestige"][b[3]] if b[3] >= 0 else 0.0)
+                return 10.0 * mine + (t.v["prestige"][b[r.OWNER]] * -0.01 if b[r.OWNER] >= 0 and not mine else 0.0)
+            return -10.0 * mine + (0.01 * t.v["prestige"][b[r.OWNER]] if b[r.OWNER] >= 0 else 0.0)
 
         return self._best(legal, score)
 
@@ -319,14 +321,13 @@ class UrbanSprawlHeuristicAgent(HeuristicAgent):
             return r.OPT_B
         disaster = cp.DISASTERS[t.v["context"]["event"]]
         wealth, prestige = disaster.wealth, disaster.prestige
-        cheapest = min(
-            (t.block_value(b[2][0] // 4) for b in t.v["buildings"] if b is not None and b[3] == t.me), default=0
-        )
+        mine = (b for b in t.v["buildings"] if b is not None and b[r.OWNER] == t.me)
+        cheapest = min((t.block_value(b[r.LOTS_][0] // 4) for b in mine), default=0)
         return r.OPT_A if wealth + prestige < cheapest else r.OPT_B
 
     def _blight_choice(self, t: Table, legal: list[int]) -> int:
         bid = t.v["context"]["building"]
-        return r.OPT_A if r.OPT_A in legal and 3 < t.block_value(t.building(bid)[2][0] // 4) else r.OPT_B
+        return r.OPT_A if r.OPT_A in legal and 3 < t.block_value(t.building(bid)[r.LOTS_][0] // 4) else r.OPT_B
 
     def _marker_place(self, t: Table, legal: list[int]) -> int:
         return self._best([a for a in legal if a != r.PASS], lambda a: t.lead(a - r.CIRCLE))
