@@ -31,6 +31,7 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -104,6 +105,7 @@ def play_round(config: TrainConfig, folder: Path, k: int, privileged: bool) -> d
         batch=config.expert_batch,
     )
     state_file = round_dir / "state.json"
+    totals: dict[str, Any]
     if state_file.is_file():
         state = json.loads(state_file.read_text())
         observation = env.set_state(state["env"])[0]
