@@ -31,7 +31,7 @@ import json
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -127,7 +127,7 @@ def play_round(config: TrainConfig, folder: Path, k: int, privileged: bool) -> d
             rows["targets"].append(visit_targets(root.visits, action, config.expert_temperature))
             rows["labels"].append(action)
             observations, rewards, dones, infos = env.step(np.array([action]))
-            observation = observations[0]
+            observation = cast(np.ndarray, observations)[0]  # SelfPlayVecEnv's observations are one array
             rows["rewards"].append(float(rewards[0]))
             if not dones[0]:
                 continue
