@@ -276,14 +276,15 @@ def test_a_start_of_another_game_or_a_changed_start_is_refused(tmp_path, capsys)
 # ----- learning quality -------------------------------------------------------------------------
 @pytest.mark.slow
 def test_a_few_rounds_raise_the_networks_agreement_with_the_search(tmp_path):
-    """On round 1's held-out matches (never trained on), the network after three rounds picks the
-    search's move more often than the network the search started from."""
+    """On the rounds' held-out matches (never trained on), the network after three rounds picks the
+    search's move more often than the fresh network the search started from (measured: 0.23 -> 0.62
+    of 144 searched decisions)."""
     start = start_file(tmp_path / "start.safetensors")
     values = {**EXPERT, "expert_rounds": 3, "expert_matches": 10, "expert_iters": 32, "expert_epochs": 6}
     config = TrainConfig("metropolys", init_from=str(start), expert_lr=1e-3, **values)
     train(config, tmp_path / "run", log=quiet)
     folder = tmp_path / "run" / "expert"
-    samples = load_round(folder, 1, 10)
+    samples = Samples.join([load_round(folder, k, 10) for k in (1, 2, 3)], 10**6)
     held = held_out(samples.matches) & (samples.masks.sum(1) > 1)  # searched decisions only
 
     def agreement(path: Path) -> float:
@@ -292,4 +293,4 @@ def test_a_few_rounds_raise_the_networks_agreement_with_the_search(tmp_path):
         return float(np.mean(logits.argmax(1) == samples.labels[held]))
 
     before, after = agreement(folder / "round_0.safetensors"), agreement(folder / "round_3.safetensors")
-    assert held.sum() >= 20 and after > before + 0.1, (before, after)
+    assert held.sum() >= 60 and after > before + 0.2, (before, after)
