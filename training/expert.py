@@ -70,6 +70,16 @@ def check_start(config: TrainConfig, start: Path) -> bool:
     return meta["critic_input"] == "all_seats"
 
 
+def same_tensors(a: Path, b: Path) -> bool:
+    """Whether two policy files hold the same network (not the same bytes: a resumed PPO writes its last
+    policy again, and safetensors orders the metadata differently from one write to the next)."""
+    import torch
+    from safetensors.torch import load_file
+
+    x, y = load_file(str(a)), load_file(str(b))
+    return x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
+
+
 def _write_json(path: Path, data) -> None:
     """Atomically: a crash while writing leaves the previous file."""
     tmp = path.with_name(path.name + ".tmp")
@@ -186,7 +196,7 @@ def expert_iteration(config: TrainConfig, out: Path, start: Path, log=print) -> 
     privileged = check_start(config, start)
     first = folder / "round_0.safetensors"
     if first.is_file():
-        if first.read_bytes() != Path(start).read_bytes():
+        if not same_tensors(first, Path(start)):
             raise ValueError(
                 f"the expert rounds in {folder} continue another network than this run's {start}: "
                 "start a new run (--fresh) to change the stages before them"

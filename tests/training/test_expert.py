@@ -219,6 +219,11 @@ def test_a_privileged_run_searches_and_fits_with_every_seats_observation(tmp_pat
     first = "mlp_extractor.value_net.0.weight"
     moved = model.state_dict()[first][:, seat_size:] - start[first][:, seat_size:]
     assert moved.abs().sum() > 0  # the other seats' blocks taught the critic
+    # resumed with a second round: PPO ends on the very network the rounds continue, round 1 is kept
+    kept = (folder / "round_1.safetensors").read_bytes()
+    train(TrainConfig(**{**config.__dict__, "expert_rounds": 2}), tmp_path, resume=True, log=quiet)
+    assert (folder / "round_1.safetensors").read_bytes() == kept
+    assert load_policy_file(folder / "round_2.safetensors")[1]["critic_input"] == "all_seats"
 
 
 # ----- bad configs and starts -------------------------------------------------------------------
