@@ -29,7 +29,8 @@ training and the baselines write them); without one the reward is `win` (no marg
 The final move is the most visited root move (`temperature=0`; ties: the larger prior, then the lower
 id), or one drawn with probability proportional to visits^(1/temperature). The agent's generator makes
 every random choice and torch runs on one thread, so a seeded agent with an iteration budget is
-deterministic.
+deterministic. `act` is `choose(search(info_set))`: `search` hands out the root's visits (the targets
+of expert iteration, `training/expert.py`) without playing.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -52,6 +54,13 @@ MAX_BATCH = 1024
 MAX_C_PUCT = 100.0
 MAX_TEMPERATURE = 100.0
 VIRTUAL_LOSS = 1.0
+
+
+class RootStats(NamedTuple):
+    """What a search leaves at its root for the seat to move, over every action id."""
+
+    visits: np.ndarray  # float (num_actions,): each legal move's visits, zeros elsewhere
+    logits: np.ndarray  # float (num_actions,): the actor's logits there (the tie-break)
 
 
 class Node:
@@ -244,13 +253,21 @@ class GuidedISMCTSAgent:
 
     # ----- the search ----------------------------------------------------------------------------
     def act(self, info_set: InfoSet) -> int:
+        return self.choose(self.search(info_set), info_set.legal_action_ids())
+
+    def search(self, info_set: InfoSet) -> RootStats:
+        """The search from `info_set`: the root's visits of the seat's moves and the actor's logits there
+        (what `choose` picks from; expert iteration trains on the visits). A forced move is not searched:
+        it gets the one visit and zero logits."""
         legal = info_set.legal_action_ids()
         if not legal:
             raise ValueError(f"seat {info_set.player} has no decision to make now")
         evaluator = self._load(info_set)
         if len(legal) == 1:
             self.last_iterations, self.last_visits = 0, {}
-            return legal[0]
+            forced = np.zeros(info_set.num_actions)
+            forced[legal[0]] = 1.0
+            return RootStats(forced, np.zeros(info_set.num_actions))
         me = info_set.player
         root = Node()
         self._evaluate(evaluator, [(info_set.determinize(self.rng), root, [])])
@@ -261,17 +278,23 @@ class GuidedISMCTSAgent:
             size = self.batch if deadline is not None else min(self.batch, limit - done)
             self._evaluate(evaluator, [self._descend(info_set.determinize(self.rng), root) for _ in range(size)])
             done += size
-        self.last_iterations = done
-        self.last_visits = {a: int(root.moves[me].visits[a]) for a in legal}
-        return self._choose(root, me, legal)
-
-    def _choose(self, root: Node, me: int, legal: list[int]) -> int:
         moves = root.moves[me]
-        visits = moves.visits[legal]
+        self.last_iterations = done
+        self.last_visits = {a: int(moves.visits[a]) for a in legal}
+        visits = np.zeros(info_set.num_actions)
+        visits[legal] = moves.visits[legal]
+        return RootStats(visits, moves.logits.copy())
+
+    def choose(self, stats: RootStats, legal: list[int]) -> int:
+        """The move played after a search: the most visited (ties: the larger prior, then the lower id), or
+        with a temperature one drawn in proportion to visits^(1/temperature); a forced move draws nothing."""
+        if len(legal) == 1:
+            return legal[0]
+        visits = stats.visits[legal]
         if self.temperature > 0:
             weights = (visits / visits.max()) ** (1.0 / self.temperature)
             return legal[int(self.rng.choice(len(legal), p=weights / weights.sum()))]
-        return max(legal, key=lambda a: (moves.visits[a], moves.logits[a], -a))
+        return max(legal, key=lambda a: (stats.visits[a], stats.logits[a], -a))
 
     def _descend(self, game: Game, root: Node) -> tuple[Game, Node, list[tuple[Moves, int, int]]]:
         """Select moves by PUCT from the root until a node without priors for its seat to move, or the

@@ -1,7 +1,8 @@
 """A training run's settings: `TrainConfig`, read from `training/configs/<game>.toml` plus overrides.
 
-A run has two stages, both optional: the warm start (behaviour cloning of a teacher, then DAgger
-rounds; `training/pretrain.py`) and self-play PPO from the warm start (`training/selfplay.py`).
+A run has three stages, each optional: the warm start (behaviour cloning of a teacher, then DAgger
+rounds; `training/pretrain.py`), self-play PPO from the warm start (`training/selfplay.py`), and
+expert iteration from the network they leave (`training/expert.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import tomli_w
 from pydantic import ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
+from city_envs.agents.guided_ismcts import MAX_BATCH, MAX_C_PUCT, MAX_ITERS, MAX_TEMPERATURE
 from city_envs.agents.policy_file import check_entity_head, normalize_net_arch
 from city_envs.agents.registry import HEURISTICS, make_agent
 from city_envs.core.registry import game_class
@@ -95,6 +97,18 @@ class TrainConfig:
     # PPO's critic reads every seat's observation (all hands; never the deck order) while the actor reads the
     # seat's own, as in PerfectDou; policy files still play from the seat's observation (agents/privileged_policy.py)
     privileged_critic: bool = False
+    # expert iteration after PPO (0 rounds: off): each round the network-guided search (agents/guided_ismcts.py) plays
+    # `expert_matches` matches of the learner's seat, and the network learns its root visits and the returns
+    expert_rounds: Count = 0
+    expert_matches: Positive = 20
+    expert_iters: Annotated[int, Field(ge=1, le=MAX_ITERS)] = 100  # search iterations per decision
+    expert_batch: Annotated[int, Field(ge=1, le=MAX_BATCH)] = 8  # descents per batched forward pass
+    expert_c_puct: Annotated[float, Field(gt=0, le=MAX_C_PUCT)] = 1.5
+    # the actor's target is visits^(1/t), normalised: 1 the visit shares, 0 the move the search played
+    expert_temperature: Annotated[float, Field(ge=0, le=MAX_TEMPERATURE)] = 1.0
+    expert_epochs: Positive = 4
+    expert_lr: Rate = 1e-4
+    expert_value_weight: Weight = 0.5  # the critic's squared error on the returns, beside the actor's cross-entropy
 
     def __post_init__(self) -> None:
         """What one key's type cannot say: the game's own checks and the keys that depend on each other."""
@@ -128,6 +142,16 @@ class TrainConfig:
                 raise ValueError("average_last and select_best both choose the final model: set select_best = false")
         if self.privileged_critic and self.timesteps == 0:
             raise ValueError("privileged_critic is PPO's critic, and timesteps = 0 runs no PPO: set one or the other")
+        if self.expert_rounds and not (self.pretrain or self.timesteps or self.init_from):
+            raise ValueError(
+                "expert_rounds needs a network for the search to start from: set pretrain = true, timesteps > 0 "
+                "or init_from"
+            )
+        if self.expert_rounds and self.average_last:
+            raise ValueError(
+                "average_last averages PPO's policies, which the expert rounds then continue: "
+                "set average_last = 0 or expert_rounds = 0"
+            )
         if self.init_from and self.pretrain and self.dagger_rounds < 1:
             raise ValueError("init_from with pretrain = true needs dagger_rounds >= 1 (the rounds continue it)")
 

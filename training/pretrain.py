@@ -43,13 +43,16 @@ ACTOR_PREFIXES = ("mlp_extractor.policy_net", "action_net")
 
 @dataclass
 class Samples:
-    """Recorded decisions: learner observations, masks, teacher labels, returns and match ids."""
+    """Recorded decisions: learner observations, masks, teacher labels, returns and match ids; with
+    `targets`, a distribution over the actions per decision (a search's visits) that the actor learns
+    in place of the one-hot label (the label, the move played, still measures agreement)."""
 
     observations: np.ndarray  # float16 (n, *observation_shape)
     masks: np.ndarray  # bool (n, num_actions)
     labels: np.ndarray  # int64 (n,)
     returns: np.ndarray  # float32 (n,)
     matches: np.ndarray  # int64 (n,): the match a decision came from
+    targets: np.ndarray | None = None  # float32 (n, num_actions), each row summing to 1 on legal actions
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -57,10 +60,10 @@ class Samples:
     @staticmethod
     def join(parts: list[Samples], keep: int) -> Samples:
         """The parts concatenated, keeping the newest `keep` samples."""
-        fields = {
-            name: np.concatenate([getattr(p, name) for p in parts])[-keep:]
-            for name in ("observations", "masks", "labels", "returns", "matches")
-        }
+        names = ["observations", "masks", "labels", "returns", "matches"]
+        if parts and all(p.targets is not None for p in parts):
+            names.append("targets")
+        fields = {name: np.concatenate([getattr(p, name) for p in parts])[-keep:] for name in names}
         return Samples(**fields)
 
 
@@ -153,9 +156,20 @@ def held_out(matches: np.ndarray) -> np.ndarray:
     return matches % HELD_OUT_EVERY == 0
 
 
-def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, label: str = "fitting") -> dict:
+def fit(
+    policy,
+    samples: Samples,
+    config: TrainConfig,
+    seed: int,
+    epochs: int,
+    label: str = "fitting",
+    lr: float | None = None,
+    value_weight: float | None = None,
+) -> dict:
     """Train both heads on `samples` for `epochs`; each head ends at its best held-out epoch. Returns the
-    metrics. `label` names the progress bar of the epochs."""
+    metrics. The actor's loss is the cross-entropy to the labels, or to `samples.targets` when it has
+    them; the critic's, weighted by `value_weight` (default `vf_coef`), the squared error to the returns.
+    `lr` defaults to `pretrain_lr`. `label` names the progress bar of the epochs."""
     import torch
     import torch.nn.functional as F
 
@@ -163,7 +177,8 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, l
     is_held = held_out(samples.matches)
     train_idx, val_idx = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr if lr is None else lr)
+    weight = config.vf_coef if value_weight is None else value_weight
 
     def batch(indices: np.ndarray):
         obs = torch.as_tensor(samples.observations[indices].astype(np.float32))
@@ -174,7 +189,11 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, l
         latent_pi, latent_vf = policy.mlp_extractor(features)
         logits = policy.action_net(latent_pi).masked_fill(~mask, -1e9)
         values = policy.value_net(latent_vf).squeeze(-1)
-        return F.cross_entropy(logits, labels), F.mse_loss(values, returns), (logits.argmax(1) == labels).float()
+        if samples.targets is None:
+            actor = F.cross_entropy(logits, labels)
+        else:  # the target is zero where the mask forbids, so the -1e9 logits there add nothing
+            actor = F.cross_entropy(logits, torch.as_tensor(samples.targets[indices]))
+        return actor, F.mse_loss(values, returns), (logits.argmax(1) == labels).float()
 
     def validate() -> tuple[float, float, float]:
         with torch.no_grad():
@@ -194,7 +213,7 @@ def fit(policy, samples: Samples, config: TrainConfig, seed: int, epochs: int, l
             for k in range(0, len(order), config.pretrain_batch_size):
                 actor_loss, critic_loss, _ = batch(order[k : k + config.pretrain_batch_size])
                 optimizer.zero_grad()
-                (actor_loss + config.vf_coef * critic_loss).backward()
+                (actor_loss + weight * critic_loss).backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
                 optimizer.step()
             val_actor, val_critic, val_accuracy = validate()

@@ -1,17 +1,20 @@
-"""A training run: the warm start, then self-play MaskablePPO from it, with checkpoints and curves.
+"""A training run: the warm start, self-play MaskablePPO from it, expert iteration, with checkpoints and curves.
 
 `train(config, out)` runs the stages a `TrainConfig` asks for and leaves in `out`:
 
 - `config.toml`: the resolved config;
 - `warm_start/round_<k>.safetensors` and `warm_start/rounds.json` (`training/pretrain.py`);
 - `snapshots/step_<n>.safetensors`: the learner's frozen copies that the pool plays;
+- `expert/round_<k>.safetensors`, `expert/rounds.json`, `expert/round_<k>/` (each match's samples and
+  the round's checkpoint) with `expert_rounds` (`training/expert.py`);
 - `checkpoint/`: the latest PPO state (`training/checkpoint.py`: JSON and a weights-only tensors file);
 - `logs/part_<k>/`: SB3's CSV (and TensorBoard, when installed) logs, one part per start or resume;
 - `curve.csv` and `learning_curve.png`: win rates with 95% intervals after each stage and evaluation;
 - `ppo.safetensors` (the last PPO policy), `average.safetensors` (with `average_last`: the parameter
   average of the last PPO points' policies);
 - `model.safetensors` (the final policy: the best curve point, the average, or the last policy) and
-  `evaluation.json` (its final evaluation).
+  `evaluation.json` (its final evaluation). The expert rounds' points join the curve, so the best
+  point may be one of them; without a choice the last round is the model.
 
 With `privileged_critic`, PPO's critic reads every seat's observation while its actor reads the
 seat's own (`agents/privileged_policy.py`); the warm start is the same as without it, and PPO starts
@@ -375,6 +378,8 @@ def train(
         summary.update(stats)
     if model_path is None:
         raise ValueError("nothing to train: set pretrain = true, timesteps > 0, or init_from")
+    if config.expert_rounds > 0:
+        model_path, curve = _expert_stage(config, out, model_path, curve, started, summary, log)
     final = _choose_model(config, out, curve, model_path, started, summary, log)
     summary["seconds"] = round(time.time() - started, 1)
     if config.final_eval_games > 0:
@@ -427,6 +432,32 @@ def _warm_start_stage(
             log(f"{stage}: {_win_rates(curve[-1])}")
     summary["warm_start_evaluation_seconds"] = round(time.time() - clock, 1)
     return init, curve
+
+
+def _expert_stage(
+    config: TrainConfig, out: Path, start: Path, curve: list[dict], started: float, summary: dict, log
+) -> tuple[Path, list[dict]]:
+    """Expert iteration from `start` (`training/expert.py`), each round evaluated once (the rows kept in
+    expert/curve.json survive a resume, at the PPO step the rounds continue); returns the last round's
+    policy and the curve with the rounds' points."""
+    from city_envs.training.expert import expert_iteration
+
+    clock = time.time()
+    last = expert_iteration(config, out, Path(start), log)
+    summary["expert_seconds"] = round(time.time() - clock, 1)
+    clock = time.time()
+    curve_file = out / "expert" / "curve.json"
+    rows: list[dict] = json.loads(curve_file.read_text()) if curve_file.is_file() else []
+    done = {row["stage"] for row in rows}
+    for k in range(1, config.expert_rounds + 1):
+        stage = f"expert {k}"
+        if config.eval_games > 0 and stage not in done:
+            path = out / "expert" / f"round_{k}.safetensors"
+            rows.append(_evaluate_point(config, path, stage, summary.get("timesteps", 0), started))
+            curve_file.write_text(json.dumps(rows))
+            log(f"{stage}: {_win_rates(rows[-1])}")
+    summary["expert_evaluation_seconds"] = round(time.time() - clock, 1)
+    return last, curve + [row for row in rows if int(row["stage"].split()[1]) <= config.expert_rounds]
 
 
 def _choose_model(
@@ -546,6 +577,8 @@ def time_line(summary: dict) -> str:
         ("warm start", "warm_start_seconds"),
         ("evaluations of its rounds", "warm_start_evaluation_seconds"),
         ("PPO", "ppo_seconds"),
+        ("expert iteration", "expert_seconds"),
+        ("evaluations of the expert rounds", "expert_evaluation_seconds"),
         ("final evaluation", "final_evaluation_seconds"),
     ):
         if summary.get(key):

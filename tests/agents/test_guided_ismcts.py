@@ -108,6 +108,31 @@ def test_leaf_values_are_credited_to_each_seat_and_virtual_losses_undone(name):
     assert checked > 3 and root.moves[me].visits.sum() == 24
 
 
+@pytest.mark.parametrize("name", ["metropolys", "citadels"])
+@pytest.mark.parametrize("temperature", [0, 1])
+def test_search_hands_out_the_root_visits_that_act_chooses_from(name, temperature):
+    """`search` counts every iteration on the seat's legal moves, and `choose` on it is `act`'s move, with
+    the generator left where `act` leaves it."""
+    game = decision_point(name)
+    seat, legal = game.current_player(), game.legal_action_ids()
+    spec = f"ismcts:net=ppo:iters=12:batch=3:temperature={temperature}"
+    searcher, player = make_agent(spec, name, 5), make_agent(spec, name, 5)
+    stats = searcher.search(InfoSet(game, seat))
+    assert stats.visits.shape == stats.logits.shape == (game.num_actions,)
+    assert stats.visits.sum() == 12 and set(np.flatnonzero(stats.visits)) <= set(legal)
+    assert {a: int(v) for a, v in enumerate(stats.visits) if v} == {a: v for a, v in searcher.last_visits.items() if v}
+    assert searcher.choose(stats, legal) == player.act(InfoSet(game, seat))
+    assert searcher.rng.bit_generator.state == player.rng.bit_generator.state
+
+
+def test_a_forced_move_is_not_searched_and_draws_nothing():
+    agent = with_network(GuidedISMCTSAgent(seed=0, iters=50, temperature=1), Flat([0.0, 0.0], 3), "nim", 2)
+    before = agent.rng.bit_generator.state
+    stats = agent.search(InfoSet(Nim(2, seed=0, heap=1), 0))
+    assert stats.visits.tolist() == [1.0, 0.0, 0.0] and agent.choose(stats, [0]) == 0
+    assert agent.last_iterations == 0 and agent.rng.bit_generator.state == before
+
+
 class PreferIllegal(LeafEvaluator):
     """The real network, but every illegal action gets by far the largest logit."""
 
