@@ -710,10 +710,22 @@ def permit_total(hand: list[int], zone: int) -> int:
     return sum(cp.PERMIT_VALUE[c] for c in hand if c < cp.NUM_PERMITS and zone in cp.PERMIT_ZONES[c])
 
 
-def can_build(s: State, seat: int, card: int) -> bool:
+def permit_totals(hand: list[int]) -> list[int]:
+    """`permit_total` of every zone, from one pass over the hand (the main decision asks for each contract)."""
+    totals = [0] * len(cp.ZONE_NAMES)
+    for c in hand:
+        if c < cp.NUM_PERMITS:
+            value = cp.PERMIT_VALUE[c]
+            for zone in cp.PERMIT_ZONES[c]:
+                totals[zone] += value
+    return totals
+
+
+def can_build(s: State, seat: int, card: int, permits: list[int] | None = None) -> bool:
+    """Whether `seat` may build contract `card` now; `permits`: its `permit_totals`, when the caller has them."""
     zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
     return (
-        permit_total(s.hands[seat], zone) >= size
+        (permit_total(s.hands[seat], zone) if permits is None else permits[zone]) >= size
         and s.tiles[zone][size - 1] > 0
         and bool(legal_placements(s, seat, card, first_only=True))
     )
@@ -752,6 +764,9 @@ def _zone_lots(s: State) -> tuple[int, list[int]]:
     return occupied, by_zone
 
 
+_URBAN_RENEWAL = frozenset(cp.URBAN_RENEWAL)
+
+
 def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -> dict[int, list[int]]:
     """Legal placements of contract `card` for `seat` (4.1 step 3): place id -> buildings demolished.
 
@@ -762,17 +777,18 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     and the owners only to a seat that may demolish: other seats share the answers, which stay while
     wealth changes between two block values."""
     contractor = s.offices[cp.CONTRACTOR]
-    may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
+    may_demolish = contractor == seat or not _URBAN_RENEWAL.isdisjoint(s.hands[seat])
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
         block_value_steps = sorted(set(block_values(tuple(s.circles))))
-        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, *_zone_lots(s))
-    key = (
-        card,
-        first_only,
-        bisect_right(memo[3], s.wealth[seat]),  # how many of the block values the seat affords
-        (seat, contractor, tuple([b and b.owner for b in s.buildings])) if may_demolish else None,
-    )
+        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, *_zone_lots(s), [None, ()])
+    demolishing = None
+    if may_demolish:
+        owners = memo[6]  # each building's owner, and the records it was read from (immutable: compared as they are)
+        if owners[0] != s.buildings:
+            owners[:] = s.buildings[:], tuple([b and b.owner for b in s.buildings])
+        demolishing = (seat, contractor, owners[1])
+    key = (card, first_only, bisect_right(memo[3], s.wealth[seat]), demolishing)  # bisect: the block values afforded
     found = memo[2].get(key)
     if found is None:
         found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish, memo[4], memo[5])
@@ -845,6 +861,7 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0:
             mask[TAKE_PLANNING + space] = True
     room = len(s.favors[p]) < favor_capacity(s, p)
+    permits = permit_totals(s.hands[p])
     for space in range(8):
         if cp.CONTRACT_AP[space] > ap:
             continue
@@ -852,9 +869,9 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         if card < 0:
             continue
         mask[TAKE_FAVOR + space] = room
-        mask[BUILD + space] = can_build(s, p, card)
+        mask[BUILD + space] = can_build(s, p, card, permits)
     for k, card in enumerate(s.favors[p]):
-        mask[BUILD_FAVOR + k] = can_build(s, p, card)
+        mask[BUILD_FAVOR + k] = can_build(s, p, card, permits)
 
 
 def building_card(s: State) -> int:
@@ -959,18 +976,23 @@ def legal_actions(s: State) -> np.ndarray:
 
 
 # ===== applying an action ========================================================================
-def apply_action(s: State, action: int, rng: Chance, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT) -> None:
-    """Apply one legal action, run the automatic procedure to the next decision (9.1)."""
+def apply_action(
+    s: State, action: int, rng: Chance, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT
+) -> np.ndarray | None:
+    """Apply one legal action, run the automatic procedure to the next decision (9.1). Returns the legal
+    mask of that decision when playing single choices needed it (None otherwise), so that the caller
+    need not compute it again."""
     while True:
         APPLY_BY_DECISION[s.decision](s, action, rng)
         run(s, rng)
         if s.turns >= max_turns and s.decision == Decision.INVEST:
             _game_over(s, truncated=True)
         if not auto_single or s.decision in (Decision.INVEST, Decision.MAIN, GAME_OVER):
-            return
-        legal = np.flatnonzero(legal_actions(s))
+            return None
+        mask = legal_actions(s)
+        legal = mask.nonzero()[0]
         if len(legal) != 1:
-            return
+            return mask
         action = int(legal[0])
 
 

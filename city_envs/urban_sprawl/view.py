@@ -166,25 +166,44 @@ def contract_features(card: int) -> np.ndarray:
     return f
 
 
+@lru_cache(maxsize=64)
+def _base_lots(circles: tuple[int, ...]) -> np.ndarray:
+    """`_static_lots` with the block values the markers `circles` give: the planes of an empty city."""
+    plane = _static_lots().copy()
+    values = np.asarray(r.block_values(circles), dtype=np.float32) / 30.0
+    plane[LOT_BASE_ARRAY + _BLOCK_VALUE] = np.repeat(values, 4)
+    return _read_only(plane)
+
+
+@lru_cache(maxsize=4096)
+def _building_ones(b: r.Building, control: int, contracted: bool) -> tuple[int, ...]:
+    """The flat indices of the ones building `b` puts in the lot planes, with its controller one-hot at
+    column `control` (memoized: a city keeps its buildings while the planes are filled again and again)."""
+    zone, size, lots, _owner = b
+    ones: list[int] = []
+    for x in lots:
+        base = LOT_BASE[x]
+        ones += (base + _ZONE + 1 + zone, base + control, base + _SIZE + size - 1)
+        if contracted:
+            ones.append(base + _CONTRACTOR)
+    ones.append(LOT_BASE[lots[0]] + _ANCHOR)
+    return tuple(ones)
+
+
 def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
-    """Write the flat 12 x 12 x 20 lot planes into `out` (one scatter of ones, one of values)."""
-    out[:] = _static_lots()
-    values = np.asarray(r.block_values(tuple(s.circles)), dtype=np.float32) / 30.0
-    out[LOT_BASE_ARRAY + _BLOCK_VALUE] = np.repeat(values, 4)
+    """Write the flat 12 x 12 x 20 lot planes into `out` (the empty city's planes, then one scatter of ones)."""
+    out[:] = _base_lots(tuple(s.circles))
     contractor = s.offices[cp.CONTRACTOR]
-    ones = [LOT_BASE[x] for x in range(cp.LOTS) if s.lot_building[x] < 0]
+    ones = [base + _ZONE for base, bid in zip(LOT_BASE, s.lot_building, strict=True) if bid < 0]  # empty lots
     n = s.n
     for b in s.buildings:
         if b is None:
             continue
-        zone, size, lots, owner = b
-        control = _CONTROLLER + ((owner - p) % n if owner >= 0 else 4)
-        for x in lots:
-            base = LOT_BASE[x]
-            ones += (base + _ZONE + 1 + zone, base + control, base + _SIZE + size - 1)
-            if owner >= 0 and owner == contractor:
-                ones.append(base + _CONTRACTOR)
-        ones.append(LOT_BASE[lots[0]] + _ANCHOR)
+        owner = b[r.OWNER]
+        if owner >= 0:
+            ones += _building_ones(b, _CONTROLLER + (owner - p) % n, owner == contractor)
+        else:
+            ones += _building_ones(b, _CONTROLLER + 4, False)
     out[ones] = 1.0
 
 
@@ -205,12 +224,11 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     changing hands, a marker moved, a new Contractor. Within one match a building id always names the same
     zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
-    owners = [b and b.owner for b in s.buildings]  # None: demolished
     memo = s.lot_planes_memo
     if (
         memo is None
         or memo[0] != s.lot_building
-        or memo[1] != owners
+        or memo[1] != s.buildings  # records are immutable (a new owner is a new record): compared as they are
         or memo[2] != s.circles
         or memo[3] != s.offices[cp.CONTRACTOR]
     ):
@@ -218,7 +236,7 @@ def _lots_block(s: State, p: int) -> np.ndarray:
         _fill_lots(s, 0, seat_zero)
         memo = s.lot_planes_memo = (
             s.lot_building[:],
-            owners,
+            s.buildings[:],
             s.circles[:],
             s.offices[cp.CONTRACTOR],
             {0: _read_only(seat_zero)},
