@@ -180,12 +180,31 @@ class CityAECEnv(AECEnv):
         pass
 
 
+def _forwarded(name: str) -> property:
+    """The env's attribute `name`, read through the wrapper without its `__getattr__` (which Python calls
+    only after a failed lookup, the costly part); before reset, that `__getattr__` gives PettingZoo's error."""
+
+    def read(self: CityOrderEnforcingWrapper) -> Any:
+        return getattr(self.env, name) if self._has_reset else self.__getattr__(name)
+
+    return property(read, doc=f"The env's `{name}` (once it was reset).")
+
+
 class CityOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper, with `last()` asked of the env itself once it was reset.
 
     The inherited `last()` reads five attributes through the wrapper's `__getattr__` forwarding, the
-    largest cost of an AEC step after the game's own work; the env's answer is the same.
+    largest cost of an AEC step after the game's own work; the env's answer is the same. The attributes
+    an AEC loop reads every step (`agents` and `agent_selection` by `agent_iter` and `step`, the others by
+    loops that read them directly) are properties for the same reason.
     """
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:

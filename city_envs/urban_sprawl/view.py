@@ -121,16 +121,15 @@ _OFFICES = PLAYERS.columns("offices", "extra_favor")
 _SUPPLY, _DISCARD, _OUT, _EVENTS, _TILES = (
     GLOBALS.span(f) for f in ("vocation_supply", "planning_discard", "contracts_out", "events", "tiles")
 )
-_PAWN, _AIRPORT, _SPORTS, _PLANNING_DECK, _DECKS, _AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (
-    GLOBALS.index(f)
-    for f in ("pawn", "airport", "sports_team", "planning_deck", "decks", "ap", "active", "player_count", "variant")
-)
+_AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (GLOBALS.index(f) for f in ("ap", "active", "player_count", "variant"))
 _KIND, _CONTRACT, _PERMITS, _VOCATION, _AMOUNT, _I_AM_ACTIVE = (
     DECISION.index(f) for f in ("kind", "contract", "permits", "vocation", "amount", "active")
 )
 _NO_CONTRACT, _NO_VOCATION = DECISION.span("contract").stop - 1, DECISION.span("vocation").stop - 1
-# the one-hots `_write_scalars` clears before setting: the pawn; the player count and variant
-_PAWN_SPAN, _COUNT_AND_VARIANT = GLOBALS.span("pawn"), GLOBALS.span("player_count", "variant")
+_COUNT_AND_VARIANT = GLOBALS.span("player_count", "variant")
+# the pawn's one-hot, then the airport, the Sports Team and the deck sizes: `_write_scalars` writes them as one run
+_PAWN_TO_DECKS = GLOBALS.span("pawn", "decks")
+_PAWN_ONE_HOT = tuple(tuple(float(k == pawn) for k in range(cp.POLITICIANS)) for pawn in range(cp.POLITICIANS))
 
 
 # flat offset of each lot's features in the L(i, j) row-major planes
@@ -190,20 +189,53 @@ def _building_ones(b: r.Building, control: int, contracted: bool) -> tuple[int, 
     return tuple(ones)
 
 
+def _ones_of(b: r.Building, p: int, n: int, contractor: int) -> tuple[int, ...]:
+    """`_building_ones` of building `b` as seat p sees it."""
+    owner = b[r.OWNER]
+    if owner < 0:
+        return _building_ones(b, _CONTROLLER + 4, False)
+    return _building_ones(b, _CONTROLLER + (owner - p) % n, owner == contractor)
+
+
 def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
     """Write the flat 12 x 12 x 20 lot planes into `out` (the empty city's planes, then one scatter of ones)."""
     out[:] = _base_lots(tuple(s.circles))
-    contractor = s.offices[cp.CONTRACTOR]
     ones = [base + _ZONE for base, bid in zip(LOT_BASE, s.lot_building, strict=True) if bid < 0]  # empty lots
-    n = s.n
+    n, contractor = s.n, s.offices[cp.CONTRACTOR]
     for b in s.buildings:
-        if b is None:
-            continue
-        owner = b[r.OWNER]
-        if owner >= 0:
-            ones += _building_ones(b, _CONTROLLER + (owner - p) % n, owner == contractor)
-        else:
-            ones += _building_ones(b, _CONTROLLER + 4, False)
+        if b is not None:
+            ones += _ones_of(b, p, n, contractor)
+    out[ones] = 1.0
+
+
+# the columns of a lot's row that depend on what stands there (all but block value, water and forest)
+_STANDING_COLUMNS = np.asarray([c for c in range(LOTS.width) if c not in (_BLOCK_VALUE, _WATER, _FOREST)])
+
+
+def _refill_lots(s: State, lot_building: list[int], buildings: list[r.Building | None], out: np.ndarray) -> None:
+    """Turn `out`, seat 0's planes when the lots held `lot_building` and the buildings were `buildings` (the
+    markers and the Contractor as now), into seat 0's planes now: only the lots whose building changed (another
+    id, or a new record: a new owner) are written again. A building's lots all change together, since its id
+    always names the same lots."""
+    now_lots, now_buildings = s.lot_building, s.buildings
+    changed = [
+        x
+        for x, (old, bid) in enumerate(zip(lot_building, now_lots, strict=True))
+        if old != bid or (bid >= 0 and buildings[bid] is not now_buildings[bid])
+    ]
+    if not changed:
+        return
+    out[(LOT_BASE_ARRAY[changed][:, None] + _STANDING_COLUMNS).ravel()] = 0.0
+    n, contractor = s.n, s.offices[cp.CONTRACTOR]
+    ones: list[int] = []
+    written: set[int] = set()
+    for x in changed:
+        bid = now_lots[x]
+        if bid < 0:
+            ones.append(LOT_BASE[x] + _ZONE)
+        elif bid not in written:
+            written.add(bid)
+            ones += _ones_of(cast(r.Building, now_buildings[bid]), 0, n, contractor)  # a lot names a standing building
     out[ones] = 1.0
 
 
@@ -225,20 +257,25 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
     memo = s.lot_planes_memo
+    contractor = s.offices[cp.CONTRACTOR]
     if (
         memo is None
         or memo[0] != s.lot_building
         or memo[1] != s.buildings  # records are immutable (a new owner is a new record): compared as they are
         or memo[2] != s.circles
-        or memo[3] != s.offices[cp.CONTRACTOR]
+        or memo[3] != contractor
     ):
-        seat_zero = np.empty(LOTS.size, dtype=np.float32)
-        _fill_lots(s, 0, seat_zero)
+        if memo is not None and memo[2] == s.circles and memo[3] == contractor:  # only buildings changed
+            seat_zero = memo[4][0].copy()
+            _refill_lots(s, memo[0], memo[1], seat_zero)
+        else:
+            seat_zero = np.empty(LOTS.size, dtype=np.float32)
+            _fill_lots(s, 0, seat_zero)
         memo = s.lot_planes_memo = (
             s.lot_building[:],
             s.buildings[:],
             s.circles[:],
-            s.offices[cp.CONTRACTOR],
+            contractor,
             {0: _read_only(seat_zero)},
         )
     by_seat = memo[4]
@@ -453,29 +490,51 @@ def _patch_supply(s: State, frame: _Frame) -> None:
 def _write_scalars(s: State, variant: str, seen: np.ndarray) -> None:
     """The values that change with almost every step: the pawn, deck sizes, AP, the decision (what
     depends on the observer, the active offset and "I am active", stays zero in the frame)."""
-    seen[_PAWN_SPAN] = 0.0
-    seen[_PAWN + s.pawn] = 1.0
-    seen[_AIRPORT] = s.airport
-    seen[_SPORTS] = s.sports
-    seen[_PLANNING_DECK] = len(s.planning_deck) / 54.0
     decks = s.decks
-    seen[_DECKS] = len(decks[0]) / 37.0
-    seen[_DECKS + 1] = len(decks[1]) / 37.0
-    seen[_DECKS + 2] = len(decks[2]) / 37.0
+    seen[_PAWN_TO_DECKS] = [
+        *_PAWN_ONE_HOT[s.pawn],
+        s.airport,
+        s.sports,
+        len(s.planning_deck) / 54.0,
+        len(decks[0]) / 37.0,
+        len(decks[1]) / 37.0,
+        len(decks[2]) / 37.0,
+    ]
     seen[_AP] = s.ap / 8.0
-    seen[_COUNT_AND_VARIANT] = 0.0
-    seen[_PLAYER_COUNT + s.n - 2] = 1.0
-    seen[_VARIANT + VARIANTS.index(variant)] = 1.0
-    seen[DECISION.slice] = 0.0
-    if s.decision >= 0:
-        seen[_KIND + s.decision] = 1.0
+    seen[_COUNT_AND_VARIANT] = _count_and_variant(s.n, variant)
     build = s.build
-    seen[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
-    seen[_PERMITS] = build["paid"] / 4.0 if build else 0.0
     ctx = cast("dict[str, Any]", s.ctx)  # read by key whatever the decision
-    voc = ctx.get("voc", -1)
-    seen[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
-    seen[_AMOUNT] = ctx.get("amount", 0) / 10.0
+    seen[DECISION.slice] = _decision_block(
+        s.decision,
+        build["card"] if build else None,
+        build["paid"] if build else 0,
+        ctx.get("voc", -1),
+        ctx.get("amount", 0),
+    )
+
+
+@lru_cache(maxsize=8)
+def _count_and_variant(n: int, variant: str) -> np.ndarray:
+    """The player count and variant one-hots."""
+    block = np.zeros(_COUNT_AND_VARIANT.stop - _COUNT_AND_VARIANT.start, dtype=np.float32)
+    block[_PLAYER_COUNT - _COUNT_AND_VARIANT.start + n - 2] = 1.0
+    block[_VARIANT - _COUNT_AND_VARIANT.start + VARIANTS.index(variant)] = 1.0
+    return _read_only(block)
+
+
+@lru_cache(maxsize=2048)
+def _decision_block(decision: int, card: int | None, paid: int, voc: int, amount: int) -> np.ndarray:
+    """The decision block but "I am active": the pending kind, the contract being built (None: none) and the
+    permits paid for it, the vocation in question and the amount (memoized: a match asks few of them)."""
+    block = np.zeros(DECISION.size, dtype=np.float32)
+    start = DECISION.start
+    if decision >= 0:
+        block[_KIND - start + decision] = 1.0
+    block[(_CONTRACT + card if card is not None else _NO_CONTRACT) - start] = 1.0
+    block[_PERMITS - start] = paid / 4.0
+    block[(_VOCATION + voc if voc >= 0 else _NO_VOCATION) - start] = 1.0
+    block[_AMOUNT - start] = amount / 10.0
+    return _read_only(block)
 
 
 def view(s: State, p: int) -> dict:
