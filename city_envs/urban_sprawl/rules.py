@@ -751,17 +751,19 @@ PLACEMENT_BITS = {
 }
 
 
-def _zone_lots(s: State) -> tuple[int, list[int]]:
+def _zone_lots(s: State) -> tuple[int, list[int], list[int]]:
     """The lots holding a building, and those of each zone's buildings, as bit sets; parks count in
-    no zone (the zoning rule of 4.1 passes over them)."""
-    occupied, by_zone = 0, [0] * len(cp.ZONE_NAMES)
+    no zone (the zoning rule of 4.1 passes over them). Then per lot, the lots of the building on it
+    (0: none), which a placement demolishing it must cover."""
+    occupied, by_zone, cover = 0, [0] * len(cp.ZONE_NAMES), [0] * cp.LOTS
     buildings = cast("list[Building]", s.buildings)  # a lot names a standing building
     for x, bid in enumerate(s.lot_building):
         if bid >= 0:
             occupied |= 1 << x
             by_zone[buildings[bid].zone] |= 1 << x
+            cover[x] = bit_set(buildings[bid].lots)
     by_zone[cp.PARK] = 0
-    return occupied, by_zone
+    return occupied, by_zone, cover
 
 
 _URBAN_RENEWAL = frozenset(cp.URBAN_RENEWAL)
@@ -775,31 +777,47 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     building asks again what its legal mask asked. Within one match a building id always names the same
     zone, size and lots. Wealth matters only through the blocks it affords, and the seat, the Contractor
     and the owners only to a seat that may demolish: other seats share the answers, which stay while
-    wealth changes between two block values."""
+    wealth changes between two block values. `first_only` asks whether there is one (`can_build`): the
+    answer then holds one legal placement, or none."""
     contractor = s.offices[cp.CONTRACTOR]
     may_demolish = contractor == seat or not _URBAN_RENEWAL.isdisjoint(s.hands[seat])
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
         block_value_steps = sorted(set(block_values(tuple(s.circles))))
-        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, *_zone_lots(s), [None, ()])
+        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, _zone_lots(s), [None, ()])
+    answers, afforded = memo[2], bisect_right(memo[3], s.wealth[seat])  # bisect: how many block values it affords
     demolishing = None
     if may_demolish:
-        owners = memo[6]  # each building's owner, and the records it was read from (immutable: compared as they are)
+        owners = memo[5]  # each building's owner, and the records it was read from (immutable: compared as they are)
         if owners[0] != s.buildings:
             owners[:] = s.buildings[:], tuple([b and b.owner for b in s.buildings])
         demolishing = (seat, contractor, owners[1])
-    key = (card, first_only, bisect_right(memo[3], s.wealth[seat]), demolishing)  # bisect: the block values afforded
-    found = memo[2].get(key)
+    key = (card, first_only, afforded, demolishing)
+    found = answers.get(key)
     if found is None:
-        found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish, memo[4], memo[5])
+        if first_only and may_demolish:  # a placement on free lots will do, and any seat's search for one is shared
+            free = (card, True, afforded, None)
+            found = answers.get(free)
+            if found is None:
+                found = answers[free] = _search_placements(s, seat, card, True, False, *memo[4])
+        if not found:
+            found = _search_placements(s, seat, card, first_only, may_demolish, *memo[4])
+        answers[key] = found
     return found
 
 
 def _search_placements(
-    s: State, seat: int, card: int, first_only: bool, may_demolish: bool, occupied: int, zone_lots: list[int]
+    s: State,
+    seat: int,
+    card: int,
+    first_only: bool,
+    may_demolish: bool,
+    occupied: int,
+    zone_lots: list[int],
+    cover: list[int],
 ) -> dict[int, list[int]]:
-    """`legal_placements` searched. The zoning test reads bit sets: the lots around a placement never
-    hold a building it demolishes (those lie wholly inside it)."""
+    """`legal_placements` searched (`first_only`: one legal placement, or none). The zoning test reads bit
+    sets: the lots around a placement never hold a building it demolishes (those lie wholly inside it)."""
     zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
     contractor = s.offices[cp.CONTRACTOR]
     kind, argument = restriction if restriction is not None else (-1, 0)
@@ -827,7 +845,7 @@ def _search_placements(
                     b = buildings[bid]
                     if (
                         b.size > size
-                        or any(y not in lots for y in b.lots)
+                        or cover[x] & ~lot_bits  # not wholly under the placement
                         or (contractor != seat and contractor >= 0 and b.owner == contractor)
                     ):
                         ok = False

@@ -208,10 +208,6 @@ def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
     out[ones] = 1.0
 
 
-# the columns of a lot's row that depend on what stands there (all but block value, water and forest)
-_STANDING_COLUMNS = np.asarray([c for c in range(LOTS.width) if c not in (_BLOCK_VALUE, _WATER, _FOREST)])
-
-
 def _refill_lots(s: State, lot_building: list[int], buildings: list[r.Building | None], out: np.ndarray) -> None:
     """Turn `out`, seat 0's planes when the lots held `lot_building` and the buildings were `buildings` (the
     markers and the Contractor as now), into seat 0's planes now: only the lots whose building changed (another
@@ -225,11 +221,13 @@ def _refill_lots(s: State, lot_building: list[int], buildings: list[r.Building |
     ]
     if not changed:
         return
-    out[(LOT_BASE_ARRAY[changed][:, None] + _STANDING_COLUMNS).ravel()] = 0.0
+    empty, width = _base_lots(tuple(s.circles)), LOTS.width
     n, contractor = s.n, s.offices[cp.CONTRACTOR]
     ones: list[int] = []
     written: set[int] = set()
     for x in changed:
+        base = LOT_BASE[x]
+        out[base : base + width] = empty[base : base + width]  # the lot's row in the empty city
         bid = now_lots[x]
         if bid < 0:
             ones.append(LOT_BASE[x] + _ZONE)
