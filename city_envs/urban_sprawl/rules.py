@@ -757,11 +757,13 @@ def _zone_lots(s: State) -> tuple[int, list[int], list[int]]:
     (0: none), which a placement demolishing it must cover."""
     occupied, by_zone, cover = 0, [0] * len(cp.ZONE_NAMES), [0] * cp.LOTS
     buildings = cast("list[Building]", s.buildings)  # a lot names a standing building
+    lots_of: dict[int, int] = {}  # per building id, its lots
     for x, bid in enumerate(s.lot_building):
         if bid >= 0:
             occupied |= 1 << x
             by_zone[buildings[bid].zone] |= 1 << x
-            cover[x] = bit_set(buildings[bid].lots)
+            bits = lots_of.get(bid)
+            cover[x] = lots_of[bid] = bit_set(buildings[bid].lots) if bits is None else bits
     by_zone[cp.PARK] = 0
     return occupied, by_zone, cover
 

@@ -345,11 +345,19 @@ def _tile_supply(tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
     return _read_only(np.asarray(tiles, dtype=np.float32).ravel() / 20.0)
 
 
-def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int]) -> None:
-    """Ones at `items` within `span`, zeros elsewhere in it."""
-    values = obs[span]
-    values[:] = 0.0
-    values[items] = 1.0
+def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int], was: list[int] | None) -> None:
+    """Ones at `items` within `span`, zeros elsewhere in it, where the span held the ones of `was` (None: not
+    written yet): only the values that differ are written (a step moves a card or two)."""
+    if was is None:
+        values = obs[span]
+        values[:] = 0.0
+        values[items] = 1.0
+        return
+    start = span.start
+    for item in set(was).difference(items):
+        obs[start + item] = 0.0
+    for item in set(items).difference(was):
+        obs[start + item] = 1.0
 
 
 class _Frame:
@@ -438,13 +446,15 @@ def _patch_players(s: State, frame: _Frame) -> None:
     obs, rows = frame.obs, frame.rows
     if s.hands != frame.hands:
         for seat, row in enumerate(rows):
-            if frame.hands is None or s.hands[seat] != frame.hands[seat]:
-                _write_multi_hot(obs, slice(row + _HAND.start, row + _HAND.stop), s.hands[seat])
+            was = None if frame.hands is None else frame.hands[seat]
+            if s.hands[seat] != was:
+                _write_multi_hot(obs, slice(row + _HAND.start, row + _HAND.stop), s.hands[seat], was)
         frame.hands = [hand[:] for hand in s.hands]
     if s.favors != frame.favors:
         for seat, row in enumerate(rows):
-            if frame.favors is None or s.favors[seat] != frame.favors[seat]:
-                _write_multi_hot(obs, slice(row + _FAVORS.start, row + _FAVORS.stop), s.favors[seat])
+            was = None if frame.favors is None else frame.favors[seat]
+            if s.favors[seat] != was:
+                _write_multi_hot(obs, slice(row + _FAVORS.start, row + _FAVORS.stop), s.favors[seat], was)
         frame.favors = [favors[:] for favors in s.favors]
     if s.vocations != frame.vocations:
         for seat, row in enumerate(rows):
@@ -472,13 +482,13 @@ def _patch_supply(s: State, frame: _Frame) -> None:
         obs[_SUPPLY] = _fifths(tuple(s.voc_supply))
         frame.voc_supply = s.voc_supply[:]
     if s.planning_discard != frame.discard:
-        _write_multi_hot(obs, _DISCARD, s.planning_discard)
+        _write_multi_hot(obs, _DISCARD, s.planning_discard, frame.discard)
         frame.discard = s.planning_discard[:]
     if s.removed != frame.removed:
-        _write_multi_hot(obs, _OUT, s.removed)
+        _write_multi_hot(obs, _OUT, s.removed, frame.removed)
         frame.removed = s.removed[:]
     if s.events_done != frame.events:
-        _write_multi_hot(obs, _EVENTS, s.events_done)
+        _write_multi_hot(obs, _EVENTS, s.events_done, frame.events)
         frame.events = s.events_done[:]
     if s.tiles != frame.tiles:
         obs[_TILES] = _tile_supply(tuple(map(tuple, s.tiles)))
