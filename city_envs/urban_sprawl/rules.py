@@ -751,6 +751,12 @@ PLACEMENT_BITS = {
 }
 
 
+# the lots of every placement as a bit set, by its lots (a building stands on one of them)
+FOOTPRINT_BITS = {
+    lots: bits for by_block in PLACEMENT_BITS.values() for row in by_block for _, lots, *_, bits, _ in row
+}
+
+
 def _zone_lots(s: State) -> tuple[int, list[int], list[int]]:
     """The lots holding a building, and those of each zone's buildings, as bit sets; parks count in
     no zone (the zoning rule of 4.1 passes over them). Then per lot, the lots of the building on it
@@ -763,7 +769,10 @@ def _zone_lots(s: State) -> tuple[int, list[int], list[int]]:
             occupied |= 1 << x
             by_zone[buildings[bid].zone] |= 1 << x
             bits = lots_of.get(bid)
-            cover[x] = lots_of[bid] = bit_set(buildings[bid].lots) if bits is None else bits
+            if bits is None:
+                lots = buildings[bid].lots
+                bits = lots_of[bid] = FOOTPRINT_BITS.get(lots) or bit_set(lots)
+            cover[x] = bits
     by_zone[cp.PARK] = 0
     return occupied, by_zone, cover
 

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from city_envs.core.layout import Field, ObservationLayout, table, vector
+from city_envs.core.layout import Block, Field, ObservationLayout, table, vector
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 from city_envs.urban_sprawl.rules import State
@@ -303,27 +303,6 @@ def _circles_block(circles: tuple[int, ...]) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def _planning_block(cards: tuple[int, ...]) -> np.ndarray:
-    """The five planning spaces (5 x 41 values)."""
-    block = np.zeros(PLANNING.size, dtype=np.float32)
-    for space, card in enumerate(cards):
-        block[PLANNING.width * space + (card if card >= 0 else PLANNING.column("empty"))] = 1.0
-    return _read_only(block)
-
-
-@lru_cache(maxsize=512)
-def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
-    """The eight contract spaces and their printed features (8 x 97 + 8 x 38 values)."""
-    block = np.zeros(CONTRACTS.size + FEATURES.size, dtype=np.float32)
-    features = CONTRACTS.size
-    for space, card in enumerate(cards):
-        block[CONTRACTS.width * space + (card if card >= 0 else CONTRACTS.column("empty"))] = 1.0
-        if card >= 0:
-            block[features + FEATURES.width * space : features + FEATURES.width * (space + 1)] = contract_features(card)
-    return _read_only(block)
-
-
-@lru_cache(maxsize=512)
 def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.ndarray:
     """The offices a seat holds, and its Extra Favor (the last columns of its row)."""
     block = np.zeros(_OFFICES.stop - _OFFICES.start, dtype=np.float32)
@@ -384,6 +363,7 @@ class _Frame:
         "removed",
         "events",
         "tiles",
+        "counts",
     )
 
     def __init__(self, n: int) -> None:
@@ -403,6 +383,7 @@ class _Frame:
         self.removed: list[int] | None = None
         self.events: list[int] | None = None
         self.tiles: list[list[int]] | None = None
+        self.counts: tuple[int, ...] | None = None  # the pawn, airport, Sports Team and deck sizes
 
 
 def observation(s: State, p: int, variant: str) -> np.ndarray:
@@ -418,15 +399,20 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
         frame.circles = s.circles[:]
     planning = (s.planning_deck[-1] if s.planning_up and s.planning_deck else -1, *s.planning_slots)
     if planning != frame.planning:
-        seen[PLANNING.slice] = _planning_block(planning)
+        _patch_spaces(seen, PLANNING, planning, frame.planning)
         frame.planning = planning
     contracts = (r.contract_at(s, 0), r.contract_at(s, 1), r.contract_at(s, 2), *s.slots)
     if contracts != frame.contracts:
-        seen[CONTRACTS.start : FEATURES.stop] = _contracts_block(contracts)
+        _patch_spaces(seen, CONTRACTS, contracts, frame.contracts)
+        was = frame.contracts
+        for space, card in enumerate(contracts):  # the printed features of the card on each space
+            if was is None or card != was[space]:
+                row = FEATURES.start + FEATURES.width * space
+                seen[row : row + FEATURES.width] = contract_features(card) if card >= 0 else 0.0
         frame.contracts = contracts
     _patch_players(s, frame)
     _patch_supply(s, frame)
-    _write_scalars(s, variant, seen)
+    _write_scalars(s, variant, frame)
     obs = np.empty(LAYOUT.size, dtype=np.float32)
     obs[LOTS.slice] = _lots_block(s, p)
     obs[LOTS.stop : PLAYERS.start] = seen[LOTS.stop : PLAYERS.start]
@@ -439,6 +425,18 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
         obs[_ACTIVE + (s.active - p) % n] = 1.0
     obs[_I_AM_ACTIVE] = s.active == p
     return obs
+
+
+def _patch_spaces(seen: np.ndarray, block: Block, cards: tuple[int, ...], was: tuple[int, ...] | None) -> None:
+    """Rows of one-hot cards (a row's "empty" column for -1), one per space, which held `was` (None: zeros)."""
+    empty = block.column("empty")
+    for space, card in enumerate(cards):
+        old = None if was is None else was[space]
+        if card != old:
+            row = block.start + block.width * space
+            if old is not None:
+                seen[row + (old if old >= 0 else empty)] = 0.0
+            seen[row + (card if card >= 0 else empty)] = 1.0
 
 
 def _patch_players(s: State, frame: _Frame) -> None:
@@ -495,19 +493,24 @@ def _patch_supply(s: State, frame: _Frame) -> None:
         frame.tiles = [row[:] for row in s.tiles]
 
 
-def _write_scalars(s: State, variant: str, seen: np.ndarray) -> None:
+def _write_scalars(s: State, variant: str, frame: _Frame) -> None:
     """The values that change with almost every step: the pawn, deck sizes, AP, the decision (what
     depends on the observer, the active offset and "I am active", stays zero in the frame)."""
+    seen = frame.obs
     decks = s.decks
-    seen[_PAWN_TO_DECKS] = [
-        *_PAWN_ONE_HOT[s.pawn],
-        s.airport,
-        s.sports,
-        len(s.planning_deck) / 54.0,
-        len(decks[0]) / 37.0,
-        len(decks[1]) / 37.0,
-        len(decks[2]) / 37.0,
-    ]
+    counts = (s.pawn, s.airport, s.sports, len(s.planning_deck), len(decks[0]), len(decks[1]), len(decks[2]))
+    if counts != frame.counts:
+        pawn, airport, sports, planning, town, city, metropolis = counts
+        seen[_PAWN_TO_DECKS] = [
+            *_PAWN_ONE_HOT[pawn],
+            airport,
+            sports,
+            planning / 54.0,
+            town / 37.0,
+            city / 37.0,
+            metropolis / 37.0,
+        ]
+        frame.counts = counts
     seen[_AP] = s.ap / 8.0
     seen[_COUNT_AND_VARIANT] = _count_and_variant(s.n, variant)
     build = s.build
