@@ -30,7 +30,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple, TypedDict, cast
+from typing import Any, NamedTuple, TypeAlias, TypedDict, cast
 
 import numpy as np
 
@@ -706,12 +706,8 @@ def planning_at(s: State, space: int) -> int:
     return s.planning_slots[space - 1]
 
 
-def permit_total(hand: list[int], zone: int) -> int:
-    return sum(cp.PERMIT_VALUE[c] for c in hand if c < cp.NUM_PERMITS and zone in cp.PERMIT_ZONES[c])
-
-
 def permit_totals(hand: list[int]) -> list[int]:
-    """`permit_total` of every zone, from one pass over the hand (the main decision asks for each contract)."""
+    """The permit value the hand holds for each zone (what building a contract of that zone may pay)."""
     totals = [0] * len(cp.ZONE_NAMES)
     for c in hand:
         if c < cp.NUM_PERMITS:
@@ -719,16 +715,6 @@ def permit_totals(hand: list[int]) -> list[int]:
             for zone in cp.PERMIT_ZONES[c]:
                 totals[zone] += value
     return totals
-
-
-def can_build(s: State, seat: int, card: int, permits: list[int] | None = None) -> bool:
-    """Whether `seat` may build contract `card` now; `permits`: its `permit_totals`, when the caller has them."""
-    zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
-    return (
-        (permit_total(s.hands[seat], zone) if permits is None else permits[zone]) >= size
-        and s.tiles[zone][size - 1] > 0
-        and bool(legal_placements(s, seat, card, first_only=True))
-    )
 
 
 def bit_set(lots: tuple[int, ...]) -> int:
@@ -788,31 +774,45 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     building asks again what its legal mask asked. Within one match a building id always names the same
     zone, size and lots. Wealth matters only through the blocks it affords, and the seat, the Contractor
     and the owners only to a seat that may demolish: other seats share the answers, which stay while
-    wealth changes between two block values. `first_only` asks whether there is one (`can_build`): the
-    answer then holds one legal placement, or none."""
+    wealth changes between two block values. `first_only` asks whether there is one (the main
+    decision's mask): the answer then holds one legal placement, or none."""
+    return _placements(s, seat, card, first_only, _asking(s, seat))
+
+
+# what one seat's questions about placements share (`_asking`): the memo's answers, the block values the
+# seat affords, the demolition part of the key (None: it may not demolish), the search's bit sets
+Asking: TypeAlias = "tuple[dict[tuple, dict[int, list[int]]], int, tuple | None, tuple[int, list[int], list[int]]]"
+
+
+def _asking(s: State, seat: int) -> Asking:
+    """The placements memo brought up to date, and what `seat`'s questions to it share."""
     contractor = s.offices[cp.CONTRACTOR]
-    may_demolish = contractor == seat or not _URBAN_RENEWAL.isdisjoint(s.hands[seat])
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
         block_value_steps = sorted(set(block_values(tuple(s.circles))))
         memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, _zone_lots(s), [None, ()])
-    answers, afforded = memo[2], bisect_right(memo[3], s.wealth[seat])  # bisect: how many block values it affords
     demolishing = None
-    if may_demolish:
+    if contractor == seat or not _URBAN_RENEWAL.isdisjoint(s.hands[seat]):  # it may demolish
         owners = memo[5]  # each building's owner, and the records it was read from (immutable: compared as they are)
         if owners[0] != s.buildings:
             owners[:] = s.buildings[:], tuple([b and b.owner for b in s.buildings])
         demolishing = (seat, contractor, owners[1])
+    return memo[2], bisect_right(memo[3], s.wealth[seat]), demolishing, memo[4]  # bisect: block values afforded
+
+
+def _placements(s: State, seat: int, card: int, first_only: bool, asking: Asking) -> dict[int, list[int]]:
+    """`legal_placements`, with what the seat's questions share."""
+    answers, afforded, demolishing, bit_sets = asking
     key = (card, first_only, afforded, demolishing)
     found = answers.get(key)
     if found is None:
-        if first_only and may_demolish:  # a placement on free lots will do, and any seat's search for one is shared
+        if first_only and demolishing is not None:  # a placement on free lots will do; any seat's search is shared
             free = (card, True, afforded, None)
             found = answers.get(free)
             if found is None:
-                found = answers[free] = _search_placements(s, seat, card, True, False, *memo[4])
+                found = answers[free] = _search_placements(s, seat, card, True, False, *bit_sets)
         if not found:
-            found = _search_placements(s, seat, card, first_only, may_demolish, *memo[4])
+            found = _search_placements(s, seat, card, first_only, demolishing is not None, *bit_sets)
         answers[key] = found
     return found
 
@@ -890,7 +890,7 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0:
             mask[TAKE_PLANNING + space] = True
     room = len(s.favors[p]) < favor_capacity(s, p)
-    permits = permit_totals(s.hands[p])
+    builds = []  # (action, contract)
     for space in range(8):
         if cp.CONTRACT_AP[space] > ap:
             continue
@@ -898,9 +898,14 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         if card < 0:
             continue
         mask[TAKE_FAVOR + space] = room
-        mask[BUILD + space] = can_build(s, p, card, permits)
-    for k, card in enumerate(s.favors[p]):
-        mask[BUILD_FAVOR + k] = can_build(s, p, card, permits)
+        builds.append((BUILD + space, card))
+    builds += [(BUILD_FAVOR + k, card) for k, card in enumerate(s.favors[p])]
+    permits, tiles, asking = permit_totals(s.hands[p]), s.tiles, None
+    for action, card in builds:  # enough permit value, a tile left, and a legal placement
+        zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
+        if permits[zone] >= size and tiles[zone][size - 1] > 0:
+            asking = asking or _asking(s, p)
+            mask[action] = bool(_placements(s, p, card, True, asking))
 
 
 def building_card(s: State) -> int:

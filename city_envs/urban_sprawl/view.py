@@ -318,12 +318,6 @@ def _fifths(counts: tuple[int, ...]) -> np.ndarray:
     return _read_only(np.asarray(counts, dtype=np.float32) / 5.0)
 
 
-@lru_cache(maxsize=512)
-def _tile_supply(tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """The tile supply per zone and size as values/20, memoized likewise."""
-    return _read_only(np.asarray(tiles, dtype=np.float32).ravel() / 20.0)
-
-
 def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int], was: list[int] | None) -> None:
     """Ones at `items` within `span`, zeros elsewhere in it, where the span held the ones of `was` (None: not
     written yet): only the values that differ are written (a step moves a card or two)."""
@@ -489,7 +483,9 @@ def _patch_supply(s: State, frame: _Frame) -> None:
         _write_multi_hot(obs, _EVENTS, s.events_done, frame.events)
         frame.events = s.events_done[:]
     if s.tiles != frame.tiles:
-        obs[_TILES] = _tile_supply(tuple(map(tuple, s.tiles)))
+        tiles = obs[_TILES]  # per zone and size, values/20 (divided as float32s)
+        tiles[:] = [count for row in s.tiles for count in row]
+        tiles /= 20.0
         frame.tiles = [row[:] for row in s.tiles]
 
 
