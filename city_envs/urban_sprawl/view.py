@@ -407,14 +407,13 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
     _patch_players(s, frame)
     _patch_supply(s, frame)
     _write_scalars(s, variant, frame)
-    obs = np.empty(LAYOUT.size, dtype=np.float32)
-    obs[LOTS.slice] = _lots_block(s, p)
-    obs[LOTS.stop : PLAYERS.start] = seen[LOTS.stop : PLAYERS.start]
     n, first, width = s.n, PLAYERS.start, PLAYERS.width
-    rotated, seated = first + p * width, first + n * width  # p's row in the frame; the absent seats' zero rows
-    obs[first : first + seated - rotated] = seen[rotated:seated]
-    obs[first + seated - rotated : seated] = seen[first:rotated]
-    obs[seated:] = seen[seated:]
+    if p == 0:  # the frame's seat order is seat 0's
+        obs = np.concatenate((_lots_block(s, p), seen[LOTS.stop :]))
+    else:  # one copy of every part, p's row first (the absent seats' zero rows stay after the seated ones)
+        rotated, seated = first + p * width, first + n * width
+        parts = (_lots_block(s, p), seen[LOTS.stop : first], seen[rotated:seated], seen[first:rotated], seen[seated:])
+        obs = np.concatenate(parts)
     if s.active >= 0:
         obs[_ACTIVE + (s.active - p) % n] = 1.0
     obs[_I_AM_ACTIVE] = s.active == p
