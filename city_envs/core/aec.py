@@ -117,8 +117,8 @@ class CityAECEnv(AECEnv):
         seat = self._seat[agent]
         game = cast(Game, self.game)  # made by reset(), which PettingZoo requires first
         acting = game.current_player() == seat and not self.terminations.get(agent, True)  # none after losing
-        mask = game.legal_actions().view(np.int8) if acting else self._no_mask
-        return {self.observation_key: game.observation(seat), "action_mask": mask.copy()}
+        mask = game.legal_actions() if acting else self._no_mask
+        return {self.observation_key: game.observation(seat), "action_mask": mask.astype(np.int8)}  # a copy
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -358,6 +358,7 @@ class _Frame:
         "events",
         "tiles",
         "counts",
+        "variant",
     )
 
     def __init__(self, n: int) -> None:
@@ -378,6 +379,7 @@ class _Frame:
         self.events: list[int] | None = None
         self.tiles: list[list[int]] | None = None
         self.counts: tuple[int, ...] | None = None  # the pawn, airport, Sports Team and deck sizes
+        self.variant: str | None = None  # with the state's player count
 
 
 def observation(s: State, p: int, variant: str) -> np.ndarray:
@@ -507,7 +509,9 @@ def _write_scalars(s: State, variant: str, frame: _Frame) -> None:
         ]
         frame.counts = counts
     seen[_AP] = s.ap / 8.0
-    seen[_COUNT_AND_VARIANT] = _count_and_variant(s.n, variant)
+    if variant != frame.variant:  # written once: a match keeps its player count and variant
+        seen[_COUNT_AND_VARIANT] = _count_and_variant(s.n, variant)
+        frame.variant = variant
     build = s.build
     ctx = cast("dict[str, Any]", s.ctx)  # read by key whatever the decision
     seen[DECISION.slice] = _decision_block(
