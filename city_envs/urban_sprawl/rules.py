@@ -836,13 +836,17 @@ def _search_placements(
     values = block_values(tuple(s.circles))
     lot_building, buildings = s.lot_building, cast("list[Building]", s.buildings)  # a lot names a standing building
     zoned_lots = sum(zone_lots)  # the zones' bit sets are disjoint
+    # the restriction's tests, read once
+    water_only, forest_only = kind == cp.ADJ_WATER, kind == cp.ADJ_FOREST
+    zoning, apart_from = kind != cp.IGNORE_ZONING, zone_lots[argument] if kind == cp.NOT_ADJ else 0
+    own_zone = zone_lots[zone]
     found: dict[int, list[int]] = {}
     for block, placements in enumerate(PLACEMENT_BITS[size]):
         value = values[block]
         if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
             continue
         for place, lots, _around, water, forest, lot_bits, around_bits in placements:
-            if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
+            if (water_only and not water) or (forest_only and not forest):
                 continue
             demolished: list[int] = []
             if lot_bits & occupied:
@@ -866,9 +870,7 @@ def _search_placements(
                     continue
             if around_bits & occupied:
                 zoned = around_bits & zoned_lots  # lots around holding a building other than a park
-                if kind != cp.IGNORE_ZONING and zoned and not zoned & zone_lots[zone]:
-                    continue
-                if kind == cp.NOT_ADJ and zoned & zone_lots[argument]:
+                if (zoning and zoned and not zoned & own_zone) or zoned & apart_from:
                     continue
             found[place] = demolished
             if first_only:
