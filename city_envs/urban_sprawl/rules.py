@@ -737,6 +737,8 @@ PLACEMENT_BITS = {
 }
 
 
+# the blocks in id order, starting at each one (round to the one before it)
+BLOCKS_FROM = tuple(tuple(range(first, cp.BLOCKS)) + tuple(range(first)) for first in range(cp.BLOCKS))
 # the lots of every placement as a bit set, by its lots (a building stands on one of them)
 FOOTPRINT_BITS = {
     lots: bits for by_block in PLACEMENT_BITS.values() for row in by_block for _, lots, *_, bits, _ in row
@@ -781,7 +783,10 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
 
 # what one seat's questions about placements share (`_asking`): the memo's answers, the block values the
 # seat affords, the demolition part of the key (None: it may not demolish), the search's bit sets
-Asking: TypeAlias = "tuple[dict[tuple, dict[int, list[int]]], int, tuple | None, tuple[int, list[int], list[int]]]"
+# and per contract, the block where a search for one placement last found it (where the next one starts)
+Asking: TypeAlias = (
+    "tuple[dict[tuple, dict[int, list[int]]], int, tuple | None, tuple[int, list[int], list[int]], dict[int, int]]"
+)
 
 
 def _asking(s: State, seat: int) -> Asking:
@@ -790,29 +795,41 @@ def _asking(s: State, seat: int) -> Asking:
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
         block_value_steps = sorted(set(block_values(tuple(s.circles))))
-        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, _zone_lots(s), [None, ()])
+        hints = {} if memo is None else memo[6]  # still a good guess after a building or a marker
+        memo = s.placements_memo = (
+            s.lot_building[:],
+            s.circles[:],
+            {},
+            block_value_steps,
+            _zone_lots(s),
+            [None, ()],
+            hints,
+        )
     demolishing = None
     if contractor == seat or not _URBAN_RENEWAL.isdisjoint(s.hands[seat]):  # it may demolish
         owners = memo[5]  # each building's owner, and the records it was read from (immutable: compared as they are)
         if owners[0] != s.buildings:
             owners[:] = s.buildings[:], tuple([b and b.owner for b in s.buildings])
         demolishing = (seat, contractor, owners[1])
-    return memo[2], bisect_right(memo[3], s.wealth[seat]), demolishing, memo[4]  # bisect: block values afforded
+    return memo[2], bisect_right(memo[3], s.wealth[seat]), demolishing, memo[4], memo[6]  # bisect: values afforded
 
 
 def _placements(s: State, seat: int, card: int, first_only: bool, asking: Asking) -> dict[int, list[int]]:
     """`legal_placements`, with what the seat's questions share."""
-    answers, afforded, demolishing, bit_sets = asking
+    answers, afforded, demolishing, bit_sets, hints = asking
     key = (card, first_only, afforded, demolishing)
     found = answers.get(key)
     if found is None:
+        start = hints.get(card, 0) if first_only else 0
         if first_only and demolishing is not None:  # a placement on free lots will do; any seat's search is shared
             free = (card, True, afforded, None)
             found = answers.get(free)
             if found is None:
-                found = answers[free] = _search_placements(s, seat, card, True, False, *bit_sets)
+                found = answers[free] = _search_placements(s, seat, card, True, False, *bit_sets, start)
         if not found:
-            found = _search_placements(s, seat, card, first_only, demolishing is not None, *bit_sets)
+            found = _search_placements(s, seat, card, first_only, demolishing is not None, *bit_sets, start)
+        if first_only and found:
+            hints[card] = next(iter(found)) >> 2  # its block
         answers[key] = found
     return found
 
@@ -826,9 +843,11 @@ def _search_placements(
     occupied: int,
     zone_lots: list[int],
     cover: list[int],
+    first_block: int = 0,
 ) -> dict[int, list[int]]:
-    """`legal_placements` searched (`first_only`: one legal placement, or none). The zoning test reads bit
-    sets: the lots around a placement never hold a building it demolishes (those lie wholly inside it)."""
+    """`legal_placements` searched (`first_only`: one legal placement, or none), block by block from
+    `first_block` round to the one before it. The zoning test reads bit sets: the lots around a placement
+    never hold a building it demolishes (those lie wholly inside it)."""
     zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
     contractor = s.offices[cp.CONTRACTOR]
     kind, argument = restriction if restriction is not None else (-1, 0)
@@ -841,8 +860,9 @@ def _search_placements(
     zoning, apart_from = kind != cp.IGNORE_ZONING, zone_lots[argument] if kind == cp.NOT_ADJ else 0
     own_zone = zone_lots[zone]
     found: dict[int, list[int]] = {}
-    for block, placements in enumerate(PLACEMENT_BITS[size]):
-        value = values[block]
+    by_block = PLACEMENT_BITS[size]
+    for block in BLOCKS_FROM[first_block]:
+        placements, value = by_block[block], values[block]
         if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
             continue
         for place, lots, _around, water, forest, lot_bits, around_bits in placements:
@@ -887,10 +907,8 @@ def _legal_invest(s: State, mask: np.ndarray) -> None:
 
 def _legal_main(s: State, mask: np.ndarray) -> None:
     p, ap = s.active, s.ap
-    mask[PASS] = True
-    for space in range(5):
-        if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0:
-            mask[TAKE_PLANNING + space] = True
+    legal = [PASS]  # set in the mask at once
+    legal += [TAKE_PLANNING + space for space in range(5) if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0]
     room = len(s.favors[p]) < favor_capacity(s, p)
     builds = []  # (action, contract)
     for space in range(8):
@@ -899,7 +917,8 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         card = contract_at(s, space)
         if card < 0:
             continue
-        mask[TAKE_FAVOR + space] = room
+        if room:
+            legal.append(TAKE_FAVOR + space)
         builds.append((BUILD + space, card))
     builds += [(BUILD_FAVOR + k, card) for k, card in enumerate(s.favors[p])]
     permits, tiles, asking = permit_totals(s.hands[p]), s.tiles, None
@@ -907,7 +926,9 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
         zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
         if permits[zone] >= size and tiles[zone][size - 1] > 0:
             asking = asking or _asking(s, p)
-            mask[action] = bool(_placements(s, p, card, True, asking))
+            if _placements(s, p, card, True, asking):
+                legal.append(action)
+    mask[legal] = True
 
 
 def building_card(s: State) -> int:
