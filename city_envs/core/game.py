@@ -443,7 +443,7 @@ class Game(abc.ABC):
         """Read-only bool mask of the pending decision (cached until the next `apply`)."""
         if self._mask is None:
             mask = np.zeros(self.num_actions, dtype=bool) if self.is_over() else self._legal_actions()
-            mask.flags.writeable = False
+            mask.setflags(write=False)  # cheaper than through .flags
             self._mask = mask
         return self._mask
 

@@ -55,7 +55,7 @@ class UrbanSprawl(StateGame):
         options = self.options
         mask = rules.apply_action(self.state, action, self.chance, options["auto_single"], options["max_turns"])
         if mask is not None:  # the next decision's mask, computed to play a single choice: `legal_actions` keeps it
-            mask.flags.writeable = False
+            mask.setflags(write=False)
             self._mask = mask
 
     def is_truncated(self) -> bool:

@@ -245,7 +245,7 @@ def lot_planes(s: State, p: int) -> np.ndarray:
 
 
 def _read_only(block: np.ndarray) -> np.ndarray:
-    block.flags.writeable = False
+    block.setflags(write=False)
     return block
 
 
