@@ -750,17 +750,14 @@ def _zone_lots(s: State) -> tuple[int, list[int], list[int]]:
     no zone (the zoning rule of 4.1 passes over them). Then per lot, the lots of the building on it
     (0: none), which a placement demolishing it must cover."""
     occupied, by_zone, cover = 0, [0] * len(cp.ZONE_NAMES), [0] * cp.LOTS
-    buildings = cast("list[Building]", s.buildings)  # a lot names a standing building
-    lots_of: dict[int, int] = {}  # per building id, its lots
-    for x, bid in enumerate(s.lot_building):
-        if bid >= 0:
-            occupied |= 1 << x
-            by_zone[buildings[bid].zone] |= 1 << x
-            bits = lots_of.get(bid)
-            if bits is None:
-                lots = buildings[bid].lots
-                bits = lots_of[bid] = FOOTPRINT_BITS.get(lots) or bit_set(lots)
-            cover[x] = bits
+    for b in s.buildings:
+        if b is not None:  # standing: `lot_building` names it on each of its lots
+            zone, _size, lots, _owner = b
+            bits = FOOTPRINT_BITS.get(lots) or bit_set(lots)
+            occupied |= bits
+            by_zone[zone] |= bits
+            for x in lots:
+                cover[x] = bits
     by_zone[cp.PARK] = 0
     return occupied, by_zone, cover
 
