@@ -700,6 +700,17 @@ def contract_at(s: State, space: int) -> int:
     return s.slots[space - 3]
 
 
+def deck_tops(s: State) -> tuple[int, int, int]:
+    """`contract_at` of the three deck spaces at once (an observation and the main mask read them all)."""
+    decks, up = s.decks, s.deck_up
+    town, city, metropolis = decks[cp.TOWN], decks[cp.CITY], decks[cp.METRO]
+    return (
+        town[-1] if up[cp.TOWN] and town else -1,  # the Town deck is always in play
+        city[-1] if up[cp.CITY] and city and s.airport else -1,
+        metropolis[-1] if up[cp.METRO] and metropolis and s.sports else -1,
+    )
+
+
 def planning_at(s: State, space: int) -> int:
     if space == 0:
         return s.planning_deck[-1] if s.planning_up and s.planning_deck else -1
@@ -908,11 +919,8 @@ def _legal_main(s: State, mask: np.ndarray) -> None:
     legal += [TAKE_PLANNING + space for space in range(5) if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0]
     room = len(s.favors[p]) < favor_capacity(s, p)
     builds = []  # (action, contract)
-    for space in range(8):
-        if cp.CONTRACT_AP[space] > ap:
-            continue
-        card = contract_at(s, space)
-        if card < 0:
+    for space, card in enumerate((*deck_tops(s), *s.slots)):
+        if cp.CONTRACT_AP[space] > ap or card < 0:
             continue
         if room:
             legal.append(TAKE_FAVOR + space)

@@ -397,7 +397,7 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
     if planning != frame.planning:
         _patch_spaces(seen, PLANNING, planning, frame.planning)
         frame.planning = planning
-    contracts = (r.contract_at(s, 0), r.contract_at(s, 1), r.contract_at(s, 2), *s.slots)
+    contracts = (*r.deck_tops(s), *s.slots)
     if contracts != frame.contracts:
         _patch_spaces(seen, CONTRACTS, contracts, frame.contracts)
         was = frame.contracts
