@@ -191,7 +191,7 @@ def _building_ones(b: r.Building, control: int, contracted: bool) -> tuple[int, 
 
 def _ones_of(b: r.Building, p: int, n: int, contractor: int) -> tuple[int, ...]:
     """`_building_ones` of building `b` as seat p sees it."""
-    owner = b[r.OWNER]
+    owner = b.owner
     if owner < 0:
         return _building_ones(b, _CONTROLLER + 4, False)
     return _building_ones(b, _CONTROLLER + (owner - p) % n, owner == contractor)
