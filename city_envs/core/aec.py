@@ -117,8 +117,8 @@ class CityAECEnv(AECEnv):
         seat = self._seat[agent]
         game = cast(Game, self.game)  # made by reset(), which PettingZoo requires first
         acting = game.current_player() == seat and not self.terminations.get(agent, True)  # none after losing
-        mask = game.legal_actions().view(np.int8) if acting else self._no_mask
-        return {self.observation_key: game.observation(seat), "action_mask": mask.copy()}
+        mask = game.legal_actions() if acting else self._no_mask
+        return {self.observation_key: game.observation(seat), "action_mask": mask.astype(np.int8)}  # a copy
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -180,12 +180,31 @@ class CityAECEnv(AECEnv):
         pass
 
 
+def _forwarded(name: str) -> property:
+    """The env's attribute `name`, read through the wrapper without its `__getattr__` (which Python calls
+    only after a failed lookup, the costly part); before reset, that `__getattr__` gives PettingZoo's error."""
+
+    def read(self: CityOrderEnforcingWrapper) -> Any:
+        return getattr(self.env, name) if self._has_reset else self.__getattr__(name)
+
+    return property(read, doc=f"The env's `{name}` (once it was reset).")
+
+
 class CityOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper, with `last()` asked of the env itself once it was reset.
 
     The inherited `last()` reads five attributes through the wrapper's `__getattr__` forwarding, the
-    largest cost of an AEC step after the game's own work; the env's answer is the same.
+    largest cost of an AEC step after the game's own work; the env's answer is the same. The attributes
+    an AEC loop reads every step (`agents` and `agent_selection` by `agent_iter` and `step`, the others by
+    loops that read them directly) are properties for the same reason.
     """
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:

@@ -432,6 +432,8 @@ class Game(abc.ABC):
     def action_id(self, action: Any) -> int:
         """`action` as an id in `0..num_actions - 1`, else `IllegalActionError`: describing an id out of
         range would describe another action (a table indexed from the end) or fail deep in the rules."""
+        if type(action) is int and 0 <= action < self.num_actions:  # the common case, without the checks below
+            return action
         index = action_index(action, self.decision_name())
         if not 0 <= index < self.num_actions:
             raise IllegalActionError(action, self.decision_name(), f"out of range 0..{self.num_actions - 1}")
@@ -441,7 +443,7 @@ class Game(abc.ABC):
         """Read-only bool mask of the pending decision (cached until the next `apply`)."""
         if self._mask is None:
             mask = np.zeros(self.num_actions, dtype=bool) if self.is_over() else self._legal_actions()
-            mask.flags.writeable = False
+            mask.setflags(write=False)  # cheaper than through .flags
             self._mask = mask
         return self._mask
 

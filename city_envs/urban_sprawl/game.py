@@ -52,7 +52,11 @@ class UrbanSprawl(StateGame):
         return self.state.decider if self.state.decision != rules.GAME_OVER else -1
 
     def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action, self.chance, self.options["auto_single"], self.options["max_turns"])
+        options = self.options
+        mask = rules.apply_action(self.state, action, self.chance, options["auto_single"], options["max_turns"])
+        if mask is not None:  # the next decision's mask, computed to play a single choice: `legal_actions` keeps it
+            mask.setflags(write=False)
+            self._mask = mask
 
     def is_truncated(self) -> bool:
         return self.state.truncated

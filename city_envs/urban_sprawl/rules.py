@@ -30,7 +30,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple, TypedDict, cast
+from typing import Any, NamedTuple, TypeAlias, TypedDict, cast
 
 import numpy as np
 
@@ -700,23 +700,32 @@ def contract_at(s: State, space: int) -> int:
     return s.slots[space - 3]
 
 
+def deck_tops(s: State) -> tuple[int, int, int]:
+    """`contract_at` of the three deck spaces at once (an observation and the main mask read them all)."""
+    decks, up = s.decks, s.deck_up
+    town, city, metropolis = decks[cp.TOWN], decks[cp.CITY], decks[cp.METRO]
+    return (
+        town[-1] if up[cp.TOWN] and town else -1,  # the Town deck is always in play
+        city[-1] if up[cp.CITY] and city and s.airport else -1,
+        metropolis[-1] if up[cp.METRO] and metropolis and s.sports else -1,
+    )
+
+
 def planning_at(s: State, space: int) -> int:
     if space == 0:
         return s.planning_deck[-1] if s.planning_up and s.planning_deck else -1
     return s.planning_slots[space - 1]
 
 
-def permit_total(hand: list[int], zone: int) -> int:
-    return sum(cp.PERMIT_VALUE[c] for c in hand if c < cp.NUM_PERMITS and zone in cp.PERMIT_ZONES[c])
-
-
-def can_build(s: State, seat: int, card: int) -> bool:
-    zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
-    return (
-        permit_total(s.hands[seat], zone) >= size
-        and s.tiles[zone][size - 1] > 0
-        and bool(legal_placements(s, seat, card, first_only=True))
-    )
+def permit_totals(hand: list[int]) -> list[int]:
+    """The permit value the hand holds for each zone (what building a contract of that zone may pay)."""
+    totals = [0] * len(cp.ZONE_NAMES)
+    for c in hand:
+        if c < cp.NUM_PERMITS:
+            value = cp.PERMIT_VALUE[c]
+            for zone in cp.PERMIT_ZONES[c]:
+                totals[zone] += value
+    return totals
 
 
 def bit_set(lots: tuple[int, ...]) -> int:
@@ -739,17 +748,32 @@ PLACEMENT_BITS = {
 }
 
 
-def _zone_lots(s: State) -> tuple[int, list[int]]:
+# the blocks in id order, starting at each one (round to the one before it)
+BLOCKS_FROM = tuple(tuple(range(first, cp.BLOCKS)) + tuple(range(first)) for first in range(cp.BLOCKS))
+# the lots of every placement as a bit set, by its lots (a building stands on one of them)
+FOOTPRINT_BITS = {
+    lots: bits for by_block in PLACEMENT_BITS.values() for row in by_block for _, lots, *_, bits, _ in row
+}
+
+
+def _zone_lots(s: State) -> tuple[int, list[int], list[int]]:
     """The lots holding a building, and those of each zone's buildings, as bit sets; parks count in
-    no zone (the zoning rule of 4.1 passes over them)."""
-    occupied, by_zone = 0, [0] * len(cp.ZONE_NAMES)
-    buildings = cast("list[Building]", s.buildings)  # a lot names a standing building
-    for x, bid in enumerate(s.lot_building):
-        if bid >= 0:
-            occupied |= 1 << x
-            by_zone[buildings[bid].zone] |= 1 << x
+    no zone (the zoning rule of 4.1 passes over them). Then per lot, the lots of the building on it
+    (0: none), which a placement demolishing it must cover."""
+    occupied, by_zone, cover = 0, [0] * len(cp.ZONE_NAMES), [0] * cp.LOTS
+    for b in s.buildings:
+        if b is not None:  # standing: `lot_building` names it on each of its lots
+            zone, _size, lots, _owner = b
+            bits = FOOTPRINT_BITS.get(lots) or bit_set(lots)
+            occupied |= bits
+            by_zone[zone] |= bits
+            for x in lots:
+                cover[x] = bits
     by_zone[cp.PARK] = 0
-    return occupied, by_zone
+    return occupied, by_zone, cover
+
+
+_URBAN_RENEWAL = frozenset(cp.URBAN_RENEWAL)
 
 
 def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -> dict[int, list[int]]:
@@ -760,30 +784,78 @@ def legal_placements(s: State, seat: int, card: int, first_only: bool = False) -
     building asks again what its legal mask asked. Within one match a building id always names the same
     zone, size and lots. Wealth matters only through the blocks it affords, and the seat, the Contractor
     and the owners only to a seat that may demolish: other seats share the answers, which stay while
-    wealth changes between two block values."""
+    wealth changes between two block values. `first_only` asks whether there is one (the main
+    decision's mask): the answer then holds one legal placement, or none."""
+    return _placements(s, seat, card, first_only, _asking(s, seat))
+
+
+# what one seat's questions about placements share (`_asking`): the memo's answers, the block values the
+# seat affords, the demolition part of the key (None: it may not demolish), the search's bit sets
+# and per contract, the block where a search for one placement last found it (where the next one starts)
+Asking: TypeAlias = (
+    "tuple[dict[tuple, dict[int, list[int]]], int, tuple | None, tuple[int, list[int], list[int]], dict[int, int]]"
+)
+
+
+def _asking(s: State, seat: int) -> Asking:
+    """The placements memo brought up to date, and what `seat`'s questions to it share."""
     contractor = s.offices[cp.CONTRACTOR]
-    may_demolish = contractor == seat or any(c in cp.URBAN_RENEWAL for c in s.hands[seat])
     memo = s.placements_memo
     if memo is None or memo[0] != s.lot_building or memo[1] != s.circles:
         block_value_steps = sorted(set(block_values(tuple(s.circles))))
-        memo = s.placements_memo = (s.lot_building[:], s.circles[:], {}, block_value_steps, *_zone_lots(s))
-    key = (
-        card,
-        first_only,
-        bisect_right(memo[3], s.wealth[seat]),  # how many of the block values the seat affords
-        (seat, contractor, tuple([b and b.owner for b in s.buildings])) if may_demolish else None,
-    )
-    found = memo[2].get(key)
+        hints = {} if memo is None else memo[6]  # still a good guess after a building or a marker
+        memo = s.placements_memo = (
+            s.lot_building[:],
+            s.circles[:],
+            {},
+            block_value_steps,
+            _zone_lots(s),
+            [None, ()],
+            hints,
+        )
+    demolishing = None
+    if contractor == seat or not _URBAN_RENEWAL.isdisjoint(s.hands[seat]):  # it may demolish
+        owners = memo[5]  # each building's owner, and the records it was read from (immutable: compared as they are)
+        if owners[0] != s.buildings:
+            owners[:] = s.buildings[:], tuple([b and b.owner for b in s.buildings])
+        demolishing = (seat, contractor, owners[1])
+    return memo[2], bisect_right(memo[3], s.wealth[seat]), demolishing, memo[4], memo[6]  # bisect: values afforded
+
+
+def _placements(s: State, seat: int, card: int, first_only: bool, asking: Asking) -> dict[int, list[int]]:
+    """`legal_placements`, with what the seat's questions share."""
+    answers, afforded, demolishing, bit_sets, hints = asking
+    key = (card, first_only, afforded, demolishing)
+    found = answers.get(key)
     if found is None:
-        found = memo[2][key] = _search_placements(s, seat, card, first_only, may_demolish, memo[4], memo[5])
+        start = hints.get(card, 0) if first_only else 0
+        if first_only and demolishing is not None:  # a placement on free lots will do; any seat's search is shared
+            free = (card, True, afforded, None)
+            found = answers.get(free)
+            if found is None:
+                found = answers[free] = _search_placements(s, seat, card, True, False, *bit_sets, start)
+        if not found:
+            found = _search_placements(s, seat, card, first_only, demolishing is not None, *bit_sets, start)
+        if first_only and found:
+            hints[card] = next(iter(found)) >> 2  # its block
+        answers[key] = found
     return found
 
 
 def _search_placements(
-    s: State, seat: int, card: int, first_only: bool, may_demolish: bool, occupied: int, zone_lots: list[int]
+    s: State,
+    seat: int,
+    card: int,
+    first_only: bool,
+    may_demolish: bool,
+    occupied: int,
+    zone_lots: list[int],
+    cover: list[int],
+    first_block: int = 0,
 ) -> dict[int, list[int]]:
-    """`legal_placements` searched. The zoning test reads bit sets: the lots around a placement never
-    hold a building it demolishes (those lie wholly inside it)."""
+    """`legal_placements` searched (`first_only`: one legal placement, or none), block by block from
+    `first_block` round to the one before it. The zoning test reads bit sets: the lots around a placement
+    never hold a building it demolishes (those lie wholly inside it)."""
     zone, size, restriction = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card], cp.CONTRACT_RESTRICTION[card]
     contractor = s.offices[cp.CONTRACTOR]
     kind, argument = restriction if restriction is not None else (-1, 0)
@@ -791,13 +863,18 @@ def _search_placements(
     values = block_values(tuple(s.circles))
     lot_building, buildings = s.lot_building, cast("list[Building]", s.buildings)  # a lot names a standing building
     zoned_lots = sum(zone_lots)  # the zones' bit sets are disjoint
+    # the restriction's tests, read once
+    water_only, forest_only = kind == cp.ADJ_WATER, kind == cp.ADJ_FOREST
+    zoning, apart_from = kind != cp.IGNORE_ZONING, zone_lots[argument] if kind == cp.NOT_ADJ else 0
+    own_zone = zone_lots[zone]
     found: dict[int, list[int]] = {}
-    for block, placements in enumerate(PLACEMENT_BITS[size]):
-        value = values[block]
+    by_block = PLACEMENT_BITS[size]
+    for block in BLOCKS_FROM[first_block]:
+        placements, value = by_block[block], values[block]
         if value > wealth or (kind == cp.MIN_VALUE and value < argument) or (kind == cp.MAX_VALUE and value > argument):
             continue
         for place, lots, _around, water, forest, lot_bits, around_bits in placements:
-            if (kind == cp.ADJ_WATER and not water) or (kind == cp.ADJ_FOREST and not forest):
+            if (water_only and not water) or (forest_only and not forest):
                 continue
             demolished: list[int] = []
             if lot_bits & occupied:
@@ -811,7 +888,7 @@ def _search_placements(
                     b = buildings[bid]
                     if (
                         b.size > size
-                        or any(y not in lots for y in b.lots)
+                        or cover[x] & ~lot_bits  # not wholly under the placement
                         or (contractor != seat and contractor >= 0 and b.owner == contractor)
                     ):
                         ok = False
@@ -821,9 +898,7 @@ def _search_placements(
                     continue
             if around_bits & occupied:
                 zoned = around_bits & zoned_lots  # lots around holding a building other than a park
-                if kind != cp.IGNORE_ZONING and zoned and not zoned & zone_lots[zone]:
-                    continue
-                if kind == cp.NOT_ADJ and zoned & zone_lots[argument]:
+                if (zoning and zoned and not zoned & own_zone) or zoned & apart_from:
                     continue
             found[place] = demolished
             if first_only:
@@ -840,21 +915,25 @@ def _legal_invest(s: State, mask: np.ndarray) -> None:
 
 def _legal_main(s: State, mask: np.ndarray) -> None:
     p, ap = s.active, s.ap
-    mask[PASS] = True
-    for space in range(5):
-        if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0:
-            mask[TAKE_PLANNING + space] = True
+    legal = [PASS]  # set in the mask at once
+    legal += [TAKE_PLANNING + space for space in range(5) if cp.PLANNING_AP[space] <= ap and planning_at(s, space) >= 0]
     room = len(s.favors[p]) < favor_capacity(s, p)
-    for space in range(8):
-        if cp.CONTRACT_AP[space] > ap:
+    builds = []  # (action, contract)
+    for space, card in enumerate((*deck_tops(s), *s.slots)):
+        if cp.CONTRACT_AP[space] > ap or card < 0:
             continue
-        card = contract_at(s, space)
-        if card < 0:
-            continue
-        mask[TAKE_FAVOR + space] = room
-        mask[BUILD + space] = can_build(s, p, card)
-    for k, card in enumerate(s.favors[p]):
-        mask[BUILD_FAVOR + k] = can_build(s, p, card)
+        if room:
+            legal.append(TAKE_FAVOR + space)
+        builds.append((BUILD + space, card))
+    builds += [(BUILD_FAVOR + k, card) for k, card in enumerate(s.favors[p])]
+    permits, tiles, asking = permit_totals(s.hands[p]), s.tiles, None
+    for action, card in builds:  # enough permit value, a tile left, and a legal placement
+        zone, size = cp.CONTRACT_ZONE[card], cp.CONTRACT_SIZE[card]
+        if permits[zone] >= size and tiles[zone][size - 1] > 0:
+            asking = asking or _asking(s, p)
+            if _placements(s, p, card, True, asking):
+                legal.append(action)
+    mask[legal] = True
 
 
 def building_card(s: State) -> int:
@@ -959,18 +1038,23 @@ def legal_actions(s: State) -> np.ndarray:
 
 
 # ===== applying an action ========================================================================
-def apply_action(s: State, action: int, rng: Chance, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT) -> None:
-    """Apply one legal action, run the automatic procedure to the next decision (9.1)."""
+def apply_action(
+    s: State, action: int, rng: Chance, auto_single: bool = True, max_turns: int = cp.TURN_LIMIT
+) -> np.ndarray | None:
+    """Apply one legal action, run the automatic procedure to the next decision (9.1). Returns the legal
+    mask of that decision when playing single choices needed it (None otherwise), so that the caller
+    need not compute it again."""
     while True:
         APPLY_BY_DECISION[s.decision](s, action, rng)
         run(s, rng)
         if s.turns >= max_turns and s.decision == Decision.INVEST:
             _game_over(s, truncated=True)
         if not auto_single or s.decision in (Decision.INVEST, Decision.MAIN, GAME_OVER):
-            return
-        legal = np.flatnonzero(legal_actions(s))
+            return None
+        mask = legal_actions(s)
+        legal = mask.nonzero()[0]
         if len(legal) != 1:
-            return
+            return mask
         action = int(legal[0])
 
 

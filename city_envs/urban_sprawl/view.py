@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from city_envs.core.layout import Field, ObservationLayout, table, vector
+from city_envs.core.layout import Block, Field, ObservationLayout, table, vector
 from city_envs.urban_sprawl import components as cp
 from city_envs.urban_sprawl import rules as r
 from city_envs.urban_sprawl.rules import State
@@ -121,16 +121,15 @@ _OFFICES = PLAYERS.columns("offices", "extra_favor")
 _SUPPLY, _DISCARD, _OUT, _EVENTS, _TILES = (
     GLOBALS.span(f) for f in ("vocation_supply", "planning_discard", "contracts_out", "events", "tiles")
 )
-_PAWN, _AIRPORT, _SPORTS, _PLANNING_DECK, _DECKS, _AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (
-    GLOBALS.index(f)
-    for f in ("pawn", "airport", "sports_team", "planning_deck", "decks", "ap", "active", "player_count", "variant")
-)
+_AP, _ACTIVE, _PLAYER_COUNT, _VARIANT = (GLOBALS.index(f) for f in ("ap", "active", "player_count", "variant"))
 _KIND, _CONTRACT, _PERMITS, _VOCATION, _AMOUNT, _I_AM_ACTIVE = (
     DECISION.index(f) for f in ("kind", "contract", "permits", "vocation", "amount", "active")
 )
 _NO_CONTRACT, _NO_VOCATION = DECISION.span("contract").stop - 1, DECISION.span("vocation").stop - 1
-# the one-hots `_write_scalars` clears before setting: the pawn; the player count and variant
-_PAWN_SPAN, _COUNT_AND_VARIANT = GLOBALS.span("pawn"), GLOBALS.span("player_count", "variant")
+_COUNT_AND_VARIANT = GLOBALS.span("player_count", "variant")
+# the pawn's one-hot, then the airport, the Sports Team and the deck sizes: `_write_scalars` writes them as one run
+_PAWN_TO_DECKS = GLOBALS.span("pawn", "decks")
+_PAWN_ONE_HOT = tuple(tuple(float(k == pawn) for k in range(cp.POLITICIANS)) for pawn in range(cp.POLITICIANS))
 
 
 # flat offset of each lot's features in the L(i, j) row-major planes
@@ -166,25 +165,75 @@ def contract_features(card: int) -> np.ndarray:
     return f
 
 
+@lru_cache(maxsize=64)
+def _base_lots(circles: tuple[int, ...]) -> np.ndarray:
+    """`_static_lots` with the block values the markers `circles` give: the planes of an empty city."""
+    plane = _static_lots().copy()
+    values = np.asarray(r.block_values(circles), dtype=np.float32) / 30.0
+    plane[LOT_BASE_ARRAY + _BLOCK_VALUE] = np.repeat(values, 4)
+    return _read_only(plane)
+
+
+@lru_cache(maxsize=4096)
+def _building_ones(b: r.Building, control: int, contracted: bool) -> tuple[int, ...]:
+    """The flat indices of the ones building `b` puts in the lot planes, with its controller one-hot at
+    column `control` (memoized: a city keeps its buildings while the planes are filled again and again)."""
+    zone, size, lots, _owner = b
+    ones: list[int] = []
+    for x in lots:
+        base = LOT_BASE[x]
+        ones += (base + _ZONE + 1 + zone, base + control, base + _SIZE + size - 1)
+        if contracted:
+            ones.append(base + _CONTRACTOR)
+    ones.append(LOT_BASE[lots[0]] + _ANCHOR)
+    return tuple(ones)
+
+
+def _ones_of(b: r.Building, p: int, n: int, contractor: int) -> tuple[int, ...]:
+    """`_building_ones` of building `b` as seat p sees it."""
+    owner = b.owner
+    if owner < 0:
+        return _building_ones(b, _CONTROLLER + 4, False)
+    return _building_ones(b, _CONTROLLER + (owner - p) % n, owner == contractor)
+
+
 def _fill_lots(s: State, p: int, out: np.ndarray) -> None:
-    """Write the flat 12 x 12 x 20 lot planes into `out` (one scatter of ones, one of values)."""
-    out[:] = _static_lots()
-    values = np.asarray(r.block_values(tuple(s.circles)), dtype=np.float32) / 30.0
-    out[LOT_BASE_ARRAY + _BLOCK_VALUE] = np.repeat(values, 4)
-    contractor = s.offices[cp.CONTRACTOR]
-    ones = [LOT_BASE[x] for x in range(cp.LOTS) if s.lot_building[x] < 0]
-    n = s.n
+    """Write the flat 12 x 12 x 20 lot planes into `out` (the empty city's planes, then one scatter of ones)."""
+    out[:] = _base_lots(tuple(s.circles))
+    ones = [base + _ZONE for base, bid in zip(LOT_BASE, s.lot_building, strict=True) if bid < 0]  # empty lots
+    n, contractor = s.n, s.offices[cp.CONTRACTOR]
     for b in s.buildings:
-        if b is None:
-            continue
-        zone, size, lots, owner = b
-        control = _CONTROLLER + ((owner - p) % n if owner >= 0 else 4)
-        for x in lots:
-            base = LOT_BASE[x]
-            ones += (base + _ZONE + 1 + zone, base + control, base + _SIZE + size - 1)
-            if owner >= 0 and owner == contractor:
-                ones.append(base + _CONTRACTOR)
-        ones.append(LOT_BASE[lots[0]] + _ANCHOR)
+        if b is not None:
+            ones += _ones_of(b, p, n, contractor)
+    out[ones] = 1.0
+
+
+def _refill_lots(s: State, lot_building: list[int], buildings: list[r.Building | None], out: np.ndarray) -> None:
+    """Turn `out`, seat 0's planes when the lots held `lot_building` and the buildings were `buildings` (the
+    markers and the Contractor as now), into seat 0's planes now: only the lots whose building changed (another
+    id, or a new record: a new owner) are written again. A building's lots all change together, since its id
+    always names the same lots."""
+    now_lots, now_buildings = s.lot_building, s.buildings
+    changed = [
+        x
+        for x, (old, bid) in enumerate(zip(lot_building, now_lots, strict=True))
+        if old != bid or (bid >= 0 and buildings[bid] is not now_buildings[bid])
+    ]
+    if not changed:
+        return
+    empty, width = _base_lots(tuple(s.circles)), LOTS.width
+    n, contractor = s.n, s.offices[cp.CONTRACTOR]
+    ones: list[int] = []
+    written: set[int] = set()
+    for x in changed:
+        base = LOT_BASE[x]
+        out[base : base + width] = empty[base : base + width]  # the lot's row in the empty city
+        bid = now_lots[x]
+        if bid < 0:
+            ones.append(LOT_BASE[x] + _ZONE)
+        elif bid not in written:
+            written.add(bid)
+            ones += _ones_of(cast(r.Building, now_buildings[bid]), 0, n, contractor)  # a lot names a standing building
     out[ones] = 1.0
 
 
@@ -196,7 +245,7 @@ def lot_planes(s: State, p: int) -> np.ndarray:
 
 
 def _read_only(block: np.ndarray) -> np.ndarray:
-    block.flags.writeable = False
+    block.setflags(write=False)
     return block
 
 
@@ -205,22 +254,26 @@ def _lots_block(s: State, p: int) -> np.ndarray:
     changing hands, a marker moved, a new Contractor. Within one match a building id always names the same
     zone, size and lots, so the ids per lot, each building's owner, the markers and the Contractor
     decide the planes (a clone starts without the memo, so it never crosses matches)."""
-    owners = [b and b.owner for b in s.buildings]  # None: demolished
     memo = s.lot_planes_memo
+    contractor = s.offices[cp.CONTRACTOR]
     if (
         memo is None
         or memo[0] != s.lot_building
-        or memo[1] != owners
+        or memo[1] != s.buildings  # records are immutable (a new owner is a new record): compared as they are
         or memo[2] != s.circles
-        or memo[3] != s.offices[cp.CONTRACTOR]
+        or memo[3] != contractor
     ):
-        seat_zero = np.empty(LOTS.size, dtype=np.float32)
-        _fill_lots(s, 0, seat_zero)
+        if memo is not None and memo[2] == s.circles and memo[3] == contractor:  # only buildings changed
+            seat_zero = memo[4][0].copy()
+            _refill_lots(s, memo[0], memo[1], seat_zero)
+        else:
+            seat_zero = np.empty(LOTS.size, dtype=np.float32)
+            _fill_lots(s, 0, seat_zero)
         memo = s.lot_planes_memo = (
             s.lot_building[:],
-            owners,
+            s.buildings[:],
             s.circles[:],
-            s.offices[cp.CONTRACTOR],
+            contractor,
             {0: _read_only(seat_zero)},
         )
     by_seat = memo[4]
@@ -250,27 +303,6 @@ def _circles_block(circles: tuple[int, ...]) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def _planning_block(cards: tuple[int, ...]) -> np.ndarray:
-    """The five planning spaces (5 x 41 values)."""
-    block = np.zeros(PLANNING.size, dtype=np.float32)
-    for space, card in enumerate(cards):
-        block[PLANNING.width * space + (card if card >= 0 else PLANNING.column("empty"))] = 1.0
-    return _read_only(block)
-
-
-@lru_cache(maxsize=512)
-def _contracts_block(cards: tuple[int, ...]) -> np.ndarray:
-    """The eight contract spaces and their printed features (8 x 97 + 8 x 38 values)."""
-    block = np.zeros(CONTRACTS.size + FEATURES.size, dtype=np.float32)
-    features = CONTRACTS.size
-    for space, card in enumerate(cards):
-        block[CONTRACTS.width * space + (card if card >= 0 else CONTRACTS.column("empty"))] = 1.0
-        if card >= 0:
-            block[features + FEATURES.width * space : features + FEATURES.width * (space + 1)] = contract_features(card)
-    return _read_only(block)
-
-
-@lru_cache(maxsize=512)
 def _offices_block(offices: tuple[int, ...], extra_favor: int, seat: int) -> np.ndarray:
     """The offices a seat holds, and its Extra Favor (the last columns of its row)."""
     block = np.zeros(_OFFICES.stop - _OFFICES.start, dtype=np.float32)
@@ -286,17 +318,19 @@ def _fifths(counts: tuple[int, ...]) -> np.ndarray:
     return _read_only(np.asarray(counts, dtype=np.float32) / 5.0)
 
 
-@lru_cache(maxsize=512)
-def _tile_supply(tiles: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """The tile supply per zone and size as values/20, memoized likewise."""
-    return _read_only(np.asarray(tiles, dtype=np.float32).ravel() / 20.0)
-
-
-def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int]) -> None:
-    """Ones at `items` within `span`, zeros elsewhere in it."""
-    values = obs[span]
-    values[:] = 0.0
-    values[items] = 1.0
+def _write_multi_hot(obs: np.ndarray, span: slice, items: list[int], was: list[int] | None) -> None:
+    """Ones at `items` within `span`, zeros elsewhere in it, where the span held the ones of `was` (None: not
+    written yet): only the values that differ are written (a step moves a card or two)."""
+    if was is None:
+        values = obs[span]
+        values[:] = 0.0
+        values[items] = 1.0
+        return
+    start = span.start
+    for item in set(was).difference(items):
+        obs[start + item] = 0.0
+    for item in set(items).difference(was):
+        obs[start + item] = 1.0
 
 
 class _Frame:
@@ -323,6 +357,8 @@ class _Frame:
         "removed",
         "events",
         "tiles",
+        "counts",
+        "variant",
     )
 
     def __init__(self, n: int) -> None:
@@ -342,6 +378,8 @@ class _Frame:
         self.removed: list[int] | None = None
         self.events: list[int] | None = None
         self.tiles: list[list[int]] | None = None
+        self.counts: tuple[int, ...] | None = None  # the pawn, airport, Sports Team and deck sizes
+        self.variant: str | None = None  # with the state's player count
 
 
 def observation(s: State, p: int, variant: str) -> np.ndarray:
@@ -357,27 +395,43 @@ def observation(s: State, p: int, variant: str) -> np.ndarray:
         frame.circles = s.circles[:]
     planning = (s.planning_deck[-1] if s.planning_up and s.planning_deck else -1, *s.planning_slots)
     if planning != frame.planning:
-        seen[PLANNING.slice] = _planning_block(planning)
+        _patch_spaces(seen, PLANNING, planning, frame.planning)
         frame.planning = planning
-    contracts = (r.contract_at(s, 0), r.contract_at(s, 1), r.contract_at(s, 2), *s.slots)
+    contracts = (*r.deck_tops(s), *s.slots)
     if contracts != frame.contracts:
-        seen[CONTRACTS.start : FEATURES.stop] = _contracts_block(contracts)
+        _patch_spaces(seen, CONTRACTS, contracts, frame.contracts)
+        was = frame.contracts
+        for space, card in enumerate(contracts):  # the printed features of the card on each space
+            if was is None or card != was[space]:
+                row = FEATURES.start + FEATURES.width * space
+                seen[row : row + FEATURES.width] = contract_features(card) if card >= 0 else 0.0
         frame.contracts = contracts
     _patch_players(s, frame)
     _patch_supply(s, frame)
-    _write_scalars(s, variant, seen)
-    obs = np.empty(LAYOUT.size, dtype=np.float32)
-    obs[LOTS.slice] = _lots_block(s, p)
-    obs[LOTS.stop : PLAYERS.start] = seen[LOTS.stop : PLAYERS.start]
+    _write_scalars(s, variant, frame)
     n, first, width = s.n, PLAYERS.start, PLAYERS.width
-    rotated, seated = first + p * width, first + n * width  # p's row in the frame; the absent seats' zero rows
-    obs[first : first + seated - rotated] = seen[rotated:seated]
-    obs[first + seated - rotated : seated] = seen[first:rotated]
-    obs[seated:] = seen[seated:]
+    if p == 0:  # the frame's seat order is seat 0's
+        obs = np.concatenate((_lots_block(s, p), seen[LOTS.stop :]))
+    else:  # one copy of every part, p's row first (the absent seats' zero rows stay after the seated ones)
+        rotated, seated = first + p * width, first + n * width
+        parts = (_lots_block(s, p), seen[LOTS.stop : first], seen[rotated:seated], seen[first:rotated], seen[seated:])
+        obs = np.concatenate(parts)
     if s.active >= 0:
         obs[_ACTIVE + (s.active - p) % n] = 1.0
     obs[_I_AM_ACTIVE] = s.active == p
     return obs
+
+
+def _patch_spaces(seen: np.ndarray, block: Block, cards: tuple[int, ...], was: tuple[int, ...] | None) -> None:
+    """Rows of one-hot cards (a row's "empty" column for -1), one per space, which held `was` (None: zeros)."""
+    empty = block.column("empty")
+    for space, card in enumerate(cards):
+        old = None if was is None else was[space]
+        if card != old:
+            row = block.start + block.width * space
+            if old is not None:
+                seen[row + (old if old >= 0 else empty)] = 0.0
+            seen[row + (card if card >= 0 else empty)] = 1.0
 
 
 def _patch_players(s: State, frame: _Frame) -> None:
@@ -385,13 +439,15 @@ def _patch_players(s: State, frame: _Frame) -> None:
     obs, rows = frame.obs, frame.rows
     if s.hands != frame.hands:
         for seat, row in enumerate(rows):
-            if frame.hands is None or s.hands[seat] != frame.hands[seat]:
-                _write_multi_hot(obs, slice(row + _HAND.start, row + _HAND.stop), s.hands[seat])
+            was = None if frame.hands is None else frame.hands[seat]
+            if s.hands[seat] != was:
+                _write_multi_hot(obs, slice(row + _HAND.start, row + _HAND.stop), s.hands[seat], was)
         frame.hands = [hand[:] for hand in s.hands]
     if s.favors != frame.favors:
         for seat, row in enumerate(rows):
-            if frame.favors is None or s.favors[seat] != frame.favors[seat]:
-                _write_multi_hot(obs, slice(row + _FAVORS.start, row + _FAVORS.stop), s.favors[seat])
+            was = None if frame.favors is None else frame.favors[seat]
+            if s.favors[seat] != was:
+                _write_multi_hot(obs, slice(row + _FAVORS.start, row + _FAVORS.stop), s.favors[seat], was)
         frame.favors = [favors[:] for favors in s.favors]
     if s.vocations != frame.vocations:
         for seat, row in enumerate(rows):
@@ -419,45 +475,76 @@ def _patch_supply(s: State, frame: _Frame) -> None:
         obs[_SUPPLY] = _fifths(tuple(s.voc_supply))
         frame.voc_supply = s.voc_supply[:]
     if s.planning_discard != frame.discard:
-        _write_multi_hot(obs, _DISCARD, s.planning_discard)
+        _write_multi_hot(obs, _DISCARD, s.planning_discard, frame.discard)
         frame.discard = s.planning_discard[:]
     if s.removed != frame.removed:
-        _write_multi_hot(obs, _OUT, s.removed)
+        _write_multi_hot(obs, _OUT, s.removed, frame.removed)
         frame.removed = s.removed[:]
     if s.events_done != frame.events:
-        _write_multi_hot(obs, _EVENTS, s.events_done)
+        _write_multi_hot(obs, _EVENTS, s.events_done, frame.events)
         frame.events = s.events_done[:]
     if s.tiles != frame.tiles:
-        obs[_TILES] = _tile_supply(tuple(map(tuple, s.tiles)))
+        tiles = obs[_TILES]  # per zone and size, values/20 (divided as float32s)
+        tiles[:] = [count for row in s.tiles for count in row]
+        tiles /= 20.0
         frame.tiles = [row[:] for row in s.tiles]
 
 
-def _write_scalars(s: State, variant: str, seen: np.ndarray) -> None:
+def _write_scalars(s: State, variant: str, frame: _Frame) -> None:
     """The values that change with almost every step: the pawn, deck sizes, AP, the decision (what
     depends on the observer, the active offset and "I am active", stays zero in the frame)."""
-    seen[_PAWN_SPAN] = 0.0
-    seen[_PAWN + s.pawn] = 1.0
-    seen[_AIRPORT] = s.airport
-    seen[_SPORTS] = s.sports
-    seen[_PLANNING_DECK] = len(s.planning_deck) / 54.0
+    seen = frame.obs
     decks = s.decks
-    seen[_DECKS] = len(decks[0]) / 37.0
-    seen[_DECKS + 1] = len(decks[1]) / 37.0
-    seen[_DECKS + 2] = len(decks[2]) / 37.0
+    counts = (s.pawn, s.airport, s.sports, len(s.planning_deck), len(decks[0]), len(decks[1]), len(decks[2]))
+    if counts != frame.counts:
+        pawn, airport, sports, planning, town, city, metropolis = counts
+        seen[_PAWN_TO_DECKS] = [
+            *_PAWN_ONE_HOT[pawn],
+            airport,
+            sports,
+            planning / 54.0,
+            town / 37.0,
+            city / 37.0,
+            metropolis / 37.0,
+        ]
+        frame.counts = counts
     seen[_AP] = s.ap / 8.0
-    seen[_COUNT_AND_VARIANT] = 0.0
-    seen[_PLAYER_COUNT + s.n - 2] = 1.0
-    seen[_VARIANT + VARIANTS.index(variant)] = 1.0
-    seen[DECISION.slice] = 0.0
-    if s.decision >= 0:
-        seen[_KIND + s.decision] = 1.0
+    if variant != frame.variant:  # written once: a match keeps its player count and variant
+        seen[_COUNT_AND_VARIANT] = _count_and_variant(s.n, variant)
+        frame.variant = variant
     build = s.build
-    seen[_CONTRACT + build["card"] if build else _NO_CONTRACT] = 1.0
-    seen[_PERMITS] = build["paid"] / 4.0 if build else 0.0
     ctx = cast("dict[str, Any]", s.ctx)  # read by key whatever the decision
-    voc = ctx.get("voc", -1)
-    seen[_VOCATION + voc if voc >= 0 else _NO_VOCATION] = 1.0
-    seen[_AMOUNT] = ctx.get("amount", 0) / 10.0
+    seen[DECISION.slice] = _decision_block(
+        s.decision,
+        build["card"] if build else None,
+        build["paid"] if build else 0,
+        ctx.get("voc", -1),
+        ctx.get("amount", 0),
+    )
+
+
+@lru_cache(maxsize=8)
+def _count_and_variant(n: int, variant: str) -> np.ndarray:
+    """The player count and variant one-hots."""
+    block = np.zeros(_COUNT_AND_VARIANT.stop - _COUNT_AND_VARIANT.start, dtype=np.float32)
+    block[_PLAYER_COUNT - _COUNT_AND_VARIANT.start + n - 2] = 1.0
+    block[_VARIANT - _COUNT_AND_VARIANT.start + VARIANTS.index(variant)] = 1.0
+    return _read_only(block)
+
+
+@lru_cache(maxsize=2048)
+def _decision_block(decision: int, card: int | None, paid: int, voc: int, amount: int) -> np.ndarray:
+    """The decision block but "I am active": the pending kind, the contract being built (None: none) and the
+    permits paid for it, the vocation in question and the amount (memoized: a match asks few of them)."""
+    block = np.zeros(DECISION.size, dtype=np.float32)
+    start = DECISION.start
+    if decision >= 0:
+        block[_KIND - start + decision] = 1.0
+    block[(_CONTRACT + card if card is not None else _NO_CONTRACT) - start] = 1.0
+    block[_PERMITS - start] = paid / 4.0
+    block[(_VOCATION + voc if voc >= 0 else _NO_VOCATION) - start] = 1.0
+    block[_AMOUNT - start] = amount / 10.0
+    return _read_only(block)
 
 
 def view(s: State, p: int) -> dict:
