@@ -56,6 +56,20 @@ def snapshot_logits(request: Request) -> dict[str, np.ndarray]:
     return {snapshot: batch_logits(load_policy(snapshot), obs, masks) for snapshot, (obs, masks) in request.items()}
 
 
+def check_env_state(state: dict, game: str, players: int, indices: list[int], privileged: bool) -> None:
+    """Refuse an env state taken of other matches than an env of these arguments holds."""
+    if (state["game"], state["players"], state["indices"]) != (game, players, indices):
+        raise ValueError(
+            f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
+            f"not {game} {players}p slots {indices}"
+        )
+    if state.get("privileged", False) != privileged:  # states from before the option had none
+        raise ValueError(
+            f"env state is {'with' if state.get('privileged', False) else 'without'} the privileged "
+            f"critic's input, this env {'with' if privileged else 'without'}"
+        )
+
+
 def run_locally(moves: Moves) -> Any:
     """Drive a reset or step, answering each request in this process; returns its result."""
     try:
@@ -277,16 +291,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def set_state(self, state: dict) -> np.ndarray:
         """Restore `get_state` (of an env built with the same arguments); returns the observations."""
-        if (state["game"], state["players"], state["indices"]) != (self.game_name, self.players, self.indices):
-            raise ValueError(
-                f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
-                f"not {self.game_name} {self.players}p slots {self.indices}"
-            )
-        if state.get("privileged", False) != self.privileged:  # states from before the option had none
-            raise ValueError(
-                f"env state is {'with' if state.get('privileged', False) else 'without'} the privileged "
-                f"critic's input, this env {'with' if self.privileged else 'without'}"
-            )
+        check_env_state(state, self.game_name, self.players, self.indices, self.privileged)
         cls = game_class(self.game_name)
         for i, slot in enumerate(state["slots"]):
             self.games[i] = cls.from_dict(slot["match"])
