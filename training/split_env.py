@@ -211,12 +211,16 @@ class SplitVecEnv(VecEnv):
             for w, argument in enumerate(arguments):
                 self._send(w, (command, argument, update))
             while True:
-                for w in listening:
-                    kind, payload = self._receive(w)
-                    if kind == "ask":
-                        asks[w] = payload
-                    else:
-                        results[w] = payload
+                unheard = set(listening)
+                while unheard:  # read whichever worker is ready, so none blocks writing a large message
+                    handles = {h: w for w in unheard for h in (self.connections[w], self.processes[w].sentinel)}
+                    for w in sorted({handles[h] for h in wait(list(handles))}):
+                        kind, payload = self._receive(w)
+                        unheard.discard(w)
+                        if kind == "ask":
+                            asks[w] = payload
+                        else:
+                            results[w] = payload
                 if not asks:
                     return results
                 tag = min(t for t, _ in asks.values())
