@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from city_envs.agents.base import Agent
 from city_envs.agents.policy_agent import load_policy
 from city_envs.agents.random_agent import RandomAgent
 from city_envs.agents.registry import HEURISTICS, heuristic_class
@@ -30,7 +31,7 @@ class Opponent:
     kind: str
     rng: np.random.Generator
     snapshot: str | None = None
-    agent: object | None = None
+    agent: Agent | None = None
 
     def to_state(self) -> dict:
         return {"kind": self.kind, "snapshot": self.snapshot, "rng": self.rng.bit_generator.state}

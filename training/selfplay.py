@@ -50,7 +50,7 @@ def make_env(config: TrainConfig, pool: OpponentPool):
     from stable_baselines3.common.vec_env import VecMonitor
 
     arguments = (config.game, config.players, config.n_envs, config.seed, pool, config.options, config.reward)
-    settings = {"score_scale": config.score_scale, "privileged": config.privileged_critic}
+    settings: dict[str, Any] = {"score_scale": config.score_scale, "privileged": config.privileged_critic}
     if config.env_workers > 1:
         from city_envs.training.split_env import SplitVecEnv
 

@@ -127,7 +127,7 @@ class SplitVecEnv(VecEnv):
         privileged: bool = False,
         workers: int = 2,
     ) -> None:
-        settings = {
+        settings: dict[str, Any] = {
             "game": game,
             "players": players,
             "seed": seed,
@@ -141,7 +141,7 @@ class SplitVecEnv(VecEnv):
         super().__init__(n_envs, probe.observation_space, probe.action_space)
         self.game_name, self.players, self.privileged, self.pool = probe.game_name, probe.players, privileged, pool
         self._sent = list(pool.snapshots)
-        self._masks = np.zeros((n_envs, probe.action_space.n), dtype=bool)
+        self._masks = np.zeros((n_envs, probe.games[0].num_actions), dtype=np.bool_)
         self._actions: np.ndarray | None = None
         self._broken = False
         self._closed = False

@@ -119,6 +119,7 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
         for count in sorted({1, *workers}):
             pool = OpponentPool(game, POOL)
             pool.add_snapshot(snapshot)
+            venv: SelfPlayVecEnv | SplitVecEnv
             if count == 1:
                 venv = SelfPlayVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool)
             else:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -225,27 +225,27 @@ class SelfPlayVecEnv(VecEnv):
         pending = [i for i in candidates if self._opponent_to_move(i)]
         round_ = 0
         while pending:
-            batches: dict[str, list[tuple[int, int]]] = defaultdict(list)
+            batches: dict[str, list[tuple[int, int, Opponent]]] = defaultdict(list)
             for i in pending:
                 game = self.games[i]
                 seat = game.current_player()
-                opponent = self.opponents[i][seat]
+                opponent = cast(Opponent, self.opponents[i][seat])  # None only at the learner's seat
                 if opponent.agent is not None:
                     game.apply(opponent.agent.act(InfoSet(game, seat)))
-                else:
-                    batches[opponent.snapshot].append((i, seat))
+                else:  # a snapshot (`OpponentPool.build` gives every other kind an agent)
+                    batches[cast(str, opponent.snapshot)].append((i, seat, opponent))
             if batches:
                 request = {
                     snapshot: (
-                        np.stack([self.games[i].observation(seat) for i, seat in slots]),
-                        np.stack([self.games[i].legal_actions() for i, _ in slots]),
+                        np.stack([self.games[i].observation(seat) for i, seat, _ in slots]),
+                        np.stack([self.games[i].legal_actions() for i, _, _ in slots]),
                     )
                     for snapshot, slots in batches.items()
                 }
                 logits = yield (call, round_), request
                 for snapshot, slots in batches.items():
-                    for (i, seat), row in zip(slots, logits[snapshot], strict=True):
-                        self.games[i].apply(pick_action(row, False, self.opponents[i][seat].rng))
+                    for (i, _, opponent), row in zip(slots, logits[snapshot], strict=True):
+                        self.games[i].apply(pick_action(row, False, opponent.rng))
             round_ += 1
             pending = [i for i in pending if self._opponent_to_move(i)]
 
