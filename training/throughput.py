@@ -175,15 +175,19 @@ def doc_section(rows: list[dict], source: str) -> str:
     )
 
 
-def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
-    """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
-    path = Path(path)
-    text = path.read_text()
-    head, begin, rest = text.partition(DOC_BEGIN)
+def _generated_parts(path: Path) -> tuple[str, str]:
+    """The Markdown file's text before and after its generated section (an error if it has none)."""
+    head, begin, rest = path.read_text().partition(DOC_BEGIN)
     _, end, tail = rest.partition(DOC_END)
     if not begin or not end:
         raise ValueError(f"{path} has no generated section (lines {DOC_BEGIN!r} ... {DOC_END!r})")
-    path.write_text(head + doc_section(rows, source) + tail)
+    return head, tail
+
+
+def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
+    """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
+    head, tail = _generated_parts(Path(path))
+    Path(path).write_text(head + doc_section(rows, source) + tail)
 
 
 def _counts(text: str) -> tuple[int, ...]:
@@ -224,6 +228,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.doc and not args.out:
         parser.error("--doc needs --out: the table links the JSON it is made from")
+    if args.doc:  # refused before the measurements, not after
+        try:
+            _generated_parts(Path(args.doc))
+        except (OSError, ValueError) as error:
+            parser.error(f"--doc {args.doc}: {error}")
     games = args.games.split(",")
     unknown = sorted(set(games) - set(GAMES))
     if unknown:
