@@ -67,7 +67,10 @@ class TrainConfig:
     max_samples: Positive = 300_000  # the newest samples kept across rounds (memory bound)
     # self-play PPO after the warm start (0 steps: the warm start is the model)
     timesteps: Count = 0
-    n_envs: Annotated[int, Field(ge=1, le=4096)] = 64  # matches stepped together in one process
+    n_envs: Annotated[int, Field(ge=1, le=4096)] = 64  # matches stepped together
+    # processes that step the matches (each a contiguous share of the n_envs slots; 1: in the trainer's own
+    # process); any count gives the same transitions (training/split_env.py)
+    env_workers: Annotated[int, Field(ge=1, le=256)] = 1
     reward: Literal["win", "score", "lead"] = "score"
     score_scale: Weight = 0.02
     pool_self: Weight = 0.2
@@ -140,6 +143,11 @@ class TrainConfig:
                 raise ValueError(f"average_last must be 0 (off) or >= 2, not {self.average_last!r}")
             if self.select_best:
                 raise ValueError("average_last and select_best both choose the final model: set select_best = false")
+        if self.env_workers > self.n_envs:
+            raise ValueError(
+                f"env_workers = {self.env_workers} is more processes than matches (n_envs = {self.n_envs}): "
+                "set env_workers <= n_envs"
+            )
         if self.privileged_critic and self.timesteps == 0:
             raise ValueError("privileged_critic is PPO's critic, and timesteps = 0 runs no PPO: set one or the other")
         if self.expert_rounds and not (self.pretrain or self.timesteps or self.init_from):

@@ -6,7 +6,7 @@ or `random` (uniform legal play). Every opponent owns a numpy generator seeded f
 generator, so play is reproducible, and its state is plain data (`to_state`), so a checkpoint holds
 no pickles. Snapshot opponents are not asked one at a time: the vector env gathers every match
 whose seat to move is a snapshot and evaluates each snapshot once for the whole batch
-(`act_batch`).
+(`training/vec_env.py`), then each opponent samples from its row with its own generator.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from city_envs.agents.policy_agent import batch_logits, load_policy, pick_action
+from city_envs.agents.base import Agent
+from city_envs.agents.policy_agent import load_policy
 from city_envs.agents.random_agent import RandomAgent
 from city_envs.agents.registry import HEURISTICS, heuristic_class
 from city_envs.core.game import rng_from_state
@@ -30,7 +31,7 @@ class Opponent:
     kind: str
     rng: np.random.Generator
     snapshot: str | None = None
-    agent: object | None = None
+    agent: Agent | None = None
 
     def to_state(self) -> dict:
         return {"kind": self.kind, "snapshot": self.snapshot, "rng": self.rng.bit_generator.state}
@@ -81,9 +82,3 @@ class OpponentPool:
 
     def from_state(self, state: dict) -> Opponent:
         return self.build(state["kind"], rng_from_state(state["rng"]), state["snapshot"])
-
-    @staticmethod
-    def act_batch(snapshot: str, observations: np.ndarray, masks: np.ndarray, opponents: list[Opponent]) -> list[int]:
-        """One forward pass of `snapshot` for several matches; each opponent samples with its own rng."""
-        logits = batch_logits(load_policy(snapshot), observations, masks)
-        return [pick_action(row, False, opponent.rng) for row, opponent in zip(logits, opponents, strict=True)]

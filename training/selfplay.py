@@ -48,24 +48,19 @@ from city_envs.training.pool import OpponentPool
 
 
 def make_env(config: TrainConfig, pool: OpponentPool):
-    """The learner's vector env with SB3's episode statistics."""
+    """The learner's vector env with SB3's episode statistics: in this process, or split over
+    `env_workers` processes (the same transitions either way)."""
     from stable_baselines3.common.vec_env import VecMonitor
 
+    arguments = (config.game, config.players, config.n_envs, config.seed, pool, config.options, config.reward)
+    settings: dict[str, Any] = {"score_scale": config.score_scale, "privileged": config.privileged_critic}
+    if config.env_workers > 1:
+        from city_envs.training.split_env import SplitVecEnv
+
+        return VecMonitor(SplitVecEnv(*arguments, **settings, workers=config.env_workers))
     from city_envs.training.vec_env import SelfPlayVecEnv
 
-    return VecMonitor(
-        SelfPlayVecEnv(
-            config.game,
-            config.players,
-            config.n_envs,
-            config.seed,
-            pool,
-            config.options,
-            config.reward,
-            config.score_scale,
-            privileged=config.privileged_critic,
-        )
-    )
+    return VecMonitor(SelfPlayVecEnv(*arguments, **settings))
 
 
 def _critic_kwargs(config: TrainConfig) -> dict:
@@ -271,12 +266,22 @@ def train_ppo(
 ) -> tuple[Path, dict]:
     """Self-play MaskablePPO from `init` (or fresh weights), resuming from `out/checkpoint` if there is one;
     the opponents come from `pool` (default: the config's pool weights)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
     if pool is None:
         pool = OpponentPool(config.game, config.pool_weights(), config.max_snapshots)
     venv = make_env(config, pool)
+    try:
+        return _run_ppo(config, out, init, curve, started, pool, venv)
+    finally:
+        venv.close()  # ends the env's worker processes, if it has any
+
+
+def _run_ppo(
+    config: TrainConfig, out: Path, init: Path | None, curve: list[dict], started: float, pool: OpponentPool, venv
+) -> tuple[Path, dict]:
+    """`train_ppo` on the vector env `venv`."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
     head = config.entity_head_spec()
     model = MaskablePPO(
         policy_class(head, config.privileged_critic),

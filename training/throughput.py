@@ -8,7 +8,14 @@ learn from the same pool mix (a snapshot of the initial policy stands in for the
 for the same number of env steps, one after the other in the same run, so the ratio is fair on a
 shared, noisy machine.
 
+`--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
+`training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
+the ratio is the speed-up over 1 worker. `--doc` writes the rows as the generated table of a Markdown
+file (between its markers), `--from-json` makes it from rows measured before.
+
     python -m city_envs.training.throughput --games citadels --steps 16384
+    python -m city_envs.training.throughput --games metropolys,blue_moon_city,big_city --players 4 \
+        --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
 """
 
 from __future__ import annotations
@@ -23,8 +30,9 @@ import gymnasium as gym
 import numpy as np
 
 from city_envs.agents.policy_file import build_policy, save_policy
-from city_envs.core.registry import GAMES, make_game
+from city_envs.core.registry import GAMES, game_class, make_game
 from city_envs.training.pool import OpponentPool
+from city_envs.training.split_env import SplitVecEnv
 from city_envs.training.vec_env import SelfPlayVecEnv
 
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
@@ -80,8 +88,9 @@ def _learn(venv, settings: dict, steps: int, net_arch) -> float:
     return model.num_timesteps / (time.perf_counter() - clock)
 
 
-def measure(game: str, players: int = 2, steps: int = 16_384) -> dict:
-    """Reference and default env steps/s for `game`, measured one after the other."""
+def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int, ...] = (1,)) -> dict:
+    """Reference and default env steps/s for `game`, and the default split over each count of `workers`
+    (1 is always measured: the default column and the speed-ups' base), one after the other."""
     import torch
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -99,24 +108,96 @@ def measure(game: str, players: int = 2, steps: int = 16_384) -> dict:
                 activation="tanh",
             )
         )
-        workers = SubprocVecEnv(
+        reference_env = SubprocVecEnv(
             [lambda i=i: OneMatchEnv(game, players, i, snapshot) for i in range(REFERENCE["n_envs"])]
         )
         try:
-            reference = _learn(workers, REFERENCE, steps, net_arch)
+            reference = _learn(reference_env, REFERENCE, steps, net_arch)
         finally:
-            workers.close()
-        pool = OpponentPool(game, POOL)
-        pool.add_snapshot(snapshot)
-        default = _learn(SelfPlayVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool), DEFAULT, steps, net_arch)
+            reference_env.close()
+        rates = {}
+        for count in sorted({1, *workers}):
+            pool = OpponentPool(game, POOL)
+            pool.add_snapshot(snapshot)
+            venv: SelfPlayVecEnv | SplitVecEnv
+            if count == 1:
+                venv = SelfPlayVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool)
+            else:
+                venv = SplitVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool, workers=count)
+            try:
+                rates[count] = _learn(venv, DEFAULT, steps, net_arch)
+            finally:
+                venv.close()
     return {
         "game": game,
         "players": players,
         "steps": steps,
         "reference_steps_per_s": round(reference),
-        "default_steps_per_s": round(default),
-        "ratio": round(default / reference, 2),
+        "default_steps_per_s": round(rates[1]),
+        "ratio": round(rates[1] / reference, 2),
+        "workers": {str(count): round(rate) for count, rate in rates.items() if count > 1},
+        "workers_speedup": {str(count): round(rate / rates[1], 2) for count, rate in rates.items() if count > 1},
     }
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as a Markdown table: the reference, the default (1 worker) and each worker count's
+    env steps/s with its speed-up over 1 worker."""
+    counts = sorted({int(c) for row in rows for c in row.get("workers", {})})
+    players, steps = {row["players"] for row in rows}, {row["steps"] for row in rows}
+    scope = f"{'/'.join(map(str, sorted(players)))} players, {'/'.join(f'{s:,}' for s in sorted(steps))} steps each"
+    head = [f"game ({scope})", "reference env steps/s", "default (1 worker) env steps/s", "ratio"]
+    for count in counts:
+        head += [f"{count} workers env steps/s", f"{count} workers / 1 worker"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = [
+            row["game"],
+            f"{row['reference_steps_per_s']:,}",
+            f"{row['default_steps_per_s']:,}",
+            f"{row['ratio']}x",
+        ]
+        for count in counts:
+            rate, speedup = row.get("workers", {}).get(str(count)), row.get("workers_speedup", {}).get(str(count))
+            cells += [f"{rate:,}" if rate is not None else "-", f"{speedup}x" if speedup is not None else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+DOC_BEGIN = "<!-- begin: written by `python -m city_envs.training.throughput ... --doc` from its JSON; do not edit -->"
+DOC_END = "<!-- end: written by `python -m city_envs.training.throughput ... --doc` -->"
+
+
+def doc_section(rows: list[dict], source: str) -> str:
+    """The generated part of a Markdown file: the table of `rows` and where its JSON is."""
+    return (
+        f"{DOC_BEGIN}\n{table(rows)}\n\nThe raw figures are in [{Path(source).name}]({Path(source).name}).\n{DOC_END}"
+    )
+
+
+def _generated_parts(path: Path) -> tuple[str, str]:
+    """The Markdown file's text before and after its generated section (an error if it has none)."""
+    head, begin, rest = path.read_text().partition(DOC_BEGIN)
+    _, end, tail = rest.partition(DOC_END)
+    if not begin or not end:
+        raise ValueError(f"{path} has no generated section (lines {DOC_BEGIN!r} ... {DOC_END!r})")
+    return head, tail
+
+
+def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
+    """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
+    head, tail = _generated_parts(Path(path))
+    Path(path).write_text(head + doc_section(rows, source) + tail)
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--workers takes comma-separated worker counts, not {text!r}") from None
+    if min(counts) < 1 or max(counts) > DEFAULT["n_envs"]:
+        raise argparse.ArgumentTypeError(f"worker counts are 1 to {DEFAULT['n_envs']} (the env's matches): {text!r}")
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,23 +207,57 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated games")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--steps", type=int, default=16_384, help="env steps per measurement")
+    parser.add_argument(
+        "--workers",
+        type=_counts,
+        default=(1,),
+        help="comma-separated worker counts of the default env, e.g. 1,2 (1 is always measured)",
+    )
     parser.add_argument("--out", help="also write the rows as JSON here")
+    parser.add_argument("--doc", help="write the rows' table into this Markdown file's generated section")
+    parser.add_argument("--from-json", dest="from_json", help="measure nothing: take the rows from this JSON")
     args = parser.parse_args(argv)
+    if args.from_json:
+        if not args.doc:
+            parser.error("--from-json only writes a --doc")
+        try:
+            rows = json.loads(Path(args.from_json).read_text())
+            write_doc(args.doc, rows, args.from_json)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.error(f"--from-json {args.from_json} --doc {args.doc}: {error}")
+        return 0
+    if args.doc and not args.out:
+        parser.error("--doc needs --out: the table links the JSON it is made from")
+    if args.doc:  # refused before the measurements, not after
+        try:
+            _generated_parts(Path(args.doc))
+        except (OSError, ValueError) as error:
+            parser.error(f"--doc {args.doc}: {error}")
     games = args.games.split(",")
     unknown = sorted(set(games) - set(GAMES))
     if unknown:
         parser.error(f"unknown games {unknown}; allowed: {', '.join(GAMES)}")
-    rows = []
-    print("| game | reference env steps/s | default env steps/s | ratio |\n|---|---|---|---|", flush=True)
     for game in games:
-        row = measure(game, args.players, args.steps)
+        try:
+            game_class(game).check_num_players(args.players)
+        except ValueError as error:
+            parser.error(f"--players {args.players}: {game}: {error}")
+    rows = []
+    counts = sorted(set(args.workers) - {1})
+    header = "| game | reference env steps/s | default env steps/s | ratio |"
+    header += "".join(f" {c} workers env steps/s | {c} workers / 1 worker |" for c in counts)
+    print(header + "\n|" + "---|" * (4 + 2 * len(counts)), flush=True)
+    for game in games:
+        row = measure(game, args.players, args.steps, tuple(args.workers))
         rows.append(row)
-        print(
-            f"| {game} | {row['reference_steps_per_s']:,} | {row['default_steps_per_s']:,} | {row['ratio']}x |",
-            flush=True,
-        )
+        line = f"| {game} | {row['reference_steps_per_s']:,} | {row['default_steps_per_s']:,} | {row['ratio']}x |"
+        for c in counts:
+            line += f" {row['workers'][str(c)]:,} | {row['workers_speedup'][str(c)]}x |"
+        print(line, flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+    if args.doc:
+        write_doc(args.doc, rows, args.out)
     return 0
 
 

@@ -28,19 +28,56 @@ that stands between the learner and the win counts).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from city_envs.agents.policy_agent import batch_logits, load_policy, pick_action
 from city_envs.core.game import Game, rng_from_state
 from city_envs.core.infoset import InfoSet
 from city_envs.core.privileged import all_seats_observation, all_seats_size
 from city_envs.core.registry import game_class, make_game
 from city_envs.training.config import REWARDS
 from city_envs.training.pool import Opponent, OpponentPool
+
+# snapshot -> (observations, masks) of the matches whose seat to move it plays
+Request = dict[str, tuple[np.ndarray, np.ndarray]]
+# (the `_opponent_moves` call of this reset or step, its round): the order a one-process env evaluates in
+Tag = tuple[int, int]
+# a reset or step: yields tagged requests, is sent each snapshot's logits, returns the VecEnv result
+Moves = Generator[tuple[Tag, Request], dict[str, np.ndarray], Any]
+
+
+def snapshot_logits(request: Request) -> dict[str, np.ndarray]:
+    """One forward pass of each requested snapshot over its matches (`batch_logits`)."""
+    return {snapshot: batch_logits(load_policy(snapshot), obs, masks) for snapshot, (obs, masks) in request.items()}
+
+
+def check_env_state(state: dict, game: str, players: int, indices: list[int], privileged: bool) -> None:
+    """Refuse an env state taken of other matches than an env of these arguments holds."""
+    if (state["game"], state["players"], state["indices"]) != (game, players, indices):
+        raise ValueError(
+            f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
+            f"not {game} {players}p slots {indices}"
+        )
+    if state.get("privileged", False) != privileged:  # states from before the option had none
+        raise ValueError(
+            f"env state is {'with' if state.get('privileged', False) else 'without'} the privileged "
+            f"critic's input, this env {'with' if privileged else 'without'}"
+        )
+
+
+def run_locally(moves: Moves) -> Any:
+    """Drive a reset or step, answering each request in this process; returns its result."""
+    try:
+        _, request = next(moves)
+        while True:
+            _, request = moves.send(snapshot_logits(request))
+    except StopIteration as stop:
+        return stop.value
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -79,14 +116,11 @@ class SelfPlayVecEnv(VecEnv):
         self.opponents: list[list[Opponent | None]] = [[] for _ in range(n_envs)]
         self.margins = [0.0] * n_envs
         self._actions: np.ndarray | None = None
+        self._calls = 0  # `_opponent_moves` calls so far in this reset or step (a request's tag)
 
     # ----- the VecEnv API ---------------------------------------------------------------------
     def reset(self) -> np.ndarray:
-        for i in range(self.num_envs):
-            self._new_match(i)
-        self._play_opponents(range(self.num_envs))
-        self._restart_finished(range(self.num_envs))
-        return self._observations()
+        return run_locally(self.reset_moves())
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -95,34 +129,7 @@ class SelfPlayVecEnv(VecEnv):
         actions, self._actions = self._actions, None
         if actions is None or len(actions) != self.num_envs:
             raise ValueError(f"step needs one action per env ({self.num_envs})")
-        for i, game in enumerate(self.games):
-            game.apply(int(actions[i]))
-        self._play_opponents(range(self.num_envs))
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        dones = np.zeros(self.num_envs, dtype=bool)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i, game in enumerate(self.games):
-            if self.reward_kind != "win":
-                margin = self._margin(i)
-                rewards[i] += self.score_scale * (margin - self.margins[i])
-                self.margins[i] = margin
-            if game.is_over():
-                seat = self.learners[i]
-                rewards[i] += game.returns()[seat]
-                winners = game.winners()
-                dones[i] = True
-                infos[i] = {
-                    "terminal_observation": self._observation(i),
-                    "TimeLimit.truncated": False,
-                    "win": 1.0 / len(winners) if seat in winners else 0.0,
-                    "opponents": [o.kind if o else "learner" for o in self.opponents[i]],
-                }
-        finished = np.flatnonzero(dones).tolist()
-        for i in finished:
-            self._new_match(i)
-        self._play_opponents(finished)
-        self._restart_finished(finished)
-        return self._observations(), rewards, dones, infos
+        return run_locally(self.step_moves(actions))
 
     def action_masks(self) -> np.ndarray:
         return np.stack([game.legal_actions() for game in self.games]).astype(bool, copy=False)
@@ -149,6 +156,48 @@ class SelfPlayVecEnv(VecEnv):
     def has_attr(self, attr_name: str) -> bool:
         return hasattr(self, attr_name)
 
+    # ----- a reset or step as a generator of snapshot requests -------------------------------------
+    def reset_moves(self) -> Moves:
+        """`reset` as moves: every slot's new match, played up to its learner's first decision."""
+        self._calls = 0
+        for i in range(self.num_envs):
+            self._new_match(i)
+        yield from self._opponent_moves(range(self.num_envs))
+        yield from self._restart_finished(range(self.num_envs))
+        return self._observations()
+
+    def step_moves(self, actions: np.ndarray) -> Moves:
+        """`step_wait` as moves: the learner's `actions`, the opponents' replies, the restarts."""
+        self._calls = 0
+        for i, game in enumerate(self.games):
+            game.apply(int(actions[i]))
+        yield from self._opponent_moves(range(self.num_envs))
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i, game in enumerate(self.games):
+            if self.reward_kind != "win":
+                margin = self._margin(i)
+                rewards[i] += self.score_scale * (margin - self.margins[i])
+                self.margins[i] = margin
+            if game.is_over():
+                seat = self.learners[i]
+                rewards[i] += game.returns()[seat]
+                winners = game.winners()
+                dones[i] = True
+                infos[i] = {
+                    "terminal_observation": self._observation(i),
+                    "TimeLimit.truncated": False,
+                    "win": 1.0 / len(winners) if seat in winners else 0.0,
+                    "opponents": [o.kind if o else "learner" for o in self.opponents[i]],
+                }
+        finished = np.flatnonzero(dones).tolist()
+        for i in finished:
+            self._new_match(i)
+        yield from self._opponent_moves(finished)
+        yield from self._restart_finished(finished)
+        return self._observations(), rewards, dones, infos
+
     # ----- matches ----------------------------------------------------------------------------
     def _new_match(self, i: int) -> None:
         rng = self.rngs[i]
@@ -158,37 +207,46 @@ class SelfPlayVecEnv(VecEnv):
         self.opponents[i] = [None if seat == self.learners[i] else self.pool.draw(rng) for seat in range(self.players)]
         self.margins[i] = 0.0
 
-    def _restart_finished(self, candidates: Sequence[int]) -> None:
+    def _restart_finished(self, candidates: Sequence[int]) -> Moves:
         """Matches the opponents ended before the learner's first move are replaced (rare)."""
         waiting = [i for i in candidates if self.games[i].is_over()]
         while waiting:
             for i in waiting:
                 self._new_match(i)
-            self._play_opponents(waiting)
+            yield from self._opponent_moves(waiting)
             waiting = [i for i in waiting if self.games[i].is_over()]
 
-    def _play_opponents(self, candidates: Sequence[int]) -> None:
-        """Every opponent move until each candidate match waits on its learner or is over."""
+    def _opponent_moves(self, candidates: Sequence[int]) -> Moves:
+        """Every opponent move until each candidate match waits on its learner or is over. Each round
+        moves every pending match once: heuristic and random opponents here, snapshot opponents by
+        yielding one request (tagged with this call's number and the round) for the logits of each
+        snapshot's matches, which come back sent in (`run_locally` or a split env's main process)."""
+        call, self._calls = self._calls, self._calls + 1
         pending = [i for i in candidates if self._opponent_to_move(i)]
+        round_ = 0
         while pending:
-            batches: dict[str, list[int]] = defaultdict(list)
+            batches: dict[str, list[tuple[int, int, Opponent]]] = defaultdict(list)
             for i in pending:
                 game = self.games[i]
                 seat = game.current_player()
-                opponent = self.opponents[i][seat]
+                opponent = cast(Opponent, self.opponents[i][seat])  # None only at the learner's seat
                 if opponent.agent is not None:
                     game.apply(opponent.agent.act(InfoSet(game, seat)))
-                else:
-                    batches[opponent.snapshot].append(i)
-            for snapshot, slots in batches.items():
-                seats = [self.games[i].current_player() for i in slots]
-                observations = np.stack([self.games[i].observation(s) for i, s in zip(slots, seats, strict=True)])
-                masks = np.stack([self.games[i].legal_actions() for i in slots])
-                chosen = OpponentPool.act_batch(
-                    snapshot, observations, masks, [self.opponents[i][s] for i, s in zip(slots, seats, strict=True)]
-                )
-                for i, action in zip(slots, chosen, strict=True):
-                    self.games[i].apply(action)
+                else:  # a snapshot (`OpponentPool.build` gives every other kind an agent)
+                    batches[cast(str, opponent.snapshot)].append((i, seat, opponent))
+            if batches:
+                request = {
+                    snapshot: (
+                        np.stack([self.games[i].observation(seat) for i, seat, _ in slots]),
+                        np.stack([self.games[i].legal_actions() for i, _, _ in slots]),
+                    )
+                    for snapshot, slots in batches.items()
+                }
+                logits = yield (call, round_), request
+                for snapshot, slots in batches.items():
+                    for (i, _, opponent), row in zip(slots, logits[snapshot], strict=True):
+                        self.games[i].apply(pick_action(row, False, opponent.rng))
+            round_ += 1
             pending = [i for i in pending if self._opponent_to_move(i)]
 
     def _opponent_to_move(self, i: int) -> bool:
@@ -233,16 +291,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def set_state(self, state: dict) -> np.ndarray:
         """Restore `get_state` (of an env built with the same arguments); returns the observations."""
-        if (state["game"], state["players"], state["indices"]) != (self.game_name, self.players, self.indices):
-            raise ValueError(
-                f"env state is for {state['game']} {state['players']}p slots {state['indices']}, "
-                f"not {self.game_name} {self.players}p slots {self.indices}"
-            )
-        if state.get("privileged", False) != self.privileged:  # states from before the option had none
-            raise ValueError(
-                f"env state is {'with' if state.get('privileged', False) else 'without'} the privileged "
-                f"critic's input, this env {'with' if self.privileged else 'without'}"
-            )
+        check_env_state(state, self.game_name, self.players, self.indices, self.privileged)
         cls = game_class(self.game_name)
         for i, slot in enumerate(state["slots"]):
             self.games[i] = cls.from_dict(slot["match"])
