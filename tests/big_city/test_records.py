@@ -145,7 +145,7 @@ def test_the_geometry_memos_are_records():
     game.observation(game.current_player())
     geometry = s.geo["plots"]
     assert type(geometry) is view.PlotGeometry and geometry.rows.shape == view.PLOTS.shape
-    assert int(geometry.placed.sum()) == sum(x >= 0 for x in s.px)
+    assert sum(geometry.free) == sum(x >= 0 for x in s.px)
     board = view._board_of(s)
     assert type(board.geometry) is view.BoardGeometry and board.geometry.grid is s.grid
     assert board.piece_records == tuple(s.pieces) and board.pieces == view.pieces_json(s.pieces)
