@@ -178,7 +178,8 @@ class State:
     tram_set: set = field(default=_UNSET, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
     # the board changes, so copies can share it: "facility"
-    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block, "seat_board" ->
+    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block (a new memo of the same tiles
+    # keeps the last one as "board before"), ("observation", seat) -> view's base, "seat_board" ->
     # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
     # heuristic keeps its "points" and "facts" here)
     memo: dict = field(default=_UNSET, compare=False, repr=False)
@@ -1086,10 +1087,17 @@ def _apply_select(s: State, action: int) -> None:
     for q in plots:
         s.occupant[q] = piece
     _cover(s, plots)
-    s.memo = {}
+    _board_grew(s)
     s.selected = []
     s.kind = s.card = -1
     _end_action(s)
+
+
+def _board_grew(s: State) -> None:
+    """A piece or a tram was laid on the same tiles: a new memo for the new board, which keeps the last
+    board's block (view.board_block) so that the view adds what was laid since instead of starting over."""
+    block = s.memo.get("board") or s.memo.get("board before")
+    s.memo = {} if block is None else {"board before": block}
 
 
 def _apply_tram(s: State, action: int) -> None:
@@ -1099,7 +1107,7 @@ def _apply_tram(s: State, action: int) -> None:
     key = tram_edges(s)[action - EDGE]
     s.trams.append(key)
     s.tram_set.add(key)
-    s.memo = {}
+    _board_grew(s)
     s.trams_this_action += 1
     if s.first_tram or s.trams_this_action >= 2 or trams_left(s) <= 0 or not tram_edges(s):
         _end_action(s)

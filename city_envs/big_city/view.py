@@ -171,6 +171,7 @@ def _card_cells(plot_column: int, special_column: int) -> tuple[int, ...]:
 
 _IN_HAND_CELL = _card_cells(MINE, _SPECIAL_MINE)
 _RETURNED_CELL = _card_cells(_KNOWN, _SPECIAL_KNOWN)
+_OUT_CELL = _card_cells(_OUT, _SPECIAL_OUT)
 _EXCHANGING_CELL = _card_cells(_EXCHANGING, _SPECIAL_EXCHANGING)
 _SELECTED_CELL = tuple(PLOTS.start + p * PLOTS.width + _SELECTED for p in range(cp.NUM_PLOTS))
 # occupant value per piece kind
@@ -216,7 +217,15 @@ class PlotGeometry(NamedTuple):
 
     rows: np.ndarray  # the plot rows with their geometry columns filled (read-only)
     beside: dict[int, list[tuple[int, int]]]  # street key -> the (plot, side) pairs along it
-    free: bytes  # per value of the plot rows: 1 in the "free" occupant column of each placed plot
+    empty: BoardRows  # the board with no piece and no tram: every placed plot free
+
+
+class BoardRows(NamedTuple):
+    """The public city per plot (`board_block`) and how many of the pieces and trams it shows."""
+
+    rows: np.ndarray  # read-only
+    pieces: int
+    trams: int
 
 
 def _geometry_block(s: State) -> PlotGeometry:
@@ -256,49 +265,40 @@ def _geometry_block(s: State) -> PlotGeometry:
         rows[placed, placed_column + 1] = np.array(xs) / 53.0
         rows[placed, placed_column + 2] = np.array(ys) / 53.0
         rows.flags.writeable = False
-        s.geo["plots"] = PlotGeometry(rows, beside, bytes(free))
+        empty = rows + np.frombuffer(free, dtype=np.uint8).reshape(PLOTS.shape)
+        empty.flags.writeable = False
+        s.geo["plots"] = PlotGeometry(rows, beside, BoardRows(empty, 0, 0))
     return s.geo["plots"]
 
 
 def board_block(s: State) -> np.ndarray:
-    """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid."""
-    if "board" not in s.memo:
+    """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid:
+    the last board of the same tiles (or the empty one) with the pieces and trams laid since."""
+    entry = s.memo.get("board")
+    if entry is None:
         geometry = _geometry_block(s)
-        width = PLOTS.width
-        ones = bytearray(geometry.free)  # as in _geometry_block: the values set to one
-        sizes = [0.0] * cp.NUM_PLOTS
-        for kind, owner, plots, _ in s.pieces:
-            columns = (_OCCUPANT + OCCUPANT_COLUMN[kind], _OWNER + owner, *((_DEAD,) if kind >= cp.PARK2 else ()))
-            size = len(plots) / 4.0
+        start = s.memo.get("board before") or geometry.empty
+        rows = start.rows.copy()
+        for kind, owner, plots, _ in s.pieces[start.pieces :]:
+            size, dead = len(plots) / 4.0, float(kind >= cp.PARK2)
             for p in plots:
-                row = p * width
-                ones[row + _OCCUPANT + FREE_COLUMN] = 0
-                for column in columns:
-                    ones[row + column] = 1
-                sizes[p] = size
-        for key in s.trams:
+                row = rows[p]
+                row[_OCCUPANT + FREE_COLUMN] = 0.0
+                row[_OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
+                row[_OWNER + owner] = 1.0
+                row[_SIZE] = size
+                row[_DEAD] = dead
+            if cp.CITY_HALL_PLOT in plots:  # City Hall built: its neighbours are beside it
+                for q in r.neighbour_table(s)[cp.CITY_HALL_PLOT]:
+                    if q >= 0:
+                        rows[q, _CHA] = 1.0
+        for key in s.trams[start.trams :]:
             for p, side in geometry.beside[key]:
-                ones[p * width + _SIDES[side] + 3] = 1  # the side's last value: a tram
-        if r.city_hall_built(s):
-            for q in r.neighbour_table(s)[cp.CITY_HALL_PLOT]:
-                if q >= 0:
-                    ones[q * width + _CHA] = 1
-        rows = geometry.rows + np.frombuffer(ones, dtype=np.uint8).reshape(PLOTS.shape)
-        rows[:, _SIZE] = np.frombuffer(_PLOT_FLOATS.pack(*sizes), dtype=np.float32)
+                rows[p, _SIDES[side] + 3] = 1.0  # the side's last value: a tram
         rows.flags.writeable = False
-        s.memo["board"] = rows
-    return s.memo["board"]
-
-
-_PLOT_FLOATS = struct.Struct(f"={cp.NUM_PLOTS}f")
-
-
-@lru_cache(maxsize=25)  # one per (player count, seat)
-def _owner_columns(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
-    """Target and source columns that turn absolute owners into seats relative to p."""
-    targets = [c for c in range(PLOTS.width) if not _OWNER + n <= c < _OWNER + 5]
-    sources = [_OWNER + (p + c - _OWNER) % n if _OWNER <= c < _OWNER + n else c for c in targets]
-    return np.array(targets), np.array(sources)
+        entry = BoardRows(rows, len(s.pieces), len(s.trams))
+        s.memo["board"] = entry
+    return entry.rows
 
 
 def _base(s: State, p: int) -> np.ndarray:
@@ -307,12 +307,15 @@ def _base(s: State, p: int) -> np.ndarray:
     entry = s.memo.get(("observation", p))
     if entry is None or entry[0] != s.out:
         base = np.zeros(LAYOUT.size, dtype=np.float32)
-        targets, sources = _owner_columns(s.n, p)
+        board = board_block(s)
         plots = PLOTS.view(base)
-        plots[:, targets] = board_block(s)[:, sources]
-        cards = np.flatnonzero(s.out)
-        plots[cards[cards < cp.NUM_PLOTS], _OUT] = 1.0
-        SPECIAL.view(base)[cards[cards >= cp.NUM_PLOTS] - cp.PARK2_CARD, _SPECIAL_OUT] = 1.0
+        plots[:] = board
+        if p:  # owner columns turned to seats relative to p (absent seats' columns stay zero)
+            n = s.n
+            plots[:, _OWNER : _OWNER + n - p] = board[:, _OWNER + p : _OWNER + n]
+            plots[:, _OWNER + n - p : _OWNER + n] = board[:, _OWNER : _OWNER + p]
+        for card in compress(range(cp.NUM_CARDS), s.out):
+            base[_OUT_CELL[card]] = 1.0
         base.flags.writeable = False
         entry = (list(s.out), base)
         s.memo[("observation", p)] = entry
