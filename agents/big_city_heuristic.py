@@ -85,7 +85,8 @@ class Table:
         self.me = v["player"]
         self.s: State = seat_state(v)
         self.held = r.hand_plots(self.s, self.me)
-        # this seat's memo for this board: ("points", kind, placement) and ("facts", placement)
+        # this seat's memo for this board: ("points", kind, placement), ("tram points", kind, placement) and
+        # ("facts", placement)
         self.placement_memo = seat_memo.on(self.s.memo, self.me)
 
     @cached_property
@@ -124,9 +125,14 @@ class Table:
         return memo[key]
 
     def tram_points(self, kind: int, placement: tuple[int, ...]) -> int:
-        """`points` once a tram runs along the placement (the rest of its facts stay as they are)."""
-        self.points(kind, placement)
-        return r.points_from_facts(kind, placement, self.placement_memo["facts", placement]._replace(tram=True))
+        """`points` once a tram runs along the placement (the rest of its facts stay as they are), kept
+        in the same memo."""
+        key = ("tram points", kind, placement)
+        memo = self.placement_memo
+        if key not in memo:
+            self.points(kind, placement)
+            memo[key] = r.points_from_facts(kind, placement, memo["facts", placement]._replace(tram=True))
+        return memo[key]
 
     # ----- trams --------------------------------------------------------------------------------
     def tram_gains(self, builds: list[Build] | None = None) -> dict[int, int]:

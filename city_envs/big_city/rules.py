@@ -925,7 +925,8 @@ def main_options(s: State) -> list[int]:
 
 
 def _legal_main(s: State, mask: np.ndarray) -> None:
-    mask[main_options(s)] = True
+    for action in main_options(s):  # a few ids: one by one costs less than making an index array
+        mask[action] = True
 
 
 def selection_placements(s: State) -> list[tuple[int, ...]]:
