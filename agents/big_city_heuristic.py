@@ -223,7 +223,7 @@ class Table:
             chosen = np.flatnonzero(anchors.edge == edge) if edge >= 0 else np.arange(len(worth))
             scored.append((rot, anchors, chosen, worth[chosen]))
         top = max(worths.max() for *_, worths in scored if len(worths))
-        out = []
+        out: list[TileOption] = []
         for rot, anchors, chosen, worths in scored:
             tied = worths >= top - TIE_TOLERANCE
             picked = chosen[tied]

@@ -337,7 +337,7 @@ def key_table(s: State) -> list[tuple[int, int, int, int]]:
         return s.geo["keys"]
     except KeyError:
         pass
-    table = []
+    table: list = []  # () for a plot not placed
     for x, y in zip(s.px, s.py, strict=True):
         north = 2 * (VERTEX_ROW * y + x)
         table.append((north, north + 3, north + 2 * VERTEX_ROW, north + 1) if x >= 0 else ())
