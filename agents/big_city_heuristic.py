@@ -85,7 +85,8 @@ class Table:
         self.me = v["player"]
         self.s: State = seat_state(v)
         self.held = r.hand_plots(self.s, self.me)
-        # this seat's memo for this board: ("points", kind, placement) and ("facts", placement)
+        # this seat's memo for this board: ("points", kind, placement), ("tram points", kind, placement) and
+        # ("facts", placement)
         self.placement_memo = seat_memo.on(self.s.memo, self.me)
 
     @cached_property
@@ -124,9 +125,14 @@ class Table:
         return memo[key]
 
     def tram_points(self, kind: int, placement: tuple[int, ...]) -> int:
-        """`points` once a tram runs along the placement (the rest of its facts stay as they are)."""
-        self.points(kind, placement)
-        return r.points_from_facts(kind, placement, self.placement_memo["facts", placement]._replace(tram=True))
+        """`points` once a tram runs along the placement (the rest of its facts stay as they are), kept
+        in the same memo."""
+        key = ("tram points", kind, placement)
+        memo = self.placement_memo
+        if key not in memo:
+            self.points(kind, placement)
+            memo[key] = r.points_from_facts(kind, placement, memo["facts", placement]._replace(tram=True))
+        return memo[key]
 
     # ----- trams --------------------------------------------------------------------------------
     def tram_gains(self, builds: list[Build] | None = None) -> dict[int, int]:
@@ -192,25 +198,43 @@ class Table:
         return worth
 
     # ----- neighbourhoods -----------------------------------------------------------------------
-    def tile_placements(self, n: int, rotations, edge: int) -> list[TileOption]:
-        """Every legal placement of tile n at the given rotations (across `edge` unless it is -1)."""
+    def best_tile_placements(self, n: int, rotations, edge: int) -> list[TileOption]:
+        """The legal placements of tile n at the given rotations (across `edge` unless it is -1) worth the
+        most (within TIE_TOLERANCE), by rotation then anchor: 3 per pair of a held plot of the city and a
+        held plot of the tile beside it, 0.1 per cell touching the city. Scored for every anchor at once."""
         s = self.s
         mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
-        held_around: dict[tuple[int, int], int] = {}  # cell -> held plots of the city beside it
-        for p in self.held if mine_new else ():
-            for dx, dy in cp.DIRS:
-                cell = (s.px[p] - dx, s.py[p] - dy)
-                held_around[cell] = held_around.get(cell, 0) + 1
-        out = []
+        held_around = None  # per padded cell: the held plots of the city beside it
+        if mine_new and self.held:
+            held_around = np.zeros(r.PAD * r.PAD, dtype=np.int64)
+            cells = [r.cell_index(s.px[p] - dx, s.py[p] - dy) for p in self.held for dx, dy in cp.DIRS]
+            np.add.at(held_around, cells, 1)
+        scored = []  # per rotation: its anchors, the ones across `edge`, their worths
         for rot in rotations:
             layout = cp.LAYOUTS[n][rot]
-            mine_cells = [layout.cells[k] for k in mine_new]
-            contacts = r.rectangle_contacts(s, layout.width, layout.height)
-            for (ax, ay), e in r.tile_options(s, n, rot).items():
-                if edge >= 0 and e != edge:
-                    continue
-                pairs = sum(held_around.get((ax + c, ay + w), 0) for c, w in mine_cells) if mine_cells else 0
-                out.append(TileOption(3.0 * pairs + 0.1 * contacts[ax, ay], rot, e, ax, ay))
+            anchors = r.rectangle_anchors(s, layout.width, layout.height)
+            if held_around is None:
+                worth = 0.1 * anchors.touching
+            else:
+                corner = (anchors.y + 1) * r.PAD + anchors.x + 1  # the anchor's padded cell
+                offsets = [w * r.PAD + c for c, w in (layout.cells[k] for k in mine_new)]
+                pairs = sum(held_around[corner + offset] for offset in offsets)
+                worth = 3.0 * pairs + 0.1 * anchors.touching
+            chosen = np.flatnonzero(anchors.edge == edge) if edge >= 0 else np.arange(len(worth))
+            scored.append((rot, anchors, chosen, worth[chosen]))
+        top = max(worths.max() for *_, worths in scored if len(worths))
+        out: list[TileOption] = []
+        for rot, anchors, chosen, worths in scored:
+            tied = worths >= top - TIE_TOLERANCE
+            picked = chosen[tied]
+            out += map(
+                TileOption,
+                worths[tied].tolist(),
+                [rot] * len(picked),
+                anchors.edge[picked].tolist(),
+                anchors.x[picked].tolist(),
+                anchors.y[picked].tolist(),
+            )
         return out
 
     def local_cell(self, n: int, rotation: int, edge: int, ax: int, ay: int) -> int:
@@ -347,10 +371,7 @@ class BigCityHeuristicAgent(HeuristicAgent):
         turn = table.v["turn"]
         n, rotation, edge = turn["tile"], turn["rotation"], turn["edge"]
         rotations = [a - r.ROTATION for a in legal] if rotation < 0 else [rotation]
-        options = table.tile_placements(n, rotations, edge)
-        top = max(o.worth for o in options)
-        # only the options `_best` could pick (the same pick: the same tied list, in the same order)
-        pick = self._best([o for o in options if o.worth >= top - TIE_TOLERANCE], lambda o: o.worth)
+        pick = self._best(table.best_tile_placements(n, rotations, edge), lambda o: o.worth)
         decision = table.v["decision"]
         if decision == "TILE_ROTATION":
             return r.ROTATION + pick.rotation

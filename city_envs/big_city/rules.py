@@ -178,12 +178,13 @@ class State:
     tram_set: set = field(default=_UNSET, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
     # the board changes, so copies can share it: "facility"
-    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block, "seat_board" ->
+    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block (a new memo of the same tiles
+    # keeps the last one as "board before"), ("observation", seat) -> view's base, "seat_board" ->
     # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
     # heuristic keeps its "points" and "facts" here)
     memo: dict = field(default=_UNSET, compare=False, repr=False)
-    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "contacts"
-    # (W, H) -> rectangle_contacts, "plots", "plot_xy"
+    # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "anchors"
+    # (W, H) -> rectangle_anchors, "images" -> _city_images, "neighbours", "keys", "streets", "plots", "plot_xy"
     geo: dict = field(default=_UNSET, compare=False, repr=False)
 
 
@@ -310,17 +311,20 @@ def neighbour(s: State, p: int, side: int) -> int:
 
 def neighbour_table(s: State) -> list[tuple[int, int, int, int]]:
     """Per placed plot, the plot across its N, E, S and W sides (-1 for none); memoized per city."""
-    if "neighbours" not in s.geo:
-        grid = s.grid
-        table = []
-        for x, y in zip(s.px, s.py, strict=True):
-            if x < 0:
-                table.append((-1, -1, -1, -1))
-                continue
-            i = (y + 1) * PAD + x + 1
-            table.append((grid[i - PAD], grid[i + 1], grid[i + PAD], grid[i - 1]))
-        s.geo["neighbours"] = table
-    return s.geo["neighbours"]
+    try:
+        return s.geo["neighbours"]
+    except KeyError:
+        pass
+    grid = s.grid
+    table = []
+    for x, y in zip(s.px, s.py, strict=True):
+        if x < 0:
+            table.append((-1, -1, -1, -1))
+            continue
+        i = (y + 1) * PAD + x + 1
+        table.append((grid[i - PAD], grid[i + 1], grid[i + PAD], grid[i - 1]))
+    s.geo["neighbours"] = table
+    return table
 
 
 def plot_key(s: State, p: int, side: int) -> int:
@@ -329,13 +333,16 @@ def plot_key(s: State, p: int, side: int) -> int:
 
 def key_table(s: State) -> list[tuple[int, int, int, int]]:
     """Per placed plot, the geometric keys of its N, E, S and W sides; memoized per city."""
-    if "keys" not in s.geo:
-        table = []
-        for x, y in zip(s.px, s.py, strict=True):
-            north = 2 * (VERTEX_ROW * y + x)
-            table.append((north, north + 3, north + 2 * VERTEX_ROW, north + 1) if x >= 0 else ())
-        s.geo["keys"] = table
-    return s.geo["keys"]
+    try:
+        return s.geo["keys"]
+    except KeyError:
+        pass
+    table: list = []  # () for a plot not placed
+    for x, y in zip(s.px, s.py, strict=True):
+        north = 2 * (VERTEX_ROW * y + x)
+        table.append((north, north + 3, north + 2 * VERTEX_ROW, north + 1) if x >= 0 else ())
+    s.geo["keys"] = table
+    return table
 
 
 def canonical_edge(s: State, p: int, side: int) -> int:
@@ -344,6 +351,24 @@ def canonical_edge(s: State, p: int, side: int) -> int:
     if 0 <= q < p:
         return 4 * q + cp.OPPOSITE[side]
     return 4 * p + side
+
+
+def street_edges(s: State) -> dict[int, int]:
+    """Geometric key -> canonical edge id of every side of a placed plot (a street is named the same
+    from either side, so the id depends on the key alone); memoized per city."""
+    try:
+        return s.geo["streets"]
+    except KeyError:
+        pass
+    streets = {}
+    table = neighbour_table(s)
+    for p, keys in enumerate(key_table(s)):
+        for side, key in enumerate(keys):
+            if key not in streets:
+                q = table[p][side]
+                streets[key] = 4 * q + cp.OPPOSITE[side] if 0 <= q < p else 4 * p + side
+    s.geo["streets"] = streets
+    return streets
 
 
 def trams_left(s: State) -> int:
@@ -393,34 +418,36 @@ def shape_placements(s: State, plots: set[int], size: int) -> list[tuple[int, ..
     return out
 
 
+# per piece kind: what it counts as beside a building (R, B, S, park, factory; City Hall none of these)
+_NEIGHBOUR_CLASS = tuple(
+    0
+    if kind in cp.RESIDENCES
+    else 1
+    if kind in cp.BUSINESSES
+    else 2
+    if kind in cp.SPECIAL_BUILDINGS
+    else 3
+    if kind in cp.PARKS
+    else 4
+    if kind in cp.FACTORIES
+    else 5
+    for kind in range(cp.FACTORY_4 + 1)
+)
+
+
 def adjacent_pieces(s: State, plots: tuple[int, ...]) -> set[int]:
-    found = set()
     table = neighbour_table(s)
     occupant = s.occupant
-    for p in plots:
-        for q in table[p]:
-            if q >= 0 and occupant[q] >= 0 and q not in plots:
-                found.add(occupant[q])
-    return found
+    return {occupant[q] for p in plots for q in table[p] if q >= 0 and occupant[q] >= 0 and q not in plots}
 
 
 def neighbourhood_counts(s: State, plots: tuple[int, ...]) -> tuple[int, int, int, bool, bool]:
     """R, B, S (distinct adjacent residence, business, special pieces), next to a park, a factory."""
-    res = bus = special = 0
-    park = factory = False
+    counts = [0] * 6
+    pieces = s.pieces
     for piece in adjacent_pieces(s, plots):
-        kind = s.pieces[piece].kind
-        if kind in cp.RESIDENCES:
-            res += 1
-        elif kind in cp.BUSINESSES:
-            bus += 1
-        elif kind in cp.SPECIAL_BUILDINGS:
-            special += 1
-        elif kind in cp.PARKS:
-            park = True
-        elif kind in cp.FACTORIES:
-            factory = True
-    return res, bus, special, park, factory
+        counts[_NEIGHBOUR_CLASS[pieces[piece].kind]] += 1
+    return counts[0], counts[1], counts[2], counts[3] > 0, counts[4] > 0
 
 
 def on_tram(s: State, plots: tuple[int, ...]) -> bool:
@@ -610,34 +637,26 @@ def _tram_edges(s: State) -> dict[int, int]:
 
 def _tram_edge_items(s: State):
     """(canonical id, geometric key) of the legal tram edges, possibly repeated."""
+    streets, covered = street_edges(s), s.covered
     if not s.trams:  # the first segment: any street
-        for p in range(cp.NUM_PLOTS):
-            if s.px[p] >= 0:
-                for side in range(4):
-                    key = plot_key(s, p, side)
-                    if key not in s.covered:
-                        yield canonical_edge(s, p, side), key
+        for keys in key_table(s):
+            for key in keys:
+                if key not in covered:
+                    yield streets[key], key
         return
     vertices: set[int] = set()
     for key in s.trams:
         vertices.update(key_vertices(key))
-    grid = s.grid
+    trams = s.tram_set
     for v in vertices:
-        x, y = v % VERTEX_ROW, v // VERTEX_ROW
-        # the four edges at lattice point (x, y), each with the cell on its far side from the point
-        for cx, cy, side in ((x, y, cp.N), (x - 1, y, cp.N), (x, y, cp.W), (x, y - 1, cp.W)):
-            key = side_key(cx, cy, side)
-            if key in s.tram_set or key in s.covered:
+        # the four edges at lattice point v = 54 * y + x: north sides of cells (x, y) and (x - 1, y),
+        # west sides of cells (x, y) and (x, y - 1); a street has a plot on one side at least
+        for key in (2 * v, 2 * v - 2, 2 * v + 1, 2 * v + 1 - 2 * VERTEX_ROW):
+            if key in trams or key in covered:
                 continue
-            dx, dy = cp.DIRS[side]
-            p = grid[cell_index(cx, cy)] if 0 <= cx < cp.GRID and 0 <= cy < cp.GRID else -1
-            if p >= 0:
-                yield canonical_edge(s, p, side), key
-                continue
-            ox, oy = cx + dx, cy + dy  # the cell across the edge
-            q = grid[cell_index(ox, oy)] if 0 <= ox < cp.GRID and 0 <= oy < cp.GRID else -1
-            if q >= 0:
-                yield canonical_edge(s, q, cp.OPPOSITE[side]), key
+            e = streets.get(key)
+            if e is not None:
+                yield e, key
 
 
 # ===== neighbourhood tiles =====================================================================
@@ -699,74 +718,92 @@ def rectangle_options(s: State, width: int, height: int) -> dict[tuple[int, int]
     """`tile_options` of every tile that fills a width x height rectangle (memoized per city)."""
     key = ("tiles", width, height)
     if key not in s.geo:
-        _fill_rectangle_memo(s, width, height)
+        anchors = rectangle_anchors(s, width, height)
+        cells = zip(anchors.x.tolist(), anchors.y.tolist(), strict=True)
+        s.geo[key] = dict(zip(cells, anchors.edge.tolist(), strict=True))
     return s.geo[key]
 
 
-def rectangle_contacts(s: State, width: int, height: int) -> dict[tuple[int, int], int]:
-    """Legal anchor of a width x height rectangle -> how many of its cells touch the city (memoized
-    per city, found with the anchors)."""
-    key = ("contacts", width, height)
+class RectangleAnchors(NamedTuple):
+    """The legal anchors of a W x H rectangle as arrays, in the order of `rectangle_options` (by y, then x)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    edge: np.ndarray  # the minimum contact edge
+    touching: np.ndarray  # how many of its cells touch the city
+
+
+def rectangle_anchors(s: State, width: int, height: int) -> RectangleAnchors:
+    """`rectangle_options` as arrays, with how many cells of each placement touch the city (memoized per city)."""
+    key = ("anchors", width, height)
     if key not in s.geo:
-        _fill_rectangle_memo(s, width, height)
+        s.geo[key] = _rectangle_anchors(s, width, height)
     return s.geo[key]
-
-
-def _fill_rectangle_memo(s: State, width: int, height: int) -> None:
-    s.geo["tiles", width, height], s.geo["contacts", width, height] = _rectangle_options(s, width, height)
 
 
 NO_CONTACT = 1 << 20
 
 
-def _rectangle_options(s: State, width: int, height: int) -> tuple[dict, dict]:
-    """Every legal anchor of a W x H rectangle -> its minimum contact edge, and -> its touched cells,
-    over a window of the grid around the city: box sums of occupied and touched cells (integral
+class CityImages(NamedTuple):
+    """What every rectangle's anchors are found from (`_city_images`), per city."""
+
+    occupied: np.ndarray  # integral image of the placed cells: [y, x] counts those above and left of (x, y)
+    touched: np.ndarray  # the same for the empty cells beside the city
+    contact: np.ndarray  # per cell: the minimum contact edge of an empty cell beside the city, else NO_CONTACT
+    box: tuple[int, int, int, int]  # the city's x0, x1, y0, y1
+
+
+def _city_images(s: State) -> CityImages:
+    """The city's grids for `_rectangle_anchors`, memoized per city."""
+    if "images" not in s.geo:
+        px, py = np.array(s.px), np.array(s.py)
+        placed = px >= 0
+        xs, ys = px[placed], py[placed]
+        occupied = np.zeros((cp.GRID + 1, cp.GRID + 1), dtype=np.int32)
+        occupied[ys + 1, xs + 1] = 1
+        touch = _touch_map(s)
+        cells = np.fromiter(touch, dtype=np.int64, count=len(touch))
+        edges = np.fromiter(touch.values(), dtype=np.int32, count=len(touch))
+        cx, cy = cells % PAD - 1, cells // PAD - 1
+        inside = (cx >= 0) & (cx < cp.GRID) & (cy >= 0) & (cy < cp.GRID)  # beside the city and in the grid
+        cx, cy = cx[inside], cy[inside]
+        contact = np.full((cp.GRID, cp.GRID), NO_CONTACT, dtype=np.int32)
+        contact[cy, cx] = edges[inside]
+        touched = np.zeros((cp.GRID + 1, cp.GRID + 1), dtype=np.int32)
+        touched[cy + 1, cx + 1] = 1
+        box = (int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max()))
+        s.geo["images"] = CityImages(occupied.cumsum(0).cumsum(1), touched.cumsum(0).cumsum(1), contact, box)
+    return s.geo["images"]
+
+
+def _rectangle_anchors(s: State, width: int, height: int) -> RectangleAnchors:
+    """Every legal anchor of a W x H rectangle, its minimum contact edge and its touched cells, over a
+    window of the grid around the city: box sums of occupied and touched cells (from the integral
     images), the minimum contact edge by a separable sliding min."""
-    placed = [p for p in range(cp.NUM_PLOTS) if s.px[p] >= 0]
-    xs = [s.px[p] for p in placed]
-    ys = [s.py[p] for p in placed]
-    ax_lo, ax_hi = max(0, min(xs) - width), min(cp.GRID - width, max(xs) + 1)
-    ay_lo, ay_hi = max(0, min(ys) - height), min(cp.GRID - height, max(ys) + 1)
+    occupied, touched, contact, (x0, x1, y0, y1) = _city_images(s)
+    ax_lo, ax_hi = max(0, x0 - width), min(cp.GRID - width, x1 + 1)
+    ay_lo, ay_hi = max(0, y0 - height), min(cp.GRID - height, y1 + 1)
     cols, rows = ax_hi - ax_lo + 1, ay_hi - ay_lo + 1
-    cells_high, cells_wide = rows + height - 1, cols + width - 1
-    occupied = np.zeros((cells_high + 1, cells_wide + 1), dtype=np.int32)
-    occupied[[y - ay_lo + 1 for y in ys], [x - ax_lo + 1 for x in xs]] = 1
-    contact = np.full((cells_high, cells_wide), NO_CONTACT, dtype=np.int32)
-    touched = np.zeros((cells_high + 1, cells_wide + 1), dtype=np.int32)
-    cx, cy, edges = [], [], []
-    for i, e in _touch_map(s).items():
-        x, y = i % PAD - 1 - ax_lo, i // PAD - 1 - ay_lo
-        if 0 <= x < cells_wide and 0 <= y < cells_high:
-            cx.append(x)
-            cy.append(y)
-            edges.append(e)
-    contact[cy, cx] = edges
-    touched[[y + 1 for y in cy], [x + 1 for x in cx]] = 1
-    occupied = occupied.cumsum(0).cumsum(1)
-    touched = touched.cumsum(0).cumsum(1)
+    top, bottom, left, right = ay_lo, ay_lo + height, ax_lo, ax_lo + width
 
     def box_sum(table: np.ndarray) -> np.ndarray:
         return (
-            table[height : height + rows, width : width + cols]
-            - table[:rows, width : width + cols]
-            - table[height : height + rows, :cols]
-            + table[:rows, :cols]
+            table[bottom : bottom + rows, right : right + cols]
+            - table[top : top + rows, right : right + cols]
+            - table[bottom : bottom + rows, left : left + cols]
+            + table[top : top + rows, left : left + cols]
         )
 
     touching = box_sum(touched)
     ys_, xs_ = np.nonzero((box_sum(occupied) == 0) & (touching >= 2))
-    across = contact[:, :cols].copy()
+    window = contact[top : top + rows + height - 1, left : left + cols + width - 1]
+    across = window[:, :cols].copy()
     for c in range(1, width):
-        np.minimum(across, contact[:, c : c + cols], out=across)
+        np.minimum(across, window[:, c : c + cols], out=across)
     best = across[:rows].copy()
     for w in range(1, height):
         np.minimum(best, across[w : w + rows], out=best)
-    anchors = list(zip((xs_ + ax_lo).tolist(), (ys_ + ay_lo).tolist(), strict=True))
-    return (
-        dict(zip(anchors, best[ys_, xs_].tolist(), strict=True)),
-        dict(zip(anchors, touching[ys_, xs_].tolist(), strict=True)),
-    )
+    return RectangleAnchors(xs_ + ax_lo, ys_ + ay_lo, best[ys_, xs_], touching[ys_, xs_])
 
 
 def anchor_from(s: State, n: int, r: int, e: int, j: int) -> tuple[int, int]:
@@ -888,7 +925,8 @@ def main_options(s: State) -> list[int]:
 
 
 def _legal_main(s: State, mask: np.ndarray) -> None:
-    mask[main_options(s)] = True
+    for action in main_options(s):  # a few ids: one by one costs less than making an index array
+        mask[action] = True
 
 
 def selection_placements(s: State) -> list[tuple[int, ...]]:
@@ -1050,10 +1088,17 @@ def _apply_select(s: State, action: int) -> None:
     for q in plots:
         s.occupant[q] = piece
     _cover(s, plots)
-    s.memo = {}
+    _board_grew(s)
     s.selected = []
     s.kind = s.card = -1
     _end_action(s)
+
+
+def _board_grew(s: State) -> None:
+    """A piece or a tram was laid on the same tiles: a new memo for the new board, which keeps the last
+    board's block (view.board_block) so that the view adds what was laid since instead of starting over."""
+    block = s.memo.get("board") or s.memo.get("board before")
+    s.memo = {} if block is None else {"board before": block}
 
 
 def _apply_tram(s: State, action: int) -> None:
@@ -1063,7 +1108,7 @@ def _apply_tram(s: State, action: int) -> None:
     key = tram_edges(s)[action - EDGE]
     s.trams.append(key)
     s.tram_set.add(key)
-    s.memo = {}
+    _board_grew(s)
     s.trams_this_action += 1
     if s.first_tram or s.trams_this_action >= 2 or trams_left(s) <= 0 or not tram_edges(s):
         _end_action(s)

@@ -14,6 +14,8 @@ geometry in 68 rows.
 
 from __future__ import annotations
 
+import dataclasses
+import struct
 from functools import lru_cache
 from itertools import compress
 from typing import NamedTuple
@@ -169,6 +171,7 @@ def _card_cells(plot_column: int, special_column: int) -> tuple[int, ...]:
 
 _IN_HAND_CELL = _card_cells(MINE, _SPECIAL_MINE)
 _RETURNED_CELL = _card_cells(_KNOWN, _SPECIAL_KNOWN)
+_OUT_CELL = _card_cells(_OUT, _SPECIAL_OUT)
 _EXCHANGING_CELL = _card_cells(_EXCHANGING, _SPECIAL_EXCHANGING)
 _SELECTED_CELL = tuple(PLOTS.start + p * PLOTS.width + _SELECTED for p in range(cp.NUM_PLOTS))
 # occupant value per piece kind
@@ -214,126 +217,155 @@ class PlotGeometry(NamedTuple):
 
     rows: np.ndarray  # the plot rows with their geometry columns filled (read-only)
     beside: dict[int, list[tuple[int, int]]]  # street key -> the (plot, side) pairs along it
-    placed: np.ndarray  # per plot: its tile is placed
+    empty: BoardRows  # the board with no piece and no tram: every placed plot free
+
+
+class BoardRows(NamedTuple):
+    """The public city per plot (`board_block`) and how many of the pieces and trams it shows."""
+
+    rows: np.ndarray  # read-only
+    pieces: int
+    trams: int
 
 
 def _geometry_block(s: State) -> PlotGeometry:
-    """The plot rows' geometry, memoized until a tile is placed."""
+    """The plot rows' geometry, memoized until a tile is placed. The values that are one are flagged in
+    a byte per value and added at once (numpy converts lists of Python numbers slowly)."""
     if "plots" not in s.geo:
-        rows = _static_plots().copy()
+        width = PLOTS.width
+        ones = bytearray(PLOTS.size)
+        free = bytearray(PLOTS.size)
         beside: dict[int, list[tuple[int, int]]] = {}
-        at_rows: list[int] = []  # written at once below
-        at_columns: list[int] = []
-        values: list[float] = []
-        grid, exterior, holes, keys = s.grid, s.exterior, s.holes, r.key_table(s)
+        placed: list[int] = []
+        xs: list[int] = []
+        ys: list[int] = []
+        grid, exterior, holes, keys, outskirts = s.grid, s.exterior, s.holes, r.key_table(s), s.outskirts
         placed_column = _PLACED_XY.start
         for p, (x, y) in enumerate(zip(s.px, s.py, strict=True)):
             if x < 0:
                 continue
-            at_rows += (p, p, p, p)
-            at_columns += (placed_column, placed_column + 1, placed_column + 2, _OUTSKIRTS)
-            values += (1.0, x / 53.0, y / 53.0, s.outskirts[p])
+            row = p * width
+            ones[row + placed_column] = 1
+            ones[row + _OUTSKIRTS] = outskirts[p]
+            free[row + _OCCUPANT + FREE_COLUMN] = 1
+            placed.append(p)
+            xs.append(x)
+            ys.append(y)
             cell = r.cell_index(x, y)
             for side, step in enumerate(_SIDE_STEPS):
                 across = cell + step
-                offset: int | None
-                if grid[across] >= 0:
-                    offset = 0  # plot, exterior, hole
+                if grid[across] >= 0:  # plot, exterior, hole
+                    ones[row + _SIDES[side]] = 1
                 elif across in exterior:
-                    offset = 1
-                else:
-                    offset = 2 if across in holes else None
-                if offset is not None:
-                    at_rows.append(p)
-                    at_columns.append(_SIDES[side] + offset)
-                    values.append(1.0)
+                    ones[row + _SIDES[side] + 1] = 1
+                elif across in holes:
+                    ones[row + _SIDES[side] + 2] = 1
                 beside.setdefault(keys[p][side], []).append((p, side))
-        rows[at_rows, at_columns] = values
-        placed = np.array([x >= 0 for x in s.px])
+        rows = _static_plots() + np.frombuffer(ones, dtype=np.uint8).reshape(PLOTS.shape)
+        rows[placed, placed_column + 1] = np.array(xs) / 53.0
+        rows[placed, placed_column + 2] = np.array(ys) / 53.0
         rows.flags.writeable = False
-        s.geo["plots"] = PlotGeometry(rows, beside, placed)
+        empty = rows + np.frombuffer(free, dtype=np.uint8).reshape(PLOTS.shape)
+        empty.flags.writeable = False
+        s.geo["plots"] = PlotGeometry(rows, beside, BoardRows(empty, 0, 0))
     return s.geo["plots"]
 
 
 def board_block(s: State) -> np.ndarray:
-    """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid."""
-    if "board" not in s.memo:
+    """The public city per plot, owners by absolute seat; memoized until a tile, piece or tram is laid:
+    the last board of the same tiles (or the empty one) with the pieces and trams laid since."""
+    entry = s.memo.get("board")
+    if entry is None:
         geometry = _geometry_block(s)
-        rows = geometry.rows.copy()
-        rows[geometry.placed, _OCCUPANT + FREE_COLUMN] = 1.0
-        at_rows: list[int] = []  # written at once below (no cell twice)
-        at_columns: list[int] = []
-        values: list[float] = []
-        for piece in s.pieces:
-            size, dead = len(piece.plots) / 4.0, piece.kind >= cp.PARK2
-            kind_column, owner_column = _OCCUPANT + OCCUPANT_COLUMN[piece.kind], _OWNER + piece.owner
-            columns = (_OCCUPANT + FREE_COLUMN, kind_column, owner_column, _SIZE, _DEAD)
-            for p in piece.plots:
-                at_rows += (p, p, p, p, p)
-                at_columns += columns
-                values += (0.0, 1.0, 1.0, size, dead)
-        for key in s.trams:
+        start = s.memo.get("board before") or geometry.empty
+        rows = start.rows.copy()
+        for kind, owner, plots, _ in s.pieces[start.pieces :]:
+            size, dead = len(plots) / 4.0, float(kind >= cp.PARK2)
+            for p in plots:
+                row = rows[p]
+                row[_OCCUPANT + FREE_COLUMN] = 0.0
+                row[_OCCUPANT + OCCUPANT_COLUMN[kind]] = 1.0
+                row[_OWNER + owner] = 1.0
+                row[_SIZE] = size
+                row[_DEAD] = dead
+            if cp.CITY_HALL_PLOT in plots:  # City Hall built: its neighbours are beside it
+                for q in r.neighbour_table(s)[cp.CITY_HALL_PLOT]:
+                    if q >= 0:
+                        rows[q, _CHA] = 1.0
+        for key in s.trams[start.trams :]:
             for p, side in geometry.beside[key]:
-                at_rows.append(p)
-                at_columns.append(_SIDES[side] + 3)  # the side's last value: a tram
-                values.append(1.0)
-        rows[at_rows, at_columns] = values
-        if r.city_hall_built(s):
-            for side in range(4):
-                q = r.neighbour(s, cp.CITY_HALL_PLOT, side)
-                if q >= 0:
-                    rows[q, _CHA] = 1.0
+                rows[p, _SIDES[side] + 3] = 1.0  # the side's last value: a tram
         rows.flags.writeable = False
-        s.memo["board"] = rows
-    return s.memo["board"]
+        entry = BoardRows(rows, len(s.pieces), len(s.trams))
+        s.memo["board"] = entry
+    return entry.rows
 
 
-@lru_cache(maxsize=25)  # one per (player count, seat)
-def _owner_columns(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
-    """Target and source columns that turn absolute owners into seats relative to p."""
-    targets = [c for c in range(PLOTS.width) if not _OWNER + n <= c < _OWNER + 5]
-    sources = [_OWNER + (p + c - _OWNER) % n if _OWNER <= c < _OWNER + n else c for c in targets]
-    return np.array(targets), np.array(sources)
+def _base(s: State, p: int) -> np.ndarray:
+    """The observation's values that change only with the board and the cards out, for seat p (the
+    board with owners relative to p, the cards out): memoized with the board, public like it."""
+    entry = s.memo.get(("observation", p))
+    if entry is None or entry[0] != s.out:
+        base = np.zeros(LAYOUT.size, dtype=np.float32)
+        board = board_block(s)
+        plots = PLOTS.view(base)
+        plots[:] = board
+        if p:  # owner columns turned to seats relative to p (absent seats' columns stay zero)
+            n = s.n
+            plots[:, _OWNER : _OWNER + n - p] = board[:, _OWNER + p : _OWNER + n]
+            plots[:, _OWNER + n - p : _OWNER + n] = board[:, _OWNER : _OWNER + p]
+        for card in compress(range(cp.NUM_CARDS), s.out):
+            base[_OUT_CELL[card]] = 1.0
+        base.flags.writeable = False
+        entry = (list(s.out), base)
+        s.memo[("observation", p)] = entry
+    return entry[1]
 
 
-@lru_cache(maxsize=1024)
-def _cards_out(out: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The plot cards and the special cards (as 0..3) played or discarded face up."""
-    cards = np.flatnonzero(out)
-    return cards[cards < cp.NUM_PLOTS], cards[cards >= cp.NUM_PLOTS] - cp.PARK2_CARD
+# the players table and the global block follow the card tables and are written from one list, packed
+# as float32 by `struct` (numpy converts a list of Python numbers several times slower)
+_TAIL = PLAYERS.start
+_TAIL_ZEROS = [0.0] * (LAYOUT.size - _TAIL)
+_TAIL_FLOATS = struct.Struct(f"={len(_TAIL_ZEROS)}f")
+_T_COUNTS = slice(_COUNTS.start - _TAIL, _COUNTS.stop - _TAIL)
+_T_SETUP_TILES, _T_CITY_HALL, _T_PASSES, _T_PLAYER_COUNT, _T_DECISION, _T_KIND, _T_FACILITY, _T_TILE, _T_ROTATION = (
+    index - _TAIL
+    for index in (
+        _SETUP_TILES,
+        _CITY_HALL,
+        _PASSES,
+        _PLAYER_COUNT,
+        _DECISION,
+        _KIND,
+        _FACILITY,
+        _CHOSEN_TILE,
+        _ROTATION,
+    )
+)
+_T_TURN_SCALARS = slice(_TURN_SCALARS.start - _TAIL, _TURN_SCALARS.stop - _TAIL)
 
 
 def observation(s: State, p: int) -> np.ndarray:
-    obs = np.zeros(LAYOUT.size, dtype=np.float32)
+    obs = _base(s, p).copy()
     n = s.n
-    plots = PLOTS.view(obs)
-    key = ("board", p)
-    if key not in s.memo:  # the board as seat p sees it (owners relative to p), memoized with the board
-        targets, sources = _owner_columns(n, p)
-        mine = np.zeros(PLOTS.shape, dtype=np.float32)
-        mine[:, targets] = board_block(s)[:, sources]
-        mine.flags.writeable = False
-        s.memo[key] = mine
-    plots[:] = s.memo[key]
-    # each value set to one below lies in a cell of its own, so they are written at once at the end
+    # the values set to one in the card tables
     ones = [_IN_HAND_CELL[c] for c in s.hands[p]]
-    out_plots, out_specials = _cards_out(tuple(s.out))
-    plots[out_plots, _OUT] = 1.0
-    SPECIAL.view(obs)[out_specials, _SPECIAL_OUT] = 1.0
     for pile, known in zip(s.piles, s.pile_known, strict=True):
         if p in known:
             ones += [_RETURNED_CELL[c] for c, seat in zip(pile, known, strict=True) if seat == p]
     ones += [_SELECTED_CELL[c] for c in s.selected]
     if s.active == p:
         ones += [_EXCHANGING_CELL[c] for c in s.exchange]
-    rows: list[float] = []
+    for cell in ones:  # a few cells: one by one costs less than making an index array
+        obs[cell] = 1.0
+    tail: list[float] = []
     for o in range(n):
         seat = (p + o) % n
         per_pile = [0.0] * 8
         for c in s.hands[seat]:
             per_pile[cp.CARD_PILE[c] - 1] += 1.0 / 3.0
         active = seat == s.active
-        rows += (
+        tail += (
             1.0,
             s.scores[seat] / 100.0,
             *per_pile,
@@ -342,28 +374,28 @@ def observation(s: State, p: int) -> np.ndarray:
             active,
             (len(s.exchange) if active else 0) / 6.0,
         )
-    obs[PLAYERS.start : PLAYERS.start + n * PLAYERS.width] = rows
-    obs[_COUNTS] = [
+    tail += _TAIL_ZEROS[len(tail) :]
+    tail[_T_COUNTS] = [
         *[len(pile) / 9.0 for pile in s.piles],
         *[drawn * 0.5 for drawn in s.drawn],
         *[left / count for left, count in zip(s.supply, cp.KIND_COUNT, strict=True)],
         r.trams_left(s) / cp.NUM_TRAMS,
         *[t is not None for t in s.tiles],
     ]
-    ones += [_SETUP_TILES + tile - 1 for tile in s.setup_tiles]
-    obs[_CITY_HALL] = r.city_hall_built(s)
-    obs[_PASSES] = s.passes / n
-    ones.append(_PLAYER_COUNT + n - 2)
+    for tile in s.setup_tiles:
+        tail[_T_SETUP_TILES + tile - 1] = 1.0
+    tail[_T_CITY_HALL] = r.city_hall_built(s)
+    tail[_T_PASSES] = s.passes / n
+    tail[_T_PLAYER_COUNT + n - 2] = 1.0
     if s.decision >= 0:
-        ones.append(_DECISION + s.decision)
+        tail[_T_DECISION + s.decision] = 1.0
     if s.kind >= 0:
-        ones.append(_KIND + s.kind if s.kind < cp.NUM_KINDS else _FACILITY + s.kind - cp.PARK2)
+        tail[_T_KIND + s.kind if s.kind < cp.NUM_KINDS else _T_FACILITY + s.kind - cp.PARK2] = 1.0
     if s.tile:
-        ones.append(_CHOSEN_TILE + s.tile - 1)
+        tail[_T_TILE + s.tile - 1] = 1.0
     if s.rotation >= 0:
-        ones.append(_ROTATION + s.rotation)
-    obs[ones] = 1.0
-    obs[_TURN_SCALARS] = (
+        tail[_T_ROTATION + s.rotation] = 1.0
+    tail[_T_TURN_SCALARS] = (
         (s.edge + 1) / 272.0,
         s.trams_this_action / 2.0,
         s.first_tram,
@@ -371,6 +403,7 @@ def observation(s: State, p: int) -> np.ndarray:
         s.dead_discarded,
         s.turns / cp.MAX_TURNS,
     )
+    obs[_TAIL:] = np.frombuffer(_TAIL_FLOATS.pack(*tail), dtype=np.float32)
     return obs
 
 
@@ -382,7 +415,7 @@ def tiles_json(tiles: list[r.Tile | None]) -> list[list[int] | None]:
 
 def pieces_json(pieces: list[r.Piece]) -> list[list]:
     """Pieces as views and saved states show them: [kind, owner, plots, points]."""
-    return [[p.kind, p.owner, list(p.plots), p.points] for p in pieces]
+    return [[kind, owner, list(plots), points] for kind, owner, plots, points in pieces]
 
 
 _PILE_INDEX = tuple(pile - 1 for pile in cp.CARD_PILE)
@@ -594,29 +627,38 @@ def seat_state(v: dict) -> State:
     out = [False] * cp.NUM_CARDS
     for c in v["out"]:
         out[c] = True
-    s = State(
-        n=n,
-        hand_limit=v["hand_limit"],
-        tiles=list(board.tile_records),  # the records are immutable: shared
-        px=list(board.px),
-        py=list(board.py),
-        occupant=list(board.occupant),
-        pieces=list(board.piece_records),
-        trams=list(board.trams),
-        supply=list(v["supply"]),
-        hands=[list(v["hand"]) if q == me else [] for q in range(n)],
-        piles=[[] for _ in range(8)],
-        pile_known=[[] for _ in range(8)],
-        out=out,
-        scores=list(v["scores"]),
-        setup_tiles=list(v["setup_tiles"]),
-        setup_order=list(v["setup_order"]),
-        active=v["active"],
-        last_pass=list(v["last_pass"]),
-    )
-    s.grid, s.outskirts, s.holes, s.exterior, s.geo = board.geometry
-    s.covered, s.tram_set, s.memo = set(board.covered), set(board.trams), board.memo
+    fields = _SEAT_FIELDS.copy()  # the State's fields in their order, the turn's at their defaults
+    fields["n"] = n
+    fields["hand_limit"] = v["hand_limit"]
+    fields["tiles"] = list(board.tile_records)  # the records are immutable: shared
+    fields["px"] = list(board.px)
+    fields["py"] = list(board.py)
+    fields["occupant"] = list(board.occupant)
+    fields["pieces"] = list(board.piece_records)
+    fields["trams"] = list(board.trams)
+    fields["supply"] = list(v["supply"])
+    fields["hands"] = [list(v["hand"]) if q == me else [] for q in range(n)]
+    fields["piles"] = [[] for _ in range(8)]
+    fields["pile_known"] = [[] for _ in range(8)]
+    fields["out"] = out
+    fields["scores"] = list(v["scores"])
+    fields["setup_tiles"] = list(v["setup_tiles"])
+    fields["setup_order"] = list(v["setup_order"])
+    fields["active"] = v["active"]
+    fields["drawn"] = [0] * 8
+    fields["selected"] = []
+    fields["exchange"] = []
+    fields["last_pass"] = list(v["last_pass"])
+    fields["winners"] = []
+    fields["grid"], fields["outskirts"], fields["holes"], fields["exterior"], fields["geo"] = board.geometry
+    fields["covered"], fields["tram_set"], fields["memo"] = set(board.covered), set(board.trams), board.memo
+    s = object.__new__(State)  # filled whole above: the dataclass __init__ costs as much as the rest together
+    s.__dict__ = fields
     return s
+
+
+# every field of State in order, those with a plain default at it (seat_state sets the others)
+_SEAT_FIELDS = {f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(State)}
 
 
 class BoardGeometry(NamedTuple):
