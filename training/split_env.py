@@ -31,12 +31,17 @@ import traceback
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from city_envs.training.pool import OpponentPool
-from city_envs.training.vec_env import Moves, Request, SelfPlayVecEnv, check_env_state, snapshot_logits
+from city_envs.training.vec_env import (
+    Moves,
+    Request,
+    SelfPlayVecEnv,
+    SlotsVecEnv,
+    check_env_state,
+    snapshot_logits,
+)
 
 JOIN_SECONDS = 10.0  # a worker asked to close that has not ended by then is terminated
 
@@ -109,7 +114,7 @@ def _serve(conn: Connection, settings: dict, pool: OpponentPool) -> None:
         conn.send(("error", traceback.format_exc()))
 
 
-class SplitVecEnv(VecEnv):
+class SplitVecEnv(SlotsVecEnv):
     """`SelfPlayVecEnv(game, players, n_envs, seed, pool, ...)` stepped by `workers` processes."""
 
     render_mode = None
@@ -288,24 +293,6 @@ class SplitVecEnv(VecEnv):
                 process.terminate()
                 process.join(JOIN_SECONDS)
             conn.close()
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        if method_name == "action_masks":  # MaskablePPO asks for one mask per env
-            return [self._masks[i] for i in self._get_indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def has_attr(self, attr_name: str) -> bool:
-        return hasattr(self, attr_name)
 
     # ----- checkpoints ------------------------------------------------------------------------
     def get_state(self) -> dict:

@@ -80,7 +80,35 @@ def run_locally(moves: Moves) -> Any:
         return stop.value
 
 
-class SelfPlayVecEnv(VecEnv):
+class SlotsVecEnv(VecEnv):
+    """The SB3 `VecEnv` plumbing shared by the in-process env and the split one: attributes and methods
+    are the env's own (one answer repeated per slot), except `action_masks`, one row per slot."""
+
+    def action_masks(self) -> np.ndarray:
+        """The `(n_envs, actions)` masks of the slots' pending decisions (MaskablePPO reads them)."""
+        raise NotImplementedError
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks":  # MaskablePPO asks for one mask per env
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
+
+class SelfPlayVecEnv(SlotsVecEnv):
     """`n_envs` matches of `game` against `pool` opponents (see the module docstring)."""
 
     render_mode = None  # training matches are not drawn
@@ -136,25 +164,6 @@ class SelfPlayVecEnv(VecEnv):
 
     def close(self) -> None:
         pass
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        if method_name == "action_masks":  # MaskablePPO asks for one mask per env
-            masks = self.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def has_attr(self, attr_name: str) -> bool:
-        return hasattr(self, attr_name)
 
     # ----- a reset or step as a generator of snapshot requests -------------------------------------
     def reset_moves(self) -> Moves:
