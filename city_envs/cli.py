@@ -207,15 +207,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_layout(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.tables import MARKER, fill
+    from city_envs.core.markdown import write_sections
 
     layout = game_class(args.game_name).observation_layout()
     if args.docs:
-        path = Path(args.docs)
-        text = read_document(path)
-        if not any(match["name"] == "observation" for match in MARKER.finditer(text)):
-            raise ValueError(f"{path} has no <!-- tables:observation --> section to fill")
-        path.write_text(fill(text, {"observation": layout.markdown_table()}))
+        write_sections(args.docs, {"observation": layout.markdown_table()}, required=("observation",))
     elif args.names:
         for index, name in enumerate(layout.feature_names()):
             print(index, name)
