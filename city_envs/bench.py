@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from city_envs.core.infoset import InfoSet
+from city_envs.core.markdown import replace_between
 from city_envs.core.registry import GAMES, game_class, make_env
-from city_envs.core.settings import read_document
 
 _CLOCK = time.process_time
 SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
@@ -280,13 +280,7 @@ def doc_section(result: dict) -> str:
 
 def write_doc(path: str | Path, result: dict) -> None:
     """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
-    path = Path(path)
-    text = read_document(path)
-    head, begin, rest = text.partition(DOC_BEGIN)
-    _, end, tail = rest.partition(DOC_END)
-    if not begin or not end:
-        raise ValueError(f"{path} has no generated section (lines {DOC_BEGIN!r} ... {DOC_END!r})")
-    path.write_text(head + doc_section(result) + tail)
+    replace_between(path, DOC_BEGIN, DOC_END, doc_section(result))
 
 
 def write_json(path: str | Path, result: dict) -> None:

@@ -207,15 +207,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_layout(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.tables import MARKER, fill
+    from city_envs.core.markdown import write_sections
 
     layout = game_class(args.game_name).observation_layout()
     if args.docs:
-        path = Path(args.docs)
-        text = read_document(path)
-        if not any(match["name"] == "observation" for match in MARKER.finditer(text)):
-            raise ValueError(f"{path} has no <!-- tables:observation --> section to fill")
-        path.write_text(fill(text, {"observation": layout.markdown_table()}))
+        write_sections(args.docs, {"observation": layout.markdown_table()}, required=("observation",))
     elif args.names:
         for index, name in enumerate(layout.feature_names()):
             print(index, name)
@@ -276,19 +272,46 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    """Retrain a committed baseline from its own config (resuming a stopped run), then publish it."""
+    """Retrain a committed baseline from its own config (resuming a stopped run) and publish it, or measure
+    its reference, or only write the README's tables from the committed JSON; the first two rewrite the
+    README's tables after."""
     from city_envs.agents.policy_agent import baseline_path
-    from city_envs.training.selfplay import publish_baseline, retrain_baseline
+    from city_envs.training.baseline_tables import README, measure_reference, reference_path, write_baseline_tables
 
-    config_path = baseline_path(args.game, args.players).with_suffix(".toml")
-    if not config_path.is_file():
-        raise ValueError(f"no baseline config {config_path} for {args.game} with {args.players} players")
-    out = Path(args.out or f"runs/baseline_{args.game}_{args.players}p")
-    retrain_baseline(config_path, out, log=lambda text: print(text, flush=True))
-    record = publish_baseline(out, games=args.games, seed=args.eval_seed, jobs=args.jobs)
+    if args.tables:
+        if args.game_name or args.reference:
+            raise ValueError("--tables writes the tables from the committed JSON alone: name no game, no --reference")
+        write_baseline_tables(args.tables)
+        print(f"wrote the baseline tables into {args.tables}")
+        return 0
+    if not args.game_name:
+        raise ValueError("name a game, or write the README's tables with --tables README.md")
+    game_class(args.game_name).check_num_players(args.players)
+    if args.reference:
+        record = measure_reference(args.game_name, args.players, args.games, args.eval_seed, args.jobs)
+        published = reference_path(args.game_name, args.players)
+    else:
+        from city_envs.training.selfplay import publish_baseline, retrain_baseline
+
+        config_path = baseline_path(args.game_name, args.players).with_suffix(".toml")
+        if not config_path.is_file():
+            raise ValueError(f"no baseline config {config_path} for {args.game_name} with {args.players} players")
+        out = Path(args.out or f"runs/baseline_{args.game_name}_{args.players}p")
+        retrain_baseline(config_path, out, log=lambda text: print(text, flush=True))
+        record = publish_baseline(out, games=args.games, seed=args.eval_seed, jobs=args.jobs)
+        published = baseline_path(args.game_name, args.players)
     for opponent, r in record["evaluation"].items():
         print(f"vs {opponent}: {r['win_rate']:.3f} ({r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}), {r['games']} games")
-    print(f"published {baseline_path(args.game, args.players)}")
+    print(f"published {published}")
+    try:
+        write_baseline_tables(README)
+        print(f"rewrote the baseline tables of {README}")
+    except ValueError as error:  # a wheel has no README; a checkout's may lack a record still to measure
+        print(
+            f"city-envs baseline: the README's tables were not rewritten ({error}); in a checkout run "
+            "`city-envs baseline --tables README.md`",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -647,11 +670,28 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(train)
     train.set_defaults(func=cmd_train, seed=None)  # the config file decides unless a flag says otherwise
 
-    baseline = game_command("baseline", "retrain a committed PPO baseline from its config and publish it", 2)
+    helptext = "retrain a committed PPO baseline from its config and publish it, then rewrite the README's tables"
+    baseline = sub.add_parser("baseline", help=helptext, description=helptext, formatter_class=HelpFormatter)
+    # not `game`: check_setup checks a named game before any command, and with --tables there is none
+    baseline.add_argument(
+        "game_name", metavar="game", nargs="?", help=f"one of: {', '.join(GAMES)} (none with --tables)"
+    )
+    baseline.add_argument("--players", type=int, default=2, help="player count")
     baseline.add_argument("--out", help="run directory (default runs/baseline_<game>_<n>p; resumed if it holds one)")
-    baseline.add_argument("--games", type=int, default=400, help="evaluation matches per opponent kind")
+    baseline.add_argument("--games", type=positive_int, default=400, help="evaluation matches per opponent kind")
     baseline.add_argument("--eval-seed", type=int, default=1000, help="evaluation seed (training never uses it)")
-    baseline.add_argument("--jobs", type=int, default=1, help="evaluation worker processes")
+    baseline.add_argument("--jobs", type=positive_int, default=1, help="evaluation worker processes")
+    baseline.add_argument(
+        "--reference",
+        action="store_true",
+        help="train nothing: measure the heuristic against random seats on the evaluation seed, the tables' "
+        "reference row (training/baselines/<game>_<n>p_reference.json)",
+    )
+    baseline.add_argument(
+        "--tables",
+        metavar="PAGE",
+        help="measure nothing: write the baseline tables of this Markdown page (README.md) from the committed JSON",
+    )
     baseline.set_defaults(func=cmd_baseline)
 
     convert = sub.add_parser("convert-model", help="rewrite a trusted SB3 MaskablePPO zip as a policy file")

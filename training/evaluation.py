@@ -25,9 +25,24 @@ def evaluate_model(
     """Seat-rotated arena matches of the policy (greedy, or sampling) against each opponent kind filling
     every other seat; win rates with Wilson 95% intervals (ties share the win). `label` names its
     progress bar, which counts the matches against every opponent."""
+    spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
+    return evaluate_agent(spec, game, players, games, seed, jobs, opponents, label, **options)
+
+
+def evaluate_agent(
+    spec: str,
+    game: str,
+    players: int,
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    opponents: tuple[str, ...] = ("random", "heuristic"),
+    label: str = "evaluation",
+    **options: Any,
+) -> dict[str, dict]:
+    """`evaluate_model` for any agent spec (the baselines' reference rows: the heuristic against random)."""
     from city_envs.evaluation.arena import evaluate
 
-    spec = f"ppo:{Path(model_path).resolve()}" + (":sample" if sample else "")
     playing = [opponent for opponent in opponents if opponent != "heuristic" or game in HEURISTICS]
     results = {}
     with stage(label, games * len(playing), "matches"):

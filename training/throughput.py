@@ -30,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from city_envs.agents.policy_file import build_policy, save_policy
+from city_envs.core.markdown import parts_around, replace_between
 from city_envs.core.registry import GAMES, game_class, make_game
 from city_envs.training.pool import OpponentPool
 from city_envs.training.split_env import SplitVecEnv
@@ -175,19 +176,9 @@ def doc_section(rows: list[dict], source: str) -> str:
     )
 
 
-def _generated_parts(path: Path) -> tuple[str, str]:
-    """The Markdown file's text before and after its generated section (an error if it has none)."""
-    head, begin, rest = path.read_text().partition(DOC_BEGIN)
-    _, end, tail = rest.partition(DOC_END)
-    if not begin or not end:
-        raise ValueError(f"{path} has no generated section (lines {DOC_BEGIN!r} ... {DOC_END!r})")
-    return head, tail
-
-
 def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
     """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
-    head, tail = _generated_parts(Path(path))
-    Path(path).write_text(head + doc_section(rows, source) + tail)
+    replace_between(path, DOC_BEGIN, DOC_END, doc_section(rows, source))
 
 
 def _counts(text: str) -> tuple[int, ...]:
@@ -230,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--doc needs --out: the table links the JSON it is made from")
     if args.doc:  # refused before the measurements, not after
         try:
-            _generated_parts(Path(args.doc))
+            parts_around(args.doc, DOC_BEGIN, DOC_END)
         except (OSError, ValueError) as error:
             parser.error(f"--doc {args.doc}: {error}")
     games = args.games.split(",")

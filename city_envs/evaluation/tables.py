@@ -11,9 +11,9 @@ sections is typed by hand, and a test checks that the page matches its JSON.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
+from city_envs.core.markdown import section_names, write_sections
 from city_envs.core.settings import read_document
 from city_envs.evaluation.benchmark import load_results
 
@@ -136,25 +136,10 @@ def all_tables(results_dir: str | Path) -> dict[str, str]:
     }
 
 
-MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
-
-
-def fill(text: str, tables: dict[str, str]) -> str:
-    """`text` with each marked section replaced by its table (a section without results says so)."""
-
-    def replace(match: re.Match) -> str:
-        body = tables.get(match["name"], "*No results yet.*")
-        return f"{match.group(1)}{body}\n{match.group(4)}"
-
-    return MARKER.sub(replace, text)
-
-
 def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
     """Fill `doc`'s marked sections from `results_dir`; the names of the sections filled."""
     doc = Path(doc)
-    text = read_document(doc)
-    names = [m["name"] for m in MARKER.finditer(text)]
-    if not names:
+    if not section_names(read_document(doc)):
         raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
     try:
         tables = all_tables(results_dir)
@@ -162,5 +147,4 @@ def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
         raise ValueError(
             f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: {error}); nothing written"
         ) from None
-    doc.write_text(fill(text, tables))
-    return names
+    return write_sections(doc, tables)

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from city_envs.cli import main
+from city_envs.core.markdown import MARKER, fill
 from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import write_comparison
 from city_envs.evaluation.suite import load_suite
-from city_envs.evaluation.tables import MARKER, all_tables, fill
+from city_envs.evaluation.tables import all_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -80,7 +80,10 @@ def test_from_json_rewrites_only_the_generated_section(tmp_path):
         (["--games", "metropolys", "--players", "9"], "--players 9: metropolys"),
         (["--doc", "x.md"], "--doc needs --out"),
         (["--from-json", "x.json"], "--from-json only writes a --doc"),
-        (["--out", "x.json", "--doc", "no/such/page.md"], "--doc no/such/page.md: [Errno 2]"),
+        (
+            ["--out", "x.json", "--doc", "no/such/page.md"],
+            "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
+        ),
         (["--out", "x.json", "--doc", str(ROOT / "README.md")], "README.md has no generated section"),
     ],
 )

@@ -1,0 +1,61 @@
+"""Generated sections of Markdown pages: a command writes its figures between two markers from the JSON it
+measured, so no figure there is typed by hand, and a test compares the page with what the command writes.
+
+Two kinds of markers: named sections `<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` (`fill`,
+`write_sections`), several per page, and one section between a command's own begin and end lines
+(`replace_between`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from city_envs.core.settings import read_document
+
+MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
+
+
+def fill(text: str, tables: dict[str, str]) -> str:
+    """`text` with each marked section replaced by its table (a section without results says so)."""
+
+    def replace(match: re.Match) -> str:
+        body = tables.get(match["name"], "*No results yet.*")
+        return f"{match.group(1)}{body}\n{match.group(4)}"
+
+    return MARKER.sub(replace, text)
+
+
+def section_names(text: str) -> list[str]:
+    return [match["name"] for match in MARKER.finditer(text)]
+
+
+def write_sections(path: str | Path, tables: dict[str, str], required: tuple[str, ...] = ()) -> list[str]:
+    """Fill the marked sections of the page at `path` (one ValueError if it has none, or lacks one of
+    `required`); the names of the sections filled."""
+    path = Path(path)
+    text = read_document(path)
+    names = section_names(text)
+    missing = [name for name in required if name not in names]
+    if missing:
+        raise ValueError(f"{path} has no {' or '.join(f'<!-- tables:{name} -->' for name in missing)} section to fill")
+    if not names:
+        raise ValueError(f"{path} has no <!-- tables:NAME --> sections to fill")
+    path.write_text(fill(text, tables))
+    return names
+
+
+def parts_around(path: str | Path, begin: str, end: str) -> tuple[str, str]:
+    """The page's text before `begin` and after `end` (one ValueError if it lacks either)."""
+    text = read_document(path)
+    head, found_begin, rest = text.partition(begin)
+    _, found_end, tail = rest.partition(end)
+    if not found_begin or not found_end:
+        raise ValueError(f"{path} has no generated section (lines {begin!r} ... {end!r})")
+    return head, tail
+
+
+def replace_between(path: str | Path, begin: str, end: str, section: str) -> None:
+    """Replace the page's text from `begin` to `end` by `section` (which starts and ends with them)."""
+    head, tail = parts_around(path, begin, end)
+    Path(path).write_text(head + section + tail)
