@@ -68,12 +68,6 @@ def test_the_readme_prose_names_the_baselines_matches_and_seed():
     assert f"{games} seat-rotated matches on seed {seed}, which training never uses" in words(readme())
 
 
-def test_the_readme_speed_range_is_the_benchmarks_json():
-    rows = json.loads((ROOT / "docs" / "benchmarks.json").read_text())["rows"]
-    rates = [row["decisions_per_s"] for row in rows]
-    assert f"(raw decisions/s from {min(rates):,.0f} to {max(rates):,.0f} there)" in words(readme())
-
-
 def test_the_main_job_sentence_is_its_config():
     config = read_toml(ROOT / "training" / "configs" / "citadels_quick.toml")
     assert config["dagger_rounds"] == 1 and config["timesteps"] == 0
