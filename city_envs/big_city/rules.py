@@ -177,11 +177,12 @@ class State:
     covered: set = field(default=_UNSET, compare=False, repr=False)  # internal edges of multi-plot pieces
     tram_set: set = field(default=_UNSET, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
-    # the board changes, so copies can share it: "facility"
-    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block (a new memo of the same tiles
-    # keeps the last one as "board before"), ("observation", seat) -> view's base, "seat_board" ->
-    # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
-    # heuristic keeps its "points" and "facts" here)
+    # the board changes, so copies can share it: ("facility", kind) -> placements (("facility before",
+    # kind): those of the last board of the same tiles), "trams" -> tram_edges, "tram possible" -> whether
+    # there is one, "board" -> view.board_block (a new memo of the same tiles keeps the last one as "board
+    # before"), ("observation", seat) -> view's base, "seat_board" -> whether view.share_board offered it;
+    # public, like everything here, for agents' seat states share this memo (what depends on a hand stays
+    # with the agent)
     memo: dict = field(default=_UNSET, compare=False, repr=False)
     # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "anchors"
     # (W, H) -> rectangle_anchors, "images" -> _city_images, "neighbours", "keys", "streets", "plots", "plot_xy"
@@ -568,21 +569,34 @@ def free_plots(s: State) -> set[int]:
 
 # ===== parks and factories =====================================================================
 def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
+    """Legal placements of park or factory `kind`, sorted; memoized with the board. A board grown by
+    pieces and trams on the same tiles keeps the last board's as "facility before": a placement is only
+    ever lost by them (its plots taken, a tram between two of them), so it is filtered from those."""
     key = ("facility", kind)
-    if key not in s.memo:
-        s.memo[key] = _facility_placements(s, kind)
-    return s.memo[key]
+    found = s.memo.get(key)
+    if found is None:
+        before = s.memo.get(("facility before", kind))
+        if before is None:
+            found = sorted(set(_facility_candidates(s, kind)))
+        else:
+            found = [plots for plots in before if _facility_open(s, plots)]
+        s.memo[key] = found
+    return found
 
 
 def facility_possible(s: State, kind: int) -> bool:
-    key = ("facility", kind)
-    if key in s.memo:
-        return bool(s.memo[key])
-    return next(_facility_candidates(s, kind), None) is not None
+    """Is there a legal placement of park or factory `kind`? All are found (`facility_placements`): the
+    next boards of the same tiles filter them instead of scanning the city again."""
+    return bool(facility_placements(s, kind))
 
 
-def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
-    return sorted(set(_facility_candidates(s, kind)))
+def _facility_open(s: State, plots: tuple[int, ...]) -> bool:
+    """A placement legal on a smaller board of the same tiles is still legal: its plots free, no tram
+    between two of them."""
+    occupant, trams, table, keys = s.occupant, s.tram_set, neighbour_table(s), key_table(s)
+    if any(occupant[q] >= 0 for q in plots):
+        return False
+    return not any(keys[a][side] in trams for a in plots for side in (cp.E, cp.S) if table[a][side] in plots)
 
 
 def _facility_candidates(s: State, kind: int):
@@ -626,9 +640,13 @@ def tram_edges(s: State) -> dict[int, int]:
 
 
 def tram_possible(s: State) -> bool:
+    """Can a tram be laid? Memoized with the board, like `tram_edges`."""
     if "trams" in s.memo:
         return bool(s.memo["trams"])
-    return next(_tram_edge_items(s), None) is not None
+    possible = s.memo.get("tram possible")
+    if possible is None:
+        possible = s.memo["tram possible"] = next(_tram_edge_items(s), None) is not None
+    return possible
 
 
 def _tram_edges(s: State) -> dict[int, int]:
@@ -1096,9 +1114,15 @@ def _apply_select(s: State, action: int) -> None:
 
 def _board_grew(s: State) -> None:
     """A piece or a tram was laid on the same tiles: a new memo for the new board, which keeps the last
-    board's block (view.board_block) so that the view adds what was laid since instead of starting over."""
-    block = s.memo.get("board") or s.memo.get("board before")
-    s.memo = {} if block is None else {"board before": block}
+    board's block (view.board_block) so that the view adds what was laid since instead of starting over,
+    and its park and factory placements (`facility_placements` filters them)."""
+    old = s.memo
+    block = old.get("board") or old.get("board before")
+    s.memo = memo = {} if block is None else {"board before": block}
+    for kind in FLAT_FACILITY_SHAPES:
+        found = old.get(("facility", kind), old.get(("facility before", kind)))
+        if found is not None:
+            memo[("facility before", kind)] = found
 
 
 def _apply_tram(s: State, action: int) -> None:
