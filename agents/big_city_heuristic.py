@@ -231,10 +231,11 @@ class Table:
             and cp.CITY_HALL_PLOT not in self.v["hand"]
         ):
             worth += 3.0  # card 15 is still somewhere: City Hall unlocks the rest of the game
+        occupant, out, held, beside = s.occupant, s.out, self.held, self.held_beside
         for p in cp.TILE_PLOTS[pile]:
-            if s.occupant[p] >= 0 or s.out[p] or p in self.held or p == cp.CITY_HALL_PLOT:
+            if occupant[p] >= 0 or out[p] or p in held or p == cp.CITY_HALL_PLOT:
                 continue
-            worth += 0.1 + self.held_beside[p]
+            worth += 0.1 + beside[p]
         return worth
 
     # ----- neighbourhoods -----------------------------------------------------------------------

@@ -268,28 +268,30 @@ def _recompute_outskirts(s: State) -> None:
     x0, x1 = min(s.px[p] for p in placed), max(s.px[p] for p in placed)
     y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
     grid = s.grid
-    # the ring one cell beyond the city's box is exterior; fill inwards through empty cells of the box
+    # the ring one cell beyond the city's box is exterior; fill inwards through the empty cells of the box
     ring = [
         *range(cell_index(x0 - 1, y0 - 1), cell_index(x1 + 1, y0 - 1) + 1),
         *range(cell_index(x0 - 1, y1 + 1), cell_index(x1 + 1, y1 + 1) + 1),
     ]
     ring += [cell_index(x, y) for y in range(y0, y1 + 1) for x in (x0 - 1, x1 + 1)]
+    box = [i for y in range(y0, y1 + 1) for i in range(cell_index(x0, y), cell_index(x1, y) + 1)]
+    unreached = bytearray(PAD * PAD)  # the empty cells of the box the fill has not reached
+    for i in box:
+        if grid[i] < 0:
+            unreached[i] = 1
     seen = bytearray(PAD * PAD)
     for i in ring:
         seen[i] = 1
     stack = list(ring)
-    top, bottom, left, right = y0 + 1, y1 + 1, x0 + 1, x1 + 1  # the box in padded rows and columns
-    steps = (1, -1, PAD, -PAD)
     while stack:
         i = stack.pop()
-        for step in steps:
-            j = i + step
-            if not seen[j] and grid[j] < 0 and top <= j // PAD <= bottom and left <= j % PAD <= right:
+        for j in (i + 1, i - 1, i + PAD, i - PAD):
+            if unreached[j]:
+                unreached[j] = 0
                 seen[j] = 1
                 stack.append(j)
-    box = [i for y in range(y0, y1 + 1) for i in range(cell_index(x0, y), cell_index(x1, y) + 1)]
     s.exterior = frozenset(ring + [i for i in box if seen[i]])
-    s.holes = frozenset(i for i in box if grid[i] < 0 and not seen[i])
+    s.holes = frozenset(i for i in box if unreached[i])
     outskirts = [False] * cp.NUM_PLOTS
     for p in placed:
         i = cell_index(s.px[p], s.py[p])
@@ -560,7 +562,11 @@ def kind_placements(
 
 def hand_plots(s: State, seat: int) -> set[int]:
     """Free, placed plots whose card the seat holds."""
-    return {c for c in s.hands[seat] if c < cp.NUM_PLOTS and s.px[c] >= 0 and s.occupant[c] < 0}
+    px, occupant = s.px, s.occupant
+    return {c for c in s.hands[seat] if c < _NUM_PLOTS and px[c] >= 0 and occupant[c] < 0}
+
+
+_NUM_PLOTS = cp.NUM_PLOTS
 
 
 def free_plots(s: State) -> set[int]:
@@ -980,7 +986,11 @@ def _legal_exchange(s: State, mask: np.ndarray) -> None:
 def draw_piles(s: State) -> list[int]:
     if len(s.hands[s.active]) >= s.hand_limit:
         return []
-    return [i for i in range(1, 9) if s.piles[i - 1] and s.drawn[i - 1] < cp.MAX_DRAWS_PER_PILE]
+    return [i for i, pile, drawn in zip(_PILE_IDS, s.piles, s.drawn, strict=True) if pile and drawn < _MAX_DRAWS]
+
+
+_PILE_IDS = range(1, 9)
+_MAX_DRAWS = cp.MAX_DRAWS_PER_PILE
 
 
 def _legal_draw(s: State, mask: np.ndarray) -> None:

@@ -410,7 +410,7 @@ def observation(s: State, p: int) -> np.ndarray:
 # ===== structured view =========================================================================
 def tiles_json(tiles: list[r.Tile | None]) -> list[list[int] | None]:
     """Tiles as views and saved states show them: [rotation, ax, ay] or None."""
-    return [None if t is None else [t.rotation, t.ax, t.ay] for t in tiles]
+    return [None if t is None else [*t] for t in tiles]  # a Tile is (rotation, ax, ay)
 
 
 def pieces_json(pieces: list[r.Piece]) -> list[list]:
@@ -421,11 +421,13 @@ def pieces_json(pieces: list[r.Piece]) -> list[list]:
 _PILE_INDEX = tuple(pile - 1 for pile in cp.CARD_PILE)
 
 
+_PILE_RANGE = range(8)
+
+
 def pile_counts(cards: list[int]) -> list[int]:
-    counts = [0] * 8
-    for c in cards:
-        counts[_PILE_INDEX[c]] += 1
-    return counts
+    """Per pile, how many of `cards` come from it (counted in C: a view counts every hand)."""
+    piles = bytes(map(_PILE_INDEX.__getitem__, cards))
+    return list(map(piles.count, _PILE_RANGE))
 
 
 def _plot_xy(s: State) -> list[list[int]]:
@@ -624,9 +626,7 @@ def seat_state(v: dict) -> State:
     n = v["num_players"]
     me = v["player"]
     board = _seat_board(v)
-    out = [False] * cp.NUM_CARDS
-    for c in v["out"]:
-        out[c] = True
+    out = list(map(set(v["out"]).__contains__, _CARD_RANGE))  # per card, in C
     fields = _SEAT_FIELDS.copy()  # the State's fields in their order, the turn's at their defaults
     fields["n"] = n
     fields["hand_limit"] = v["hand_limit"]
@@ -638,8 +638,8 @@ def seat_state(v: dict) -> State:
     fields["trams"] = list(board.trams)
     fields["supply"] = list(v["supply"])
     fields["hands"] = [list(v["hand"]) if q == me else [] for q in range(n)]
-    fields["piles"] = [[] for _ in range(8)]
-    fields["pile_known"] = [[] for _ in range(8)]
+    fields["piles"] = [[], [], [], [], [], [], [], []]
+    fields["pile_known"] = [[], [], [], [], [], [], [], []]
     fields["out"] = out
     fields["scores"] = list(v["scores"])
     fields["setup_tiles"] = list(v["setup_tiles"])
@@ -657,6 +657,7 @@ def seat_state(v: dict) -> State:
     return s
 
 
+_CARD_RANGE = range(cp.NUM_CARDS)
 # every field of State in order, those with a plain default at it (seat_state sets the others)
 _SEAT_FIELDS = {f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(State)}
 
