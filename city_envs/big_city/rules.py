@@ -562,11 +562,7 @@ def kind_placements(
 
 def hand_plots(s: State, seat: int) -> set[int]:
     """Free, placed plots whose card the seat holds."""
-    px, occupant = s.px, s.occupant
-    return {c for c in s.hands[seat] if c < _NUM_PLOTS and px[c] >= 0 and occupant[c] < 0}
-
-
-_NUM_PLOTS = cp.NUM_PLOTS
+    return {c for c in s.hands[seat] if c < cp.NUM_PLOTS and s.px[c] >= 0 and s.occupant[c] < 0}
 
 
 def free_plots(s: State) -> set[int]:
@@ -1044,7 +1040,7 @@ def _apply_tile_cell(s: State, action: int) -> None:
         grid[cell_index(s.px[p], s.py[p])] = p
     s.grid = grid
     s.memo = {}
-    s.geo = {}
+    s.geo = _grown_geometry(s, s.geo, cp.TILE_PLOTS[n])
     _recompute_outskirts(s)
     s.tile, s.rotation, s.edge = 0, -1, -1
     if s.setup_order:
@@ -1057,6 +1053,48 @@ def _apply_tile_cell(s: State, action: int) -> None:
             _begin_turn(s, 0)
     else:
         _end_action(s)
+
+
+def _grown_geometry(s: State, old: dict, new: tuple[int, ...]) -> dict:
+    """A new city's geometry memo (`State.geo`), seeded with the tables of the last city that a tile of
+    plots `new` only extends: neighbours, side keys, street names and contact cells change only at the
+    new plots and the cells around them, so they are updated there instead of derived afresh."""
+    geo: dict = {}
+    grid, px, py = s.grid, s.px, s.py
+    cells = [cell_index(px[q], py[q]) for q in new]
+    if "neighbours" in old:
+        table = list(old["neighbours"])
+        for q, i in zip(new, cells, strict=True):
+            table[q] = around = (grid[i - PAD], grid[i + 1], grid[i + PAD], grid[i - 1])
+            for side, p in enumerate(around):
+                if p >= 0 and p not in new:  # an old plot now has q across its opposite side
+                    sides = list(table[p])
+                    sides[cp.OPPOSITE[side]] = q
+                    table[p] = tuple(sides)
+        geo["neighbours"] = table
+    if "keys" in old:
+        keys = list(old["keys"])
+        for q in new:
+            north = 2 * (VERTEX_ROW * py[q] + px[q])
+            keys[q] = (north, north + 3, north + 2 * VERTEX_ROW, north + 1)
+        geo["keys"] = keys
+    if "streets" in old and "neighbours" in geo and "keys" in geo:
+        streets = dict(old["streets"])
+        for q in new:  # a street is named from the smaller plot on either side
+            for side, (key, p) in enumerate(zip(geo["keys"][q], geo["neighbours"][q], strict=True)):
+                streets[key] = 4 * p + cp.OPPOSITE[side] if 0 <= p < q else 4 * q + side
+        geo["streets"] = streets
+    if "touch" in old:
+        touch = dict(old["touch"])
+        for i in cells:
+            touch.pop(i, None)
+        for q, i in zip(new, cells, strict=True):
+            for side, step in enumerate((-PAD, 1, PAD, -1)):
+                j = i + step
+                if grid[j] < 0 and 4 * q + side < touch.get(j, NO_CONTACT):
+                    touch[j] = 4 * q + side
+        geo["touch"] = touch
+    return geo
 
 
 def _apply_dead_discard(s: State, action: int) -> None:

@@ -421,13 +421,11 @@ def pieces_json(pieces: list[r.Piece]) -> list[list]:
 _PILE_INDEX = tuple(pile - 1 for pile in cp.CARD_PILE)
 
 
-_PILE_RANGE = range(8)
-
-
 def pile_counts(cards: list[int]) -> list[int]:
-    """Per pile, how many of `cards` come from it (counted in C: a view counts every hand)."""
-    piles = bytes(map(_PILE_INDEX.__getitem__, cards))
-    return list(map(piles.count, _PILE_RANGE))
+    counts = [0] * 8
+    for c in cards:
+        counts[_PILE_INDEX[c]] += 1
+    return counts
 
 
 def _plot_xy(s: State) -> list[list[int]]:
@@ -626,7 +624,9 @@ def seat_state(v: dict) -> State:
     n = v["num_players"]
     me = v["player"]
     board = _seat_board(v)
-    out = list(map(set(v["out"]).__contains__, _CARD_RANGE))  # per card, in C
+    out = [False] * cp.NUM_CARDS
+    for c in v["out"]:
+        out[c] = True
     fields = _SEAT_FIELDS.copy()  # the State's fields in their order, the turn's at their defaults
     fields["n"] = n
     fields["hand_limit"] = v["hand_limit"]
@@ -657,7 +657,6 @@ def seat_state(v: dict) -> State:
     return s
 
 
-_CARD_RANGE = range(cp.NUM_CARDS)
 # every field of State in order, those with a plain default at it (seat_state sets the others)
 _SEAT_FIELDS = {f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(State)}
 
