@@ -587,8 +587,14 @@ def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
 
 
 def facility_possible(s: State, kind: int) -> bool:
-    """Is there a legal placement of park or factory `kind`? All are found (`facility_placements`): the
-    next boards of the same tiles filter them instead of scanning the city again."""
+    """Is there a legal placement of park or factory `kind`? On a board grown from one whose placements
+    are known, the first of them still open answers; otherwise all are found (`facility_placements`), so
+    that the next boards of the same tiles need not scan the city again."""
+    key = ("facility", kind)
+    if key not in s.memo:
+        before = s.memo.get(("facility before", kind))
+        if before is not None:
+            return any(_facility_open(s, plots) for plots in before)
     return bool(facility_placements(s, kind))
 
 
@@ -1166,7 +1172,8 @@ def _board_grew(s: State) -> None:
     and its park and factory placements (`facility_placements` filters them)."""
     old = s.memo
     block = old.get("board") or old.get("board before")
-    s.memo = memo = {} if block is None else {"board before": block}
+    memo: dict = {} if block is None else {"board before": block}
+    s.memo = memo
     for kind in FLAT_FACILITY_SHAPES:
         found = old.get(("facility", kind), old.get(("facility before", kind)))
         if found is not None:
