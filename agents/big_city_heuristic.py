@@ -60,21 +60,61 @@ class TileOption(NamedTuple):
 
 class SeatMemo:
     """What the agent knows of the board that depends on its own hand (the scores of the placements its
-    plots allow), kept for its next decisions on the same board. It stays with the agent: the board's
-    memo, shared by every seat's state and by copies of the match, holds only public entries."""
+    plots allow), kept for its next decisions. It stays with the agent: the board's memo, shared by
+    every seat's state and by copies of the match, holds only public entries.
 
-    __slots__ = ("board", "player", "entries")
+    A placement's entries depend on the board alone (`r.placement_facts`: the pieces beside it, trams
+    along it, City Hall beside it, the outskirts), so when the board grows by pieces and trams on the
+    same tiles only the entries of placements that touch what was laid are dropped; new tiles drop all.
+    Entries keyed ("tile", ...) hold for one board."""
+
+    __slots__ = ("board", "player", "entries", "tiles", "pieces", "trams")
 
     def __init__(self) -> None:
         self.board: dict | None = None
         self.player = -1
         self.entries: dict = {}
+        self.tiles: list = []
+        self.pieces: list = []
+        self.trams: set = set()
 
-    def on(self, board: dict, player: int) -> dict:
-        """The entries for the board whose public memo is `board` (a new board gets a new memo)."""
-        if board is not self.board or player != self.player:
-            self.board, self.player, self.entries = board, player, {}
+    def on(self, s: State, player: int) -> dict:
+        """The entries for seat state `s` of `player` (a board is known by its public memo)."""
+        if s.memo is self.board and player == self.player:
+            return self.entries
+        old = self.pieces
+        if (
+            player == self.player
+            and self.entries
+            and s.tiles == self.tiles
+            and s.pieces[: len(old)] == old
+            and self.trams <= s.tram_set
+        ):
+            changed = _touched_plots(s, s.pieces[len(old) :], s.tram_set - self.trams)
+            self.entries = {
+                key: value for key, value in self.entries.items() if key[0] != "tile" and changed.isdisjoint(key[-1])
+            }
+        else:
+            self.entries = {}
+        self.board, self.player, self.tiles, self.pieces, self.trams = s.memo, player, s.tiles, s.pieces, s.tram_set
         return self.entries
+
+
+def _touched_plots(s: State, pieces: list[r.Piece], trams: set[int]) -> set[int]:
+    """The plots whose placements' facts new `pieces` and `trams` may change: the pieces' plots and those
+    beside them (R, B, S, park, factory, City Hall beside), the plots along the trams' streets."""
+    table = r.neighbour_table(s)
+    plots: set[int] = set()
+    for piece in pieces:
+        for p in piece.plots:
+            plots.add(p)
+            plots.update(table[p])
+    streets = r.street_edges(s)
+    for key in trams:
+        q, side = divmod(streets[key], 4)
+        plots.add(q)
+        plots.add(table[q][side])
+    return plots
 
 
 class Table:
@@ -85,9 +125,9 @@ class Table:
         self.me = v["player"]
         self.s: State = seat_state(v)
         self.held = r.hand_plots(self.s, self.me)
-        # this seat's memo for this board: ("points", kind, placement), ("tram points", kind, placement) and
-        # ("facts", placement)
-        self.placement_memo = seat_memo.on(self.s.memo, self.me)
+        # this seat's memo (SeatMemo): ("points", kind, placement), ("tram points", kind, placement),
+        # ("facts", placement) and ("tile", n, rotation, hand) -> the worth of each anchor
+        self.placement_memo = seat_memo.on(self.s, self.me)
 
     @cached_property
     def held_beside(self) -> list[int]:
@@ -191,35 +231,43 @@ class Table:
             and cp.CITY_HALL_PLOT not in self.v["hand"]
         ):
             worth += 3.0  # card 15 is still somewhere: City Hall unlocks the rest of the game
+        occupant, out, held, beside = s.occupant, s.out, self.held, self.held_beside
         for p in cp.TILE_PLOTS[pile]:
-            if s.occupant[p] >= 0 or s.out[p] or p in self.held or p == cp.CITY_HALL_PLOT:
+            if occupant[p] >= 0 or out[p] or p in held or p == cp.CITY_HALL_PLOT:
                 continue
-            worth += 0.1 + self.held_beside[p]
+            worth += 0.1 + beside[p]
         return worth
 
     # ----- neighbourhoods -----------------------------------------------------------------------
     def best_tile_placements(self, n: int, rotations, edge: int) -> list[TileOption]:
         """The legal placements of tile n at the given rotations (across `edge` unless it is -1) worth the
         most (within TIE_TOLERANCE), by rotation then anchor: 3 per pair of a held plot of the city and a
-        held plot of the tile beside it, 0.1 per cell touching the city. Scored for every anchor at once."""
+        held plot of the tile beside it, 0.1 per cell touching the city. Scored for every anchor at once,
+        kept in the seat's memo for the next decisions of the same placement."""
         s = self.s
-        mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in self.v["hand"] if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
+        hand = tuple(self.v["hand"])
+        memo = self.placement_memo
         held_around = None  # per padded cell: the held plots of the city beside it
-        if mine_new and self.held:
-            held_around = np.zeros(r.PAD * r.PAD, dtype=np.int64)
-            cells = [r.cell_index(s.px[p] - dx, s.py[p] - dy) for p in self.held for dx, dy in cp.DIRS]
-            np.add.at(held_around, cells, 1)
         scored = []  # per rotation: its anchors, the ones across `edge`, their worths
         for rot in rotations:
             layout = cp.LAYOUTS[n][rot]
             anchors = r.rectangle_anchors(s, layout.width, layout.height)
-            if held_around is None:
-                worth = 0.1 * anchors.touching
-            else:
-                corner = (anchors.y + 1) * r.PAD + anchors.x + 1  # the anchor's padded cell
-                offsets = [w * r.PAD + c for c, w in (layout.cells[k] for k in mine_new)]
-                pairs = sum(held_around[corner + offset] for offset in offsets)
-                worth = 3.0 * pairs + 0.1 * anchors.touching
+            key = ("tile", n, rot, hand)
+            worth = memo.get(key)
+            if worth is None:
+                mine_new = [cp.PLOT_ORDINAL[c] - 1 for c in hand if c < cp.NUM_PLOTS and cp.PLOT_TILE[c] == n]
+                if not (mine_new and self.held):
+                    worth = 0.1 * anchors.touching
+                else:
+                    if held_around is None:
+                        held_around = np.zeros(r.PAD * r.PAD, dtype=np.int64)
+                        cells = [r.cell_index(s.px[p] - dx, s.py[p] - dy) for p in self.held for dx, dy in cp.DIRS]
+                        np.add.at(held_around, cells, 1)
+                    corner = (anchors.y + 1) * r.PAD + anchors.x + 1  # the anchor's padded cell
+                    offsets = [w * r.PAD + c for c, w in (layout.cells[k] for k in mine_new)]
+                    pairs = sum(held_around[corner + offset] for offset in offsets)
+                    worth = 3.0 * pairs + 0.1 * anchors.touching
+                memo[key] = worth
             chosen = np.flatnonzero(anchors.edge == edge) if edge >= 0 else np.arange(len(worth))
             scored.append((rot, anchors, chosen, worth[chosen]))
         top = max(worths.max() for *_, worths in scored if len(worths))

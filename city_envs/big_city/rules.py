@@ -177,11 +177,12 @@ class State:
     covered: set = field(default=_UNSET, compare=False, repr=False)  # internal edges of multi-plot pieces
     tram_set: set = field(default=_UNSET, compare=False, repr=False)
     # pure functions of the board (tiles, pieces, trams), filled lazily; replaced, never cleared, when
-    # the board changes, so copies can share it: "facility"
-    # kind -> placements, "trams" -> tram_edges, "board" -> view.board_block (a new memo of the same tiles
-    # keeps the last one as "board before"), ("observation", seat) -> view's base, "seat_board" ->
-    # whether view.share_board offered it; public, like everything here, for agents' seat states share this memo (the
-    # heuristic keeps its "points" and "facts" here)
+    # the board changes, so copies can share it: ("facility", kind) -> placements (("facility before",
+    # kind): those of the last board of the same tiles), "trams" -> tram_edges, "tram possible" -> whether
+    # there is one, "board" -> view.board_block (a new memo of the same tiles keeps the last one as "board
+    # before"), ("observation", seat) -> view's base, "seat_board" -> whether view.share_board offered it;
+    # public, like everything here, for agents' seat states share this memo (what depends on a hand stays
+    # with the agent)
     memo: dict = field(default=_UNSET, compare=False, repr=False)
     # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "anchors"
     # (W, H) -> rectangle_anchors, "images" -> _city_images, "neighbours", "keys", "streets", "plots", "plot_xy"
@@ -267,28 +268,30 @@ def _recompute_outskirts(s: State) -> None:
     x0, x1 = min(s.px[p] for p in placed), max(s.px[p] for p in placed)
     y0, y1 = min(s.py[p] for p in placed), max(s.py[p] for p in placed)
     grid = s.grid
-    # the ring one cell beyond the city's box is exterior; fill inwards through empty cells of the box
+    # the ring one cell beyond the city's box is exterior; fill inwards through the empty cells of the box
     ring = [
         *range(cell_index(x0 - 1, y0 - 1), cell_index(x1 + 1, y0 - 1) + 1),
         *range(cell_index(x0 - 1, y1 + 1), cell_index(x1 + 1, y1 + 1) + 1),
     ]
     ring += [cell_index(x, y) for y in range(y0, y1 + 1) for x in (x0 - 1, x1 + 1)]
+    box = [i for y in range(y0, y1 + 1) for i in range(cell_index(x0, y), cell_index(x1, y) + 1)]
+    unreached = bytearray(PAD * PAD)  # the empty cells of the box the fill has not reached
+    for i in box:
+        if grid[i] < 0:
+            unreached[i] = 1
     seen = bytearray(PAD * PAD)
     for i in ring:
         seen[i] = 1
     stack = list(ring)
-    top, bottom, left, right = y0 + 1, y1 + 1, x0 + 1, x1 + 1  # the box in padded rows and columns
-    steps = (1, -1, PAD, -PAD)
     while stack:
         i = stack.pop()
-        for step in steps:
-            j = i + step
-            if not seen[j] and grid[j] < 0 and top <= j // PAD <= bottom and left <= j % PAD <= right:
+        for j in (i + 1, i - 1, i + PAD, i - PAD):
+            if unreached[j]:
+                unreached[j] = 0
                 seen[j] = 1
                 stack.append(j)
-    box = [i for y in range(y0, y1 + 1) for i in range(cell_index(x0, y), cell_index(x1, y) + 1)]
     s.exterior = frozenset(ring + [i for i in box if seen[i]])
-    s.holes = frozenset(i for i in box if grid[i] < 0 and not seen[i])
+    s.holes = frozenset(i for i in box if unreached[i])
     outskirts = [False] * cp.NUM_PLOTS
     for p in placed:
         i = cell_index(s.px[p], s.py[p])
@@ -568,21 +571,40 @@ def free_plots(s: State) -> set[int]:
 
 # ===== parks and factories =====================================================================
 def facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
+    """Legal placements of park or factory `kind`, sorted; memoized with the board. A board grown by
+    pieces and trams on the same tiles keeps the last board's as "facility before": a placement is only
+    ever lost by them (its plots taken, a tram between two of them), so it is filtered from those."""
     key = ("facility", kind)
-    if key not in s.memo:
-        s.memo[key] = _facility_placements(s, kind)
-    return s.memo[key]
+    found = s.memo.get(key)
+    if found is None:
+        before = s.memo.get(("facility before", kind))
+        if before is None:
+            found = sorted(set(_facility_candidates(s, kind)))
+        else:
+            found = [plots for plots in before if _facility_open(s, plots)]
+        s.memo[key] = found
+    return found
 
 
 def facility_possible(s: State, kind: int) -> bool:
+    """Is there a legal placement of park or factory `kind`? On a board grown from one whose placements
+    are known, the first of them still open answers; otherwise all are found (`facility_placements`), so
+    that the next boards of the same tiles need not scan the city again."""
     key = ("facility", kind)
-    if key in s.memo:
-        return bool(s.memo[key])
-    return next(_facility_candidates(s, kind), None) is not None
+    if key not in s.memo:
+        before = s.memo.get(("facility before", kind))
+        if before is not None:
+            return any(_facility_open(s, plots) for plots in before)
+    return bool(facility_placements(s, kind))
 
 
-def _facility_placements(s: State, kind: int) -> list[tuple[int, ...]]:
-    return sorted(set(_facility_candidates(s, kind)))
+def _facility_open(s: State, plots: tuple[int, ...]) -> bool:
+    """A placement legal on a smaller board of the same tiles is still legal: its plots free, no tram
+    between two of them."""
+    occupant, trams, table, keys = s.occupant, s.tram_set, neighbour_table(s), key_table(s)
+    if any(occupant[q] >= 0 for q in plots):
+        return False
+    return not any(keys[a][side] in trams for a in plots for side in (cp.E, cp.S) if table[a][side] in plots)
 
 
 def _facility_candidates(s: State, kind: int):
@@ -626,9 +648,13 @@ def tram_edges(s: State) -> dict[int, int]:
 
 
 def tram_possible(s: State) -> bool:
+    """Can a tram be laid? Memoized with the board, like `tram_edges`."""
     if "trams" in s.memo:
         return bool(s.memo["trams"])
-    return next(_tram_edge_items(s), None) is not None
+    possible = s.memo.get("tram possible")
+    if possible is None:
+        possible = s.memo["tram possible"] = next(_tram_edge_items(s), None) is not None
+    return possible
 
 
 def _tram_edges(s: State) -> dict[int, int]:
@@ -962,7 +988,11 @@ def _legal_exchange(s: State, mask: np.ndarray) -> None:
 def draw_piles(s: State) -> list[int]:
     if len(s.hands[s.active]) >= s.hand_limit:
         return []
-    return [i for i in range(1, 9) if s.piles[i - 1] and s.drawn[i - 1] < cp.MAX_DRAWS_PER_PILE]
+    return [i for i, pile, drawn in zip(_PILE_IDS, s.piles, s.drawn, strict=True) if pile and drawn < _MAX_DRAWS]
+
+
+_PILE_IDS = range(1, 9)
+_MAX_DRAWS = cp.MAX_DRAWS_PER_PILE
 
 
 def _legal_draw(s: State, mask: np.ndarray) -> None:
@@ -1016,7 +1046,7 @@ def _apply_tile_cell(s: State, action: int) -> None:
         grid[cell_index(s.px[p], s.py[p])] = p
     s.grid = grid
     s.memo = {}
-    s.geo = {}
+    s.geo = _grown_geometry(s, s.geo, cp.TILE_PLOTS[n])
     _recompute_outskirts(s)
     s.tile, s.rotation, s.edge = 0, -1, -1
     if s.setup_order:
@@ -1029,6 +1059,48 @@ def _apply_tile_cell(s: State, action: int) -> None:
             _begin_turn(s, 0)
     else:
         _end_action(s)
+
+
+def _grown_geometry(s: State, old: dict, new: tuple[int, ...]) -> dict:
+    """A new city's geometry memo (`State.geo`), seeded with the tables of the last city that a tile of
+    plots `new` only extends: neighbours, side keys, street names and contact cells change only at the
+    new plots and the cells around them, so they are updated there instead of derived afresh."""
+    geo: dict = {}
+    grid, px, py = s.grid, s.px, s.py
+    cells = [cell_index(px[q], py[q]) for q in new]
+    if "neighbours" in old:
+        table = list(old["neighbours"])
+        for q, i in zip(new, cells, strict=True):
+            table[q] = around = (grid[i - PAD], grid[i + 1], grid[i + PAD], grid[i - 1])
+            for side, p in enumerate(around):
+                if p >= 0 and p not in new:  # an old plot now has q across its opposite side
+                    sides = list(table[p])
+                    sides[cp.OPPOSITE[side]] = q
+                    table[p] = tuple(sides)
+        geo["neighbours"] = table
+    if "keys" in old:
+        keys = list(old["keys"])
+        for q in new:
+            north = 2 * (VERTEX_ROW * py[q] + px[q])
+            keys[q] = (north, north + 3, north + 2 * VERTEX_ROW, north + 1)
+        geo["keys"] = keys
+    if "streets" in old and "neighbours" in geo and "keys" in geo:
+        streets = dict(old["streets"])
+        for q in new:  # a street is named from the smaller plot on either side
+            for side, (key, p) in enumerate(zip(geo["keys"][q], geo["neighbours"][q], strict=True)):
+                streets[key] = 4 * p + cp.OPPOSITE[side] if 0 <= p < q else 4 * q + side
+        geo["streets"] = streets
+    if "touch" in old:
+        touch = dict(old["touch"])
+        for i in cells:
+            touch.pop(i, None)
+        for q, i in zip(new, cells, strict=True):
+            for side, step in enumerate((-PAD, 1, PAD, -1)):
+                j = i + step
+                if grid[j] < 0 and 4 * q + side < touch.get(j, NO_CONTACT):
+                    touch[j] = 4 * q + side
+        geo["touch"] = touch
+    return geo
 
 
 def _apply_dead_discard(s: State, action: int) -> None:
@@ -1096,9 +1168,16 @@ def _apply_select(s: State, action: int) -> None:
 
 def _board_grew(s: State) -> None:
     """A piece or a tram was laid on the same tiles: a new memo for the new board, which keeps the last
-    board's block (view.board_block) so that the view adds what was laid since instead of starting over."""
-    block = s.memo.get("board") or s.memo.get("board before")
-    s.memo = {} if block is None else {"board before": block}
+    board's block (view.board_block) so that the view adds what was laid since instead of starting over,
+    and its park and factory placements (`facility_placements` filters them)."""
+    old = s.memo
+    block = old.get("board") or old.get("board before")
+    memo: dict = {} if block is None else {"board before": block}
+    s.memo = memo
+    for kind in FLAT_FACILITY_SHAPES:
+        found = old.get(("facility", kind), old.get(("facility before", kind)))
+        if found is not None:
+            memo[("facility before", kind)] = found
 
 
 def _apply_tram(s: State, action: int) -> None:

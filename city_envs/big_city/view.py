@@ -410,7 +410,7 @@ def observation(s: State, p: int) -> np.ndarray:
 # ===== structured view =========================================================================
 def tiles_json(tiles: list[r.Tile | None]) -> list[list[int] | None]:
     """Tiles as views and saved states show them: [rotation, ax, ay] or None."""
-    return [None if t is None else [t.rotation, t.ax, t.ay] for t in tiles]
+    return [None if t is None else [*t] for t in tiles]  # a Tile is (rotation, ax, ay)
 
 
 def pieces_json(pieces: list[r.Piece]) -> list[list]:
@@ -638,8 +638,8 @@ def seat_state(v: dict) -> State:
     fields["trams"] = list(board.trams)
     fields["supply"] = list(v["supply"])
     fields["hands"] = [list(v["hand"]) if q == me else [] for q in range(n)]
-    fields["piles"] = [[] for _ in range(8)]
-    fields["pile_known"] = [[] for _ in range(8)]
+    fields["piles"] = [[], [], [], [], [], [], [], []]
+    fields["pile_known"] = [[], [], [], [], [], [], [], []]
     fields["out"] = out
     fields["scores"] = list(v["scores"])
     fields["setup_tiles"] = list(v["setup_tiles"])

@@ -9,6 +9,7 @@ from city_envs import make_game
 from city_envs.agents.big_city_heuristic import LAST_EXCHANGE_TURN, BigCityHeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
+from city_envs.big_city.view import seat_state
 from city_envs.core.infoset import InfoSet
 from city_envs.evaluation import evaluate, match_seeds
 
@@ -76,3 +77,29 @@ def test_no_exchange_once_the_match_has_run_long():
 def test_sixty_heuristic_matches_end_without_truncation(run_seed):
     results = evaluate("big_city", 2, ["heuristic", "heuristic"], games=60, seed=run_seed)
     assert results["truncated"] == 0 and not results["failures"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_the_seat_memo_kept_across_boards_equals_fresh_scores(n):
+    """The SeatMemo keeps a placement's facts and points while the board grows away from it: after each
+    decision, every entry equals what the rules give on the board of that decision."""
+    game = make_game("big_city", n, seed=n)
+    agents = [BigCityHeuristicAgent(seed=10 * n + seat) for seat in range(n)]
+    checked = 0
+    while not game.is_over():
+        seat = game.current_player()
+        action = agents[seat].act(InfoSet(game, seat))
+        memo = agents[seat].seat_memo
+        s = seat_state(game.view(seat))
+        if memo.board is s.memo:  # the agent chose on this board (it does not think with one legal id)
+            for key, value in memo.entries.items():
+                if key[0] == "facts":
+                    assert value == rules.placement_facts(s, key[1]), key
+                elif key[0] == "points":
+                    assert value == rules.building_points(s, key[1], key[2]), key
+                elif key[0] == "tram points":
+                    facts = rules.placement_facts(s, key[2])._replace(tram=True)
+                    assert value == rules.points_from_facts(key[1], key[2], facts), key
+                checked += 1
+        game.apply(action)
+    assert checked > 1000

@@ -1,6 +1,7 @@
 """Big City's memos of derived data give what deriving it afresh gives: an observation built on the
 board block of an earlier board (a piece or tram laid since, in this match or in a copy that shares the
-memo) equals one built from an empty memo, and so do the tile anchors."""
+memo) equals one built from an empty memo, and so do the tile anchors, the park and factory placements
+(filtered from an earlier board's) and the geometry tables (updated from the last city's by a new tile)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ def _check(s: rules.State, rng: np.random.Generator) -> int:
             checked += 1
     for width, height in ((3, 3), (4, 2), (2, 4)):
         assert rules.rectangle_options(s, width, height) == rules.rectangle_options(_fresh(s), width, height)
+    fresh = _fresh(s)  # the tables a new tile updates in place of deriving them afresh
+    assert rules.neighbour_table(s) == rules.neighbour_table(fresh)
+    assert rules.key_table(s) == rules.key_table(fresh)
+    assert rules.street_edges(s) == rules.street_edges(fresh)
+    assert rules._touch_map(s) == rules._touch_map(fresh)
+    for kind in rules.FLAT_FACILITY_SHAPES:  # asked in either order: each leaves its own memo for the next board
+        fresh = rules.facility_placements(_fresh(s), kind)
+        if rng.random() < 0.5:
+            assert rules.facility_possible(s, kind) == bool(fresh)
+        assert rules.facility_placements(s, kind) == fresh
     return checked
 
 
