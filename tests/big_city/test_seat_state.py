@@ -48,6 +48,7 @@ def test_the_seat_state_is_the_one_its_view_gives_for_every_seat():
         s = game.state
         for seat in range(game.num_players):
             mine = game.seat_state(seat)
+            assert list(vars(mine)) == [f.name for f in dataclasses.fields(rules.State)]  # nothing more
             assert differences(mine, view.seat_state(game.view(seat))) == [], (seat, game.decision_name())
             assert mine.memo is s.memo and mine.geo is s.geo  # the match's public caches, as views share them
             assert mine.hands[seat] is not s.hands[seat] and mine.scores is not s.scores  # copies
