@@ -667,54 +667,53 @@ def seat_state_of(s: State, p: int) -> State:
     """`seat_state(view(s, p))` read from the match itself, without building the view (most of an agent's
     decisions need only this). It copies exactly the fields `view` shows; the derived board fields are
     shared, as `seat_state` shares them (public, replaced and never changed when the board changes)."""
-    n = s.n
+    mine = s.active == p
+    fields = _SEAT_FIELDS.copy()  # the State's fields in their order (a copy is cheaper than a new dict)
+    fields["n"] = n = s.n
+    fields["hand_limit"] = s.hand_limit
+    fields["tiles"] = list(s.tiles)
+    fields["px"] = list(s.px)
+    fields["py"] = list(s.py)
+    fields["occupant"] = list(s.occupant)
+    fields["pieces"] = list(s.pieces)
+    fields["trams"] = sorted(s.trams)  # in the order views list them
+    fields["supply"] = list(s.supply)
+    fields["hands"] = [sorted(s.hands[p]) if q == p else [] for q in range(n)]
+    fields["piles"] = [[], [], [], [], [], [], [], []]
+    fields["pile_known"] = [[], [], [], [], [], [], [], []]
+    fields["out"] = list(s.out)
+    fields["scores"] = list(s.scores)
+    fields["setup_tiles"] = list(s.setup_tiles)
+    fields["setup_order"] = list(s.setup_order)
+    fields["active"] = s.active
+    fields["decision"] = s.decision
+    fields["turns"] = s.turns
+    fields["passes"] = s.passes
+    fields["drawn"] = list(s.drawn)
+    fields["may_draw"] = s.may_draw
+    fields["dead_discarded"] = s.dead_discarded
+    fields["main_action"] = s.main_action
+    fields["kind"] = s.kind
+    fields["card"] = s.card
+    fields["tile"] = s.tile
+    fields["rotation"] = s.rotation
+    fields["edge"] = s.edge
+    fields["selected"] = list(s.selected)
+    fields["exchange"] = sorted(s.exchange) if mine else []
+    fields["trams_this_action"] = s.trams_this_action
+    fields["first_tram"] = s.first_tram
+    fields["last_pass"] = list(s.last_pass)
+    fields["winners"] = list(s.winners) if s.decision == r.GAME_OVER else []
+    fields["grid"], fields["outskirts"], fields["holes"], fields["exterior"], fields["geo"] = (
+        s.grid,
+        s.outskirts,
+        s.holes,
+        s.exterior,
+        s.geo,
+    )
+    fields["covered"], fields["tram_set"], fields["memo"] = set(s.covered), set(s.tram_set), s.memo
     seat = object.__new__(State)
-    seat.__dict__ = {  # every field of State in order, in one dict (far cheaper than a field at a time)
-        "n": n,
-        "hand_limit": s.hand_limit,
-        "tiles": list(s.tiles),
-        "px": list(s.px),
-        "py": list(s.py),
-        "occupant": list(s.occupant),
-        "pieces": list(s.pieces),
-        "trams": sorted(s.trams),  # in the order views list them
-        "supply": list(s.supply),
-        "hands": [sorted(s.hands[p]) if q == p else [] for q in range(n)],
-        "piles": [[], [], [], [], [], [], [], []],
-        "pile_known": [[], [], [], [], [], [], [], []],
-        "out": list(s.out),
-        "scores": list(s.scores),
-        "setup_tiles": list(s.setup_tiles),
-        "setup_order": list(s.setup_order),
-        "active": s.active,
-        "decision": s.decision,
-        "turns": s.turns,
-        "passes": s.passes,
-        "drawn": list(s.drawn),
-        "may_draw": s.may_draw,
-        "dead_discarded": s.dead_discarded,
-        "main_action": s.main_action,
-        "kind": s.kind,
-        "card": s.card,
-        "tile": s.tile,
-        "rotation": s.rotation,
-        "edge": s.edge,
-        "selected": list(s.selected),
-        "exchange": sorted(s.exchange) if s.active == p else [],
-        "trams_this_action": s.trams_this_action,
-        "first_tram": s.first_tram,
-        "last_pass": list(s.last_pass),
-        "winners": list(s.winners) if s.decision == r.GAME_OVER else [],
-        "truncated": False,  # not in a view: its default, as in seat_state
-        "grid": s.grid,
-        "outskirts": s.outskirts,
-        "holes": s.holes,
-        "exterior": s.exterior,
-        "covered": set(s.covered),
-        "tram_set": set(s.tram_set),
-        "memo": s.memo,
-        "geo": s.geo,
-    }
+    seat.__dict__ = fields
     return seat
 
 
