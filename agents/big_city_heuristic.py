@@ -1,8 +1,9 @@
 """A rule-based Big City player (the strategy notes in docs/games/big_city.md).
 
-It reads only its seat's information set: `view()` and the legal action ids. The view is turned into
-a seat-only State (`view.seat_state`: its own hand, the public board) on which the pure rule
-functions value moves. The generator only breaks exact ties.
+It reads only its seat's information set: the seat's State (`InfoSet.seat_state`: its own hand, the
+public board and turn), on which the pure rule functions value moves, and the legal action ids; the
+view is built only for what that State leaves out (pile sizes, cards it returned, the others' card
+counts), on the few decisions that use them. The generator only breaks exact ties.
 
 - Building: every legal build is scored exactly as the rules would score it now; the best is built
   when it is worth at least `GOOD_BUILD`, or at least `FAIR_BUILD` when nothing better is in sight.
@@ -27,7 +28,6 @@ from city_envs.agents.base import TIE_TOLERANCE, HeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
-from city_envs.big_city.view import seat_state
 from city_envs.core.infoset import InfoSet
 
 GOOD_BUILD = 5
@@ -118,16 +118,22 @@ def _touched_plots(s: State, pieces: list[r.Piece], trams: set[int]) -> set[int]
 
 
 class Table:
-    """One view in the shape the decisions need."""
+    """One seat's information in the shape the decisions need."""
 
-    def __init__(self, v: dict, seat_memo: SeatMemo) -> None:
-        self.v = v
-        self.me = v["player"]
-        self.s: State = seat_state(v)
+    def __init__(self, info_set: InfoSet, seat_memo: SeatMemo) -> None:
+        self.info_set = info_set
+        self.me = info_set.player
+        self.s: State = info_set.seat_state()
+        self.hand: list[int] = self.s.hands[self.me]  # sorted, as views list it
         self.held = r.hand_plots(self.s, self.me)
         # this seat's memo (SeatMemo): ("points", kind, placement), ("tram points", kind, placement),
         # ("facts", placement) and ("tile", n, rotation, hand) -> the worth of each anchor
         self.placement_memo = seat_memo.on(self.s, self.me)
+
+    @cached_property
+    def v(self) -> dict:
+        """The seat's view, built only when a decision needs what the seat's State leaves out."""
+        return self.info_set.view()
 
     @cached_property
     def held_beside(self) -> list[int]:
@@ -215,7 +221,7 @@ class Table:
         if card == cp.CITY_HALL_PLOT:
             return 6.0
         if s.px[card] < 0:
-            return 2.0 if sum(cp.CARD_PILE[c] == cp.PLOT_TILE[card] for c in self.v["hand"]) >= 2 else 1.0
+            return 2.0 if sum(cp.CARD_PILE[c] == cp.PLOT_TILE[card] for c in self.hand) >= 2 else 1.0
         partners = self.held_beside[card]
         single = max(self.points(cp.RES1, (card,)), self.points(cp.BUS1, (card,)))
         return single + 2.0 * partners
@@ -225,11 +231,7 @@ class Table:
         if s.tiles[pile - 1] is None:
             return 0.2
         worth = 0.0
-        if (
-            pile == cp.PLOT_TILE[cp.CITY_HALL_PLOT]
-            and not r.city_hall_built(s)
-            and cp.CITY_HALL_PLOT not in self.v["hand"]
-        ):
+        if pile == cp.PLOT_TILE[cp.CITY_HALL_PLOT] and not r.city_hall_built(s) and cp.CITY_HALL_PLOT not in self.hand:
             worth += 3.0  # card 15 is still somewhere: City Hall unlocks the rest of the game
         occupant, out, held, beside = s.occupant, s.out, self.held, self.held_beside
         for p in cp.TILE_PLOTS[pile]:
@@ -245,7 +247,7 @@ class Table:
         held plot of the tile beside it, 0.1 per cell touching the city. Scored for every anchor at once,
         kept in the seat's memo for the next decisions of the same placement."""
         s = self.s
-        hand = tuple(self.v["hand"])
+        hand = tuple(self.hand)
         memo = self.placement_memo
         held_around = None  # per padded cell: the held plots of the city beside it
         scored = []  # per rotation: its anchors, the ones across `edge`, their worths
@@ -293,21 +295,19 @@ class Table:
         return cp.LAYOUTS[n][rotation].cells.index((s.px[q] + dx - ax, s.py[q] + dy - ay))
 
     def my_cards_of(self, n: int) -> int:
-        return sum(1 for c in self.v["hand"] if cp.CARD_PILE[c] == n and c < cp.NUM_PLOTS)
+        return sum(1 for c in self.hand if cp.CARD_PILE[c] == n and c < cp.NUM_PLOTS)
 
     # ----- parks and factories ------------------------------------------------------------------
     def facility_worth(self, kind: int, plots: tuple[int, ...]) -> float:
         s = self.s
-        mine = set(self.v["hand"])
+        mine = set(self.hand)
         if any(p in mine for p in plots):
             return -10.0
         beside = {q for p in plots for side in range(4) if (q := r.neighbour(s, p, side)) in self.held}
         if kind in cp.PARKS:
             return float(len(beside))
         counts = self.v["hand_counts"]
-        rivals = sum(
-            counts[q][cp.PLOT_TILE[p] - 1] for p in plots for q in range(self.v["num_players"]) if q != self.me
-        )
+        rivals = sum(counts[q][cp.PLOT_TILE[p] - 1] for p in plots for q in range(s.n) if q != self.me)
         return 0.3 * rivals - 2.0 * len(beside) + 0.1
 
 
@@ -334,13 +334,13 @@ class BigCityHeuristicAgent(HeuristicAgent):
         self.seat_memo = SeatMemo()
 
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        table = Table(info_set.view(), self.seat_memo)
-        action = getattr(self, self.HANDLERS[table.v["decision"]])(table, legal)
+        table = Table(info_set, self.seat_memo)
+        action = getattr(self, self.HANDLERS[r.Decision.name_of(table.s.decision)])(table, legal)
         return action if action in legal else legal[-1]
 
     # ----- the main choice ----------------------------------------------------------------------
     def _main(self, table: Table, legal: list[int]) -> int:
-        v = table.v
+        s = table.s
         kinds = [a - r.BUILD for a in legal if r.BUILD <= a < r.TRAM]
         # in MAIN the kinds with a placement are exactly the legal ones, so these are every build
         builds = table.builds(kinds)
@@ -349,9 +349,9 @@ class BigCityHeuristicAgent(HeuristicAgent):
         build_action = (
             r.BUILD + self._best(builds, lambda b: b.points - 0.01 * cp.KIND_SIZE[b.kind]).kind if builds else r.PASS
         )
-        scores = v["scores"]
+        scores = s.scores
         leading = scores[table.me] >= max(scores)
-        if leading and v["passes"] == v["num_players"] - 1 and best < GOOD_BUILD:
+        if leading and s.passes == s.n - 1 and best < GOOD_BUILD:
             return r.PASS  # everyone else passed: end the game in the lead
         if best >= GOOD_BUILD:
             return build_action
@@ -364,7 +364,7 @@ class BigCityHeuristicAgent(HeuristicAgent):
         for card in cp.SPECIAL_CARDS:
             if card in legal:
                 kind = cp.FACILITY_OF_CARD[card]
-                if max(table.facility_worth(kind, pl) for pl in r.facility_placements(table.s, kind)) > 0:
+                if max(table.facility_worth(kind, pl) for pl in r.facility_placements(s, kind)) > 0:
                     return card
         tiles = [a for a in legal if r.TILE < a < r.EXCHANGE and table.my_cards_of(a - r.TILE) >= 2]
         if tiles:
@@ -372,22 +372,22 @@ class BigCityHeuristicAgent(HeuristicAgent):
         if best >= FAIR_BUILD:
             return build_action
         # an exchange helps only if the piles hold cards this seat did not put there itself
-        fresh = sum(v["pile_sizes"]) > len(v["known_in_piles"]) and v["turns"] < LAST_EXCHANGE_TURN
-        if fresh and r.EXCHANGE in legal and any(table.usefulness(c) < WEAK_CARD for c in v["hand"]):
+        fresh = s.turns < LAST_EXCHANGE_TURN and sum(table.v["pile_sizes"]) > len(table.v["known_in_piles"])
+        if fresh and r.EXCHANGE in legal and any(table.usefulness(c) < WEAK_CARD for c in table.hand):
             return r.EXCHANGE
         if builds:
             return build_action
-        if fresh and r.EXCHANGE in legal and len(v["hand"]) < v["hand_limit"]:
+        if fresh and r.EXCHANGE in legal and len(table.hand) < s.hand_limit:
             return r.EXCHANGE
         return r.PASS
 
     # ----- placing pieces -----------------------------------------------------------------------
     def _select(self, table: Table, legal: list[int]) -> int:
-        s, turn = table.s, table.v["turn"]
-        selected = tuple(turn["selected"])
+        s = table.s
+        selected = tuple(s.selected)
         k = len(selected)
-        kind = turn["kind"]
-        if table.v["decision"] == "BUILD_SELECT":
+        kind = s.kind
+        if s.decision == r.Decision.BUILD_SELECT:
             options = r.kind_placements(s, kind, table.held | set(selected))
             options = [pl for pl in options if pl[:k] == selected]
             choice = self._best(options, lambda pl: table.points(kind, pl))
@@ -416,14 +416,13 @@ class BigCityHeuristicAgent(HeuristicAgent):
         return self._best(legal, lambda a: table.my_cards_of(a - r.TILE))
 
     def _tile_placement(self, table: Table, legal: list[int]) -> int:
-        turn = table.v["turn"]
-        n, rotation, edge = turn["tile"], turn["rotation"], turn["edge"]
+        s = table.s
+        n, rotation, edge = s.tile, s.rotation, s.edge
         rotations = [a - r.ROTATION for a in legal] if rotation < 0 else [rotation]
         pick = self._best(table.best_tile_placements(n, rotations, edge), lambda o: o.worth)
-        decision = table.v["decision"]
-        if decision == "TILE_ROTATION":
+        if s.decision == r.Decision.TILE_ROTATION:
             return r.ROTATION + pick.rotation
-        if decision == "TILE_EDGE":
+        if s.decision == r.Decision.TILE_EDGE:
             return r.EDGE + pick.edge
         return r.LOCAL_CELL + table.local_cell(n, pick.rotation, pick.edge, pick.ax, pick.ay)
 

@@ -42,6 +42,9 @@ class BigCity(StateGame):
     def winners(self) -> list[int]:
         return list(self.state.winners) if self.is_over() else rules.ranking_winners(self.state)
 
+    def seat_state(self, player: int) -> rules.State:
+        return view.seat_state_of(self.state, player)
+
     # ----- serialization ------------------------------------------------------------------------
     def _state_to_dict(self) -> dict:
         """The plain fields; the tile and piece records as lists (`validation.state_from_json` reads them)."""

@@ -619,16 +619,17 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
 
 
 def seat_state(v: dict) -> State:
-    """A State holding exactly what view `v` says: the seat's own hand, the others' hands empty, the
-    piles anonymous. Agents evaluate moves on it with the pure rule functions (points, placements)."""
-    n = v["num_players"]
+    """A State holding exactly what view `v` says: the seat's own hand (and its own exchange choices), the
+    others' hands empty, the piles anonymous, the pending decision's public choices. Agents evaluate moves
+    on it with the pure rule functions (points, placements)."""
     me = v["player"]
     board = _seat_board(v)
+    turn = v["turn"]
     out = [False] * cp.NUM_CARDS
     for c in v["out"]:
         out[c] = True
-    fields = _SEAT_FIELDS.copy()  # the State's fields in their order, the turn's at their defaults
-    fields["n"] = n
+    fields = _SEAT_FIELDS.copy()  # the State's fields in their order, those not in a view at their defaults
+    fields["n"] = n = v["num_players"]
     fields["hand_limit"] = v["hand_limit"]
     fields["tiles"] = list(board.tile_records)  # the records are immutable: shared
     fields["px"] = list(board.px)
@@ -645,11 +646,16 @@ def seat_state(v: dict) -> State:
     fields["setup_tiles"] = list(v["setup_tiles"])
     fields["setup_order"] = list(v["setup_order"])
     fields["active"] = v["active"]
-    fields["drawn"] = [0] * 8
-    fields["selected"] = []
-    fields["exchange"] = []
+    fields["decision"] = _DECISION_ID[v["decision"]]
+    fields["turns"] = v["turns"]
+    fields["passes"] = v["passes"]
+    fields["drawn"] = list(turn["drawn"])
+    for name in _TURN_SCALARS_OF_VIEW:
+        fields[name] = turn[name]
+    fields["selected"] = list(turn["selected"])
+    fields["exchange"] = list(turn["exchange"] or ())
     fields["last_pass"] = list(v["last_pass"])
-    fields["winners"] = []
+    fields["winners"] = list(v["winners"] or ())
     fields["grid"], fields["outskirts"], fields["holes"], fields["exterior"], fields["geo"] = board.geometry
     fields["covered"], fields["tram_set"], fields["memo"] = set(board.covered), set(board.trams), board.memo
     s = object.__new__(State)  # filled whole above: the dataclass __init__ costs as much as the rest together
@@ -657,8 +663,76 @@ def seat_state(v: dict) -> State:
     return s
 
 
+def seat_state_of(s: State, p: int) -> State:
+    """`seat_state(view(s, p))` read from the match itself, without building the view (most of an agent's
+    decisions need only this). It copies exactly the fields `view` shows; the derived board fields are
+    shared, as `seat_state` shares them (public, replaced and never changed when the board changes)."""
+    mine = s.active == p
+    fields = _SEAT_FIELDS.copy()  # the State's fields in their order (a copy is cheaper than a new dict)
+    fields["n"] = n = s.n
+    fields["hand_limit"] = s.hand_limit
+    fields["tiles"] = list(s.tiles)
+    fields["px"] = list(s.px)
+    fields["py"] = list(s.py)
+    fields["occupant"] = list(s.occupant)
+    fields["pieces"] = list(s.pieces)
+    fields["trams"] = sorted(s.trams)  # in the order views list them
+    fields["supply"] = list(s.supply)
+    fields["hands"] = [sorted(s.hands[p]) if q == p else [] for q in range(n)]
+    fields["piles"] = [[], [], [], [], [], [], [], []]
+    fields["pile_known"] = [[], [], [], [], [], [], [], []]
+    fields["out"] = list(s.out)
+    fields["scores"] = list(s.scores)
+    fields["setup_tiles"] = list(s.setup_tiles)
+    fields["setup_order"] = list(s.setup_order)
+    fields["active"] = s.active
+    fields["decision"] = s.decision
+    fields["turns"] = s.turns
+    fields["passes"] = s.passes
+    fields["drawn"] = list(s.drawn)
+    fields["may_draw"] = s.may_draw
+    fields["dead_discarded"] = s.dead_discarded
+    fields["main_action"] = s.main_action
+    fields["kind"] = s.kind
+    fields["card"] = s.card
+    fields["tile"] = s.tile
+    fields["rotation"] = s.rotation
+    fields["edge"] = s.edge
+    fields["selected"] = list(s.selected)
+    fields["exchange"] = sorted(s.exchange) if mine else []
+    fields["trams_this_action"] = s.trams_this_action
+    fields["first_tram"] = s.first_tram
+    fields["last_pass"] = list(s.last_pass)
+    fields["winners"] = list(s.winners) if s.decision == r.GAME_OVER else []
+    fields["grid"], fields["outskirts"], fields["holes"], fields["exterior"], fields["geo"] = (
+        s.grid,
+        s.outskirts,
+        s.holes,
+        s.exterior,
+        s.geo,
+    )
+    fields["covered"], fields["tram_set"], fields["memo"] = set(s.covered), set(s.tram_set), s.memo
+    seat = object.__new__(State)
+    seat.__dict__ = fields
+    return seat
+
+
 # every field of State in order, those with a plain default at it (seat_state sets the others)
 _SEAT_FIELDS = {f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(State)}
+_DECISION_ID = {**{name: i for i, name in enumerate(r.Decision.names)}, "GAME_OVER": r.GAME_OVER}
+# the turn's plain values that a view shows under "turn" with the State's names
+_TURN_SCALARS_OF_VIEW = (
+    "may_draw",
+    "dead_discarded",
+    "main_action",
+    "kind",
+    "card",
+    "tile",
+    "rotation",
+    "edge",
+    "trams_this_action",
+    "first_tram",
+)
 
 
 class BoardGeometry(NamedTuple):

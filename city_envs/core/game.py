@@ -381,6 +381,11 @@ class Game(abc.ABC):
     def view(self, player: int) -> dict:
         """Structured description of exactly what `player` knows."""
 
+    def seat_state(self, player: int) -> Any:
+        """A game-specific State holding exactly what `player` knows (its own hidden items, the public
+        ones; nothing of the others'), for agents that value moves with the rule functions."""
+        raise NotImplementedError(f"{self.name} does not offer a seat state; use view({player}) instead")
+
     @abc.abstractmethod
     def observation(self, player: int) -> np.ndarray:
         """float32 tensor encoding of `view(player)`, shape `observation_shape`."""

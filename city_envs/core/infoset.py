@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from city_envs.core.game import Game
@@ -38,6 +40,10 @@ class InfoSet:
 
     def view(self) -> dict:
         return self.__game.view(self.player)
+
+    def seat_state(self) -> Any:
+        """The game's State of what this seat knows (`Game.seat_state`), for rule-based agents."""
+        return self.__game.seat_state(self.player)
 
     def observation(self) -> np.ndarray:
         return self.__game.observation(self.player)

@@ -1,5 +1,6 @@
-"""Agent-test helpers: an information-set stand-in that holds nothing but the view and the legal ids,
-and tables of heuristics (mixed with randoms, or alone) to play them on."""
+"""Agent-test helpers: an information-set stand-in that holds nothing but the view, the seat's State
+(where the game offers one) and the legal ids, and tables of heuristics (mixed with randoms, or alone)
+to play them on."""
 
 from __future__ import annotations
 
@@ -16,18 +17,28 @@ from city_envs.core.infoset import InfoSet
 
 
 class SeatOnly:
-    """Exposes nothing but what the brief allows an agent to use: the view and the legal ids."""
+    """Exposes nothing but what the brief allows an agent to use: the view, the seat's State (a copy of
+    what the view says: tests/big_city/test_seat_state.py) and the legal ids."""
 
-    __slots__ = ("_view", "_legal", "player", "num_players")
+    __slots__ = ("_view", "_seat_state", "_legal", "player", "num_players")
 
     def __init__(self, info_set: InfoSet) -> None:
         self._view = info_set.view()
+        try:
+            self._seat_state: Any = info_set.seat_state()
+        except NotImplementedError:
+            self._seat_state = None
         self._legal = info_set.legal_actions().copy()
         self.player = info_set.player
         self.num_players = info_set.num_players
 
     def view(self) -> dict:
         return self._view
+
+    def seat_state(self) -> Any:
+        if self._seat_state is None:
+            raise NotImplementedError("this game offers no seat state")
+        return self._seat_state
 
     def legal_actions(self) -> np.ndarray:
         return self._legal

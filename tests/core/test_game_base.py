@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from city_envs.core.game import Game, IllegalActionError
+from city_envs.core.infoset import InfoSet
 
 from .nim_toy import Nim
 
@@ -230,3 +231,8 @@ def test_truncation_flag():
     game.apply(0)
     assert game.is_over() and game.is_truncated() and game.current_player() == -1
     assert game.winners() == [0, 1] and game.returns() == [0.0, 0.0]
+
+
+def test_a_seat_state_is_refused_clearly_where_a_game_offers_none():
+    with pytest.raises(NotImplementedError, match="nim does not offer a seat state"):
+        InfoSet(Nim(2, seed=1), 0).seat_state()
