@@ -1,6 +1,6 @@
 """Randomized Urban Sprawl games: invariants after every step, for every player count and variant.
 
-300 games per player count in the default run, cut at 24 turns by the `max_turns` valve (they reach
+150 games per player count in the default run, cut at 24 turns by the `max_turns` valve (they reach
 every decision kind, the Airport and elections), plus full-length games to the Olympic Games in every
 variant; 300 more full-length games per count in the slow job.
 """
@@ -35,7 +35,7 @@ def run_games(n: int, seeds, **options) -> tuple[set[str], int]:
 
 @pytest.mark.parametrize("n", COUNTS)
 def test_short_random_games_keep_every_invariant(n):
-    decisions, _ = run_games(n, range(300), max_turns=24)
+    decisions, _ = run_games(n, range(150), max_turns=24)
     assert decisions >= {"START_BUY", "INVEST", "MAIN", "PAY_PERMIT", "PLACE", "VOC_PAYOUT", "MAYOR_PARK", "GAME_OVER"}
 
 
