@@ -180,9 +180,8 @@ class State:
     # the board changes, so copies can share it: ("facility", kind) -> placements (("facility before",
     # kind): those of the last board of the same tiles), "trams" -> tram_edges, "tram possible" -> whether
     # there is one, "board" -> view.board_block (a new memo of the same tiles keeps the last one as "board
-    # before"), ("observation", seat) -> view's base, "seat_board" -> whether view.share_board offered it;
-    # public, like everything here, for agents' seat states share this memo (what depends on a hand stays
-    # with the agent)
+    # before"), ("observation", seat) -> view's base; public, like everything here, for agents' seat
+    # states share this memo (what depends on a hand stays with the agent)
     memo: dict = field(default=_UNSET, compare=False, repr=False)
     # the same for what depends on the tiles alone: "touch", "tiles" (W, H) -> tile_options, "anchors"
     # (W, H) -> rectangle_anchors, "images" -> _city_images, "neighbours", "keys", "streets", "plots", "plot_xy"

@@ -27,7 +27,6 @@ from city_envs.big_city import rules as r
 from city_envs.big_city.rules import State
 from city_envs.core.game import EntityLayout
 from city_envs.core.layout import Field, ObservationLayout, table, vector
-from city_envs.core.memo import BoundedMemo
 
 _RELATIVE = ("me", "next", "second", "third", "fourth")  # seats in clockwise order from the observer
 _OCCUPANTS = (
@@ -438,7 +437,6 @@ def _plot_xy(s: State) -> list[list[int]]:
 def view(s: State, p: int) -> dict:
     """Plain data of what seat p knows; the observation encodes exactly this."""
     mine = s.active == p
-    share_board(s)
     return {
         "game": "big_city",
         "player": p,
@@ -620,23 +618,27 @@ def determinize(s: State, p: int, rng: np.random.Generator) -> State:
 
 def seat_state(v: dict) -> State:
     """A State holding exactly what view `v` says: the seat's own hand (and its own exchange choices), the
-    others' hands empty, the piles anonymous, the pending decision's public choices. Agents evaluate moves
-    on it with the pure rule functions (points, placements)."""
+    others' hands empty, the piles anonymous, the pending decision's public choices. Rebuilt from the
+    view alone, board included: the reference that `seat_state_of` (what agents use) is tested equal to."""
     me = v["player"]
-    board = _seat_board(v)
     turn = v["turn"]
     out = [False] * cp.NUM_CARDS
     for c in v["out"]:
         out[c] = True
+    pieces = [r.Piece(kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]]
+    occupant = [-1] * cp.NUM_PLOTS
+    for index, piece in enumerate(pieces):
+        for plot in piece.plots:
+            occupant[plot] = index
     fields = _SEAT_FIELDS.copy()  # the State's fields in their order, those not in a view at their defaults
     fields["n"] = n = v["num_players"]
     fields["hand_limit"] = v["hand_limit"]
-    fields["tiles"] = list(board.tile_records)  # the records are immutable: shared
-    fields["px"] = list(board.px)
-    fields["py"] = list(board.py)
-    fields["occupant"] = list(board.occupant)
-    fields["pieces"] = list(board.piece_records)
-    fields["trams"] = list(board.trams)
+    fields["tiles"] = [None if t is None else r.Tile(*t) for t in v["tiles"]]
+    fields["px"] = [x for x, _ in v["plot_xy"]]
+    fields["py"] = [y for _, y in v["plot_xy"]]
+    fields["occupant"] = occupant
+    fields["pieces"] = pieces
+    fields["trams"] = list(v["trams"])
     fields["supply"] = list(v["supply"])
     fields["hands"] = [list(v["hand"]) if q == me else [] for q in range(n)]
     fields["piles"] = [[], [], [], [], [], [], [], []]
@@ -656,10 +658,9 @@ def seat_state(v: dict) -> State:
     fields["exchange"] = list(turn["exchange"] or ())
     fields["last_pass"] = list(v["last_pass"])
     fields["winners"] = list(v["winners"] or ())
-    fields["grid"], fields["outskirts"], fields["holes"], fields["exterior"], fields["geo"] = board.geometry
-    fields["covered"], fields["tram_set"], fields["memo"] = set(board.covered), set(board.trams), board.memo
     s = object.__new__(State)  # filled whole above: the dataclass __init__ costs as much as the rest together
     s.__dict__ = fields
+    r.rebuild_derived(s)
     return s
 
 
@@ -733,130 +734,3 @@ _TURN_SCALARS_OF_VIEW = (
     "trams_this_action",
     "first_tram",
 )
-
-
-class BoardGeometry(NamedTuple):
-    """The derived fields of State that depend on the tiles alone."""
-
-    grid: list[int]
-    outskirts: list[bool]
-    holes: frozenset
-    exterior: frozenset
-    geo: dict
-
-
-class SeatBoard(NamedTuple):
-    """What `seat_state` needs of one public board: its tiles and pieces as views show them (which
-    identify it), their records, its own copies of the other lists, and the derived fields, shared
-    (they are replaced, never changed, when a board changes)."""
-
-    n: int
-    tiles: list  # tiles_json
-    pieces: list  # pieces_json
-    trams: list  # sorted, as views list them
-    tile_records: tuple[r.Tile | None, ...]
-    piece_records: tuple[r.Piece, ...]
-    px: list[int]
-    py: list[int]
-    occupant: list[int]
-    geometry: BoardGeometry
-    covered: frozenset
-    memo: dict
-
-
-def _board_of(s: State) -> SeatBoard:
-    return SeatBoard(
-        s.n,
-        tiles_json(s.tiles),
-        pieces_json(s.pieces),
-        sorted(s.trams),
-        tuple(s.tiles),
-        tuple(s.pieces),
-        list(s.px),
-        list(s.py),
-        list(s.occupant),
-        BoardGeometry(s.grid, s.outskirts, s.holes, s.exterior, s.geo),
-        frozenset(s.covered),
-        s.memo,
-    )
-
-
-def share_board(s: State) -> None:
-    """Offer the board of a match (whose derived fields the rules keep up to date) to `seat_state`, so
-    that the views of this board find it instead of deriving it again; once per board (the memo is
-    replaced when the board changes). Everything in it is public."""
-    if "seat_board" not in s.memo:
-        s.memo["seat_board"] = True  # a flag: the memo holding its board would be a reference cycle
-        board = _board_of(s)
-        if _find_board(board.n, board.tiles, board.pieces, board.trams) is None:
-            _remember_board(board)
-
-
-def _seat_board(v: dict) -> SeatBoard:
-    """The board of a view: shared by the match it came from, or derived from the view (the board
-    memo is then new, and shared by the next views of the same board)."""
-    board = _find_board(v["num_players"], v["tiles"], v["pieces"], v["trams"])
-    if board is None:
-        board = _derive_seat_board(v)
-        _remember_board(board)
-    return board
-
-
-def _find_board(n: int, tiles: list, pieces: list, trams: list) -> SeatBoard | None:
-    """A board seen lately: found by its counts of tiles, pieces and trams, then compared whole (lists
-    compare in C, far cheaper than hashing the board)."""
-    for board in _SEAT_BOARDS.get((n, tiles.count(None), len(pieces), len(trams))) or ():
-        if board.pieces == pieces and board.trams == trams and board.tiles == tiles:
-            return board
-    return None
-
-
-def _remember_board(board: SeatBoard) -> None:
-    counts = (board.n, board.tiles.count(None), len(board.pieces), len(board.trams))
-    recent = _SEAT_BOARDS.get(counts)
-    if recent is None:
-        recent = []
-        _SEAT_BOARDS.put(counts, recent)
-    recent.insert(0, board)
-    del recent[BOARDS_PER_COUNT:]
-
-
-def _derive_seat_board(v: dict) -> SeatBoard:
-    s = State(
-        n=v["num_players"],
-        hand_limit=0,
-        tiles=[None if t is None else r.Tile(*t) for t in v["tiles"]],
-        px=[x for x, _ in v["plot_xy"]],
-        py=[y for _, y in v["plot_xy"]],
-        occupant=[-1] * cp.NUM_PLOTS,
-        pieces=[r.Piece(kind, owner, tuple(plots), points) for kind, owner, plots, points in v["pieces"]],
-        trams=list(v["trams"]),
-        supply=[],
-        hands=[],
-        piles=[],
-        pile_known=[],
-        out=[],
-        scores=[],
-        setup_tiles=[],
-        setup_order=[],
-    )
-    for index, piece in enumerate(s.pieces):
-        for p in piece.plots:
-            s.occupant[p] = index
-    tiles_key = tuple(s.tiles)
-    geometry = _SEAT_GEOMETRY.get(tiles_key)
-    if geometry is None:
-        r.rebuild_derived(s)
-        _SEAT_GEOMETRY.put(tiles_key, BoardGeometry(s.grid, s.outskirts, s.holes, s.exterior, s.geo))
-    else:
-        s.grid, s.outskirts, s.holes, s.exterior, s.geo = geometry
-        r.rebuild_piece_derived(s)
-    return _board_of(s)
-
-
-# What `seat_state` derives from the public board, kept for the next views of the same board: the
-# geometry by the tiles, the rest by the player count and the counts of tiles, pieces and trams (a few
-# boards per count, for agents that play several matches at once). Only public data goes in.
-BOARDS_PER_COUNT = 4
-_SEAT_GEOMETRY = BoundedMemo(64)
-_SEAT_BOARDS = BoundedMemo(256)

@@ -9,7 +9,6 @@ from city_envs import make_game
 from city_envs.agents.big_city_heuristic import LAST_EXCHANGE_TURN, BigCityHeuristicAgent
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
-from city_envs.big_city.view import seat_state
 from city_envs.core.infoset import InfoSet
 from city_envs.evaluation import evaluate, match_seeds
 
@@ -90,7 +89,7 @@ def test_the_seat_memo_kept_across_boards_equals_fresh_scores(n):
         seat = game.current_player()
         action = agents[seat].act(InfoSet(game, seat))
         memo = agents[seat].seat_memo
-        s = seat_state(game.view(seat))
+        s = game.seat_state(seat)
         if memo.board is s.memo:  # the agent chose on this board (it does not think with one legal id)
             for key, value in memo.entries.items():
                 if key[0] == "facts":

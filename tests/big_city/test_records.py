@@ -150,6 +150,3 @@ def test_the_geometry_memos_are_records():
     assert int(geometry.empty.rows[:, free].sum()) == sum(x >= 0 for x in s.px)
     board = s.memo["board"]
     assert type(board) is view.BoardRows and (board.pieces, board.trams) == (len(s.pieces), len(s.trams))
-    board = view._board_of(s)
-    assert type(board.geometry) is view.BoardGeometry and board.geometry.grid is s.grid
-    assert board.piece_records == tuple(s.pieces) and board.pieces == view.pieces_json(s.pieces)
