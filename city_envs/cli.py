@@ -273,19 +273,20 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     """Retrain a committed baseline from its own config (resuming a stopped run) and publish it, or measure
-    its reference, or only write the README's tables from the committed JSON; the first two rewrite the
-    README's tables after."""
+    its reference, or only write the baseline tables from the committed JSON; the first two rewrite the
+    tables of the README and docs/training.md after."""
     from city_envs.agents.policy_agent import baseline_path
-    from city_envs.training.baseline_tables import README, measure_reference, reference_path, write_baseline_tables
+    from city_envs.training.baseline_tables import PAGES, measure_reference, reference_path, write_baseline_tables
 
-    if args.tables:
+    if args.tables is not None:
         if args.game_name or args.reference:
             raise ValueError("--tables writes the tables from the committed JSON alone: name no game, no --reference")
-        write_baseline_tables(args.tables)
-        print(f"wrote the baseline tables into {args.tables}")
+        for page in args.tables or PAGES:
+            names = write_baseline_tables(page)
+            print(f"wrote {', '.join(names)} into {page}")
         return 0
     if not args.game_name:
-        raise ValueError("name a game, or write the README's tables with --tables README.md")
+        raise ValueError("name a game, or write the baseline tables of README.md and docs/training.md with --tables")
     game_class(args.game_name).check_num_players(args.players)
     if args.reference:
         record = measure_reference(args.game_name, args.players, args.games, args.eval_seed, args.jobs)
@@ -303,15 +304,16 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     for opponent, r in record["evaluation"].items():
         print(f"vs {opponent}: {r['win_rate']:.3f} ({r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}), {r['games']} games")
     print(f"published {published}")
-    try:
-        write_baseline_tables(README)
-        print(f"rewrote the baseline tables of {README}")
-    except ValueError as error:  # a wheel has no README; a checkout's may lack a record still to measure
-        print(
-            f"city-envs baseline: the README's tables were not rewritten ({error}); in a checkout run "
-            "`city-envs baseline --tables README.md`",
-            file=sys.stderr,
-        )
+    for page in PAGES:
+        try:
+            names = write_baseline_tables(page)
+            print(f"rewrote {', '.join(names)} of {page}")
+        except ValueError as error:  # a wheel has no pages; a checkout's may lack a record still to measure
+            print(
+                f"city-envs baseline: the tables of {page} were not rewritten ({error}); in a checkout run "
+                "`city-envs baseline --tables`",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -670,7 +672,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(train)
     train.set_defaults(func=cmd_train, seed=None)  # the config file decides unless a flag says otherwise
 
-    helptext = "retrain a committed PPO baseline from its config and publish it, then rewrite the README's tables"
+    helptext = (
+        "retrain a committed PPO baseline from its config and publish it, then rewrite the baseline tables of "
+        "README.md and docs/training.md"
+    )
     baseline = sub.add_parser("baseline", help=helptext, description=helptext, formatter_class=HelpFormatter)
     # not `game`: check_setup checks a named game before any command, and with --tables there is none
     baseline.add_argument(
@@ -689,8 +694,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     baseline.add_argument(
         "--tables",
+        nargs="*",
         metavar="PAGE",
-        help="measure nothing: write the baseline tables of this Markdown page (README.md) from the committed JSON",
+        help="measure nothing: write the baseline tables from the committed JSON into the sections these Markdown "
+        "pages have (no PAGE: the checkout's README.md and docs/training.md)",
     )
     baseline.set_defaults(func=cmd_baseline)
 

@@ -1,5 +1,6 @@
-"""Every figure in README.md comes from a committed JSON: the baseline tables are what `city-envs baseline
---tables` writes from `training/baselines/`, and each figure in its prose is checked against its JSON."""
+"""Every figure in README.md comes from a committed JSON: the baseline tables (the README's and the runs'
+table of docs/training.md) are what `city-envs baseline --tables` writes from `training/baselines/`, and
+each figure in its prose is checked against its JSON."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from city_envs.cli import main
 from city_envs.core.markdown import fill, section_names
 from city_envs.core.registry import GAMES
 from city_envs.core.settings import read_toml
-from city_envs.training.baseline_tables import PLAYER_COUNTS, SECTIONS, baseline_tables, reference_path
+from city_envs.training import baseline_tables as tables_module
+from city_envs.training.baseline_tables import (
+    PLAYER_COUNTS,
+    README_SECTIONS,
+    RUNS_SECTION,
+    baseline_tables,
+    curve_cell,
+    reference_path,
+)
 from city_envs.training.evaluation import evaluate_agent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,22 +38,54 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
+def training_doc() -> str:
+    return (ROOT / "docs" / "training.md").read_text()
+
+
 def stale_tables(page: str) -> bool:
-    return fill(page, baseline_tables()) != page
+    return fill(page, baseline_tables(), placeholder=None) != page
 
 
-def test_the_readme_baseline_tables_are_the_committed_json():
-    page = readme()
-    assert set(SECTIONS) <= set(section_names(page))
-    assert not stale_tables(page), "run `city-envs baseline --tables README.md`"
+def test_the_baseline_tables_are_the_committed_json():
+    assert set(README_SECTIONS) <= set(section_names(readme()))
+    assert RUNS_SECTION in section_names(training_doc())
+    for page in (readme(), training_doc()):
+        assert not stale_tables(page), "run `city-envs baseline --tables`"
 
 
-@pytest.mark.parametrize(("old", "new"), [("0.", "0.9"), ("ppo ", "dagger "), ("-1.000)", "-0.999)")])
-def test_a_table_figure_edited_by_hand_is_caught(old, new):
-    page = readme()
-    start = page.index("<!-- tables:baselines-4p -->")
+@pytest.mark.parametrize(
+    ("section", "old", "new"),
+    [
+        ("baselines-4p", "0.", "0.9"),
+        ("baselines-4p", "ppo ", "dagger "),
+        ("baselines-4p", "-1.000)", "-0.999)"),
+        (RUNS_SECTION, " min |", " min (about) |"),
+        (RUNS_SECTION, "steps/s", "steps/s (measured)"),
+        (RUNS_SECTION, "**", ""),
+        (RUNS_SECTION, "1.00", "0.99"),
+    ],
+)
+def test_a_table_figure_edited_by_hand_is_caught(section, old, new):
+    page = training_doc() if section == RUNS_SECTION else readme()
+    start = page.index(f"<!-- tables:{section} -->")
     edited = page[:start] + page[start:].replace(old, new, 1)
     assert edited != page and stale_tables(edited)
+
+
+def test_the_runs_table_bolds_the_point_that_became_the_policy():
+    curve = [
+        {"stage": "clone", "step": 0, "win_rate_vs_heuristic": 0.2, "win_rate_vs_random": 0.9},
+        {"stage": "dagger 1", "step": 0, "win_rate_vs_heuristic": 0.2125, "win_rate_vs_random": 1.0},
+        {"stage": "dagger 2", "step": 0, "win_rate_vs_heuristic": 0.1, "win_rate_vs_random": 0.975},
+        {"stage": "ppo", "step": 102_400, "win_rate_vs_heuristic": 0.3, "win_rate_vs_random": 1.0},
+        {"stage": "ppo", "step": 1_003_520, "win_rate_vs_heuristic": 0.25, "win_rate_vs_random": 1.0},
+    ]
+    assert curve_cell({"curve": curve, "selected": None}) == (
+        "clone 0.20/0.90; DAgger 0.2125/1.00, 0.10/0.975; PPO 102k 0.30/1.00, **1.0M 0.25/1.00**"
+    )
+    assert curve_cell({"curve": curve, "selected": {**curve[1]}}) == (
+        "clone 0.20/0.90; DAgger **0.2125/1.00**, 0.10/0.975; PPO 102k 0.30/1.00, 1.0M 0.25/1.00"
+    )
 
 
 def test_each_reference_is_the_heuristic_against_random_on_the_baselines_matches():
@@ -78,21 +119,37 @@ def test_the_main_job_sentence_is_its_config():
     ) in words(readme())
 
 
-def test_baseline_tables_writes_a_page_and_refuses_one_without_its_sections(tmp_path, capsys):
+def test_baseline_tables_writes_the_sections_a_page_has_and_refuses_one_without_any(tmp_path, capsys, monkeypatch):
+    tables = baseline_tables()
     page = tmp_path / "page.md"
     page.write_text(
         "intro\n<!-- tables:baselines-2p -->\nold\n<!-- /tables:baselines-2p -->\n"
-        "<!-- tables:baselines-4p -->\n<!-- /tables:baselines-4p -->\noutro\n"
+        "<!-- tables:other -->\nsomeone else's\n<!-- /tables:other -->\noutro\n"
     )
-    assert main(["baseline", "--tables", str(page)]) == 0
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- tables:baseline-runs -->\n<!-- /tables:baseline-runs -->\n")
+    assert main(["baseline", "--tables", str(page), str(doc)]) == 0
     text = page.read_text()
-    assert "old" not in text and all(table in text for table in baseline_tables().values())
-    page.write_text("<!-- tables:baselines-2p -->\n<!-- /tables:baselines-2p -->\n")
+    assert "old" not in text and tables["baselines-2p"] in text and "someone else's" in text
+    assert tables["baselines-4p"] not in text and doc.read_text().count(tables[RUNS_SECTION]) == 1
+    assert f"wrote baselines-2p into {page}" in capsys.readouterr().out
+    page.write_text("<!-- tables:other -->\n<!-- /tables:other -->\n")
     assert main(["baseline", "--tables", str(page)]) == 2
-    assert "has no <!-- tables:baselines-4p --> section to fill" in capsys.readouterr().err
+    assert "has no <!-- tables:baselines-2p --> or <!-- tables:baselines-4p --> or <!-- tables:baseline-runs -->" in (
+        capsys.readouterr().err
+    )
     assert main(["baseline", "citadels", "--tables", str(page)]) == 2
     assert main(["baseline"]) == 2
-    assert "name a game, or write the README's tables with --tables README.md" in capsys.readouterr().err
+    assert "name a game, or write the baseline tables of README.md and docs/training.md with --tables" in (
+        capsys.readouterr().err
+    )
+    # no PAGE: the checkout's pages (here stand-ins, so the test writes nothing of the checkout)
+    readme_copy, doc_copy = tmp_path / "README.md", tmp_path / "training.md"
+    readme_copy.write_text(fill(readme(), {name: "stale" for name in README_SECTIONS}, placeholder=None))
+    doc_copy.write_text(fill(training_doc(), {RUNS_SECTION: "stale"}, placeholder=None))
+    monkeypatch.setattr(tables_module, "PAGES", (readme_copy, doc_copy))
+    assert main(["baseline", "--tables"]) == 0
+    assert (readme_copy.read_text(), doc_copy.read_text()) == (readme(), training_doc())
 
 
 @pytest.mark.slow

@@ -11,9 +11,12 @@ shared, noisy machine.
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
 the ratio is the speed-up over 1 worker. `--doc` writes the rows as the generated table of a Markdown
-file (between its markers), `--from-json` makes it from rows measured before.
+file (between the markers named after the JSON file, `--out`), `--from-json` makes it from rows
+measured before.
 
     python -m city_envs.training.throughput --games citadels --steps 16384
+    python -m city_envs.training.throughput --games citadels,metropolys,blue_moon_city,big_city,urban_sprawl \
+        --players 2 --steps 8192 --out docs/throughput_2p.json --doc docs/training.md
     python -m city_envs.training.throughput --games metropolys,blue_moon_city,big_city --players 4 \
         --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
 """
@@ -165,20 +168,26 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-DOC_BEGIN = "<!-- begin: written by `python -m city_envs.training.throughput ... --doc` from its JSON; do not edit -->"
-DOC_END = "<!-- end: written by `python -m city_envs.training.throughput ... --doc` -->"
+def doc_markers(source: str | Path) -> tuple[str, str]:
+    """The lines around the generated table of the JSON `source` in a Markdown file, keyed by its file
+    name, so a page holds one table per JSON (docs/training.md: throughput_2p.json, throughput_4p.json)."""
+    name = Path(source).name
+    return (
+        f"<!-- begin: written by `python -m city_envs.training.throughput ... --doc` from {name}; do not edit -->",
+        f"<!-- end: written by `python -m city_envs.training.throughput ... --doc` from {name} -->",
+    )
 
 
 def doc_section(rows: list[dict], source: str) -> str:
     """The generated part of a Markdown file: the table of `rows` and where its JSON is."""
-    return (
-        f"{DOC_BEGIN}\n{table(rows)}\n\nThe raw figures are in [{Path(source).name}]({Path(source).name}).\n{DOC_END}"
-    )
+    begin, end = doc_markers(source)
+    name = Path(source).name
+    return f"{begin}\n{table(rows)}\n\nThe raw figures are in [{name}]({name}).\n{end}"
 
 
 def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
-    """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
-    replace_between(path, DOC_BEGIN, DOC_END, doc_section(rows, source))
+    """Replace the generated section of `source`'s table in the Markdown file at `path` by `doc_section`."""
+    replace_between(path, *doc_markers(source), doc_section(rows, source))
 
 
 def _counts(text: str) -> tuple[int, ...]:
@@ -205,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated worker counts of the default env, e.g. 1,2 (1 is always measured)",
     )
     parser.add_argument("--out", help="also write the rows as JSON here")
-    parser.add_argument("--doc", help="write the rows' table into this Markdown file's generated section")
+    parser.add_argument(
+        "--doc", help="write the rows' table into this Markdown file's generated section for the JSON (--out)"
+    )
     parser.add_argument("--from-json", dest="from_json", help="measure nothing: take the rows from this JSON")
     args = parser.parse_args(argv)
     if args.from_json:
@@ -221,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--doc needs --out: the table links the JSON it is made from")
     if args.doc:  # refused before the measurements, not after
         try:
-            parts_around(args.doc, DOC_BEGIN, DOC_END)
+            parts_around(args.doc, *doc_markers(args.out))
         except (OSError, ValueError) as error:
             parser.error(f"--doc {args.doc}: {error}")
     games = args.games.split(",")

@@ -16,12 +16,13 @@ from city_envs.core.settings import read_document
 MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
 
 
-def fill(text: str, tables: dict[str, str]) -> str:
-    """`text` with each marked section replaced by its table (a section without results says so)."""
+def fill(text: str, tables: dict[str, str], placeholder: str | None = "*No results yet.*") -> str:
+    """`text` with each marked section replaced by its table; a section without one gets `placeholder`
+    (None: it stays as it is, for a page whose other sections another command writes)."""
 
     def replace(match: re.Match) -> str:
-        body = tables.get(match["name"], "*No results yet.*")
-        return f"{match.group(1)}{body}\n{match.group(4)}"
+        body = tables.get(match["name"], placeholder)
+        return match.group(0) if body is None else f"{match.group(1)}{body}\n{match.group(4)}"
 
     return MARKER.sub(replace, text)
 
@@ -30,9 +31,14 @@ def section_names(text: str) -> list[str]:
     return [match["name"] for match in MARKER.finditer(text)]
 
 
-def write_sections(path: str | Path, tables: dict[str, str], required: tuple[str, ...] = ()) -> list[str]:
+def write_sections(
+    path: str | Path,
+    tables: dict[str, str],
+    required: tuple[str, ...] = (),
+    placeholder: str | None = "*No results yet.*",
+) -> list[str]:
     """Fill the marked sections of the page at `path` (one ValueError if it has none, or lacks one of
-    `required`); the names of the sections filled."""
+    `required`; `placeholder` as in `fill`); the names of the sections filled."""
     path = Path(path)
     text = read_document(path)
     names = section_names(text)
@@ -41,8 +47,8 @@ def write_sections(path: str | Path, tables: dict[str, str], required: tuple[str
         raise ValueError(f"{path} has no {' or '.join(f'<!-- tables:{name} -->' for name in missing)} section to fill")
     if not names:
         raise ValueError(f"{path} has no <!-- tables:NAME --> sections to fill")
-    path.write_text(fill(text, tables))
-    return names
+    path.write_text(fill(text, tables, placeholder))
+    return names if placeholder is not None else [name for name in names if name in tables]
 
 
 def parts_around(path: str | Path, begin: str, end: str) -> tuple[str, str]:

@@ -1,5 +1,5 @@
-"""The throughput benchmark's table in docs/training.md is made from its JSON, and its command line's
-doors."""
+"""The throughput benchmark's tables in docs/training.md are made from their JSON (one section per JSON
+file), and its command line's doors."""
 
 from __future__ import annotations
 
@@ -38,14 +38,22 @@ ROWS = [
 ]
 
 
-def test_the_4_player_table_in_the_docs_is_its_json():
-    source = ROOT / "docs" / "throughput_4p.json"
+@pytest.mark.parametrize("name", ["throughput_2p.json", "throughput_4p.json"])
+def test_each_table_in_the_docs_is_its_json(name):
+    source = ROOT / "docs" / name
     page = (ROOT / "docs" / "training.md").read_text()
-    assert throughput.DOC_BEGIN in page and throughput.DOC_END in page
+    begin, end = throughput.doc_markers(source)
+    assert page.count(begin) == 1 and page.count(end) == 1
     if not source.is_file():
-        pytest.skip("docs/throughput_4p.json is not measured yet (see docs/training.md, Throughput)")
-    section = throughput.doc_section(json.loads(source.read_text()), "docs/throughput_4p.json")
-    assert section in page, "rerun: python -m city_envs.training.throughput --from-json ... --doc docs/training.md"
+        pytest.skip(f"docs/{name} is not measured yet (see docs/training.md, Throughput)")
+    section = throughput.doc_section(json.loads(source.read_text()), f"docs/{name}")
+    assert section in page, (
+        f"rerun: python -m city_envs.training.throughput --from-json docs/{name} --doc docs/training.md"
+    )
+
+
+def test_the_4_player_table_is_measured():
+    assert (ROOT / "docs" / "throughput_4p.json").is_file()
 
 
 def test_the_table_has_each_worker_count_beside_one_process():
@@ -58,18 +66,35 @@ def test_the_table_has_each_worker_count_beside_one_process():
     ]
 
 
-def test_from_json_rewrites_only_the_generated_section(tmp_path):
-    rows = tmp_path / "t.json"
-    rows.write_text(json.dumps(ROWS))
+def test_from_json_rewrites_only_its_own_section(tmp_path):
+    """A page holds one generated table per JSON file: writing one leaves the others as they are."""
+    rows_4p = tmp_path / "throughput_4p.json"
+    rows_4p.write_text(json.dumps(ROWS))
+    rows_2p = tmp_path / "throughput_2p.json"
+    rows_2p.write_text(json.dumps([{**row, "players": 2, "workers": {}, "workers_speedup": {}} for row in ROWS]))
     page = tmp_path / "page.md"
-    page.write_text(f"intro\n{throughput.DOC_BEGIN}\nold\n{throughput.DOC_END}\noutro\n")
-    assert throughput.main(["--from-json", str(rows), "--doc", str(page)]) == 0
+    sections = {name: "\n".join(throughput.doc_markers(name)) for name in ("throughput_2p.json", "throughput_4p.json")}
+    page.write_text(f"intro\n{sections['throughput_2p.json']}\nmiddle\n{sections['throughput_4p.json']}\noutro\n")
+    assert throughput.main(["--from-json", str(rows_4p), "--doc", str(page)]) == 0
     text = page.read_text()
-    assert text.startswith("intro\n") and text.endswith("\noutro\n") and "old" not in text
-    assert throughput.doc_section(ROWS, str(rows)) in text and "[t.json](t.json)" in text
+    assert text.startswith(f"intro\n{sections['throughput_2p.json']}\nmiddle\n") and text.endswith("\noutro\n")
+    assert throughput.doc_section(ROWS, str(rows_4p)) in text and "[throughput_4p.json](throughput_4p.json)" in text
+    assert throughput.main(["--from-json", str(rows_2p), "--doc", str(page)]) == 0
+    text = page.read_text()
+    assert throughput.doc_section(ROWS, str(rows_4p)) in text
+    two = throughput.doc_section(json.loads(rows_2p.read_text()), str(rows_2p))
+    assert two in text and text.index(two) < text.index("\nmiddle\n")
+    assert (
+        "| game (2 players, 8,192 steps each) | reference env steps/s | default (1 worker) env steps/s | ratio |" in two
+    )
+    assert "| big_city | 1,234 | 2,000 | 1.62x |\n" in two
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(ROWS))
+    with pytest.raises(SystemExit):
+        throughput.main(["--from-json", str(other), "--doc", str(page)])
     page.write_text("no markers\n")
     with pytest.raises(SystemExit):
-        throughput.main(["--from-json", str(rows), "--doc", str(page)])
+        throughput.main(["--from-json", str(rows_4p), "--doc", str(page)])
 
 
 @pytest.mark.parametrize(
@@ -85,6 +110,7 @@ def test_from_json_rewrites_only_the_generated_section(tmp_path):
             "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
         ),
         (["--out", "x.json", "--doc", str(ROOT / "README.md")], "README.md has no generated section"),
+        (["--out", "x.json", "--doc", str(ROOT / "docs" / "training.md")], "from x.json; do not edit"),
     ],
 )
 def test_wrong_arguments_are_one_clear_error(argv, message, capsys):
