@@ -685,10 +685,6 @@ def _tram_edge_items(s: State):
 
 
 # ===== neighbourhood tiles =====================================================================
-def _tile_cells(n: int, r: int, ax: int, ay: int) -> list[tuple[int, int]]:
-    return [(ax + c, ay + w) for c, w in cp.LAYOUTS[n][r].cells]
-
-
 def _touch_map(s: State) -> dict[int, int]:
     """Empty cell index -> the minimum contact edge (4 * idx(q) + side of q) of the plots around it."""
     if "touch" not in s.geo:
