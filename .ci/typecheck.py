@@ -38,14 +38,27 @@ BASELINE = ROOT / ".ci" / "typecheck-baseline.txt"
 # folders that install as city_envs.<name> from elsewhere in the repository: pyproject.toml's package-dir
 PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
 MAPPED = {name.removeprefix("city_envs."): folder for name, folder in PACKAGE_DIR.items()}
-# areas that must stay free of errors: a folder (ending in /) or a file, as the repository names them
+# areas that must stay free of errors: a folder (ending in /) or a file, as the repository names them.
+# All of the package but training/baseline_tables.py and training/throughput.py, which the baseline
+# still governs; training/ is therefore listed file by file.
 CLEAN = (
-    "city_envs/core/",
-    "city_envs/citadels/",
-    "city_envs/metropolys/",
-    "city_envs/blue_moon_city/",
-    "city_envs/big_city/",
-    "city_envs/urban_sprawl/",
+    "city_envs/",
+    "agents/",
+    "training/__init__.py",
+    "training/algorithms.py",
+    "training/arena.py",
+    "training/checkpoint.py",
+    "training/config.py",
+    "training/evaluation.py",
+    "training/expert.py",
+    "training/exploit.py",
+    "training/ladder.py",
+    "training/pool.py",
+    "training/pretrain.py",
+    "training/privileged_ab.py",
+    "training/selfplay.py",
+    "training/split_env.py",
+    "training/vec_env.py",
 )
 
 ERROR = re.compile(r"^(?P<path>[^:\n]+\.pyi?):(?P<line>\d+)(?::\d+)?: error: (?P<message>.*)$")
@@ -129,7 +142,7 @@ def main() -> int:
         for entry in sorted(gone.elements()):
             print(f"  {entry}")
     if clean_errors:
-        print(f"typecheck: {len(clean_errors)} errors where none are allowed ({', '.join(CLEAN)}):")
+        print(f"typecheck: {len(clean_errors)} errors where none are allowed (CLEAN in .ci/typecheck.py):")
         for path, line, message in clean_errors:
             print(f"{path}:{line}: error: {message}")
     if new_errors:

@@ -161,7 +161,7 @@ class Situation:
 
     def greedy_builds(self, gold: int, limit: int, kinds: list[int] | None = None) -> list[int]:
         """Kinds built cheapest first with `gold`, at most `limit` of them."""
-        chosen = []
+        chosen: list[int] = []
         for k in sorted(kinds if kinds is not None else self.buildable(), key=lambda k: cp.COST_LIST[k]):
             if len(chosen) >= limit or cp.COST_LIST[k] > gold:
                 break
@@ -587,7 +587,7 @@ def _endgame_value(h: Holding, rank: int, value: float) -> float:
 
 
 def _cheapest_builds(costs: list[int], gold: int, limit: int) -> list[int]:
-    out = []
+    out: list[int] = []
     for c in sorted(costs):
         if len(out) >= limit or c > gold:
             break

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
@@ -54,6 +55,12 @@ class EntityMlpExtractor(MlpExtractor):
 class EntityActionNet(nn.Module):
     """Flat logits from the latent vector, plus the shared score of each entity's actions."""
 
+    # buffers (`register_buffer`), declared so that they read as tensors rather than as Module attributes
+    rows: torch.Tensor
+    identity: torch.Tensor
+    context: torch.Tensor
+    targets: torch.Tensor
+
     def __init__(self, latent_dim: int, num_actions: int, spec: dict, activation_fn: type[nn.Module]) -> None:
         super().__init__()
         self.latent_dim, self.spec = latent_dim, spec
@@ -65,17 +72,17 @@ class EntityActionNet(nn.Module):
         for hidden in spec["hidden"]:
             layers += [nn.Linear(size, hidden), activation_fn()]
             size = hidden
-        layers.append(nn.Linear(size, len(spec["action_starts"])))
-        self.scorer = nn.Sequential(*layers)
+        last = nn.Linear(size, len(spec["action_starts"]))
+        self.scorer = nn.Sequential(*layers, last)
         self.register_buffer("rows", torch.tensor(rows, dtype=torch.long), persistent=False)
         self.register_buffer("identity", torch.eye(count), persistent=False)
         self.register_buffer("context", torch.tensor(context, dtype=torch.long), persistent=False)
         # group-major, as the scores are flattened: action_starts[g] + k
         index = [start + k for start in spec["action_starts"] for k in range(count)]
         self.register_buffer("targets", torch.tensor(index, dtype=torch.long), persistent=False)
-        for module, gain in ((self.flat, 0.01), (self.scorer[-1], 0.01)):
-            nn.init.orthogonal_(module.weight, gain=gain)
-            nn.init.zeros_(module.bias)
+        for output in (self.flat, last):
+            nn.init.orthogonal_(output.weight, gain=0.01)
+            nn.init.zeros_(output.bias)
 
     def forward(self, latent_and_features: torch.Tensor) -> torch.Tensor:
         latent = latent_and_features[:, : self.latent_dim]
@@ -106,9 +113,18 @@ class EntityActorCriticPolicy(MaskableActorCriticPolicy):
         # block under a privileged critic): the head's rows index into them
         seat_size = cast(int, self.mlp_extractor.feature_dim)
         latent_dim = self.mlp_extractor.latent_dim_pi - seat_size
-        spec = check_entity_head(self.entity_head, seat_size, int(self.action_space.n))
-        self.action_net = EntityActionNet(latent_dim, int(self.action_space.n), spec, self.activation_fn)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        if not isinstance(self.action_space, spaces.Discrete):
+            raise TypeError(f"the entity head scores a Discrete action space, not {self.action_space}")
+        num_actions = int(self.action_space.n)
+        spec = check_entity_head(self.entity_head, seat_size, num_actions)
+        self.action_net = EntityActionNet(latent_dim, num_actions, spec, self.activation_fn)
+        # SB3 types optimizer_class as type[Optimizer], whose base __init__ has no `lr` (every concrete
+        # optimizer has); SB3's own _build ignores the same call
+        self.optimizer = self.optimizer_class(
+            self.parameters(),
+            lr=lr_schedule(1),  # type: ignore[call-arg]
+            **self.optimizer_kwargs,
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         return {**super()._get_constructor_parameters(), "entity_head": self.entity_head}

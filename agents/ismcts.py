@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from city_envs.agents.base import make_rng
+from city_envs.agents.base import Agent, make_rng
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 
@@ -117,12 +117,12 @@ class ISMCTSAgent:
         heuristics = self._heuristics(info_set.game_name, info_set.num_players)
         root = Node()
         start = time.perf_counter()
-        deadline = None if self.seconds is None else start + self.seconds
-        stop = None if self.time_limit is None else start + self.time_limit
+        # the one budget given (iters or seconds) and the hard stop; what is not given never ends the search
+        iters = math.inf if self.iters is None else self.iters
+        deadline = math.inf if self.seconds is None else start + self.seconds
+        stop = math.inf if self.time_limit is None else start + self.time_limit
         done = 0
-        while ((done < self.iters) if deadline is None else (done == 0 or time.perf_counter() < deadline)) and (
-            stop is None or done == 0 or time.perf_counter() < stop
-        ):
+        while done == 0 or (done < iters and time.perf_counter() < min(deadline, stop)):
             self._iterate(info_set.determinize(self.rng), me, root, heuristics)
             done += 1
         self.last_iterations = done
@@ -140,12 +140,13 @@ class ISMCTSAgent:
         return edge.visits, action == hint, edge.total / edge.visits, -action
 
     # ----- one iteration ------------------------------------------------------------------------
-    def _iterate(self, game: Game, me: int, root: Node, heuristics: list | None) -> None:
+    def _iterate(self, game: Game, me: int, root: Node, heuristics: list[Agent] | None) -> None:
         node, path = root, []
+        opponent_model = heuristics if self.opponents == "heuristic" else None
         while not game.is_over():
             seat = game.current_player()
-            if seat != me and self.opponents == "heuristic":
-                action = heuristics[seat].act(InfoSet(game, seat))
+            if seat != me and opponent_model is not None:
+                action = opponent_model[seat].act(InfoSet(game, seat))
                 node = node.edges.setdefault((seat, action), Edge()).child
                 game.apply(action)
                 continue
@@ -176,7 +177,7 @@ class ISMCTSAgent:
             edge.visits += 1
             edge.total += values[seat]
 
-    def _hint(self, game: Game, node: Node, seat: int, heuristics: list | None) -> tuple[int, int] | None:
+    def _hint(self, game: Game, node: Node, seat: int, heuristics: list[Agent] | None) -> tuple[int, int] | None:
         """The heuristic's move for `seat` at `node` (asked once, on the node's first visit by that seat)."""
         if heuristics is None or self.bias == 0:
             return None
@@ -196,7 +197,7 @@ class ISMCTSAgent:
         """Whether rollouts, hints or the opponent model ask the game's heuristic agent."""
         return self.rollout == "heuristic" or self.bias > 0 or self.opponents == "heuristic"
 
-    def _heuristics(self, game_name: str, num_players: int) -> list | None:
+    def _heuristics(self, game_name: str, num_players: int) -> list[Agent] | None:
         """One heuristic agent per seat, for rollouts, hints and the opponent model, if any uses one."""
         if not self.needs_heuristic:
             return None
@@ -204,7 +205,7 @@ class ISMCTSAgent:
 
         return [make_agent("heuristic", game_name, self.rng) for _ in range(num_players)]
 
-    def _rollout_move(self, game: Game, seat: int, policies: list | None) -> int:
+    def _rollout_move(self, game: Game, seat: int, policies: list[Agent] | None) -> int:
         if policies is None:
             legal = np.flatnonzero(game.legal_actions())
             return int(legal[self.rng.integers(len(legal))])

@@ -488,9 +488,9 @@ class MetropolysHeuristicAgent(HeuristicAgent):
             value = self._bid_value(sit, sit.v["chosen"], sit.top[2] if sit.top else 0)
             return r.VALUE_ACTION + value - 1
         spots = [a for a in legal if a < r.VALUE_ACTION]
-        if r.PASS not in legal:
+        if sit.top is None:  # the opening bid of a call (the one time PASS is not legal)
             return self._open(sit, spots)
-        return self._outbid(sit, spots)
+        return self._outbid(sit, spots, sit.top)
 
     def _gain(self, sit: Situation, nb: int, value: int) -> float:
         """Worth minus price of building `value` on `nb`, with the endgame."""
@@ -559,9 +559,9 @@ class MetropolysHeuristicAgent(HeuristicAgent):
             scores[followed] = gain
         return spots[self._best_index(scores)]
 
-    def _outbid(self, sit: Situation, spots: list[int]) -> int:
-        floor = sit.top[2]
-        stake = self._pass_cost(sit)
+    def _outbid(self, sit: Situation, spots: list[int], top: tuple[int, int, int]) -> int:
+        floor = top[2]
+        stake = self._pass_cost(sit, top)
 
         def gain(nb: int) -> float:
             return self._gain(sit, nb, self._bid_value(sit, nb, floor))
@@ -569,9 +569,9 @@ class MetropolysHeuristicAgent(HeuristicAgent):
         best = self._best(spots, gain)
         return best if gain(best) + stake > 0 else r.PASS
 
-    def _pass_cost(self, sit: Situation) -> float:
+    def _pass_cost(self, sit: Situation, top: tuple[int, int, int]) -> float:
         """What passing gives away: with one rival left, its top bid builds (a finishing leader: the game)."""
-        seat, nb, value = sit.top
+        seat, nb, value = top
         if len(sit.rivals_in_call()) > 1:
             return 0.0
         if sit.built[seat] == cp.NUM_BUILDINGS - 1:

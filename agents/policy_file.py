@@ -343,7 +343,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 
 
 def _mlp_shapes(prefix: str, inputs: int, sizes: list[int]) -> tuple[dict[str, tuple[int, ...]], int]:
-    shapes = {}
+    shapes: dict[str, tuple[int, ...]] = {}
     for index, size in enumerate(sizes):
         shapes[f"{prefix}.{2 * index}.weight"], shapes[f"{prefix}.{2 * index}.bias"] = (size, inputs), (size,)
         inputs = size

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +32,7 @@ def _int_or_none(text: str) -> int | None:
 
 
 _int_or_none.__name__ = "int or none"
-ISMCTS_PARAMS = {
+ISMCTS_PARAMS: dict[str, Callable[[str], object]] = {
     "iters": int,
     "seconds": float,
     "c": float,
@@ -42,7 +42,7 @@ ISMCTS_PARAMS = {
     "opponents": str,
 }
 # `ismcts:net=PATH|ppo:...`: the network-guided search (agents/guided_ismcts.py) and its parameters
-GUIDED_ISMCTS_PARAMS = {
+GUIDED_ISMCTS_PARAMS: dict[str, Callable[[str], object]] = {
     "net": str,
     "iters": int,
     "seconds": float,
@@ -59,7 +59,7 @@ def heuristic_class(game_name: str) -> type:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def parse_params(spec: str, allowed: dict[str, type]) -> dict:
+def parse_params(spec: str, allowed: Mapping[str, Callable[[str], object]]) -> dict:
     """`key=value:key=value` to typed keyword arguments; unknown keys or bad values raise ValueError."""
     params = {}
     for part in filter(None, spec.split(":")):

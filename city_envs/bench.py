@@ -15,9 +15,11 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import replace_between
 from city_envs.core.registry import GAMES, game_class, make_env
@@ -124,11 +126,11 @@ def heuristic_speed(name: str, num_players: int, seconds: float, seed: int = 0, 
     return count / elapsed
 
 
-def sample_states(name: str, num_players: int, count: int, seed: int = 0, **options) -> list:
+def sample_states(name: str, num_players: int, count: int, seed: int = 0, **options) -> list[Game]:
     """Positions from random games (never finished ones), for the per-call timings."""
     cls = game_class(name)
     rng = np.random.default_rng(seed)
-    states = []
+    states: list[Game] = []
     while len(states) < count:
         game = cls(num_players, seed=int(rng.integers(2**31)), **options)
         while not game.is_over():
@@ -138,7 +140,7 @@ def sample_states(name: str, num_players: int, count: int, seed: int = 0, **opti
     return states[:count]
 
 
-def per_call_micros(states: list, repeats: int = 20, seed: int = 0) -> dict:
+def per_call_micros(states: list[Game], repeats: int = 20, seed: int = 0) -> dict:
     """Microseconds per observation(), uncached legal_actions(), clone() and determinize(), each call on
     a fresh clone (made outside the timing), so that no memo kept on a position answers a repeat."""
     rng = np.random.default_rng(seed)
@@ -195,7 +197,13 @@ def _beside_reference(subject: Iterator[None], seconds: float, seed: int) -> tup
 
 def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search: bool = False, **options) -> dict:
     """All figures of `city-envs bench` for one game and player count (`search`: the ISMCTS cost too)."""
-    result = {"game": name, "num_players": num_players, "seconds": seconds, "seed": seed, "options": options}
+    result: dict[str, Any] = {
+        "game": name,
+        "num_players": num_players,
+        "seconds": seconds,
+        "seed": seed,
+        "options": options,
+    }
     result.update(raw_game_speed(name, num_players, seconds, seed, **options))
     aec, reference = _beside_reference(_aec_steps(make_env(name, num_players, **options), seed), seconds, seed)
     result["aec_steps_per_s"] = aec

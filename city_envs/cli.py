@@ -491,7 +491,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows each option's default, and none for options without one."""
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default is None or action.default is False or action.default == []:
             return action.help or ""
         return super()._get_help_string(action)
@@ -583,7 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="games, player counts and options",
     ).set_defaults(func=cmd_list)
 
-    def game_command(name: str, helptext: str, players: int):
+    def game_command(name: str, helptext: str, players: int | None) -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
         command.add_argument("game", help=f"one of: {', '.join(GAMES)}")
         command.add_argument("--players", type=int, default=players, help="player count")

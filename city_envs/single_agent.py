@@ -54,6 +54,7 @@ class SingleAgentEnv(gym.Env):
     """The learner at one seat of `game` with `num_players` seats; see the module docstring."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    action_space: gym.spaces.Discrete  # narrower than gym.Env's Space: always Discrete(num_actions)
 
     def __init__(
         self,
@@ -155,7 +156,8 @@ class SingleAgentEnv(gym.Env):
         """One unique name per observation value, in order."""
         return self.game_cls.feature_names()
 
-    def render(self) -> str | np.ndarray | None:
+    # gymnasium types Env.render's result with a TypeVar bound to nothing, which no concrete type matches
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """As the PettingZoo envs: "ansi" text, "rgb_array" image, "human" prints the text."""
         if self.render_mode is None:
             return None

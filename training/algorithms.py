@@ -236,14 +236,26 @@ def run_seed(
     record["train_seconds"] = round(time.time() - clock, 1)
     record["checkpoints"] = [{"step": step, "spec": spec} for step, spec in specs]
     curve_matches = max(task.players, suite.matches // CURVE_SHARE)
-    options = {"jobs": jobs, "resume": True, "backend": backend, "address": address, "match_timeout": match_timeout}
-    for point in record["checkpoints"]:
-        result = evaluate_task(
-            point["spec"], suite, task, out / "eval" / f"step_{point['step']}", matches=curve_matches, **options
+
+    def evaluate(spec: str, folder: str, matches: int | None = None) -> dict:
+        return evaluate_task(
+            spec,
+            suite,
+            task,
+            out / "eval" / folder,
+            matches=matches,
+            jobs=jobs,
+            resume=True,
+            backend=backend,
+            address=address,
+            match_timeout=match_timeout,
         )
+
+    for point in record["checkpoints"]:
+        result = evaluate(point["spec"], f"step_{point['step']}", matches=curve_matches)
         point.update(score=task_score(result), matches=curve_matches)
     final = record["checkpoints"][-1]
-    absolute = evaluate_task(final["spec"], suite, task, out / "eval" / "absolute", **options)
+    absolute = evaluate(final["spec"], "absolute")
     record.update(
         status="ok",
         absolute={"score": task_score(absolute), "matches": suite.matches, "lineups": absolute["lineups"]},
@@ -385,7 +397,11 @@ def summarize_algorithm(
     )
     curve = []
     for index, fraction in enumerate(CHECKPOINT_FRACTIONS):
-        scores = array(lambda r, i=index: r["checkpoints"][i]["score"])
+
+        def checkpoint_score(record: dict, i: int = index) -> float:
+            return record["checkpoints"][i]["score"]
+
+        scores = array(checkpoint_score)
         rows = scores[~np.isnan(scores).any(axis=1)]
         if not len(rows):
             continue

@@ -19,7 +19,9 @@ FORMAT_VERSION = 1
 
 def global_rng_states() -> dict:
     """numpy's and Python's global generator states as JSON-safe data (torch's goes with the tensors)."""
-    kind, keys, pos, has_gauss, gauss = np.random.get_state()
+    state = np.random.get_state(legacy=True)
+    assert isinstance(state, tuple), "numpy's global generator is an MT19937, whose legacy state is a tuple"
+    kind, keys, pos, has_gauss, gauss = state
     version, internal, gauss_next = random.getstate()
     return {
         "numpy": [kind, keys.tolist(), int(pos), int(has_gauss), float(gauss)],

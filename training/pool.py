@@ -76,6 +76,8 @@ class OpponentPool:
         if kind == "heuristic":
             return Opponent(kind, rng, agent=heuristic_class(self.game)(rng))
         if kind == "self":
+            if snapshot is None:
+                raise ValueError("a 'self' opponent needs a snapshot (a policy file of an earlier iteration)")
             load_policy(snapshot)  # fail now on a missing snapshot
             return Opponent(kind, rng, snapshot=snapshot)
         raise ValueError(f"unknown opponent kind {kind!r}")

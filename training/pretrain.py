@@ -102,14 +102,14 @@ def collect(
             else:
                 labelled = np.flatnonzero(explore.random(n_envs) < config.dagger_label_share)
             labels = np.full(n_envs, UNLABELLED, dtype=np.int64)
-            for i in labelled:
+            for i in labelled.tolist():
                 labels[i] = teachers[i].act(InfoSet(env.games[i], env.learners[i]))
             if student is None:
                 actions = labels
             else:
                 actions = np.argmax(batch_logits(student, observations, masks), axis=1)
                 agreement.extend((actions[labelled] == labels[labelled]).tolist())
-                for i in np.flatnonzero(explore.random(n_envs) < EXPLORATION):
+                for i in np.flatnonzero(explore.random(n_envs) < EXPLORATION).tolist():
                     actions[i] = explore.choice(np.flatnonzero(masks[i]))
             base = count
             count += n_envs
@@ -205,7 +205,11 @@ def fit(
             float(torch.cat([p[2] for p in parts]).mean()),
         )
 
-    best = {"actor": (np.inf, None, 0), "critic": (np.inf, None, 0)}
+    # per head: its best held-out loss, the weights at that epoch, and the epoch
+    best: dict[str, tuple[float, dict[str, torch.Tensor] | None, int]] = {
+        "actor": (np.inf, None, 0),
+        "critic": (np.inf, None, 0),
+    }
     history = []
     with stage(label, epochs, "epochs") as bar:
         for epoch in range(epochs):
@@ -231,9 +235,10 @@ def fit(
             if val_critic < best["critic"][0]:
                 best["critic"] = (val_critic, state, epoch + 1)
             bar.advance()
-    merged = {
-        k: (best["actor"][1] if k.startswith(ACTOR_PREFIXES) else best["critic"][1])[k] for k in policy.state_dict()
-    }
+    actor_state, critic_state = best["actor"][1], best["critic"][1]
+    if actor_state is None or critic_state is None:  # every held-out loss of a head was NaN
+        raise ValueError(f"{label}: no epoch reached a finite held-out loss (the fit diverged)")
+    merged = {k: (actor_state if k.startswith(ACTOR_PREFIXES) else critic_state)[k] for k in policy.state_dict()}
     policy.load_state_dict(merged)
     policy.set_training_mode(False)
     return {
@@ -266,7 +271,6 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
         log(f"warm start: all {config.dagger_rounds + 1} rounds kept")
         return last
     parts: list[Samples] = []
-    path = None
     for round_index in range(config.dagger_rounds + 1):
         path = folder / f"round_{round_index}.safetensors"
         previous = folder / f"round_{round_index - 1}.safetensors"
@@ -349,4 +353,4 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
             f"value mse {record['val_value_mse']:.3f}"
             + (f", student agreed {stats['student_agreement']:.3f} in play" if "student_agreement" in stats else "")
         )
-    return path
+    return last

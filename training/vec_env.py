@@ -49,6 +49,8 @@ Request = dict[str, tuple[np.ndarray, np.ndarray]]
 Tag = tuple[int, int]
 # a reset or step: yields tagged requests, is sent each snapshot's logits, returns the VecEnv result
 Moves = Generator[tuple[Tag, Request], dict[str, np.ndarray], Any]
+# what `step` returns: observations, rewards, dones, infos (the observations are one array)
+StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]
 
 
 def snapshot_logits(request: Request) -> dict[str, np.ndarray]:
@@ -153,7 +155,12 @@ class SelfPlayVecEnv(SlotsVecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
 
-    def step_wait(self):
+    def step(self, actions: np.ndarray) -> StepResult:
+        """VecEnv's `step`, with this env's narrower result: its observations are never a dict or tuple."""
+        self.step_async(actions)
+        return self.step_wait()
+
+    def step_wait(self) -> StepResult:
         actions, self._actions = self._actions, None
         if actions is None or len(actions) != self.num_envs:
             raise ValueError(f"step needs one action per env ({self.num_envs})")

@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from city_envs.core.progress import stage
 from city_envs.evaluation.ratings import summarize
@@ -122,8 +122,9 @@ def _policy_identity(kind: str, digests: dict) -> str:
     return ":".join(parts)
 
 
-def _same_run(header: Any, settings: dict) -> bool:
-    """Whether a log's header describes the run `settings` describe, its policies compared by content."""
+def _same_run(header: object, settings: dict) -> TypeGuard[dict[str, Any]]:
+    """Whether a log's header describes the run `settings` describe, its policies compared by content
+    (so, when it does, a header that is a dict)."""
     if not isinstance(header, dict) or not isinstance(header.get("lineup"), list):
         return False
     recorded = header.get("policies")

@@ -106,5 +106,5 @@ def write_comparison(paths: Sequence[str | Path], out: str | Path, reps: int = B
     (out / "comparison.json").write_text(json.dumps(comparison, indent=1) + "\n")
     (out / "comparison.md").write_text(format_comparison(comparison) + "\n")
     plot_tasks(named, out / "tasks.png")
-    plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png", reps)
+    plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png", reps=reps)
     return comparison

@@ -30,7 +30,7 @@ RUNGS = ("random", "heuristic", "ismcts:iters=10", "ismcts:iters=50")
 # keep the agent's default cut (40 decisions, valued by score rank)
 FULL_ROLLOUTS = ("citadels", "metropolys")
 # player counts per game: 2, and the count the game is most often played at
-PLAYER_COUNTS = {
+PLAYER_COUNTS: dict[str, tuple[int, ...]] = {
     "citadels": (2, 4),
     "metropolys": (2, 4),
     "blue_moon_city": (2, 4),
@@ -196,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     games = [args.game] if args.game else list(GAMES)
-    counts = {g: (args.players,) if args.players else PLAYER_COUNTS.get(g, (2,)) for g in games}
+    counts: dict[str, tuple[int, ...]] = {
+        g: (args.players,) if args.players else PLAYER_COUNTS.get(g, (2,)) for g in games
+    }
     try:
         matches = parse_matches(args.games)
         for game in games:

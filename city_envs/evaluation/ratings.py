@@ -50,7 +50,7 @@ def rate(records: list[dict], agents: Sequence[str]) -> dict[str, dict]:
         kinds = record["kinds"]
         keys = [(-share, -score) for share, score in zip(record["win_share"], record["scores"], strict=True)]
         order = sorted(set(keys))
-        ranks = [order.index(key) for key in keys]
+        ranks: list[float] = [order.index(key) for key in keys]  # openskill types ranks as floats
         teams = [[model.rating(mu=ratings[k].mu, sigma=ratings[k].sigma, name=k)] for k in kinds]
         updated = model.rate(teams, ranks=ranks)
         for name in set(kinds):

@@ -11,6 +11,7 @@ sections is typed by hand, and a test checks that the page matches its JSON.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from city_envs.core.markdown import section_names, write_sections
@@ -18,7 +19,9 @@ from city_envs.core.settings import read_document
 from city_envs.evaluation.benchmark import load_results
 
 
-def _ci(low: float, high: float, signed: bool = False) -> str:
+def _ci(bounds: Sequence[float], signed: bool = False) -> str:
+    """An interval as `low to high`, from a results file's (low, high) pair."""
+    low, high = bounds
     form = "{:+.3f}" if signed else "{:.3f}"
     return f"{form.format(low)} to {form.format(high)}"
 
@@ -37,7 +40,7 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
             agg = r["aggregate"]
             cells = [f"{r['tasks'][t]['score']:+.2f}" for t in tasks]
             lines.append(
-                f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)}) | "
+                f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(agg['ci95'], signed=True)}) | "
                 + " | ".join(cells)
                 + " |"
             )
@@ -48,7 +51,7 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
                 for lineup, s in t["lineups"].items():
                     detail.append(
                         f"| `{r['agent']['spec']}` | {task} | {lineup} | {s['win_rate']:.3f} "
-                        f"({_ci(*s['ci95'])}) | {s['mean_margin']:+.1f} |"
+                        f"({_ci(s['ci95'])}) | {s['mean_margin']:+.1f} |"
                     )
         tables[f"lineups-{suite_dir.name}"] = "\n".join(detail)
         clock = ["| agent | workers | wall clock |", "|---|---|---|"]
@@ -76,7 +79,7 @@ def algorithm_tables(results_dir: Path) -> dict[str, str]:
         ]
         for s in summaries:
             agg = s["aggregate"]
-            final = "no run finished" if agg is None else f"{agg['iqm']:+.3f} ({_ci(*agg['ci95'], signed=True)})"
+            final = "no run finished" if agg is None else f"{agg['iqm']:+.3f} ({_ci(agg['ci95'], signed=True)})"
             curve = " / ".join(f"{p['iqm']:+.2f}" for p in s.get("curve", []))
             lines.append(
                 f"| `{s['algorithm']}` | {s['budget']:,} | {len(s['seeds'])} | {final} | {curve} | "
@@ -98,7 +101,7 @@ def exploit_table(results_dir: Path) -> dict[str, str]:
         start, final = p["curve"][0], p["final"]
         lines.append(
             f"| {p['task']} | `{p['target']['spec']}` | {p['budget']:,} | {start['win_rate']:.3f} "
-            f"({_ci(*start['ci95'])}) | {final['win_rate']:.3f} ({_ci(*final['ci95'])}) |"
+            f"({_ci(start['ci95'])}) | {final['win_rate']:.3f} ({_ci(final['ci95'])}) |"
         )
     return {"exploit": "\n".join(lines)}
 
@@ -117,10 +120,10 @@ def comparison_tables(results_dir: Path) -> dict[str, str]:
         for rank, name in enumerate(comparison["order"], start=1):
             agent = comparison["agents"][name]
             step = improvement.get(name)
-            over = "" if step is None else f"{step['probability']:.3f} ({_ci(*step['ci95'])}) over `{step['y']}`"
+            over = "" if step is None else f"{step['probability']:.3f} ({_ci(step['ci95'])}) over `{step['y']}`"
             lines.append(
                 f"| {rank} | `{name}` | {agent['maximal_lottery']['tier']} | {agent['iqm']:+.3f} "
-                f"({_ci(*agent['iqm_ci95'], signed=True)}) | {over} |"
+                f"({_ci(agent['iqm_ci95'], signed=True)}) | {over} |"
             )
         tables[f"compare-{comparison['suite']}"] = "\n".join(lines)
     return tables

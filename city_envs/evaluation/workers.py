@@ -54,7 +54,7 @@ def _is_legal(game: Any, action: Any) -> bool:
     return (
         isinstance(action, (int, np.integer))
         and not isinstance(action, bool)
-        and 0 <= action < len(mask)
+        and 0 <= int(action) < len(mask)
         and bool(mask[action])
     )
 

@@ -51,8 +51,9 @@ class _Match:
     @property
     def game(self) -> Game:
         if self._game is None:
-            self._game = self._make()
-            self._make = None
+            make, self._make = self._make, None
+            assert make is not None, "a _Match is given its game or the function that makes it"
+            self._game = make()
         return self._game
 
     def __deepcopy__(self, memo: dict) -> _Match:

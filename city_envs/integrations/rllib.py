@@ -107,7 +107,9 @@ def main(argv: list[str] | None = None) -> None:
         result = algo.train()
         steps = result["env_runners"]["num_env_steps_sampled_lifetime"]
         print(f"iteration {iteration}: {steps} env steps sampled")
-    print(f"checkpoint: {algo.save().checkpoint.path}")
+    checkpoint = algo.save().checkpoint
+    assert checkpoint is not None, "a save reports its checkpoint (Ray types it Optional for other reports)"
+    print(f"checkpoint: {checkpoint.path}")
     algo.stop()
     ray.shutdown()
 

@@ -24,6 +24,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.algorithm_base import OffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -66,7 +67,7 @@ def dqn_against_random(
         model=net, action_space=env.action_space, eps_training=eps_training, eps_inference=0.0
     )
     learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=gamma, target_update_freq=target_update_freq)
-    algorithms = [
+    algorithms: list[OffPolicyAlgorithm] = [
         learner if seat == learner_seat else MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
         for seat in range(num_players)
     ]

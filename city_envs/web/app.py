@@ -346,7 +346,7 @@ def play(request: Request) -> Response:
         so_far = game.describe_partial() if choosing else ""
         board_svg = game.render_svg({a: text for _, items in groups for a, text in items})
         own = [viewer] if viewer is not None else []
-        context = dict(
+        context: dict[str, Any] = dict(
             session=session,
             game=game,
             viewer=viewer,
@@ -537,7 +537,7 @@ ROUTES = [
 
 
 def create_app(
-    folders: list[str | Path] | None = None,
+    folders: Sequence[str | Path] | None = None,
     max_games: int = 64,
     host: str = "127.0.0.1",
     session_ttl: float = 6 * 3600.0,
@@ -548,7 +548,13 @@ def create_app(
     templates.env.globals.update(title=title)
     app = Starlette(
         routes=ROUTES,
-        exception_handlers={BadRequest: bad_request, HTTPException: http_error, Exception: server_error},
+        # Starlette types a handler as taking any Exception, so one for a subclass does not match its key's
+        # class (Kludex/starlette#1142, #2417); a handler is only ever called with its key's exceptions
+        exception_handlers={
+            BadRequest: bad_request,  # type: ignore[dict-item]
+            HTTPException: http_error,  # type: ignore[dict-item]
+            Exception: server_error,
+        },
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False)],
     )
     app.state.site = Site(templates, Sources(list(folders or [])), SessionStore(capacity=max_games, ttl=session_ttl))

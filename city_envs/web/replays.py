@@ -169,14 +169,18 @@ def is_arena_run(folder: Path) -> bool:
 
 
 def arena_records(folder: Path) -> list[dict]:
-    """The run's match records: from matches.jsonl (with histories) when present, else matches.csv."""
+    """The run's match records: from matches.jsonl (with histories) when present, else matches.csv.
+    A JSON line that is not an object is no record (and so, like the header line, no match)."""
     jsonl = folder / "matches.jsonl"
     if jsonl.is_file():
         try:
             lines = read_regular_file(jsonl).decode("utf-8").splitlines()
         except UnicodeDecodeError:
             raise ValueError(f"{jsonl.name} is not UTF-8 text") from None
-        return [parse_json(line, f"{jsonl.name} line {number}") for number, line in enumerate(lines, 1) if line.strip()]
+        parsed = (
+            parse_json(line, f"{jsonl.name} line {number}") for number, line in enumerate(lines, 1) if line.strip()
+        )
+        return [record for record in parsed if isinstance(record, dict)]
     try:
         text = read_regular_file(folder / "matches.csv").decode("utf-8")
     except UnicodeDecodeError:
@@ -200,9 +204,9 @@ def arena_records(folder: Path) -> list[dict]:
         raise ValueError(f"matches.csv is not an arena match list: {error}") from None
 
 
-def _match_number(record: object) -> int | None:
+def _match_number(record: dict) -> int | None:
     """A record's match number: an int (never a bool, a string or a float); None for a header line."""
-    number = record.get("match") if isinstance(record, dict) else None
+    number = record.get("match")
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
@@ -213,8 +217,8 @@ def load_arena_match(folder: Path, match: int) -> Replay:
     game_name, num_players, options = results["game"], results.get("num_players"), results.get("options") or {}
     if not isinstance(num_players, int) or isinstance(num_players, bool) or not isinstance(options, dict):
         raise ValueError(f"{folder.name}/results.json needs num_players (a whole number) and options (a table)")
-    records = {_match_number(record): record for record in arena_records(folder)}
-    records.pop(None, None)
+    numbered = ((_match_number(record), record) for record in arena_records(folder))
+    records = {number: record for number, record in numbered if number is not None}
     if match not in records:
         raise ValueError(
             f"match {match} is not in this run (matches {min(records, default=0)}..{max(records, default=-1)})"
@@ -321,7 +325,9 @@ class Sources:
         """Arena runs (name, results summary), JSON files that may be saved games, and policy files
         (`*.safetensors`, which a seat may play) under the roots (the first `MAX_LISTED`, folders
         walked in name order; hidden folders are left out)."""
-        runs, files, policies = [], [], []
+        runs: list[tuple[str, dict]] = []
+        files: list[str] = []
+        policies: list[str] = []
         for root in self.roots:
             for visited, (folder, subfolders, names) in enumerate(os.walk(root)):
                 subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))

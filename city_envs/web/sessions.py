@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from city_envs.agents.base import Agent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
@@ -63,8 +64,14 @@ class PlaySession:
     def who(self, seat: int) -> str:
         return f"seat {seat} ({'you' if self.seats[seat] == PERSON else self.seats[seat]})"
 
+    def bot_to_move(self) -> Agent | None:
+        """The agent whose turn it is, while the match goes on; None when a person acts (or none does)."""
+        if self.game.is_over() or self.error:
+            return None
+        return self.agents[self.game.current_player()]
+
     def bots_to_move(self) -> bool:
-        return not self.game.is_over() and not self.error and self.agents[self.game.current_player()] is not None
+        return self.bot_to_move() is not None
 
     def viewer(self, wanted: int | None) -> int | None:
         """The seat whose private information the page shows: the person to act, else the person
@@ -100,10 +107,10 @@ class PlaySession:
         move is bounded itself (`city_envs.web.seats`), so this returns within the budget plus one move."""
         with self.lock:
             deadline = time.monotonic() + budget_seconds
-            while self.bots_to_move() and time.monotonic() < deadline:
+            while (bot := self.bot_to_move()) is not None and time.monotonic() < deadline:
                 seat = self.game.current_player()
                 try:
-                    action = self.agents[seat].act(self.handles[seat])
+                    action = bot.act(self.handles[seat])
                     self._apply(seat, int(action))
                 except Exception as error:  # noqa: BLE001 - a bot's failure is shown, the server goes on
                     self.error = f"{self.who(seat)} failed: {type(error).__name__}: {error}"

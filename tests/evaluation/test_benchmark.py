@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from city_envs.cli import main
+from city_envs.evaluation import plots
 from city_envs.evaluation.benchmark import (
     BenchmarkError,
     candidate_matches,
@@ -101,7 +102,7 @@ def test_an_interrupted_benchmark_resumes_to_the_same_results(tiny_suites, tmp_p
         run_agent_benchmark("random", suite, tmp_path / "nothing", resume=True, reps=REPS)
 
 
-def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path):
+def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path, monkeypatch):
     tiny, one = load_suite("tiny"), load_suite("tiny-one")
     run_agent_benchmark("heuristic", tiny, tmp_path / "h", reps=REPS)
     run_agent_benchmark("random", tiny, tmp_path / "r", reps=REPS)
@@ -120,7 +121,16 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path):
         ]
     )
     assert improvement["probability"] == pytest.approx(expected)  # the Mann-Whitney share, by hand
+    profiles = []  # (over_runs, reps) of each profile drawn
+    drawn = plots.performance_profile
+
+    def profile(scores, taus, over_runs=False, reps=None):
+        profiles.append((over_runs, reps))
+        return drawn(scores, taus, over_runs, reps=reps)
+
+    monkeypatch.setattr(plots, "performance_profile", profile)
     write_comparison([tmp_path / "h", tmp_path / "r"], tmp_path / "cmp", reps=REPS)
+    assert profiles == [(False, REPS)]  # each agent's matches (not runs), resampled as often as asked
     assert {p.name for p in (tmp_path / "cmp").iterdir()} == {
         "comparison.json",
         "comparison.md",

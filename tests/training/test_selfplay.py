@@ -122,6 +122,8 @@ def test_the_pool_mix_decides_the_opponents():
     assert {mixed.draw(rng).kind for _ in range(40)} == {"random", "heuristic"}
     with pytest.raises(ValueError, match="unknown pool kinds"):
         OpponentPool("citadels", {"clone": 1.0})
+    with pytest.raises(ValueError, match="a 'self' opponent needs a snapshot"):
+        mixed.build("self", rng)
 
 
 def test_env_state_round_trip_continues_identically_with_snapshot_opponents(tmp_path):
