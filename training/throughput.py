@@ -24,6 +24,7 @@ measured before.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import tempfile
 import time
@@ -113,7 +114,7 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
             )
         )
         reference_env = SubprocVecEnv(
-            [lambda i=i: OneMatchEnv(game, players, i, snapshot) for i in range(REFERENCE["n_envs"])]
+            [functools.partial(OneMatchEnv, game, players, i, snapshot) for i in range(REFERENCE["n_envs"])]
         )
         try:
             reference = _learn(reference_env, REFERENCE, steps, net_arch)
