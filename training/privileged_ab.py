@@ -6,14 +6,22 @@ baseline policy is the start, `--start baseline`, which skips the warm starts), 
 from it for `--timesteps` steps, once with `privileged_critic = true` and once without; everything
 else is equal. Each arm is scored by the trainer's own evaluations: every `eval_every` steps on the
 run's selection seed (`seed + 1`) and, for its last policy, on `seed + 2`; seed 1000, on which the
-baselines are published, is never played. `summary.md` puts the arms side by side with the critic's
-explained variance from PPO's logs (how much of the returns' variance the critic accounts for).
+baselines are published, is never played. `summary.json` holds every arm's figures, read from its run's
+own files, with the critic's explained variance from PPO's logs (how much of the returns' variance the
+critic accounts for), and `summary.md` puts the arms side by side; both are rewritten after each step,
+from every finished run in the folder, so a stopped measurement has them too.
 
     python -m city_envs.training.privileged_ab --out runs/privileged_ab            # runs what is missing
     python -m city_envs.training.privileged_ab --out runs/privileged_ab --dry-run  # the commands only
 
 Every step is a `city-envs train` command (printed before it runs); a finished one is skipped and an
 interrupted one resumed, so the script can be stopped and run again.
+
+The figures reach the docs only from that JSON: `--doc PAGE` fills the page's `<!-- tables:privileged-ab
+-->` section as the run goes, and `--from-json FILE --doc PAGE` measures nothing, so the committed copy
+(`benchmarks/privileged_ab/summary.json`) writes docs/training.md:
+
+    python -m city_envs.training.privileged_ab --from-json benchmarks/privileged_ab/summary.json --doc docs/training.md
 """
 
 from __future__ import annotations
@@ -21,17 +29,21 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from city_envs.core.markdown import section_names, write_sections
 from city_envs.core.registry import GAMES
+from city_envs.core.settings import read_document
 
 BASELINES = Path(__file__).resolve().parent / "baselines"
 PLAYERS = (2, 4)
 ARMS = ("plain", "privileged")
+SECTION = "privileged-ab"  # the page's <!-- tables:privileged-ab --> section
 # one comparison's settings beside the recipe's: the last policy after the same budget (no selection among
 # points), curve points on the selection seed, and a final evaluation big enough to tell arms apart
 ARM_SETTINGS = {
@@ -119,45 +131,138 @@ def _explained_variance(run: Path, last: int = 10) -> float | None:
     return sum(values[-last:]) / len(values[-last:]) if values else None
 
 
-def _rate(result: dict) -> str:
+def arm_figures(run: Path) -> dict | None:
+    """A finished arm's figures from its run folder (None while it is not finished): its PPO steps and
+    speed, the critic's explained variance, the curve against the heuristic, and the final evaluation."""
+    if not (run / "evaluation.json").is_file():
+        return None
+    summary = json.loads((run / "evaluation.json").read_text())
+    with open(run / "curve.csv", newline="") as handle:
+        curve = [
+            {"step": int(row["step"]), "win_rate_vs_heuristic": float(row["win_rate_vs_heuristic"])}
+            for row in csv.DictReader(handle)
+            if row["stage"] == "ppo" and row.get("win_rate_vs_heuristic")
+        ]
+    final = {
+        opponent: {key: figures[key] for key in ("win_rate", "ci95", "games")}
+        for opponent, figures in summary.get("evaluation", {}).items()
+    }
+    return {
+        "timesteps": summary.get("timesteps", 0),
+        "steps_per_s": summary.get("ppo_steps_per_s", 0),
+        "explained_variance": _explained_variance(run),
+        "curve": curve,
+        "final": final,
+    }
+
+
+def collect(out: Path, command: str, options: dict) -> dict:
+    """summary.json: every finished arm under `out` (of any task, whichever command ran it), the command
+    that wrote it and its options, and the settings every arm shares."""
+    tasks: dict[str, dict] = {}
+    for task in task_names(list(GAMES), list(PLAYERS)):
+        arms = {arm: arm_figures(out / task / arm) for arm in ARMS}
+        if any(arms.values()):
+            tasks[task] = {arm: figures for arm, figures in arms.items() if figures}
+    return {
+        "measurement": "privileged_ab",
+        "command": command,
+        "options": options,
+        "arm_settings": ARM_SETTINGS,
+        "tasks": tasks,
+    }
+
+
+def _rate(result: dict | None) -> str:
+    if result is None:
+        return "-"
     low, high = result["ci95"]
-    return f"{result['win_rate']:.3f} ({low:.3f}-{high:.3f})"
+    return f"{result['win_rate']:.3f} ({low:.3f}-{high:.3f}) n={result['games']}"
 
 
-def summarize(out: Path, tasks: list[str]) -> str:
-    """The arms of every finished task side by side, as Markdown."""
+def table(summary: dict) -> str:
+    """The arms of every task side by side, as Markdown, and the tasks or arms not finished yet (of every
+    game at 2 and 4 players)."""
+    options, settings = summary["options"], summary["arm_settings"]
     lines = [
+        f"PPO from the same start (`--start {options['start']}`), seed {options['seed']}, for the same steps "
+        f"with and without `privileged_critic`; the curve every {settings['eval_every']:,} steps on seed + 1 "
+        f"({settings['eval_games']} matches a point), the last policy on seed + 2; win rates with Wilson 95% "
+        "intervals and matches played.",
+        "",
         "| task | arm | PPO steps | steps/s | explained variance (last 10) | curve vs heuristic (seed + 1) "
         "| final vs heuristic (seed + 2) | final vs random |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for task in tasks:
+    unfinished = []
+    for task in task_names(list(GAMES), list(PLAYERS)):
+        arms = summary["tasks"].get(task, {})
+        missing = [arm for arm in ARMS if arm not in arms]
+        if missing:
+            unfinished.append(f"{task} ({'both arms' if len(missing) == len(ARMS) else missing[0]})")
         for arm in ARMS:
-            run = out / task / arm
-            if not (run / "evaluation.json").is_file():
+            if arm not in arms:
                 continue
-            summary = json.loads((run / "evaluation.json").read_text())
-            with open(run / "curve.csv", newline="") as handle:
-                curve = [row for row in csv.DictReader(handle) if row["stage"] == "ppo"]
+            figures = arms[arm]
             points = ", ".join(
-                f"{int(row['step']) // 1000}k {float(row['win_rate_vs_heuristic']):.2f}"
-                for row in curve
-                if row.get("win_rate_vs_heuristic")
+                f"{point['step'] // 1000}k {point['win_rate_vs_heuristic']:.2f}" for point in figures["curve"]
             )
-            variance = _explained_variance(run)
-            final = summary.get("evaluation", {})
+            variance = figures["explained_variance"]
+            final = figures["final"]
             lines.append(
-                f"| {task} | {arm} | {summary.get('timesteps', 0):,} | {summary.get('ppo_steps_per_s', 0):,.0f} "
+                f"| {task} | {arm} | {figures['timesteps']:,} | {figures['steps_per_s']:,.0f} "
                 f"| {'-' if variance is None else f'{variance:.3f}'} | {points or '-'} "
-                f"| {_rate(final['heuristic']) if 'heuristic' in final else '-'} "
-                f"| {_rate(final['random']) if 'random' in final else '-'} |"
+                f"| {_rate(final.get('heuristic'))} | {_rate(final.get('random'))} |"
             )
-    return "\n".join(lines)
+    if unfinished:
+        lines += ["", f"Not finished yet: {', '.join(unfinished)}."]
+    return "\n".join(lines) + "\n"
+
+
+def load_summary(path: str | Path) -> dict:
+    """A summary.json this measurement wrote, checked for every figure its table reads; anything else is
+    one ValueError naming the file."""
+    try:
+        summary = json.loads(read_document(path))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error})") from None
+    if not isinstance(summary, dict) or summary.get("measurement") != "privileged_ab":
+        raise ValueError(f'{path} is not a privileged_ab summary.json (no "measurement": "privileged_ab")')
+    try:
+        table(summary)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise ValueError(f"{path}: a malformed privileged_ab summary.json ({type(error).__name__}: {error})") from None
+    return summary
+
+
+def doc_section(summary: dict, source: str | Path, page: str | Path) -> str:
+    """The page's section: the table and a link to the JSON it was written from."""
+    link = Path(os.path.relpath(os.path.abspath(source), os.path.dirname(os.path.abspath(page)))).as_posix()
+    return f"{table(summary)}\nEvery figure, with the command that measured it: [{Path(source).name}]({link})."
+
+
+def write_doc(page: str | Path, source: str | Path) -> None:
+    """Fill `page`'s privileged-ab section from the summary file `source` (one ValueError if the page has
+    no such section or the file is not such a summary)."""
+    write_sections(page, {SECTION: doc_section(load_summary(source), source, page)}, (SECTION,), placeholder=None)
+
+
+def publish(out: Path, command: str, options: dict, doc: str | None) -> str:
+    """Write summary.json and summary.md (and `doc`'s section) from the runs under `out`; the table."""
+    summary = collect(out, command, options)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    text = table(summary)
+    (out / "summary.md").write_text(text)
+    if doc:
+        write_doc(doc, out / "summary.json")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m city_envs.training.privileged_ab", description=__doc__)
-    parser.add_argument("--out", default="runs/privileged_ab", help="folder of every run and summary.md")
+    parser.add_argument("--out", default="runs/privileged_ab", help="folder of every run, summary.json and .md")
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
     parser.add_argument("--players", nargs="+", type=int, default=list(PLAYERS), choices=PLAYERS)
     parser.add_argument("--timesteps", type=int, default=300_000, help="PPO steps of each arm")
@@ -165,11 +270,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the runs' seed (evaluations on seed + 1 and seed + 2)")
     parser.add_argument("--eval-jobs", type=int, default=1, help="processes of each evaluation (config: eval_jobs)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from summary.json")
+    parser.add_argument("--from-json", dest="from_json", help="run nothing: write --doc from this summary.json")
     args = parser.parse_args(argv)
+    if args.from_json or args.doc:
+        try:  # a page without the section is refused before any run
+            if args.from_json and not args.doc:
+                raise ValueError("--from-json only writes a --doc page")
+            if SECTION not in section_names(read_document(args.doc)):
+                raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
+            if args.from_json:
+                write_doc(args.doc, args.from_json)
+                print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+                return 0
+        except ValueError as error:
+            parser.error(str(error))
     if not 0 <= args.seed <= 900 or args.timesteps < 1 or args.eval_jobs < 1:  # seed + 2 is never 1000
         parser.error("--seed must be 0..900, --timesteps and --eval-jobs at least 1")
     out = Path(args.out)
     tasks = task_names(args.games, args.players)
+    command = f"python -m city_envs.training.privileged_ab {shlex.join(argv)}"
+    options = {
+        "games": args.games,
+        "players": args.players,
+        "timesteps": args.timesteps,
+        "start": args.start,
+        "seed": args.seed,
+        "eval_jobs": args.eval_jobs,
+    }
     for task in tasks:
         for step in plan(out, task, args.timesteps, args.start, args.seed, args.eval_jobs):
             if step.done():
@@ -178,13 +306,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"# {step.label}\ncity-envs {shlex.join(step.command())}", flush=True)
             if not args.dry_run:
                 code = subprocess.run([sys.executable, "-m", "city_envs.cli", *step.command()]).returncode
+                publish(out, command, options, args.doc)
                 if code:
                     print(f"{step.label} stopped (exit status {code}): run again to resume it", file=sys.stderr)
                     return code
     if not args.dry_run:
-        table = summarize(out, tasks)
-        (out / "summary.md").write_text(table + "\n")
-        print(table)
+        print(publish(out, command, options, args.doc), end="")
     return 0
 
 

@@ -13,13 +13,24 @@ Cost: `--timing-matches` more matches played in this process, the four agents ta
 every decision with two legal moves or more timed in CPU time (process time, which a machine busy with
 other work does not inflate, unlike the wall clock); the mean milliseconds per such decision of each.
 
-`<out>/results.json` gathers every figure and `<out>/report.md` tabulates it.
+`<out>/results.json` gathers every figure, rewritten after each line-up and each timing, so a stopped
+run has one; `<out>/report.md` tabulates it. A run into a folder that holds results of the same settings
+adds to them (a line-up or a timing already there is not measured again); other settings are refused.
+
+The figures reach the docs only from that JSON: `--doc PAGE` fills the page's `<!-- tables:guided-search
+-->` section as the run goes, and `--from-json FILE --doc PAGE` measures nothing, so the committed copy
+(`benchmarks/guided/results.json`) writes docs/leaderboard.md:
+
+    python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/results.json --doc docs/leaderboard.md
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -27,14 +38,19 @@ from city_envs import GAMES, make_game
 from city_envs.agents.registry import make_agent, prepare_agents
 from city_envs.core import progress
 from city_envs.core.infoset import InfoSet
+from city_envs.core.markdown import section_names, write_sections
+from city_envs.core.settings import read_document
 from city_envs.evaluation.arena import evaluate
 
 GUIDED = "ismcts:net=ppo:iters=100"
 ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search as issue 26 measured it
 PLAYER_COUNTS = (2, 4)
+SECTION = "guided-search"  # the page's <!-- tables:guided-search --> section
+SETTINGS = ("guided", "rollout", "matches", "timing_matches", "seed")  # one results file, one value of each
+LINEUPS = {"heuristic": "vs heuristic", "ppo": "vs ppo", "rollout": "vs rollout ISMCTS"}
 HEADER = (
-    "| game | players | vs heuristic | vs ppo | vs rollout ISMCTS | ms/decision: guided | rollout ISMCTS | ppo | "
-    "heuristic |\n|---|---|---|---|---|---|---|---|---|"
+    "| game | players | chance | vs heuristic | vs ppo | vs rollout ISMCTS | ms/decision: guided | rollout ISMCTS "
+    "| ppo | heuristic |\n|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -54,7 +70,7 @@ def strength(game: str, players: int, guided: str, opponent: str, matches: int, 
     return {
         "win_rate": row["win_rate"],
         "ci95": [row["ci_low"], row["ci_high"]],
-        "matches": matches,
+        "matches": result["games"],
         "failures": row["failures"],
     }
 
@@ -85,70 +101,135 @@ def cost(game: str, players: int, specs: list[str], matches: int, seed: int) -> 
 
 
 def cell(figures: dict | None) -> str:
+    """A line-up's win rate, Wilson interval and match count (with its failures, if any)."""
     if figures is None:
         return "—"
     low, high = figures["ci95"]
-    return f"{figures['win_rate']:.2f} ({low:.2f}-{high:.2f})"
+    failed = f", {figures['failures']} failed" if figures["failures"] else ""
+    return f"{figures['win_rate']:.2f} ({low:.2f}-{high:.2f}) n={figures['matches']}{failed}"
 
 
-def ms(figures: dict) -> str:
-    value = figures["ms_per_decision"]
+def ms(figures: dict | None) -> str:
+    value = None if figures is None else figures["ms_per_decision"]
     return "—" if value is None else f"{value:.1f}"
 
 
+def task_order(task: dict) -> tuple[int, int]:
+    return (list(GAMES).index(task["game"]) if task["game"] in GAMES else len(GAMES), task["players"])
+
+
 def report(results: dict) -> str:
+    """The results as Markdown: the settings, a row per measured task (— where a figure is not measured),
+    and the tasks of the full table (every game at 2 and 4 players) not measured at all."""
     rows = [HEADER]
-    for task in results["tasks"]:
-        lineups, costs = task["strength"], task["cost"]
+    for task in sorted(results["tasks"], key=task_order):
+        lineups, costs = task["strength"], task.get("cost", {})
+        specs = (results["guided"], results["rollout"], "ppo", "heuristic")
         rows.append(
-            f"| {task['game']} | {task['players']} | "
-            + " | ".join(cell(lineups.get(name)) for name in ("heuristic", "ppo", "rollout"))
+            f"| {task['game']} | {task['players']} | {1 / task['players']:.2f} | "
+            + " | ".join(cell(lineups.get(name)) for name in LINEUPS)
             + " | "
-            + " | ".join(ms(costs[spec]) for spec in (results["guided"], results["rollout"], "ppo", "heuristic"))
+            + " | ".join(ms(costs.get(spec)) for spec in specs)
             + " |"
         )
     settings = (
-        f"Guided: `{results['guided']}`; rollout ISMCTS: `{results['rollout']}`; {results['matches']} matches "
-        f"per line-up (seed {results['seed']}), win rates of the guided search with Wilson 95% intervals; "
-        f"cost over {results['timing_matches']} timed matches per task, CPU ms per decision with a choice."
+        f"Guided search `{results['guided']}` in one seat, the opponent in every other, seat-rotated (seed "
+        f"{results['seed']}); rollout ISMCTS is `{results['rollout']}`. Each cell: the guided search's win rate, "
+        f"its Wilson 95% interval and the matches played ({results['matches']} per line-up; chance is "
+        f"1/players); cost: CPU ms per decision with a choice over {results['timing_matches']} timed matches "
+        "per task. —: not measured."
     )
-    return "\n".join([settings, "", *rows, ""])
+    done = {(task["game"], task["players"]) for task in results["tasks"]}
+    missing = [f"{game} {n}p" for game in GAMES for n in PLAYER_COUNTS if (game, n) not in done]
+    lines = [settings, "", *rows]
+    if missing:
+        lines += ["", f"Not measured yet: {', '.join(missing)}."]
+    return "\n".join(lines) + "\n"
+
+
+def load_results(path: str | Path) -> dict:
+    """A results.json this measurement wrote, checked for the settings and tasks a table reads; anything
+    else (not JSON, another command's results, a figure missing) is one ValueError naming the file."""
+    try:
+        results = json.loads(read_document(path))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error})") from None
+    if not isinstance(results, dict) or not {*SETTINGS, "tasks"} <= set(results):
+        raise ValueError(f"{path} is not a guided-search results.json (it needs {', '.join(SETTINGS)} and tasks)")
+    try:
+        report(results)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError) as error:
+        raise ValueError(
+            f"{path} is a malformed guided-search results.json ({type(error).__name__}: {error})"
+        ) from None
+    return results
+
+
+def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
+    """The page's section: the report and a link to the JSON it was written from."""
+    link = Path(os.path.relpath(os.path.abspath(source), os.path.dirname(os.path.abspath(page)))).as_posix()
+    return f"{report(results)}\nEvery figure, with each agent's timed decisions: [{Path(source).name}]({link})."
+
+
+def write_doc(page: str | Path, source: str | Path) -> None:
+    """Fill `page`'s guided-search section from the results file `source` (one ValueError if the page
+    has no such section or the file is not such results)."""
+    write_sections(page, {SECTION: doc_section(load_results(source), source, page)}, (SECTION,), placeholder=None)
+
+
+def start_results(out: Path, settings: dict, command: str) -> dict:
+    """The results to add to: `<out>/results.json` if it holds the same settings (one ValueError if not),
+    else new ones."""
+    path = out / "results.json"
+    if not path.exists():
+        return {"measurement": "guided_search", **settings, "commands": [command], "tasks": []}
+    results = load_results(path)
+    differ = [f"{key} {results[key]!r}, not {settings[key]!r}" for key in SETTINGS if results[key] != settings[key]]
+    if differ:
+        raise ValueError(f"{path} holds a measurement with other settings ({'; '.join(differ)}): pass another --out")
+    if command not in results.setdefault("commands", []):
+        results["commands"].append(command)
+    return results
 
 
 def run(
     tasks: list[tuple[str, int]],
-    guided: str,
-    rollout: str,
-    matches: int,
-    timing_matches: int,
-    seed: int,
+    results: dict,
     jobs: int,
     out: Path,
     lineups: list[str],
+    doc: str | None = None,
 ) -> Path:
-    results: dict = {
-        "guided": guided,
-        "rollout": rollout,
-        "matches": matches,
-        "timing_matches": timing_matches,
-        "seed": seed,
-        "tasks": [],
-    }
-    for game, players in tasks:
-        folder = out / f"{game}_{players}p"
-        figures = {
-            name: strength(game, players, guided, agent, matches, seed, jobs, folder / name)
-            for name, agent in opponents(rollout).items()
-            if name in lineups
-        }
-        timing = cost(game, players, [guided, rollout, "ppo", "heuristic"], timing_matches, seed)
-        results["tasks"].append({"game": game, "players": players, "strength": figures, "cost": timing})
-        (out / "results.json").write_text(json.dumps(results, indent=1))
+    """Measure what `results` lacks of `tasks` and `lineups`, saving the results (and `doc`) after each
+    line-up and timing."""
+
+    def save() -> None:
+        (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
         (out / "report.md").write_text(report(results))
+        if doc:
+            write_doc(doc, out / "results.json")
+
+    guided, rollout, seed = results["guided"], results["rollout"], results["seed"]
+    for game, players in tasks:
+        task = next((t for t in results["tasks"] if (t["game"], t["players"]) == (game, players)), None)
+        if task is None:
+            task = {"game": game, "players": players, "strength": {}}
+            results["tasks"].append(task)
+            results["tasks"].sort(key=task_order)
+        for name, agent in opponents(rollout).items():
+            if name in lineups and name not in task["strength"]:
+                folder = out / f"{game}_{players}p" / name
+                task["strength"][name] = strength(game, players, guided, agent, results["matches"], seed, jobs, folder)
+                save()
+        if "cost" not in task:
+            task["cost"] = cost(game, players, [guided, rollout, "ppo", "heuristic"], results["timing_matches"], seed)
+            save()
+    save()  # also when every figure was there already: this run's command is recorded
     return out / "report.md"
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=GAMES, help="one game (default: every game)")
     parser.add_argument("--players", type=int, choices=PLAYER_COUNTS, help="one player count (default: 2 and 4)")
@@ -163,7 +244,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="runs/guided")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from the results")
+    parser.add_argument("--from-json", dest="from_json", help="measure nothing: write --doc from this results.json")
     args = parser.parse_args(argv)
+    if args.from_json or args.doc:
+        try:  # a page without the section is refused before any match
+            if args.from_json and not args.doc:
+                raise ValueError("--from-json only writes a --doc page")
+            if SECTION not in section_names(read_document(args.doc)):
+                raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
+            if args.from_json:
+                write_doc(args.doc, args.from_json)
+                print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+                return 0
+        except ValueError as error:
+            parser.error(str(error))
     lineups = args.lineups.split(",")
     if not set(lineups) <= set(opponents(args.rollout)):
         parser.error(f"--lineups: choose among {', '.join(opponents(args.rollout))}, not {args.lineups!r}")
@@ -172,20 +267,28 @@ def main(argv: list[str] | None = None) -> int:
     games = [args.game] if args.game else list(GAMES)
     counts = [args.players] if args.players else list(PLAYER_COUNTS)
     tasks = [(game, n) for game in games for n in counts]
+    out = Path(args.out)
+    settings = {
+        "guided": args.guided,
+        "rollout": args.rollout,
+        "matches": args.games,
+        "timing_matches": args.timing_matches,
+        "seed": args.seed,
+    }
     try:
         for game, n in tasks:  # a bad spec or a missing network stops the run before any match
             for spec in (args.guided, args.rollout, "ppo"):
                 prepare_agents([make_agent(spec, game, 0)], make_game(game, n, seed=0))
+        results = start_results(out, settings, f"python -m city_envs.evaluation.guided_search {shlex.join(argv)}")
     except ValueError as error:
         parser.error(str(error))
     started = time.time()
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with progress.showing(not args.quiet):
-        path = run(
-            tasks, args.guided, args.rollout, args.games, args.timing_matches, args.seed, args.jobs, out, lineups
-        )
-    print(f"wrote {path}; took {progress.format_duration(time.time() - started)}")
+        path = run(tasks, results, args.jobs, out, lineups, args.doc)
+    print(
+        f"wrote {path}{f' and {args.doc}' if args.doc else ''}; took {progress.format_duration(time.time() - started)}"
+    )
     return 0
 
 

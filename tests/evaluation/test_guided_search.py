@@ -1,10 +1,17 @@
-"""The guided-search measurement: CPU cost per decision of each agent, its report, and its bad input."""
+"""The guided-search measurement: CPU cost per decision of each agent, its report and results file, the
+docs section written from the committed results, and its bad input."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from city_envs.core.markdown import fill, section_names
 from city_envs.evaluation import guided_search
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_cost_times_every_agent_in_turn_and_only_decisions_with_a_choice():
@@ -14,24 +21,202 @@ def test_cost_times_every_agent_in_turn_and_only_decisions_with_a_choice():
         assert row["decisions"] > 20 and 0 <= row["ms_per_decision"] < 1000
 
 
-def test_report_has_a_row_per_task_with_every_figure():
-    results = {
+def task(game: str, players: int, lineups: dict, timed: bool = True) -> dict:
+    entry = {"game": game, "players": players, "strength": lineups}
+    if timed:
+        entry["cost"] = {name: {"ms_per_decision": 12.34, "decisions": 9} for name in ("g", "r", "ppo", "heuristic")}
+    return entry
+
+
+def results(*tasks: dict) -> dict:
+    return {
+        "measurement": "guided_search",
         "guided": "g",
         "rollout": "r",
         "matches": 8,
         "timing_matches": 2,
         "seed": 1,
-        "tasks": [
-            {
-                "game": "citadels",
-                "players": 2,
-                "strength": {"heuristic": {"win_rate": 0.625, "ci95": [0.3, 0.86]}},
-                "cost": {name: {"ms_per_decision": 12.34, "decisions": 9} for name in ("g", "r", "ppo", "heuristic")},
-            }
-        ],
+        "commands": ["python -m city_envs.evaluation.guided_search --games 8"],
+        "tasks": list(tasks),
     }
-    row = guided_search.report(results).splitlines()[-1]
-    assert row == "| citadels | 2 | 0.62 (0.30-0.86) | — | — | 12.3 | 12.3 | 12.3 | 12.3 |"
+
+
+FULL = task(
+    "citadels",
+    2,
+    {
+        "heuristic": {"win_rate": 0.625, "ci95": [0.3, 0.86], "matches": 8, "failures": 0},
+        "ppo": {"win_rate": 0.5, "ci95": [0.2151, 0.7849], "matches": 8, "failures": 1},
+        "rollout": {"win_rate": 0.25, "ci95": [0.0715, 0.5907], "matches": 8, "failures": 0},
+    },
+)
+
+
+def test_report_has_a_row_per_task_with_every_figure_and_its_match_count():
+    lines = guided_search.report(results(FULL)).splitlines()
+    assert lines[2:5] == [
+        "| game | players | chance | vs heuristic | vs ppo | vs rollout ISMCTS | ms/decision: guided | rollout ISMCTS "
+        "| ppo | heuristic |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        "| citadels | 2 | 0.50 | 0.62 (0.30-0.86) n=8 | 0.50 (0.22-0.78) n=8, 1 failed | 0.25 (0.07-0.59) n=8 | 12.3 "
+        "| 12.3 | 12.3 | 12.3 |",
+    ]
+    assert lines[0].startswith("Guided search `g` in one seat") and "over 2 timed matches" in lines[0]
+    assert lines[-1].startswith("Not measured yet: citadels 4p, metropolys 2p, ") and len(lines) == 7
+
+
+def test_a_partial_run_shows_what_is_measured_and_names_the_tasks_not_measured():
+    partial = results(
+        task("metropolys", 4, {"heuristic": {"win_rate": 0.5, "ci95": [0.2, 0.8], "matches": 8, "failures": 0}}, False),
+        FULL,
+    )
+    lines = guided_search.report(partial).splitlines()
+    assert lines[4].startswith("| citadels | 2 |")  # the registry's order, whatever the file's
+    assert lines[5] == "| metropolys | 4 | 0.25 | 0.50 (0.20-0.80) n=8 | — | — | — | — | — | — |"
+    missing = lines[-1].removeprefix("Not measured yet: ").removesuffix(".").split(", ")
+    assert len(missing) == 8 and "citadels 2p" not in missing and "metropolys 4p" not in missing
+
+
+# ----- the committed results and the page ------------------------------------------------------------
+def page_agrees(root: Path) -> bool | None:
+    """Whether docs/leaderboard.md under `root` has the section its committed JSON writes (None: no JSON
+    committed); one function for the checkout and for a copy whose page is made to disagree."""
+    page, source = root / "docs" / "leaderboard.md", root / "benchmarks" / "guided" / "results.json"
+    text = page.read_text()
+    assert guided_search.SECTION in section_names(text)
+    if not source.is_file():
+        return None
+    section = guided_search.doc_section(guided_search.load_results(source), source, page)
+    return fill(text, {guided_search.SECTION: section}, placeholder=None) == text
+
+
+def test_the_leaderboard_section_is_the_committed_json():
+    agrees = page_agrees(ROOT)
+    if agrees is None:
+        pytest.skip("benchmarks/guided/results.json is not committed yet (docs/leaderboard.md, Network-guided ISMCTS)")
+    assert agrees, (
+        "rerun: python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/results.json "
+        "--doc docs/leaderboard.md"
+    )
+
+
+def test_the_page_check_fails_when_the_json_exists_and_the_page_disagrees(tmp_path, capsys):
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "leaderboard.md"
+    page.write_text((ROOT / "docs" / "leaderboard.md").read_text())
+    assert page_agrees(tmp_path) is None
+    source = tmp_path / "benchmarks" / "guided" / "results.json"
+    source.parent.mkdir(parents=True)
+    source.write_text(json.dumps(results(FULL)))
+    assert page_agrees(tmp_path) is False  # the placeholder, with results committed
+    assert guided_search.main(["--from-json", str(source), "--doc", str(page)]) == 0
+    assert f"wrote guided-search into {page}" in capsys.readouterr().out
+    assert page_agrees(tmp_path) is True
+    text = page.read_text()
+    assert "[results.json](../benchmarks/guided/results.json)" in text and "Not measured yet: citadels 4p" in text
+    assert text.replace("0.62 (0.30-0.86)", "0.63 (0.30-0.86)") != text
+    page.write_text(text.replace("0.62 (0.30-0.86)", "0.63 (0.30-0.86)"))
+    assert page_agrees(tmp_path) is False
+
+
+def test_from_json_fills_only_its_section(tmp_path):
+    source = tmp_path / "results.json"
+    source.write_text(json.dumps(results(FULL)))
+    page = tmp_path / "page.md"
+    page.write_text(
+        "intro\n<!-- tables:guided-search -->\nold\n<!-- /tables:guided-search -->\n"
+        "<!-- tables:x -->\nx\n<!-- /tables:x -->\n"
+    )
+    assert guided_search.main(["--from-json", str(source), "--doc", str(page)]) == 0
+    assert page.read_text() == (
+        "intro\n<!-- tables:guided-search -->\n"
+        + guided_search.report(results(FULL))
+        + "\nEvery figure, with each agent's timed decisions: [results.json](results.json).\n"
+        "<!-- /tables:guided-search -->\n<!-- tables:x -->\nx\n<!-- /tables:x -->\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "is not JSON"),
+        ("[1, 2]", "is not a guided-search results.json"),
+        ('{"agents": {}, "games": 8}', "is not a guided-search results.json"),  # the arena's results.json
+        (json.dumps(results({"game": "citadels", "players": 2, "strength": {"ppo": {"win_rate": 0.5}}})), "KeyError"),
+        (json.dumps({**results(), "tasks": "citadels"}), "malformed"),
+    ],
+)
+def test_a_foreign_or_malformed_json_is_one_clear_error(content, message, tmp_path, capsys):
+    source, page = tmp_path / "results.json", tmp_path / "page.md"
+    source.write_text(content)
+    page.write_text("<!-- tables:guided-search -->\nold\n<!-- /tables:guided-search -->\n")
+    with pytest.raises(SystemExit) as stop:
+        guided_search.main(["--from-json", str(source), "--doc", str(page)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and message in err and "Traceback" not in err
+    assert page.read_text() == "<!-- tables:guided-search -->\nold\n<!-- /tables:guided-search -->\n"
+
+
+@pytest.mark.parametrize(
+    ("page_text", "argv", "message"),
+    [
+        ("# no section\n", [], "has no <!-- tables:guided-search --> section"),
+        (None, [], "does not exist"),
+        ("<!-- tables:guided-search -->\n<!-- /tables:guided-search -->\n", ["--no-doc"], "only writes a --doc"),
+    ],
+)
+def test_a_page_without_the_section_is_one_clear_error(page_text, argv, message, tmp_path, capsys):
+    source, page = tmp_path / "results.json", tmp_path / "page.md"
+    source.write_text(json.dumps(results(FULL)))
+    if page_text is not None:
+        page.write_text(page_text)
+    args = ["--from-json", str(source)] + ([] if argv else ["--doc", str(page)])
+    with pytest.raises(SystemExit) as stop:
+        guided_search.main(args)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "Traceback" not in err
+    assert message in err.splitlines()[-1] and err.count("error:") == 1
+
+
+def test_a_run_saves_its_results_after_each_lineup_and_adds_to_them(tmp_path, monkeypatch):
+    """A run stopped in its second line-up has the first in results.json, report.md and the page; started
+    again it measures only what is missing; a run of other settings into the folder is refused."""
+    measured: list[str] = []
+
+    def fake_strength(game, players, guided, opponent, matches, seed, jobs, out):
+        if opponent == "ppo" and "ppo" not in measured:
+            measured.append("ppo")
+            raise KeyboardInterrupt
+        measured.append(opponent)
+        return {"win_rate": 0.5, "ci95": [0.2, 0.8], "matches": matches, "failures": 0}
+
+    def fake_cost(game, players, specs, matches, seed):
+        measured.append("cost")
+        return {spec: {"ms_per_decision": 1.0, "decisions": 5} for spec in specs}
+
+    monkeypatch.setattr(guided_search, "strength", fake_strength)
+    monkeypatch.setattr(guided_search, "cost", fake_cost)
+    page = tmp_path / "page.md"
+    page.write_text("<!-- tables:guided-search -->\n<!-- /tables:guided-search -->\n")
+    out = tmp_path / "run"
+    out.mkdir()
+    settings = {"guided": "g", "rollout": "r", "matches": 8, "timing_matches": 2, "seed": 1}
+    first = guided_search.start_results(out, settings, "first")
+    with pytest.raises(KeyboardInterrupt):
+        guided_search.run([("citadels", 2)], first, 1, out, ["heuristic", "ppo"], str(page))
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["tasks"] == [
+        {"game": "citadels", "players": 2, "strength": {"heuristic": saved["tasks"][0]["strength"]["heuristic"]}}
+    ]
+    assert "| citadels | 2 | 0.50 | 0.50 (0.20-0.80) n=8 | — |" in page.read_text()
+    assert (out / "report.md").read_text() == guided_search.report(saved)
+    again = guided_search.start_results(out, settings, "second")
+    guided_search.run([("citadels", 2)], again, 1, out, ["heuristic", "ppo"], None)
+    assert measured == ["heuristic", "ppo", "ppo", "cost"]
+    saved = json.loads((out / "results.json").read_text())
+    assert set(saved["tasks"][0]["strength"]) == {"heuristic", "ppo"} and saved["commands"] == ["first", "second"]
+    with pytest.raises(ValueError, match=r"other settings \(matches 8, not 40\)"):
+        guided_search.start_results(out, {**settings, "matches": 40}, "third")
 
 
 @pytest.mark.parametrize(

@@ -347,9 +347,24 @@ def test_the_measurement_runs_both_arms_with_equal_settings_and_summarizes_them(
         json.dumps({"timesteps": 204800, "ppo_steps_per_s": 300.0, "evaluation": {"heuristic": result}})
     )
     assert privileged_ab.plan(tmp_path, "citadels_2p", 5, "warm")[2].done()
-    table = privileged_ab.summarize(tmp_path, ["citadels_2p"]).splitlines()
-    assert len(table) == 3 and table[2] == (
-        "| citadels_2p | privileged | 204,800 | 300 | 0.325 | 102k 0.31, 204k 0.35 | 0.400 (0.350-0.450) | - |"
+    summary = privileged_ab.collect(tmp_path, "the command", {"start": "warm", "seed": 0})
+    assert summary["tasks"] == {
+        "citadels_2p": {
+            "privileged": {
+                "timesteps": 204800,
+                "steps_per_s": 300.0,
+                "explained_variance": pytest.approx(0.325),
+                "curve": [
+                    {"step": 102400, "win_rate_vs_heuristic": 0.31},
+                    {"step": 204800, "win_rate_vs_heuristic": 0.35},
+                ],
+                "final": {"heuristic": result},
+            }
+        }
+    }
+    table = privileged_ab.table(summary).splitlines()
+    assert table[4] == (
+        "| citadels_2p | privileged | 204,800 | 300 | 0.325 | 102k 0.31, 204k 0.35 | 0.400 (0.350-0.450) n=400 | - |"
     )
     (run.parent / "plain" / "config.toml").parent.mkdir()
     (run.parent / "plain" / "config.toml").write_text("")
