@@ -29,14 +29,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from city_envs.core.markdown import section_names, write_sections
+from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.registry import GAMES
 from city_envs.core.settings import read_document
 
@@ -237,8 +236,7 @@ def load_summary(path: str | Path) -> dict:
 
 def doc_section(summary: dict, source: str | Path, page: str | Path) -> str:
     """The page's section: the table and a link to the JSON it was written from."""
-    link = Path(os.path.relpath(os.path.abspath(source), os.path.dirname(os.path.abspath(page)))).as_posix()
-    return f"{table(summary)}\nEvery figure, with the command that measured it: [{Path(source).name}]({link})."
+    return f"{table(summary)}\nEvery figure, with the command that measured it: {link_from(page, source)}."
 
 
 def write_doc(page: str | Path, source: str | Path) -> None:

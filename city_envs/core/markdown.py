@@ -8,6 +8,7 @@ Two kinds of markers: named sections `<!-- tables:NAME -->` ... `<!-- /tables:NA
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -65,3 +66,9 @@ def replace_between(path: str | Path, begin: str, end: str, section: str) -> Non
     """Replace the page's text from `begin` to `end` by `section` (which starts and ends with them)."""
     head, tail = parts_around(path, begin, end)
     Path(path).write_text(head + section + tail)
+
+
+def link_from(page: str | Path, target: str | Path) -> str:
+    """A Markdown link to `target` as `page` reaches it (relative to the page's folder), named by its file."""
+    relative = os.path.relpath(os.path.abspath(target), os.path.dirname(os.path.abspath(page)))
+    return f"[{Path(target).name}]({Path(relative).as_posix()})"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import time
@@ -38,7 +37,7 @@ from city_envs import GAMES, make_game
 from city_envs.agents.registry import make_agent, prepare_agents
 from city_envs.core import progress
 from city_envs.core.infoset import InfoSet
-from city_envs.core.markdown import section_names, write_sections
+from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document
 from city_envs.evaluation.arena import evaluate
 
@@ -167,8 +166,7 @@ def load_results(path: str | Path) -> dict:
 
 def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
     """The page's section: the report and a link to the JSON it was written from."""
-    link = Path(os.path.relpath(os.path.abspath(source), os.path.dirname(os.path.abspath(page)))).as_posix()
-    return f"{report(results)}\nEvery figure, with each agent's timed decisions: [{Path(source).name}]({link})."
+    return f"{report(results)}\nEvery figure, with each agent's timed decisions: {link_from(page, source)}."
 
 
 def write_doc(page: str | Path, source: str | Path) -> None:
