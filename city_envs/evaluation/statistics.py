@@ -21,13 +21,20 @@ BOOTSTRAP_SEED = 0
 
 
 def require_statistics() -> None:
-    """Fail at once, in one line, where the benchmark extra is missing (not after hours of matches)."""
+    """Fail at once, in one line, where the benchmark's statistics cannot be imported (not after hours of
+    matches): the extra missing, or one of its dependencies broken by another's version. The modules
+    imported are those used below: `import rliable` alone succeeds where `rliable.library` fails."""
     try:
-        import pref_voting  # noqa: F401
-        import rliable  # noqa: F401
-    except ImportError as error:
+        from pref_voting import probabilistic_methods, profiles_with_ties  # noqa: F401
+        from rliable import library, metrics  # noqa: F401
+    except ModuleNotFoundError as error:
         raise ImportError(
             f"the benchmark needs its extra ({error.name} is not installed): pip install 'city-envs[benchmark]'"
+        ) from None
+    except Exception as error:  # a dependency that fails while importing: a version clash, not a missing extra
+        raise ImportError(
+            f"the benchmark's statistics (rliable, pref-voting) fail to import ({type(error).__name__}: {error}); "
+            "reinstall with the versions its extra allows: pip install 'city-envs[benchmark]'"
         ) from None
 
 

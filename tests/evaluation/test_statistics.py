@@ -3,6 +3,8 @@ improvement, maximal lotteries on a cycle, and OpenSkill over tasks."""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,40 @@ def test_maximal_lotteries_order_a_strict_ranking_and_tie_equal_agents():
 def test_openskill_over_tasks_orders_a_dominant_agent_first():
     ratings = stats.openskill_over_tasks({"weak": [0, 0, 0], "strong": [1, 1, 1]})
     assert ratings["strong"]["mu"] > ratings["weak"]["mu"]
+
+
+def _import_failing(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """`from rliable import library, ...` raises `error`, as a broken or missing dependency makes it."""
+    real_import = builtins.__import__
+
+    def failing(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "rliable" and "library" in (fromlist or ()):
+            raise error
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", failing)
+
+
+def test_require_statistics_names_the_missing_extra(monkeypatch):
+    _import_failing(monkeypatch, ModuleNotFoundError("No module named 'arch'", name="arch"))
+    with pytest.raises(ImportError, match=r"needs its extra \(arch is not installed\).*city-envs\[benchmark\]"):
+        stats.require_statistics()
+
+
+def test_require_statistics_turns_a_dependency_failing_on_import_into_one_clear_error(monkeypatch):
+    # rliable 1.2 imports arch, and arch 7 raised this TypeError on import with pandas 3
+    clash = TypeError("deprecate_kwarg() missing 1 required positional argument: 'new_arg_name'")
+    _import_failing(monkeypatch, clash)
+    with pytest.raises(ImportError, match=r"fail to import \(TypeError: deprecate_kwarg\(\).*city-envs\[benchmark\]"):
+        stats.require_statistics()
+
+
+def test_a_broken_statistics_dependency_is_one_line_and_exit_2_before_any_match(monkeypatch, tmp_path, capsys):
+    from city_envs import cli
+
+    _import_failing(monkeypatch, TypeError("a clash"))
+    out = tmp_path / "bench"
+    code = cli.main(["benchmark", "agent", "random", "--suite", "v1-lite", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "fail to import (TypeError: a clash)" in err
+    assert not out.exists()  # nothing played
