@@ -120,13 +120,15 @@ def _toml(value: object) -> str:
 
 
 def _explained_variance(run: Path, last: int = 10) -> float | None:
-    """The mean of PPO's last `last` logged explained variances (SB3's `train/explained_variance`)."""
+    """The mean of PPO's last `last` logged explained variances (SB3's `train/explained_variance`; a part's
+    first row, logged before any update, has none)."""
     values = []
     for part in sorted((run / "logs").glob("part_*")):
         path = part / "progress.csv"
         if path.is_file():
             with open(path, newline="") as handle:
-                values += [float(r["train/explained_variance"]) for r in csv.DictReader(handle)]
+                logged = [r.get("train/explained_variance") for r in csv.DictReader(handle)]
+            values += [float(value) for value in logged if value]
     return sum(values[-last:]) / len(values[-last:]) if values else None
 
 

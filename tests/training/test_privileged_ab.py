@@ -221,3 +221,13 @@ def test_a_run_with_a_page_without_the_section_is_refused_before_any_step(tmp_pa
         privileged_ab.main(["--out", str(tmp_path / "ab"), "--games", "citadels", "--doc", str(page)])
     assert stop.value.code == 2 and "has no <!-- tables:privileged-ab --> section" in capsys.readouterr().err
     assert not (tmp_path / "ab").exists()
+
+
+def test_explained_variance_reads_every_part_and_skips_the_rows_logged_before_an_update(tmp_path):
+    header = "time/total_timesteps,train/explained_variance,train/loss\n"
+    for part, rows in (("part_1", "4096,,\n8192,0.2,0.1\n"), ("part_2", "12288,,\n16384,0.4,0.1\n20480,0.6,0.1\n")):
+        (tmp_path / "logs" / part).mkdir(parents=True)
+        (tmp_path / "logs" / part / "progress.csv").write_text(header + rows)
+    assert privileged_ab._explained_variance(tmp_path) == pytest.approx(0.4)
+    assert privileged_ab._explained_variance(tmp_path, last=2) == pytest.approx(0.5)
+    assert privileged_ab._explained_variance(tmp_path / "nothing") is None
