@@ -6,7 +6,8 @@ baseline policy is the start, `--start baseline`, which skips the warm starts), 
 from it for `--timesteps` steps, once with `privileged_critic = true` and once without; everything
 else is equal. Each arm is scored by the trainer's own evaluations: every `eval_every` steps on the
 run's selection seed (`seed + 1`) and, for its last policy, on `seed + 2`; seed 1000, on which the
-baselines are published, is never played. `summary.json` holds every arm's figures, read from its run's
+baselines are published, is never played. The start policy itself gets the same final evaluation (a
+run of 0 PPO steps: the `start` row), the figure both arms move from. `summary.json` holds every arm's figures, read from its run's
 own files, with the critic's explained variance from PPO's logs (how much of the returns' variance the
 critic accounts for), and `summary.md` puts the arms side by side; both are rewritten after each step,
 from every finished run in the folder, so a stopped measurement has them too.
@@ -42,6 +43,8 @@ from city_envs.core.settings import read_document
 BASELINES = Path(__file__).resolve().parent / "baselines"
 PLAYERS = (2, 4)
 ARMS = ("plain", "privileged")
+START = "start"  # the start policy itself, no PPO: the same final evaluation, the figure both arms move from
+ROWS = (*ARMS, START)
 SECTION = "privileged-ab"  # the page's <!-- tables:privileged-ab --> section
 # one comparison's settings beside the recipe's: the last policy after the same budget (no selection among
 # points), curve points on the selection seed, and a final evaluation big enough to tell arms apart
@@ -79,8 +82,9 @@ def task_names(games: list[str], players: list[int]) -> list[str]:
 
 
 def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_jobs: int = 1) -> list[Step]:
-    """The commands of one task: its warm start (with `start = "warm"`), then the two PPO arms (whose
-    evaluations play in `eval_jobs` processes; the matches are the same in any number)."""
+    """The commands of one task: its warm start (with `start = "warm"`), then the two PPO arms, then the
+    start policy's own final evaluation (a run of 0 PPO steps); evaluations play in `eval_jobs`
+    processes, and the matches are the same in any number."""
     game = task.rsplit("_", 1)[0]
     recipe = BASELINES / f"{task}.toml"
     if not recipe.is_file():
@@ -112,6 +116,11 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_j
             *(f"--set={k}={_toml(v)}" for k, v in sets.items()),
         ]
         steps.append(Step(f"{task} {arm}", folder / arm, args))
+    sets = {**ARM_SETTINGS, "eval_jobs": eval_jobs}
+    args = ["train", game, "--out", str(folder / START), "--init-from", str(init), "--timesteps=0", *common]
+    steps.append(
+        Step(f"{task} start policy", folder / START, [*args, *(f"--set={k}={_toml(v)}" for k, v in sets.items())])
+    )
     return steps
 
 
@@ -162,9 +171,9 @@ def collect(out: Path, command: str, options: dict) -> dict:
     that wrote it and its options, and the settings every arm shares."""
     tasks: dict[str, dict] = {}
     for task in task_names(list(GAMES), list(PLAYERS)):
-        arms = {arm: arm_figures(out / task / arm) for arm in ARMS}
+        arms = {row: arm_figures(out / task / row) for row in ROWS}
         if any(arms.values()):
-            tasks[task] = {arm: figures for arm, figures in arms.items() if figures}
+            tasks[task] = {row: figures for row, figures in arms.items() if figures}
     return {
         "measurement": "privileged_ab",
         "command": command,
@@ -189,7 +198,7 @@ def table(summary: dict) -> str:
         f"PPO from the same start (`--start {options['start']}`), seed {options['seed']}, for the same steps "
         f"with and without `privileged_critic`; the curve every {settings['eval_every']:,} steps on seed + 1 "
         f"({settings['eval_games']} matches a point), the last policy on seed + 2; win rates with Wilson 95% "
-        "intervals and matches played.",
+        "intervals and matches played. The start row is the start policy itself on the same final evaluation.",
         "",
         "| task | arm | PPO steps | steps/s | explained variance (last 10) | curve vs heuristic (seed + 1) "
         "| final vs heuristic (seed + 2) | final vs random |",
@@ -198,20 +207,21 @@ def table(summary: dict) -> str:
     unfinished = []
     for task in task_names(list(GAMES), list(PLAYERS)):
         arms = summary["tasks"].get(task, {})
-        missing = [arm for arm in ARMS if arm not in arms]
+        missing = [row for row in ROWS if row not in arms]
         if missing:
-            unfinished.append(f"{task} ({'both arms' if len(missing) == len(ARMS) else missing[0]})")
-        for arm in ARMS:
-            if arm not in arms:
+            unfinished.append(f"{task} ({'nothing yet' if len(missing) == len(ROWS) else ', '.join(missing)})")
+        for row in ROWS:
+            if row not in arms:
                 continue
-            figures = arms[arm]
+            figures = arms[row]
             points = ", ".join(
                 f"{point['step'] // 1000}k {point['win_rate_vs_heuristic']:.2f}" for point in figures["curve"]
             )
             variance = figures["explained_variance"]
             final = figures["final"]
+            speed = f"{figures['steps_per_s']:,.0f}" if figures["timesteps"] else "-"
             lines.append(
-                f"| {task} | {arm} | {figures['timesteps']:,} | {figures['steps_per_s']:,.0f} "
+                f"| {task} | {row} | {figures['timesteps']:,} | {speed} "
                 f"| {'-' if variance is None else f'{variance:.3f}'} | {points or '-'} "
                 f"| {_rate(final.get('heuristic'))} | {_rate(final.get('random'))} |"
             )

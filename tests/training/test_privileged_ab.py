@@ -61,19 +61,24 @@ def test_the_table_has_each_finished_arm_with_its_intervals_and_matches_and_name
         "| 0.990 (0.975-0.996) n=400 |",
     ]
     assert lines[-1] == (
-        "Not finished yet: citadels_4p (both arms), metropolys_2p (both arms), metropolys_4p (privileged), "
-        "blue_moon_city_2p (both arms), blue_moon_city_4p (both arms), big_city_2p (both arms), "
-        "big_city_4p (both arms), urban_sprawl_2p (both arms), urban_sprawl_4p (both arms)."
+        "Not finished yet: citadels_2p (start), citadels_4p (nothing yet), metropolys_2p (nothing yet), "
+        "metropolys_4p (privileged, start), blue_moon_city_2p (nothing yet), blue_moon_city_4p (nothing yet), "
+        "big_city_2p (nothing yet), big_city_4p (nothing yet), urban_sprawl_2p (nothing yet), "
+        "urban_sprawl_4p (nothing yet)."
     )
+    start_row = {**arm(0.25, None), "timesteps": 0, "steps_per_s": 0, "curve": []}
     every = summary(
         {
-            task: {"plain": arm(0.3), "privileged": arm(0.3)}
+            task: {"plain": arm(0.3), "privileged": arm(0.3), "start": start_row}
             for task in privileged_ab.task_names(
                 ["citadels", "metropolys", "blue_moon_city", "big_city", "urban_sprawl"], [2, 4]
             )
         }
     )
-    assert "Not finished" not in privileged_ab.table(every) and len(privileged_ab.table(every).splitlines()) == 24
+    lines = privileged_ab.table(every).splitlines()
+    assert "Not finished" not in "\n".join(lines) and len(lines) == 4 + 3 * 10
+    # the start policy's row: no PPO steps, so no speed, variance or curve
+    assert lines[6] == "| citadels_2p | start | 0 | - | - | - | 0.250 (0.200-0.300) n=400 | 0.990 (0.975-0.996) n=400 |"
 
 
 def fake_train(fail: str):
@@ -107,11 +112,11 @@ def test_a_stopped_run_has_its_summary_and_page_and_a_resumed_one_completes_them
     assert saved["command"] == "python -m city_envs.training.privileged_ab " + " ".join(argv)
     assert saved["options"]["timesteps"] == 5 and saved["arm_settings"] == privileged_ab.ARM_SETTINGS
     assert (out / "summary.md").read_text() == privileged_ab.table(saved)
-    assert "Not finished yet: citadels_2p (privileged), citadels_4p (both arms)" in page.read_text()
+    assert "Not finished yet: citadels_2p (privileged, start), citadels_4p (nothing yet)" in page.read_text()
     monkeypatch.setattr(privileged_ab.subprocess, "run", fake_train("nothing fails"))
     assert privileged_ab.main(argv) == 0
     saved = json.loads((out / "summary.json").read_text())
-    assert list(saved["tasks"]["citadels_2p"]) == ["plain", "privileged"]
+    assert list(saved["tasks"]["citadels_2p"]) == ["plain", "privileged", "start"]
     assert "| citadels_2p | privileged | 5 | 100 | - | 100k 0.30 | 0.350 (0.300-0.400) n=400 | - |" in page.read_text()
     assert "# citadels_2p plain: done" in capsys.readouterr().out
 

@@ -321,15 +321,20 @@ def test_the_measurement_runs_both_arms_with_equal_settings_and_summarizes_them(
     monkeypatch.setattr(selfplay, "train", capture)
     for task in privileged_ab.task_names(list(GAMES), [2, 4]):
         steps = privileged_ab.plan(tmp_path, task, 300_000, "warm", seed=3)
-        assert [s.label.split()[-1] for s in steps] == ["start", "plain", "privileged"]
+        assert [s.label for s in steps] == [
+            f"{task} {label}" for label in ("warm start", "plain", "privileged", "start policy")
+        ]
         for step in steps:
             assert cli.main(step.args) == 0
-        warm, plain, privileged = (configs[str(s.out)] for s in steps)
+        warm, plain, privileged, start = (configs[str(s.out)] for s in steps)
         assert (warm.timesteps, warm.pretrain, warm.privileged_critic) == (0, True, False)
         assert plain.init_from == privileged.init_from == str(steps[0].out / "model.safetensors")
         assert {k for k, v in plain.__dict__.items() if privileged.__dict__[k] != v} == {"privileged_critic"}
         assert (privileged.seed, privileged.timesteps, privileged.players) == (3, 300_000, int(task[-2]))
         assert not privileged.pretrain and not privileged.select_best
+        # the start policy's own final evaluation: plain's run with no PPO step
+        assert start.init_from == plain.init_from and start.timesteps == 0
+        assert {k for k, v in plain.__dict__.items() if start.__dict__[k] != v} == {"timesteps"}
     assert [
         s.args[s.args.index("--init-from") + 1] for s in privileged_ab.plan(tmp_path, "citadels_4p", 5, "baseline")[:1]
     ] == [str(privileged_ab.BASELINES / "citadels_4p.safetensors")]
