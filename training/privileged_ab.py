@@ -7,10 +7,11 @@ from it for `--timesteps` steps, once with `privileged_critic = true` and once w
 else is equal. Each arm is scored by the trainer's own evaluations: every `eval_every` steps on the
 run's selection seed (`seed + 1`) and, for its last policy, on `seed + 2`; seed 1000, on which the
 baselines are published, is never played. The start policy itself gets the same final evaluation (a
-run of 0 PPO steps: the `start` row), the figure both arms move from. `summary.json` holds every arm's figures, read from its run's
-own files, with the critic's explained variance from PPO's logs (how much of the returns' variance the
-critic accounts for), and `summary.md` puts the arms side by side; both are rewritten after each step,
-from every finished run in the folder, so a stopped measurement has them too.
+run of 0 PPO steps: the `start` row), the figure both arms move from. `summary.json` holds every arm's
+figures, read from its run's own files, with the critic's explained variance from PPO's logs (how much
+of the returns' variance the critic accounts for), and `summary.md` puts the arms side by side; both
+are rewritten after each step, from every finished run in the folder, so a stopped measurement has
+them too.
 
     python -m city_envs.training.privileged_ab --out runs/privileged_ab            # runs what is missing
     python -m city_envs.training.privileged_ab --out runs/privileged_ab --dry-run  # the commands only
