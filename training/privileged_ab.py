@@ -103,25 +103,27 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_j
         init = BASELINES / f"{task}.safetensors"
     else:
         raise ValueError(f"start must be 'warm' or 'baseline', not {start!r}")
-    for arm in ARMS:
-        sets = {**ARM_SETTINGS, "eval_jobs": eval_jobs, "privileged_critic": arm == "privileged"}
-        args = [
+
+    def from_start(row: str, steps_of_ppo: int, **settings: object) -> list[str]:
+        """The `city-envs train` command of one row: PPO from the start with the shared settings."""
+        sets = {**ARM_SETTINGS, "eval_jobs": eval_jobs, **settings}
+        return [
             "train",
             game,
             "--out",
-            str(folder / arm),
+            str(folder / row),
             "--init-from",
             str(init),
-            f"--timesteps={timesteps}",
+            f"--timesteps={steps_of_ppo}",
             *common,
             *(f"--set={k}={_toml(v)}" for k, v in sets.items()),
         ]
-        steps.append(Step(f"{task} {arm}", folder / arm, args))
-    sets = {**ARM_SETTINGS, "eval_jobs": eval_jobs}
-    args = ["train", game, "--out", str(folder / START), "--init-from", str(init), "--timesteps=0", *common]
-    steps.append(
-        Step(f"{task} start policy", folder / START, [*args, *(f"--set={k}={_toml(v)}" for k, v in sets.items())])
-    )
+
+    for arm in ARMS:
+        steps.append(
+            Step(f"{task} {arm}", folder / arm, from_start(arm, timesteps, privileged_critic=arm == "privileged"))
+        )
+    steps.append(Step(f"{task} start policy", folder / START, from_start(START, 0)))
     return steps
 
 
@@ -172,9 +174,9 @@ def collect(out: Path, command: str, options: dict) -> dict:
     that wrote it and its options, and the settings every arm shares."""
     tasks: dict[str, dict] = {}
     for task in task_names(list(GAMES), list(PLAYERS)):
-        arms = {row: arm_figures(out / task / row) for row in ROWS}
-        if any(arms.values()):
-            tasks[task] = {row: figures for row, figures in arms.items() if figures}
+        rows = {row: arm_figures(out / task / row) for row in ROWS}
+        if any(rows.values()):
+            tasks[task] = {row: figures for row, figures in rows.items() if figures}
     return {
         "measurement": "privileged_ab",
         "command": command,
