@@ -17,7 +17,11 @@ them too.
     python -m city_envs.training.privileged_ab --out runs/privileged_ab --dry-run  # the commands only
 
 Every step is a `city-envs train` command (printed before it runs); a finished one is skipped and an
-interrupted one resumed, so the script can be stopped and run again.
+interrupted one resumed, so the script can be stopped and run again. The folder's summary.json is the
+record: a row it holds is done even when its run folder is gone, so on a new machine a copy of the
+committed summary resumes the measurement (`mkdir -p runs/privileged_ab && cp
+benchmarks/privileged_ab/summary.json runs/privileged_ab/`); a summary of other settings (steps,
+start, seed) is refused.
 
 The figures reach the docs only from that JSON: `--doc PAGE` fills the page's `<!-- tables:privileged-ab
 -->` section as the run goes, and `--from-json FILE --doc PAGE` measures nothing, so the committed copy
@@ -60,11 +64,13 @@ ARM_SETTINGS = {
 
 @dataclass(frozen=True)
 class Step:
-    """One `city-envs train` command and the run folder it fills."""
+    """One `city-envs train` command, the run folder it fills and the summary row it gives (None: the warm
+    start, which gives none)."""
 
     label: str
     out: Path
     args: list[str]
+    row: str | None = None
 
     def command(self) -> list[str]:
         """The command to run: a resume when an earlier start left the run unfinished."""
@@ -121,9 +127,14 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_j
 
     for arm in ARMS:
         steps.append(
-            Step(f"{task} {arm}", folder / arm, from_start(arm, timesteps, privileged_critic=arm == "privileged"))
+            Step(
+                f"{task} {arm}",
+                folder / arm,
+                from_start(arm, timesteps, privileged_critic=arm == "privileged"),
+                arm,
+            )
         )
-    steps.append(Step(f"{task} start policy", folder / START, from_start(START, 0)))
+    steps.append(Step(f"{task} start policy", folder / START, from_start(START, 0), START))
     return steps
 
 
@@ -169,14 +180,39 @@ def arm_figures(run: Path) -> dict | None:
     }
 
 
-def collect(out: Path, command: str, options: dict) -> dict:
-    """summary.json: every finished arm under `out` (of any task, whichever command ran it), the command
-    that wrote it and its options, and the settings every arm shares."""
-    tasks: dict[str, dict] = {}
+# the options that make two summaries one measurement (which games, player counts and processes do not)
+SAME_MEASUREMENT = ("timesteps", "start", "seed")
+
+
+def earlier_summary(out: Path, options: dict) -> dict | None:
+    """`out`'s summary.json, whose rows count as done even where their run folders are gone (a copy of the
+    committed summary in a new folder resumes the measurement); one ValueError if it measured with other
+    settings."""
+    path = out / "summary.json"
+    if not path.is_file():
+        return None
+    summary = load_summary(path)
+    differ = [
+        f"{key} {summary['options'][key]!r}, not {options[key]!r}"
+        for key in SAME_MEASUREMENT
+        if summary["options"].get(key) != options[key]
+    ]
+    if summary["arm_settings"] != ARM_SETTINGS:
+        differ.append("other arm settings")
+    if differ:
+        raise ValueError(f"{path} holds a measurement with other settings ({'; '.join(differ)}): pass another --out")
+    return summary
+
+
+def collect(out: Path, command: str, options: dict, earlier: dict | None = None) -> dict:
+    """summary.json: every finished arm under `out` (of any task, whichever command ran it) and every row of
+    the `earlier` summary that no run folder replaces, the command that wrote it and its options, and the
+    settings every arm shares."""
+    tasks: dict[str, dict] = {task: dict(rows) for task, rows in (earlier or {}).get("tasks", {}).items()}
     for task in task_names(list(GAMES), list(PLAYERS)):
         rows = {row: arm_figures(out / task / row) for row in ROWS}
         if any(rows.values()):
-            tasks[task] = {row: figures for row, figures in rows.items() if figures}
+            tasks.setdefault(task, {}).update({row: figures for row, figures in rows.items() if figures})
     return {
         "measurement": "privileged_ab",
         "command": command,
@@ -260,9 +296,10 @@ def write_doc(page: str | Path, source: str | Path) -> None:
     write_sections(page, {SECTION: doc_section(load_summary(source), source, page)}, (SECTION,), placeholder=None)
 
 
-def publish(out: Path, command: str, options: dict, doc: str | None) -> str:
-    """Write summary.json and summary.md (and `doc`'s section) from the runs under `out`; the table."""
-    summary = collect(out, command, options)
+def publish(out: Path, command: str, options: dict, doc: str | None, earlier: dict | None = None) -> str:
+    """Write summary.json and summary.md (and `doc`'s section) from the runs under `out` and the `earlier`
+    summary's rows; the table."""
+    summary = collect(out, command, options, earlier)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     text = table(summary)
@@ -311,20 +348,26 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "eval_jobs": args.eval_jobs,
     }
+    try:
+        earlier = earlier_summary(out, options)
+    except ValueError as error:
+        parser.error(str(error))
+    recorded = (earlier or {}).get("tasks", {})
     for task in tasks:
         for step in plan(out, task, args.timesteps, args.start, args.seed, args.eval_jobs):
-            if step.done():
+            rows = recorded.get(task, {})
+            if step.done() or (step.row in rows if step.row else set(ROWS) <= set(rows)):
                 print(f"# {step.label}: done", flush=True)
                 continue
             print(f"# {step.label}\ncity-envs {shlex.join(step.command())}", flush=True)
             if not args.dry_run:
                 code = subprocess.run([sys.executable, "-m", "city_envs.cli", *step.command()]).returncode
-                publish(out, command, options, args.doc)
+                publish(out, command, options, args.doc, earlier)
                 if code:
                     print(f"{step.label} stopped (exit status {code}): run again to resume it", file=sys.stderr)
                     return code
     if not args.dry_run:
-        print(publish(out, command, options, args.doc), end="")
+        print(publish(out, command, options, args.doc, earlier), end="")
     return 0
 
 

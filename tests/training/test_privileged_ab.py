@@ -121,6 +121,58 @@ def test_a_stopped_run_has_its_summary_and_page_and_a_resumed_one_completes_them
     assert "# citadels_2p plain: done" in capsys.readouterr().out
 
 
+def test_a_copy_of_the_summary_in_a_new_folder_keeps_its_rows_and_runs_only_what_it_lacks(
+    tmp_path, monkeypatch, capsys
+):
+    """A machine that lost the run folders resumes from the committed summary: its rows are not run again,
+    and they stay in the rewritten summary beside the new ones."""
+    out = tmp_path / "ab"
+    out.mkdir()
+    earlier = summary({"citadels_2p": {"plain": arm(0.25)}, "metropolys_2p": {"plain": arm(0.5)}})
+    earlier["options"] = {**earlier["options"], "timesteps": 5, "start": "baseline"}
+    (out / "summary.json").write_text(json.dumps(earlier))
+    ran = []
+
+    def train(command, **kwargs):
+        ran.append(Path(command[command.index("--out") + 1]).name)
+        return fake_train("nothing fails")(command, **kwargs)
+
+    monkeypatch.setattr(privileged_ab.subprocess, "run", train)
+    argv = ["--out", str(out), "--games", "citadels", "--players", "2", "--timesteps", "5", "--start", "baseline"]
+    assert privileged_ab.main(argv) == 0
+    assert ran == ["privileged", "start"] and "# citadels_2p plain: done" in capsys.readouterr().out
+    saved = json.loads((out / "summary.json").read_text())
+    assert saved["tasks"]["citadels_2p"]["plain"] == arm(0.25) and saved["tasks"]["metropolys_2p"] == {
+        "plain": arm(0.5)
+    }
+    assert list(saved["tasks"]["citadels_2p"]) == ["plain", "privileged", "start"]
+    # a run folder's figures replace the summary's row of the same arm
+    assert saved["tasks"]["citadels_2p"]["privileged"]["final"]["heuristic"]["win_rate"] == 0.35
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"timesteps": 7}, "timesteps 7, not 5"),
+        ({"seed": 3}, "seed 3, not 0"),
+        ({"start": "warm"}, "start 'warm', not 'baseline'"),
+    ],
+)
+def test_a_summary_of_other_settings_in_the_folder_is_refused_before_any_step(
+    change, message, tmp_path, monkeypatch, capsys
+):
+    out = tmp_path / "ab"
+    out.mkdir()
+    earlier = summary({"citadels_2p": {"plain": arm(0.25)}})
+    earlier["options"] = {**earlier["options"], "timesteps": 5, "start": "baseline", **change}
+    (out / "summary.json").write_text(json.dumps(earlier))
+    monkeypatch.setattr(privileged_ab.subprocess, "run", lambda *a, **k: pytest.fail("a step ran"))
+    with pytest.raises(SystemExit):
+        privileged_ab.main(["--out", str(out), "--games", "citadels", "--timesteps", "5", "--start", "baseline"])
+    error = capsys.readouterr().err
+    assert "holds a measurement with other settings" in error and message in error
+
+
 # ----- the committed summary and the page ------------------------------------------------------------
 def page_agrees(root: Path) -> bool | None:
     """Whether docs/training.md under `root` has the section its committed summary writes (None: no summary
