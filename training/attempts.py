@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document, read_toml
@@ -118,7 +119,7 @@ def record(run: str | Path, label: str, why: str, start_record: str | Path | Non
 
 def add(ledger: Path, entry: dict) -> dict:
     """The ledger with `entry` added, or in place of the entry of the same label; written back."""
-    data = load_ledger(ledger) if ledger.is_file() else {"measurement": "attempts", "attempts": []}
+    data: dict[str, Any] = load_ledger(ledger) if ledger.is_file() else {"measurement": "attempts", "attempts": []}
     labels = [a["label"] for a in data["attempts"]]
     if entry["label"] in labels:
         data["attempts"][labels.index(entry["label"])] = entry
