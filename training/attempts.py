@@ -14,7 +14,8 @@ and `expert/curve.json` for expert rounds evaluated before the run chose its mod
 rounds (`expert/rounds.json`), and whether it finished (`evaluation.json`) or where it stopped; it
 adds the entry to the ledger (`--ledger`, default `benchmarks/attempts.json`) or replaces the one of
 the same label. `--start-record` names the committed baseline record the run started from: its chosen
-curve point, measured on the same seed, is the row the attempt's points read against. The run folder
+curve point is the row the attempt's points read against, so the recipe beside it (`<record>.toml`)
+must have the run's seed (each curve is on its run's `seed + 1`). The run folder
 itself is not kept; the ledger is.
 """
 
@@ -108,8 +109,17 @@ def record(run: str | Path, label: str, why: str, start_record: str | Path | Non
         entry["stopped_after"] = _where(curve[-1]) if curve else None
     if start_record:
         baseline = json.loads(read_document(start_record))
-        if (baseline.get("game"), baseline.get("players")) != (config["game"], config["players"]):
+        if not isinstance(baseline, dict) or (baseline.get("game"), baseline.get("players")) != (
+            config["game"],
+            config["players"],
+        ):
             raise ValueError(f"{start_record} is not a {config['players']}-player {config['game']} record")
+        recipe = Path(start_record).with_suffix(".toml")  # the record's run, whose seed its curve used
+        if not recipe.is_file() or read_toml(recipe).get("seed") != config.get("seed"):
+            raise ValueError(
+                f"{start_record}: its curve is comparable only with the seed of its recipe {recipe.name}, "
+                f"which is missing or not this run's seed {config.get('seed')}"
+            )
         chosen = baseline.get("selected") or (baseline.get("curve") or [None])[-1]
         if chosen is None:
             raise ValueError(f"{start_record} has no curve point to start from")

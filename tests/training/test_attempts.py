@@ -68,10 +68,11 @@ def make_run(folder: Path, *, finished: bool, expert: bool) -> Path:
     return folder
 
 
-def baseline_record(tmp_path: Path, game: str = "metropolys") -> Path:
+def baseline_record(tmp_path: Path, game: str = "metropolys", seed: int = 0) -> Path:
     path = tmp_path / "metropolys_4p.json"
     chosen = {k: v for k, v in row("dagger 1", 0, 0.14, 0.99).items() if k != "policy"}
     path.write_text(json.dumps({"game": game, "players": 4, "selected": chosen, "curve": [chosen]}))
+    path.with_suffix(".toml").write_text(f'game = "{game}"\nplayers = 4\nseed = {seed}\n')
     return path
 
 
@@ -101,10 +102,15 @@ def test_expert_rounds_come_from_the_rounds_file_and_their_curve_even_before_the
     assert "| EI | 2 | 60 | 4,802 | 0.25 | 0.820 | 0.500 | 400 |" in text
 
 
-def test_a_start_record_of_another_task_and_a_folder_without_a_run_are_refused(tmp_path):
+def test_a_start_record_of_another_task_or_seed_and_a_folder_without_a_run_are_refused(tmp_path):
     run = make_run(tmp_path / "run", finished=True, expert=False)
     with pytest.raises(ValueError, match="is not a 4-player metropolys record"):
         attempts.record(run, "x", "", baseline_record(tmp_path, game="big_city"))
+    with pytest.raises(ValueError, match="not this run's seed 0"):
+        attempts.record(run, "x", "", baseline_record(tmp_path, seed=5))
+    (tmp_path / "list.json").write_text("[]")
+    with pytest.raises(ValueError, match="is not a 4-player metropolys record"):
+        attempts.record(run, "x", "", tmp_path / "list.json")
     with pytest.raises(ValueError, match="holds no run"):
         attempts.record(tmp_path, "x", "")
 
