@@ -269,6 +269,69 @@ def table(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(summary: dict, path: str | Path) -> None:
+    """The arms' learning curves side by side, one panel per task measured (2 players above, 4 below):
+    each arm's curve points on seed + 1 with their Wilson 95% bands, its final evaluation on seed + 2
+    as a point with its interval just past the last step, and the start policy's final evaluation as a
+    dashed line in its band, all against the heuristic; chance dotted."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from city_envs.evaluation.ratings import wilson_interval
+
+    measured = [task for task in task_names(list(GAMES), list(PLAYERS)) if task in summary["tasks"]]
+    games = summary["arm_settings"]["eval_games"]
+    columns = min(len(GAMES), max(1, len(measured)))
+    lines = -(-max(1, len(measured)) // columns)
+    figure, grid = plt.subplots(lines, columns, figsize=(3.2 * columns, 3.0 * lines), squeeze=False, sharey=True)
+    axes = grid.flatten()
+    for ax in axes[len(measured) :]:
+        ax.set_visible(False)
+    for ax, task in zip(axes, measured, strict=False):
+        rows, players = summary["tasks"][task], int(task.rsplit("_", 1)[1].rstrip("p"))
+        ax.axhline(1 / players, color="grey", linestyle=":", linewidth=1)
+        end = max((row["timesteps"] for row in rows.values()), default=0) or summary["options"]["timesteps"]
+        start = rows.get(START, {}).get("final", {}).get("heuristic")
+        if start:
+            ax.axhline(start["win_rate"], color="black", linestyle="--", linewidth=1, label="start")
+            ax.axhspan(*start["ci95"], color="black", alpha=0.08)
+        for arm, colour in zip(ARMS, ("tab:blue", "tab:orange"), strict=True):
+            if arm not in rows:
+                continue
+            curve = rows[arm]["curve"]
+            steps = [point["step"] for point in curve]
+            rates = [point["win_rate_vs_heuristic"] for point in curve]
+            bands = [wilson_interval(rate * games, games) for rate in rates]
+            ax.plot(steps, rates, marker="o", markersize=3, color=colour, label=arm)
+            ax.fill_between(steps, [b[0] for b in bands], [b[1] for b in bands], color=colour, alpha=0.15)
+            final = rows[arm]["final"].get("heuristic")
+            if final:
+                x = end * (1.04 if arm == "plain" else 1.08)
+                low, high = final["ci95"]
+                ax.errorbar(
+                    [x],
+                    [final["win_rate"]],
+                    yerr=[[final["win_rate"] - low], [high - final["win_rate"]]],
+                    fmt="s",
+                    color=colour,
+                    markersize=4,
+                    capsize=2,
+                )
+        ax.set_title(task.replace("_", " "), fontsize=9)
+        ax.set_xlabel("PPO steps (squares: final, seed + 2)", fontsize=7)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x / 1000:.0f}k"))
+        ax.tick_params(labelsize=7)
+    for row in grid:
+        row[0].set_ylabel("win rate vs heuristic", fontsize=8)
+    axes[0].legend(fontsize=7, loc="lower left")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
 def load_summary(path: str | Path) -> dict:
     """A summary.json this measurement wrote, checked for every figure its table reads; anything else is
     one ValueError naming the file."""
@@ -304,6 +367,8 @@ def publish(out: Path, command: str, options: dict, doc: str | None, earlier: di
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     text = table(summary)
     (out / "summary.md").write_text(text)
+    if summary["tasks"]:
+        plot(summary, out / "curves.png")
     if doc:
         write_doc(doc, out / "summary.json")
     return text
@@ -321,19 +386,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-jobs", type=int, default=1, help="processes of each evaluation (config: eval_jobs)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from summary.json")
-    parser.add_argument("--from-json", dest="from_json", help="run nothing: write --doc from this summary.json")
+    parser.add_argument(
+        "--from-json", dest="from_json", help="run nothing: write --doc (and --plot) from this summary.json"
+    )
+    parser.add_argument("--plot", help="with --from-json: draw the arms' curves (curves.png) into this file")
     args = parser.parse_args(argv)
-    if args.from_json or args.doc:
+    if args.from_json or args.doc or args.plot:
         try:  # a page without the section is refused before any run
-            if args.from_json and not args.doc:
-                raise ValueError("--from-json only writes a --doc page")
-            if SECTION not in section_names(read_document(args.doc)):
+            if args.from_json and not (args.doc or args.plot):
+                raise ValueError("--from-json only writes a --doc page or a --plot")
+            if args.plot and not args.from_json:
+                raise ValueError("--plot draws a --from-json summary (a run draws curves.png in --out itself)")
+            if args.doc and SECTION not in section_names(read_document(args.doc)):
                 raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
             if args.from_json:
-                write_doc(args.doc, args.from_json)
-                print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+                if args.doc:
+                    write_doc(args.doc, args.from_json)
+                    print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+                if args.plot:
+                    plot(load_summary(args.from_json), args.plot)
+                    print(f"drew {args.plot} from {args.from_json}")
                 return 0
-        except ValueError as error:
+        except (ValueError, OSError) as error:
             parser.error(str(error))
     if not 0 <= args.seed <= 900 or args.timesteps < 1 or args.eval_jobs < 1:  # seed + 2 is never 1000
         parser.error("--seed must be 0..900, --timesteps and --eval-jobs at least 1")

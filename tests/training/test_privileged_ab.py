@@ -228,6 +228,20 @@ def test_from_json_fills_only_its_section(tmp_path):
     )
 
 
+def test_the_curves_are_drawn_from_the_summary_and_a_run_draws_them_in_its_folder(tmp_path, monkeypatch, capsys):
+    source, png = tmp_path / "summary.json", tmp_path / "curves.png"
+    source.write_text(json.dumps(HAND_MADE))
+    assert privileged_ab.main(["--from-json", str(source), "--plot", str(png)]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG")
+    with pytest.raises(SystemExit):
+        privileged_ab.main(["--plot", str(png)])
+    assert "--plot draws a --from-json summary" in capsys.readouterr().err
+    monkeypatch.setattr(privileged_ab.subprocess, "run", fake_train("nothing fails"))
+    out = tmp_path / "ab"
+    assert privileged_ab.main(["--out", str(out), "--games", "citadels", "--players", "2", "--timesteps", "5"]) == 0
+    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -255,7 +269,7 @@ def test_a_foreign_or_malformed_json_is_one_clear_error(content, message, tmp_pa
     [
         ("# no section\n", True, "has no <!-- tables:privileged-ab --> section"),
         (None, True, "does not exist"),
-        (SECTION, False, "only writes a --doc"),
+        (SECTION, False, "only writes a --doc page or a --plot"),
     ],
 )
 def test_a_page_without_the_section_is_one_clear_error(page_text, doc, message, tmp_path, capsys):
