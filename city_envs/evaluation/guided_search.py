@@ -17,6 +17,10 @@ other work does not inflate, unlike the wall clock); the mean milliseconds per s
 run has one; `<out>/report.md` tabulates it. A run into a folder that holds results of the same settings
 adds to them (a line-up or a timing already there is not measured again); other settings are refused.
 
+Item 5 of issue 26 asks for the search against its own network on the baselines' seed, 400 matches a
+game: `--lineups ppo --games 400 --seed 1000 --timing-matches 0 --out runs/guided_h2h` measures that
+alone (no timing), and `--section guided-head-to-head` writes it into its own section of the page.
+
 The figures reach the docs only from that JSON: `--doc PAGE` fills the page's `<!-- tables:guided-search
 -->` section as the run goes, and `--from-json FILE --doc PAGE` measures nothing, so the committed copy
 (`benchmarks/guided/results.json`) writes docs/leaderboard.md:
@@ -45,6 +49,9 @@ GUIDED = "ismcts:net=ppo:iters=100"
 ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search as issue 26 measured it
 PLAYER_COUNTS = (2, 4)
 SECTION = "guided-search"  # the page's <!-- tables:guided-search --> section
+# the sections a page may hold: the full table, and the head-to-head against the network on the seed the
+# baselines are published on (`--lineups ppo --games 400 --seed 1000 --timing-matches 0`)
+SECTIONS = (SECTION, "guided-head-to-head")
 SETTINGS = ("guided", "rollout", "matches", "timing_matches", "seed")  # one results file, one value of each
 LINEUPS = {"heuristic": "vs heuristic", "ppo": "vs ppo", "rollout": "vs rollout ISMCTS"}
 HEADER = (
@@ -135,8 +142,13 @@ def report(results: dict) -> str:
         f"Guided search `{results['guided']}` in one seat, the opponent in every other, seat-rotated (seed "
         f"{results['seed']}); rollout ISMCTS is `{results['rollout']}`. Each cell: the guided search's win rate, "
         f"its Wilson 95% interval and the matches played ({results['matches']} per line-up; chance is "
-        f"1/players); cost: CPU ms per decision with a choice over {results['timing_matches']} timed matches "
-        "per task. —: not measured."
+        "1/players); "
+        + (
+            f"cost: CPU ms per decision with a choice over {results['timing_matches']} timed matches per task"
+            if results["timing_matches"]
+            else "cost: not timed in this measurement"
+        )
+        + ". —: not measured."
     )
     done = {(task["game"], task["players"]) for task in results["tasks"]}
     missing = [f"{game} {n}p" for game in GAMES for n in PLAYER_COUNTS if (game, n) not in done]
@@ -169,10 +181,10 @@ def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
     return f"{report(results)}\nEvery figure, with each agent's timed decisions: {link_from(page, source)}."
 
 
-def write_doc(page: str | Path, source: str | Path) -> None:
-    """Fill `page`'s guided-search section from the results file `source` (one ValueError if the page
-    has no such section or the file is not such results)."""
-    write_sections(page, {SECTION: doc_section(load_results(source), source, page)}, (SECTION,), placeholder=None)
+def write_doc(page: str | Path, source: str | Path, section: str = SECTION) -> None:
+    """Fill `page`'s `section` from the results file `source` (one ValueError if the page has no such
+    section or the file is not such results)."""
+    write_sections(page, {section: doc_section(load_results(source), source, page)}, (section,), placeholder=None)
 
 
 def start_results(out: Path, settings: dict, command: str) -> dict:
@@ -197,6 +209,7 @@ def run(
     out: Path,
     lineups: list[str],
     doc: str | None = None,
+    section: str = SECTION,
 ) -> Path:
     """Measure what `results` lacks of `tasks` and `lineups`, saving the results (and `doc`) after each
     line-up and timing."""
@@ -205,7 +218,7 @@ def run(
         (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
         (out / "report.md").write_text(report(results))
         if doc:
-            write_doc(doc, out / "results.json")
+            write_doc(doc, out / "results.json", section)
 
     guided, rollout, seed = results["guided"], results["rollout"], results["seed"]
     for game, players in tasks:
@@ -219,7 +232,7 @@ def run(
                 folder = out / f"{game}_{players}p" / name
                 task["strength"][name] = strength(game, players, guided, agent, results["matches"], seed, jobs, folder)
                 save()
-        if "cost" not in task:
+        if "cost" not in task and results["timing_matches"]:
             task["cost"] = cost(game, players, [guided, rollout, "ppo", "heuristic"], results["timing_matches"], seed)
             save()
     save()  # also when every figure was there already: this run's command is recorded
@@ -237,31 +250,36 @@ def main(argv: list[str] | None = None) -> int:
         "--lineups", default="heuristic,ppo,rollout", help="opponents to measure strength against (comma-separated)"
     )
     parser.add_argument("--games", type=int, default=40, help="matches per line-up")
-    parser.add_argument("--timing-matches", type=int, default=4, help="timed matches per game and player count")
+    parser.add_argument(
+        "--timing-matches", type=int, default=4, help="timed matches per game and player count (0: no timing)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="runs/guided")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from the results")
+    parser.add_argument("--doc", help="fill this page's <!-- tables:SECTION --> section from the results")
+    parser.add_argument(
+        "--section", choices=SECTIONS, default=SECTION, help="the page's section to fill (default: %(default)s)"
+    )
     parser.add_argument("--from-json", dest="from_json", help="measure nothing: write --doc from this results.json")
     args = parser.parse_args(argv)
     if args.from_json or args.doc:
         try:  # a page without the section is refused before any match
             if args.from_json and not args.doc:
                 raise ValueError("--from-json only writes a --doc page")
-            if SECTION not in section_names(read_document(args.doc)):
-                raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
+            if args.section not in section_names(read_document(args.doc)):
+                raise ValueError(f"{args.doc} has no <!-- tables:{args.section} --> section to fill")
             if args.from_json:
-                write_doc(args.doc, args.from_json)
-                print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+                write_doc(args.doc, args.from_json, args.section)
+                print(f"wrote {args.section} into {args.doc} from {args.from_json}")
                 return 0
         except ValueError as error:
             parser.error(str(error))
     lineups = args.lineups.split(",")
     if not set(lineups) <= set(opponents(args.rollout)):
         parser.error(f"--lineups: choose among {', '.join(opponents(args.rollout))}, not {args.lineups!r}")
-    if args.games < 1 or args.timing_matches < 1 or args.jobs < 1:
-        parser.error("--games, --timing-matches and --jobs must be >= 1")
+    if args.games < 1 or args.timing_matches < 0 or args.jobs < 1:
+        parser.error("--games and --jobs must be >= 1, --timing-matches >= 0")
     games = [args.game] if args.game else list(GAMES)
     counts = [args.players] if args.players else list(PLAYER_COUNTS)
     tasks = [(game, n) for game in games for n in counts]
@@ -283,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     out.mkdir(parents=True, exist_ok=True)
     with progress.showing(not args.quiet):
-        path = run(tasks, results, args.jobs, out, lineups, args.doc)
+        path = run(tasks, results, args.jobs, out, lineups, args.doc, args.section)
     print(
         f"wrote {path}{f' and {args.doc}' if args.doc else ''}; took {progress.format_duration(time.time() - started)}"
     )

@@ -90,6 +90,16 @@ def page_agrees(root: Path) -> bool | None:
     return fill(text, {guided_search.SECTION: section}, placeholder=None) == text
 
 
+def test_the_head_to_head_section_is_its_committed_json():
+    page, source = ROOT / "docs" / "leaderboard.md", ROOT / "benchmarks" / "guided" / "head_to_head.json"
+    text = page.read_text()
+    section = guided_search.doc_section(guided_search.load_results(source), source, page)
+    assert fill(text, {"guided-head-to-head": section}, placeholder=None) == text, (
+        "rerun: python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/head_to_head.json "
+        "--section guided-head-to-head --doc docs/leaderboard.md"
+    )
+
+
 def test_the_leaderboard_section_is_the_committed_json():
     agrees = page_agrees(ROOT)
     if agrees is None:
@@ -219,12 +229,34 @@ def test_a_run_saves_its_results_after_each_lineup_and_adds_to_them(tmp_path, mo
         guided_search.start_results(out, {**settings, "matches": 40}, "third")
 
 
+def test_the_head_to_head_times_nothing_and_fills_its_own_section(tmp_path, monkeypatch):
+    """`--timing-matches 0` measures strength alone (the report says it is not timed), and `--section
+    guided-head-to-head` writes that section of the page, leaving the full table's alone."""
+    won = {"win_rate": 0.7, "ci95": [0.65, 0.74], "matches": 400, "failures": 0}
+    monkeypatch.setattr(guided_search, "strength", lambda *args: won)
+    monkeypatch.setattr(guided_search, "cost", lambda *args: pytest.fail("timed"))
+    monkeypatch.setattr(guided_search, "prepare_agents", lambda *args: None)
+    page = tmp_path / "page.md"
+    full = "<!-- tables:guided-search -->\nfull\n<!-- /tables:guided-search -->\n"
+    page.write_text(full + "<!-- tables:guided-head-to-head -->\n<!-- /tables:guided-head-to-head -->\n")
+    argv = ["--game", "metropolys", "--players", "2", "--lineups", "ppo", "--games", "400", "--seed", "1000"]
+    argv += ["--timing-matches", "0", "--out", str(tmp_path / "h2h"), "--quiet", "--doc", str(page)]
+    assert guided_search.main([*argv, "--section", "guided-head-to-head"]) == 0
+    text = page.read_text()
+    assert (
+        text.startswith(full) and "| metropolys | 2 | 0.50 | — | 0.70 (0.65-0.74) n=400 | — | — | — | — | — |" in text
+    )
+    assert "cost: not timed in this measurement" in text and "(seed 1000)" in text
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--guided", "ismcts:net=ppo:c_puct=-1"], "c_puct must be"),
         (["--lineups", "heuristic,mirror"], "--lineups: choose among"),
         (["--games", "0"], "must be >= 1"),
+        (["--timing-matches", "-1"], "--timing-matches >= 0"),
+        (["--section", "elsewhere"], "invalid choice"),
     ],
 )
 def test_bad_input_stops_before_any_match(argv, message, capsys, tmp_path):
