@@ -270,7 +270,8 @@ def table(summary: dict) -> str:
 
 
 def plot(summary: dict, path: str | Path) -> None:
-    """The arms' learning curves side by side, one panel per task measured (2 players above, 4 below):
+    """The arms' learning curves side by side, one panel per task measured (a row per player count, a
+    column per game):
     each arm's curve points on seed + 1 with their Wilson 95% bands, its final evaluation on seed + 2
     as a point with its interval just past the last step, and the start policy's final evaluation as a
     dashed line in its band, all against the heuristic; chance dotted."""
@@ -282,16 +283,18 @@ def plot(summary: dict, path: str | Path) -> None:
 
     from city_envs.evaluation.ratings import wilson_interval
 
-    measured = [task for task in task_names(list(GAMES), list(PLAYERS)) if task in summary["tasks"]]
-    games = summary["arm_settings"]["eval_games"]
-    columns = min(len(GAMES), max(1, len(measured)))
-    lines = -(-max(1, len(measured)) // columns)
-    figure, grid = plt.subplots(lines, columns, figsize=(3.2 * columns, 3.0 * lines), squeeze=False, sharey=True)
-    axes = grid.flatten()
-    for ax in axes[len(measured) :]:
-        ax.set_visible(False)
-    for ax, task in zip(axes, measured, strict=False):
-        rows, players = summary["tasks"][task], int(task.rsplit("_", 1)[1].rstrip("p"))
+    measured = set(summary["tasks"])
+    counts = [n for n in PLAYERS if any(task in measured for task in task_names(list(GAMES), [n]))] or [PLAYERS[0]]
+    games = [game for game in GAMES if any(task in measured for task in task_names([game], list(PLAYERS)))]
+    games = games or [next(iter(GAMES))]
+    matches = summary["arm_settings"]["eval_games"]
+    figure, grid = plt.subplots(len(counts), len(games), figsize=(3.2 * len(games), 3.0 * len(counts)), squeeze=False)
+    for (i, players), (j, game) in ((a, b) for a in enumerate(counts) for b in enumerate(games)):
+        ax, task = grid[i][j], f"{game}_{players}p"
+        if task not in measured:
+            ax.set_visible(False)
+            continue
+        rows = summary["tasks"][task]
         ax.axhline(1 / players, color="grey", linestyle=":", linewidth=1)
         end = max((row["timesteps"] for row in rows.values()), default=0) or summary["options"]["timesteps"]
         start = rows.get(START, {}).get("final", {}).get("heuristic")
@@ -304,7 +307,7 @@ def plot(summary: dict, path: str | Path) -> None:
             curve = rows[arm]["curve"]
             steps = [point["step"] for point in curve]
             rates = [point["win_rate_vs_heuristic"] for point in curve]
-            bands = [wilson_interval(rate * games, games) for rate in rates]
+            bands = [wilson_interval(rate * matches, matches) for rate in rates]
             ax.plot(steps, rates, marker="o", markersize=3, color=colour, label=arm)
             ax.fill_between(steps, [b[0] for b in bands], [b[1] for b in bands], color=colour, alpha=0.15)
             final = rows[arm]["final"].get("heuristic")
@@ -320,13 +323,14 @@ def plot(summary: dict, path: str | Path) -> None:
                     markersize=4,
                     capsize=2,
                 )
+        ax.set_ylim(0, 1)
         ax.set_title(task.replace("_", " "), fontsize=9)
         ax.set_xlabel("PPO steps (squares: final, seed + 2)", fontsize=7)
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x / 1000:.0f}k"))
         ax.tick_params(labelsize=7)
-    for row in grid:
-        row[0].set_ylabel("win rate vs heuristic", fontsize=8)
-    axes[0].legend(fontsize=7, loc="lower left")
+    shown = [ax for ax in grid.flatten() if ax.get_visible()]
+    shown[0].set_ylabel("win rate vs heuristic", fontsize=8)
+    shown[0].legend(fontsize=7, loc="lower left")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
