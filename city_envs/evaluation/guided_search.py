@@ -178,7 +178,8 @@ def load_results(path: str | Path) -> dict:
 
 def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
     """The page's section: the report and a link to the JSON it was written from."""
-    return f"{report(results)}\nEvery figure, with each agent's timed decisions: {link_from(page, source)}."
+    what = "with each agent's timed decisions" if results["timing_matches"] else "with the commands that measured it"
+    return f"{report(results)}\nEvery figure, {what}: {link_from(page, source)}."
 
 
 def write_doc(page: str | Path, source: str | Path, section: str = SECTION) -> None:
