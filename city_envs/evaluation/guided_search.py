@@ -17,7 +17,7 @@ other work does not inflate, unlike the wall clock); the mean milliseconds per s
 run has one; `<out>/report.md` tabulates it. A run into a folder that holds results of the same settings
 adds to them (a line-up or a timing already there is not measured again); other settings are refused.
 
-Item 5 of issue 26 asks for the search against its own network on the baselines' seed, 400 matches a
+The project's goal for the search is to beat its own network on the baselines' seed, 400 matches a
 game: `--lineups ppo --games 400 --seed 1000 --timing-matches 0 --out runs/guided_h2h` measures that
 alone (no timing), and `--section guided-head-to-head` writes it into its own section of the page.
 
