@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from city_envs.core.markdown import link_from, section_names, write_sections
-from city_envs.core.settings import read_document, read_toml
+from city_envs.core.settings import read_document, read_measurement, read_toml
 from city_envs.training.evaluation import read_curve
 
 LEDGER = Path("benchmarks/attempts.json")
@@ -209,17 +209,7 @@ def table(data: dict) -> str:
 def load_ledger(path: str | Path) -> dict:
     """A ledger this module wrote, checked for every figure its table reads; anything else is one
     ValueError naming the file."""
-    try:
-        data = json.loads(read_document(path))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("measurement") != "attempts":
-        raise ValueError(f'{path} is not an attempts ledger (no "measurement": "attempts")')
-    try:
-        table(data)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        raise ValueError(f"{path}: a malformed attempts ledger ({type(error).__name__}: {error})") from None
-    return data
+    return read_measurement(path, "attempts", "an attempts ledger", table)
 
 
 def doc_section(data: dict, source: str | Path, page: str | Path) -> str:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.registry import GAMES
-from city_envs.core.settings import read_document
+from city_envs.core.settings import read_document, read_measurement
 
 BASELINES = Path(__file__).resolve().parent / "baselines"
 PLAYERS = (2, 4)
@@ -339,17 +339,7 @@ def plot(summary: dict, path: str | Path) -> None:
 def load_summary(path: str | Path) -> dict:
     """A summary.json this measurement wrote, checked for every figure its table reads; anything else is
     one ValueError naming the file."""
-    try:
-        summary = json.loads(read_document(path))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON ({error})") from None
-    if not isinstance(summary, dict) or summary.get("measurement") != "privileged_ab":
-        raise ValueError(f'{path} is not a privileged_ab summary.json (no "measurement": "privileged_ab")')
-    try:
-        table(summary)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        raise ValueError(f"{path}: a malformed privileged_ab summary.json ({type(error).__name__}: {error})") from None
-    return summary
+    return read_measurement(path, "privileged_ab", "a privileged_ab summary.json", table)
 
 
 def doc_section(summary: dict, source: str | Path, page: str | Path) -> str:

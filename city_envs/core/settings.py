@@ -7,7 +7,9 @@ Both doors read a value the same way, so what works in one works in the other an
 from __future__ import annotations
 
 import ast
+import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,24 @@ def parse_assignments(pairs: list[str] | None, flag: str) -> dict[str, Any]:
             raise ValueError(f"{flag} {pair!r} is not of the form KEY=VALUE")
         values[name] = parse_value(text)
     return values
+
+
+def read_measurement(path: str | Path, measurement: str, name: str, check: Callable[[dict], object]) -> dict:
+    """A JSON file a measurement wrote (its `"measurement"` is `measurement`), checked by `check` (which
+    reads every figure a table needs): anything else is one ValueError naming the file and what it
+    should be (`name`, with its article: "a privileged_ab summary.json")."""
+    try:
+        data = json.loads(read_document(path))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error})") from None
+    if not isinstance(data, dict) or data.get("measurement") != measurement:
+        raise ValueError(f'{path} is not {name} (no "measurement": "{measurement}")')
+    try:
+        check(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        noun = name.split(" ", 1)[1]
+        raise ValueError(f"{path}: a malformed {noun} ({type(error).__name__}: {error})") from None
+    return data
 
 
 def read_document(path: str | Path) -> str:
