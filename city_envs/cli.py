@@ -279,8 +279,10 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     from city_envs.training.baseline_tables import PAGES, measure_reference, reference_path, write_baseline_tables
 
     if args.tables is not None:
-        if args.game_name or args.reference:
-            raise ValueError("--tables writes the tables from the committed JSON alone: name no game, no --reference")
+        if args.game_name or args.reference or args.from_run:
+            raise ValueError(
+                "--tables writes the tables from the committed JSON alone: name no game, no --reference or --from-run"
+            )
         for page in args.tables or PAGES:
             names = write_baseline_tables(page)
             print(f"wrote {', '.join(names)} into {page}")
@@ -289,16 +291,24 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         raise ValueError("name a game, or write the baseline tables of README.md and docs/training.md with --tables")
     game_class(args.game_name).check_num_players(args.players)
     if args.reference:
+        if args.from_run:
+            raise ValueError("--reference measures the heuristic: it publishes no --from-run")
         record = measure_reference(args.game_name, args.players, args.games, args.eval_seed, args.jobs)
         published = reference_path(args.game_name, args.players)
     else:
-        from city_envs.training.selfplay import publish_baseline, retrain_baseline
+        from city_envs.training.selfplay import check_finished_run, publish_baseline, retrain_baseline
 
-        config_path = baseline_path(args.game_name, args.players).with_suffix(".toml")
-        if not config_path.is_file():
-            raise ValueError(f"no baseline config {config_path} for {args.game_name} with {args.players} players")
-        out = Path(args.out or f"runs/baseline_{args.game_name}_{args.players}p")
-        retrain_baseline(config_path, out, log=lambda text: print(text, flush=True))
+        if args.from_run:
+            if args.out:
+                raise ValueError("--from-run publishes a finished run: it takes no --out")
+            out = Path(args.from_run)
+            check_finished_run(out, args.game_name, args.players)
+        else:
+            config_path = baseline_path(args.game_name, args.players).with_suffix(".toml")
+            if not config_path.is_file():
+                raise ValueError(f"no baseline config {config_path} for {args.game_name} with {args.players} players")
+            out = Path(args.out or f"runs/baseline_{args.game_name}_{args.players}p")
+            retrain_baseline(config_path, out, log=lambda text: print(text, flush=True))
         record = publish_baseline(out, games=args.games, seed=args.eval_seed, jobs=args.jobs)
         published = baseline_path(args.game_name, args.players)
     for opponent, r in record["evaluation"].items():
@@ -691,6 +701,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="train nothing: measure the heuristic against random seats on the evaluation seed, the tables' "
         "reference row (training/baselines/<game>_<n>p_reference.json)",
+    )
+    baseline.add_argument(
+        "--from-run",
+        metavar="RUN",
+        help="train nothing: publish this finished run of the game and player count (its config becomes the "
+        "committed one; a policy it continued is kept in training/baselines/lineage/)",
     )
     baseline.add_argument(
         "--tables",

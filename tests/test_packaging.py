@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA_FOLDERS = (
     "training/configs",
     "training/baselines",
+    "training/baselines/lineage",
     "city_envs/web/templates",
     "city_envs/web/static",
     "city_envs/evaluation/suites",

@@ -5,7 +5,8 @@ against the heuristic (`training/baselines/<game>_<n>p.json`, written by `publis
 of its run that became the policy, and the heuristic's own win rate against random seats on the same
 seed as a reference (`<game>_<n>p_reference.json`, written by `measure_reference`): sections
 `<!-- tables:baselines-2p -->` and `<!-- tables:baselines-4p -->`. In docs/training.md, one table of how
-each was made (`<!-- tables:baseline-runs -->`): its warm start and PPO times, its curve, its pick.
+each was made (`<!-- tables:baseline-runs -->`): its warm start and PPO times, its curve, its pick, and
+above it the same for each policy it continued (`training/lineage.py`).
 `city-envs baseline --tables` fills the sections of both pages (or of the pages it names);
 `city-envs baseline GAME` and `city-envs baseline GAME --reference` rewrite them after publishing.
 """
@@ -72,7 +73,12 @@ def stage_label(record: dict, config: dict) -> str:
 
 def _notes(config: dict) -> list[str]:
     """What sets a run's config apart, in the tables' words."""
-    return ["entity head"] * bool(config.get("entity_head")) + ["lead reward"] * (config.get("reward") == "lead")
+    return (
+        ["entity head"] * bool(config.get("entity_head"))
+        + ["lead reward"] * (config.get("reward") == "lead")
+        + ["privileged critic"] * bool(config.get("privileged_critic"))
+        + ["continues the previous policy"] * bool(config.get("init_from"))
+    )
 
 
 def _name(game: str) -> str:
@@ -141,25 +147,42 @@ def runs_table() -> str:
     ]
     for players in PLAYER_COUNTS:
         for game in GAMES:
-            path = baseline_path(game, players)
-            record, config = json.loads(path.with_suffix(".json").read_text()), read_toml(path.with_suffix(".toml"))
-            training = record["training"]
-            ppo = "—"
-            if training.get("timesteps"):
-                ppo = (
-                    f"{_steps(training['timesteps'])} steps, {_minutes(training['ppo_seconds'])}, "
-                    f"{training['ppo_steps_per_s']:,.0f} steps/s"
-                )
-            games = sorted({p[f"games_vs_{side}"] for p in record["curve"] for side in ("heuristic", "random")})
-            cells = [
-                run_label(game, players, config),
-                _minutes(training["warm_start_seconds"]),
-                ppo,
-                str(games[0]) if len(games) == 1 else f"{games[0]}-{games[-1]}",
-                curve_cell(record),
-            ]
-            lines.append("| " + " | ".join(cells) + " |")
+            chain = lineage(baseline_path(game, players))
+            lines += [_run_row(game, players, path, continued=path != chain[-1]) for path in chain]
     return "\n".join(lines)
+
+
+def lineage(policy: Path) -> list[Path]:
+    """The policy files a baseline was made from, first to last: the policies its runs continued (each
+    config's `init_from`, read from the config's folder: `training/baselines/lineage/`), then itself."""
+    chain = [policy.resolve()]
+    while init := read_toml(chain[0].with_suffix(".toml")).get("init_from"):
+        parent = (chain[0].parent / init).resolve()
+        if parent in chain:
+            raise ValueError(f"{chain[0]}: its chain of init_from comes back to {parent}")
+        chain.insert(0, parent)
+    return chain
+
+
+def _run_row(game: str, players: int, path: Path, continued: bool) -> str:
+    """One run's row; `continued`: an earlier policy of the baseline, the start of the next row."""
+    record, config = json.loads(path.with_suffix(".json").read_text()), read_toml(path.with_suffix(".toml"))
+    training = record["training"]
+    ppo = "—"
+    if training.get("timesteps"):
+        ppo = (
+            f"{_steps(training['timesteps'])} steps, {_minutes(training['ppo_seconds'])}, "
+            f"{training['ppo_steps_per_s']:,.0f} steps/s"
+        )
+    games = sorted({p[f"games_vs_{side}"] for p in record["curve"] for side in ("heuristic", "random")})
+    cells = [
+        run_label(game, players, config) + ", the start of the next row" * continued,
+        _minutes(training["warm_start_seconds"]) if "warm_start_seconds" in training else "—",
+        ppo,
+        str(games[0]) if len(games) == 1 else f"{games[0]}-{games[-1]}",
+        curve_cell(record),
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def baseline_tables() -> dict[str, str]:

@@ -51,7 +51,9 @@ class TrainConfig:
     # game whose observation declares an `entity_layout`; {} is the plain flat head
     entity_head: dict[str, Any] = field(default_factory=dict)
     torch_threads: Annotated[int, Field(ge=1, le=1024)] = 1
-    init_from: str = ""  # a policy file to start from: PPO's start, or round 0 of the DAgger rounds
+    # a policy file to start from: PPO's start, or round 0 of the DAgger rounds; a relative path in a config file
+    # is read from the file's folder (so a committed baseline that continues another reruns from the wheel too)
+    init_from: str = ""
     # warm start: behaviour cloning of `teacher` (an agent spec), then DAgger rounds
     pretrain: bool = True
     teacher: str = "heuristic"
@@ -205,11 +207,14 @@ def make_config(source: str = "values", **values: Any) -> TrainConfig:
 
 def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:
     """The game's defaults file (or `config_path`), then `overrides` (None values are skipped; the
-    command line's `--set` lands here, so it gets the same checks as the file)."""
+    command line's `--set` lands here, so it gets the same checks as the file). The file's `init_from`
+    is read from the file's folder, an override's from the working directory."""
     path = Path(config_path) if config_path else CONFIG_DIR / f"{game}.toml"
     if not path.is_file():
         raise ValueError(f"no config file {path}")
     values = read_toml(path)
+    if isinstance(values.get("init_from"), str) and values["init_from"]:
+        values["init_from"] = str(path.parent / values["init_from"])  # an absolute path stays as it is
     values.update({k: v for k, v in overrides.items() if v is not None})
     if values.get("game", game) != game:
         raise ValueError(f"config {path} is for {values['game']}, not {game}")

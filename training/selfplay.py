@@ -44,6 +44,7 @@ from city_envs.core.settings import parse_assignments, read_toml
 from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
+from city_envs.training.lineage import keep_parent
 from city_envs.training.pool import OpponentPool
 
 
@@ -512,10 +513,24 @@ def retrain_baseline(config_path: str | Path, out: str | Path, log=print) -> dic
     return train(config, out, resume=(out / "config.toml").is_file(), log=log)
 
 
+def check_finished_run(run: Path, game: str, players: int) -> None:
+    """One ValueError unless `run` is a finished training run of `game` at `players` (config, model and
+    evaluation.json all there)."""
+    missing = [name for name in ("config.toml", "model.safetensors", "evaluation.json") if not (run / name).is_file()]
+    if missing:
+        raise ValueError(f"{run} is not a finished run: {', '.join(missing)} missing")
+    config = read_toml(run / "config.toml")
+    if (config.get("game"), config.get("players")) != (game, players):
+        raise ValueError(
+            f"{run} is a run of {config.get('game')} with {config.get('players')} players, not {game} with {players}"
+        )
+
+
 def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: int = 1) -> dict:
     """Copy a finished run's policy and config to `training/baselines/<game>_<n>p.*`, with a `games`-game
     seat-rotated evaluation against random and the heuristic on `seed` (one training never used: runs
-    evaluate on seeds `seed + 1` and `seed + 2` of their config, 0-100 in the committed ones)."""
+    evaluate on seeds `seed + 1` and `seed + 2` of their config, 0-100 in the committed ones). A run that
+    continued a policy (`init_from`) keeps it in `training/baselines/lineage/` (`training/lineage.py`)."""
     from city_envs.agents.policy_agent import baseline_path
 
     run = Path(run)
@@ -528,8 +543,10 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
         raise RuntimeError(f"failed evaluation matches {failed} (see `city-envs evaluate`): nothing published")
     target = baseline_path(config.game, config.players)
     target.parent.mkdir(parents=True, exist_ok=True)
+    if config.init_from:  # kept before the target is overwritten: it may be the policy the run continued
+        config.init_from = keep_parent(config.init_from, target.parent, target.stem)
     shutil.copyfile(run / "model.safetensors", target)
-    shutil.copyfile(run / "config.toml", target.with_suffix(".toml"))
+    target.with_suffix(".toml").write_text(config_to_toml(config))
     if (run / "learning_curve.png").is_file():
         shutil.copyfile(run / "learning_curve.png", target.with_name(target.stem + "_curve.png"))
     trained = json.loads((run / "evaluation.json").read_text())
@@ -543,6 +560,7 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
             for k in ("timesteps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
             if k in trained
         },
+        "init_from": config.init_from,
         "selected": trained.get("selected"),
         "curve": read_curve(run),
         "evaluation": evaluation,

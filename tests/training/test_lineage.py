@@ -1,0 +1,134 @@
+"""A baseline that continued another policy: publishing keeps the parent (policy, config, record) in the
+baselines' lineage folder, the published config names it relative to its own folder, and that config
+reruns from anywhere; the runs table shows the chain."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+
+from city_envs import cli  # noqa: E402
+from city_envs.agents import policy_agent  # noqa: E402
+from city_envs.core.settings import read_toml  # noqa: E402
+from city_envs.training import selfplay  # noqa: E402
+from city_envs.training.baseline_tables import lineage, runs_table  # noqa: E402
+from city_envs.training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
+from city_envs.training.evaluation import curve_row  # noqa: E402
+from city_envs.training.lineage import keep_parent  # noqa: E402
+from city_envs.training.selfplay import train  # noqa: E402
+from tests.training.helpers import TINY  # noqa: E402
+
+
+def quiet_evaluation(*args, **kwargs):  # the matches themselves are tested elsewhere
+    return {
+        kind: {"games": 4, "win_rate": 0.5, "ci95": [0.15, 0.85], "failures": 0} for kind in ("random", "heuristic")
+    }
+
+
+@pytest.fixture
+def baselines(tmp_path, monkeypatch):
+    folder = tmp_path / "baselines"
+    monkeypatch.setattr(policy_agent, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
+    monkeypatch.setattr(selfplay, "evaluate_model", quiet_evaluation)
+    monkeypatch.setattr(selfplay, "_evaluate_point", quick_point)
+    return folder
+
+
+def quick_point(config, path, stage, step, started):
+    results = {"random": {"games": 2, "win_rate": 1.0, "ci95": [0.34, 1.0]}}
+    results["heuristic"] = results["random"]
+    return {**curve_row(stage, step, 0.0, results), "policy": str(path)}
+
+
+def test_a_run_that_continued_the_baseline_keeps_it_and_reruns_from_its_published_config(
+    tmp_path, baselines, monkeypatch
+):
+    train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "first", log=lambda _: None)
+    selfplay.publish_baseline(tmp_path / "first", games=4)
+    first = (baselines / "citadels_2p.safetensors").read_bytes()
+    continued = TrainConfig("citadels", timesteps=64, init_from=str(baselines / "citadels_2p.safetensors"), **TINY)
+    train(continued, tmp_path / "second", log=lambda _: None)
+    record = selfplay.publish_baseline(tmp_path / "second", games=4)
+
+    kept = baselines / record["init_from"]
+    assert record["init_from"].startswith("lineage/citadels_2p_") and kept.read_bytes() == first
+    assert read_toml(baselines / "citadels_2p.toml")["init_from"] == record["init_from"]  # relative: ships in a wheel
+    assert read_toml(kept.with_suffix(".toml"))["init_from"] == ""  # the parent's own config and record came along
+    assert json.loads(kept.with_suffix(".json").read_text())["init_from"] == ""
+    assert lineage(baselines / "citadels_2p.safetensors") == [kept.resolve(), (baselines / "citadels_2p.safetensors")]
+
+    monkeypatch.chdir(tmp_path / "first")  # another working directory: the config's folder is what counts
+    config = load_config("citadels", baselines / "citadels_2p.toml")
+    assert config.init_from == str(kept)
+    summary = selfplay.retrain_baseline(baselines / "citadels_2p.toml", tmp_path / "rerun", log=lambda _: None)
+    assert summary["timesteps"] == 64
+
+
+def test_a_chain_of_runs_is_kept_whole_and_a_loop_is_refused(tmp_path):
+    train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "a", log=lambda _: None)
+    b = TrainConfig("citadels", timesteps=64, init_from=str(tmp_path / "a" / "model.safetensors"), **TINY)
+    train(b, tmp_path / "b", log=lambda _: None)
+    kept = keep_parent(tmp_path / "b" / "model.safetensors", tmp_path / "baselines", "citadels_2p")
+    parent = tmp_path / "baselines" / kept
+    grandparent = parent.parent / read_toml(parent.with_suffix(".toml"))["init_from"]
+    assert grandparent.read_bytes() == (tmp_path / "a" / "model.safetensors").read_bytes()
+    assert read_toml(grandparent.with_suffix(".toml"))["init_from"] == ""
+
+    config = read_toml(tmp_path / "a" / "config.toml")  # a run whose config names its own model: a loop
+    config["init_from"] = "model.safetensors"
+    (tmp_path / "a" / "config.toml").write_text(config_to_toml(TrainConfig(**config)))
+    with pytest.raises(ValueError, match="comes back to it"):
+        keep_parent(tmp_path / "a" / "model.safetensors", tmp_path / "elsewhere", "citadels_2p")
+    with pytest.raises(ValueError, match="is not a file"):
+        keep_parent(tmp_path / "missing.safetensors", tmp_path / "elsewhere", "citadels_2p")
+
+
+def test_an_init_from_in_a_file_is_read_from_its_folder_and_an_override_from_the_working_directory(tmp_path):
+    (tmp_path / "configs").mkdir()
+    path = tmp_path / "configs" / "run.toml"
+    path.write_text('game = "citadels"\ninit_from = "parents/start.safetensors"\npretrain = false\n')
+    assert load_config("citadels", path).init_from == str(tmp_path / "configs" / "parents" / "start.safetensors")
+    assert load_config("citadels", path, init_from="mine.safetensors").init_from == "mine.safetensors"
+    path.write_text(f'game = "citadels"\ninit_from = "{tmp_path / "abs.safetensors"}"\npretrain = false\n')
+    assert load_config("citadels", path).init_from == str(tmp_path / "abs.safetensors")
+
+
+def test_the_runs_table_shows_the_policy_a_baseline_continued_above_it(tmp_path, baselines, monkeypatch):
+    from city_envs.training import baseline_tables
+
+    evaluated = {**TINY, "eval_every": 64, "eval_games": 2}
+    train(TrainConfig("citadels", timesteps=64, **evaluated), tmp_path / "first", log=lambda _: None)
+    selfplay.publish_baseline(tmp_path / "first", games=4)
+    continued = {**evaluated, "init_from": str(baselines / "citadels_2p.safetensors"), "privileged_critic": True}
+    train(TrainConfig("citadels", timesteps=64, **continued), tmp_path / "second", log=lambda _: None)
+    selfplay.publish_baseline(tmp_path / "second", games=4)
+    monkeypatch.setattr(baseline_tables, "baseline_path", policy_agent.baseline_path)
+    monkeypatch.setattr(baseline_tables, "GAMES", ("citadels",))
+    monkeypatch.setattr(baseline_tables, "PLAYER_COUNTS", (2,))
+    rows = runs_table().splitlines()[2:]
+    assert len(rows) == 2
+    assert rows[0].startswith("| Citadels 2p, the start of the next row |")
+    assert rows[1].startswith("| Citadels 2p (privileged critic, continues the previous policy) | — | 0k steps")
+
+
+def test_publishing_a_finished_run_checks_it_first(tmp_path, baselines, capsys, monkeypatch):
+    from city_envs.training import baseline_tables
+
+    monkeypatch.setattr(baseline_tables, "PAGES", ())  # the checkout's pages stay as they are
+    train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "run", log=lambda _: None)
+    for argv, message in [
+        (["metropolys", "--from-run", str(tmp_path / "run")], "is a run of citadels with 2 players, not metropolys"),
+        (["citadels", "--players", "4", "--from-run", str(tmp_path / "run")], "not citadels with 4"),
+        (["citadels", "--from-run", str(tmp_path / "none")], "not a finished run: config.toml, model.safetensors"),
+        (["citadels", "--from-run", str(tmp_path / "run"), "--out", "x"], "takes no --out"),
+        (["citadels", "--from-run", str(tmp_path / "run"), "--reference"], "publishes no --from-run"),
+        (["--tables", "--from-run", str(tmp_path / "run")], "no --reference or --from-run"),
+    ]:
+        assert cli.main(["baseline", *argv]) == 2
+        assert message in capsys.readouterr().err
+    assert not baselines.exists()
+    assert cli.main(["baseline", "citadels", "--from-run", str(tmp_path / "run"), "--games", "4"]) == 0
+    assert (baselines / "citadels_2p.safetensors").read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()

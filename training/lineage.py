@@ -1,0 +1,63 @@
+"""A published baseline that continued another policy keeps that policy, so its config reruns anywhere.
+
+A run started with `init_from` (PPO continued from an earlier policy) depends on a file that publishing
+the run would overwrite, or that lives only on the machine it ran on. `keep_parent` copies that policy
+into `training/baselines/lineage/` under a name made from its content, with its config and record when
+they sit beside it, and gives the path relative to the baselines folder, which is what the published
+config's `init_from` holds (`load_config` reads a relative `init_from` from the config's folder). A
+parent that itself continued another is kept the same way, so the whole chain ships in the wheel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import tomli_w
+
+from city_envs.core.settings import read_toml
+
+LINEAGE = "lineage"
+
+
+def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tuple[str, ...] = ()) -> str:
+    """Copy the policy file `init` (and its config and record beside it) into `baselines/lineage/` as
+    `<task>_<first 12 hex of its sha256>.*`; the policy's path relative to `baselines`, as posix."""
+    init, baselines = Path(init), Path(baselines)
+    if not init.is_file():
+        raise ValueError(f"init_from {init} is not a file: the policy the run continued must be kept with it")
+    folder = baselines / LINEAGE
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{task}_{hashlib.sha256(init.read_bytes()).hexdigest()[:12]}"
+    if stem in _chain:
+        raise ValueError(f"init_from {init}: its config's chain of init_from comes back to it")
+    policy = folder / f"{stem}.safetensors"
+    if not policy.is_file():
+        shutil.copyfile(init, policy)
+    config = _parent_config(init)
+    if config is not None and not (folder / f"{stem}.toml").is_file():
+        (folder / f"{stem}.toml").write_text(tomli_w.dumps(_relocated(config, folder, task, (*_chain, stem))))
+    record = init.with_suffix(".json")
+    if record.is_file() and not (folder / f"{stem}.json").is_file():
+        shutil.copyfile(record, folder / f"{stem}.json")
+    return policy.relative_to(baselines).as_posix()
+
+
+def _parent_config(init: Path) -> Path | None:
+    """The config that made `init`: a published baseline's `<name>.toml`, or a run folder's config.toml."""
+    for candidate in (init.with_suffix(".toml"), init.parent / "config.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _relocated(config: Path, folder: Path, task: str, chain: tuple[str, ...]) -> dict:
+    """`config`'s values with its own `init_from` kept too and written relative to `folder`."""
+    values = read_toml(config)
+    if values.get("init_from"):
+        grandparent = config.parent / values["init_from"]  # relative: from the config's folder; absolute: as is
+        kept = folder.parent / keep_parent(grandparent, folder.parent, task, chain)
+        values["init_from"] = Path(os.path.relpath(kept, folder)).as_posix()
+    return values
