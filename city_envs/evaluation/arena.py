@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from city_envs.agents.policy_agent import baseline_path
 from city_envs.core.progress import stage
 from city_envs.evaluation.ratings import summarize
 from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
@@ -83,41 +84,42 @@ def _file_digest(path: str) -> str | None:
         return None
 
 
-def _policy_path(kind: str) -> tuple[int, str] | None:
+def _policy_path(kind: str, game_name: str, num_players: int) -> tuple[int, str] | None:
     """Where in `kind`'s `:`-separated parts the policy file it plays is named, and its path:
-    `ppo:PATH[:options]`, or a guided search's `net=PATH` (`net=ppo`, like `ppo`, names the baseline)."""
+    `ppo:PATH[:options]`, or a guided search's `net=PATH`; `ppo` and `net=ppo` play the committed
+    baseline of the game and player count."""
     name, *parts = kind.split(":")
-    if name == "ppo" and parts and parts[0]:
-        return 1, parts[0]
+    if name == "ppo":
+        return 1, parts[0] if parts and parts[0] else str(baseline_path(game_name, num_players))
     if name == "ismcts":
         for index, part in enumerate(parts, start=1):
-            if part.startswith("net=") and part != "net=ppo":
-                return index, part[4:]
+            if part.startswith("net="):
+                return index, str(baseline_path(game_name, num_players)) if part == "net=ppo" else part[4:]
     return None
 
 
-def policy_digests(agent_kinds: list[str]) -> dict[str, str]:
-    """The SHA-256 of every policy file the line-up plays (`ppo:PATH[:options]`, `ismcts:net=PATH:...`),
-    by agent kind."""
+def policy_digests(agent_kinds: list[str], game_name: str, num_players: int) -> dict[str, str]:
+    """The SHA-256 of every policy file the line-up plays (`ppo[:PATH[:options]]`, `ismcts:net=...`),
+    by agent kind: a resumed run goes on only with the same files, the baseline's included."""
     digests = {}
     for kind in agent_kinds:
-        found = _policy_path(kind)
+        found = _policy_path(kind, game_name, num_players)
         if found is not None and (digest := _file_digest(found[1])) is not None:
             digests[kind] = digest
     return digests
 
 
-def _policy_identity(kind: str, digests: dict) -> str:
+def _policy_identity(kind: str, digests: dict, game_name: str, num_players: int) -> str:
     """A policy agent by its file's SHA-256 (as the log recorded it, else read now) rather than its path,
     so that a run resumes from another checkout or install of the same files."""
-    found = _policy_path(kind)
+    found = _policy_path(kind, game_name, num_players)
     if found is None:
         return kind
     index, path = found
     digest = digests.get(kind) or _file_digest(path)
     if not digest:
         return kind
-    parts = kind.split(":")
+    parts = kind.split(":") + [""] * (kind == "ppo")  # bare `ppo`: the path's place is after it
     parts[index] = f"sha256={digest}" if index == 1 and parts[0] == "ppo" else f"net=sha256={digest}"
     return ":".join(parts)
 
@@ -131,8 +133,9 @@ def _same_run(header: object, settings: dict) -> TypeGuard[dict[str, Any]]:
     recorded = recorded if isinstance(recorded, dict) else {}  # logs written before digests were kept
     if {**header, "lineup": None, "policies": None} != {**settings, "lineup": None, "policies": None}:
         return False
-    theirs = [_policy_identity(str(k), recorded) for k in header["lineup"]]
-    return theirs == [_policy_identity(k, settings["policies"]) for k in settings["lineup"]]
+    where = settings["game"], settings["num_players"]
+    theirs = [_policy_identity(str(k), recorded, *where) for k in header["lineup"]]
+    return theirs == [_policy_identity(k, settings["policies"], *where) for k in settings["lineup"]]
 
 
 def lineup_label(agent_kinds: list[str]) -> str:
@@ -184,7 +187,8 @@ def evaluate(
         "games": games,
         "seed": seed,
         "options": dict(options),
-        "policies": policy_digests(list(agent_kinds)),  # what resuming compares, wherever the files move
+        # what resuming compares, wherever the files move
+        "policies": policy_digests(list(agent_kinds), game_name, num_players),
     }
     match_log = MatchLog(log, settings, resume) if log is not None else None
     finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}

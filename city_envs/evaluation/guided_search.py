@@ -43,7 +43,7 @@ from city_envs.core import progress
 from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document
-from city_envs.evaluation.arena import evaluate
+from city_envs.evaluation.arena import evaluate, policy_digests
 
 GUIDED = "ismcts:net=ppo:iters=100"
 ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search as issue 26 measured it
@@ -142,7 +142,8 @@ def report(results: dict) -> str:
         f"Guided search `{results['guided']}` in one seat, the opponent in every other, seat-rotated (seed "
         f"{results['seed']}); rollout ISMCTS is `{results['rollout']}`. Each cell: the guided search's win rate, "
         f"its Wilson 95% interval and the matches played ({results['matches']} per line-up; chance is "
-        "1/players); "
+        "1/players); `ppo` and the search's network are each task's committed baseline (its SHA-256 in the "
+        "JSON); "
         + (
             f"cost: CPU ms per decision with a choice over {results['timing_matches']} timed matches per task"
             if results["timing_matches"]
@@ -152,9 +153,19 @@ def report(results: dict) -> str:
     )
     done = {(task["game"], task["players"]) for task in results["tasks"]}
     missing = [f"{game} {n}p" for game in GAMES for n in PLAYER_COUNTS if (game, n) not in done]
+    stale = [
+        f"{task['game']} {task['players']}p"
+        for task in sorted(results["tasks"], key=task_order)
+        if task.get("network") != network_digest(task["game"], task["players"])
+    ]
     lines = [settings, "", *rows]
     if missing:
         lines += ["", f"Not measured yet: {', '.join(missing)}."]
+    if stale:
+        lines += [
+            "",
+            f"Measured with an earlier network than the committed baseline (to measure again): {', '.join(stale)}.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -203,6 +214,27 @@ def start_results(out: Path, settings: dict, command: str) -> dict:
     return results
 
 
+def network_digest(game: str, players: int) -> str | None:
+    """The SHA-256 of the committed baseline that `ppo` and `net=ppo` play in the task."""
+    return policy_digests(["ppo"], game, players).get("ppo")
+
+
+def set_aside(out: Path, task: dict) -> None:
+    """A task measured with another network than the committed baseline (or before networks were
+    recorded) is measured again: its match logs, which the arena could not tell from the new network's,
+    move to `<game>_<n>p.network-<digest>` beside it, kept for the record."""
+    folder = out / f"{task['game']}_{task['players']}p"
+    old = str(task.get("network") or "unrecorded")[:12]
+    if folder.exists():
+        aside, number = folder.with_name(f"{folder.name}.network-{old}"), 1
+        while aside.exists():
+            number += 1
+            aside = folder.with_name(f"{folder.name}.network-{old}-{number}")
+        folder.rename(aside)
+    name = f"{task['game']} {task['players']}p"
+    print(f"{name}: measured with network {old}, not the committed baseline: measuring it again")
+
+
 def run(
     tasks: list[tuple[str, int]],
     results: dict,
@@ -224,8 +256,13 @@ def run(
     guided, rollout, seed = results["guided"], results["rollout"], results["seed"]
     for game, players in tasks:
         task = next((t for t in results["tasks"] if (t["game"], t["players"]) == (game, players)), None)
+        network = network_digest(game, players)
+        if task is not None and task.get("network") != network:
+            set_aside(out, task)
+            results["tasks"].remove(task)
+            task = None
         if task is None:
-            task = {"game": game, "players": players, "strength": {}}
+            task = {"game": game, "players": players, "network": network, "strength": {}}
             results["tasks"].append(task)
             results["tasks"].sort(key=task_order)
         for name, agent in opponents(rollout).items():

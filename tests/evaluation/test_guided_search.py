@@ -21,8 +21,10 @@ def test_cost_times_every_agent_in_turn_and_only_decisions_with_a_choice():
         assert row["decisions"] > 20 and 0 <= row["ms_per_decision"] < 1000
 
 
-def task(game: str, players: int, lineups: dict, timed: bool = True) -> dict:
-    entry = {"game": game, "players": players, "strength": lineups}
+def task(game: str, players: int, lineups: dict, timed: bool = True, network: str | None = None) -> dict:
+    """A task's results, measured with the committed baseline unless `network` names another digest."""
+    entry = {"game": game, "players": players, "network": network or guided_search.network_digest(game, players)}
+    entry["strength"] = lineups
     if timed:
         entry["cost"] = {name: {"ms_per_decision": 12.34, "decisions": 9} for name in ("g", "r", "ppo", "heuristic")}
     return entry
@@ -75,6 +77,16 @@ def test_a_partial_run_shows_what_is_measured_and_names_the_tasks_not_measured()
     assert lines[5] == "| metropolys | 4 | 0.25 | 0.50 (0.20-0.80) n=8 | — | — | — | — | — | — |"
     missing = lines[-1].removeprefix("Not measured yet: ").removesuffix(".").split(", ")
     assert len(missing) == 8 and "citadels 2p" not in missing and "metropolys 4p" not in missing
+
+
+def test_the_report_names_the_tasks_measured_with_another_network_than_the_committed_baseline():
+    earlier = task("metropolys", 2, FULL["strength"], network="0" * 64)
+    lines = guided_search.report(results(FULL, earlier)).splitlines()
+    assert (
+        lines[-1] == "Measured with an earlier network than the committed baseline (to measure again): metropolys 2p."
+    )
+    legacy = {key: value for key, value in FULL.items() if key != "network"}  # measured before networks were kept
+    assert guided_search.report(results(legacy)).splitlines()[-1].endswith("(to measure again): citadels 2p.")
 
 
 # ----- the committed results and the page ------------------------------------------------------------
@@ -215,8 +227,14 @@ def test_a_run_saves_its_results_after_each_lineup_and_adds_to_them(tmp_path, mo
     with pytest.raises(KeyboardInterrupt):
         guided_search.run([("citadels", 2)], first, 1, out, ["heuristic", "ppo"], str(page))
     saved = json.loads((out / "results.json").read_text())
+    network = guided_search.network_digest("citadels", 2)
     assert saved["tasks"] == [
-        {"game": "citadels", "players": 2, "strength": {"heuristic": saved["tasks"][0]["strength"]["heuristic"]}}
+        {
+            "game": "citadels",
+            "players": 2,
+            "network": network,
+            "strength": {"heuristic": saved["tasks"][0]["strength"]["heuristic"]},
+        }
     ]
     assert "| citadels | 2 | 0.50 | 0.50 (0.20-0.80) n=8 | — |" in page.read_text()
     assert (out / "report.md").read_text() == guided_search.report(saved)
@@ -227,6 +245,13 @@ def test_a_run_saves_its_results_after_each_lineup_and_adds_to_them(tmp_path, mo
     assert set(saved["tasks"][0]["strength"]) == {"heuristic", "ppo"} and saved["commands"] == ["first", "second"]
     with pytest.raises(ValueError, match=r"other settings \(matches 8, not 40\)"):
         guided_search.start_results(out, {**settings, "matches": 40}, "third")
+    # the committed baseline replaced: the task is measured again, its old match logs set aside
+    (out / "citadels_2p" / "ppo").mkdir(parents=True)
+    monkeypatch.setattr(guided_search, "network_digest", lambda game, players: "f" * 64)
+    guided_search.run([("citadels", 2)], guided_search.start_results(out, settings, "third"), 1, out, ["ppo"])
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["tasks"][0]["network"] == "f" * 64 and set(saved["tasks"][0]["strength"]) == {"ppo"}
+    assert (out / f"citadels_2p.network-{network[:12]}" / "ppo").is_dir() and not (out / "citadels_2p").exists()
 
 
 def test_the_head_to_head_times_nothing_and_fills_its_own_section(tmp_path, monkeypatch):
