@@ -2,7 +2,7 @@
 settings and curve read from its own run folder, kept in one JSON file that writes docs/training.md's
 table of them.
 
-An attempt that failed is a result too (issue 26 asks for every one, with its figures), and a figure
+An attempt that failed is a result too (the project reports every one, with its figures), and a figure
 typed into a page drifts from the run that made it. So a run's figures enter the docs only this way:
 
     python -m city_envs.training.attempts add runs/m4p_ei --label "Metropolys 4p, expert iteration" \\

@@ -46,7 +46,7 @@ from city_envs.core.settings import read_document
 from city_envs.evaluation.arena import evaluate, policy_digests
 
 GUIDED = "ismcts:net=ppo:iters=100"
-ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search as issue 26 measured it
+ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search at the bias and budget it was first measured with
 PLAYER_COUNTS = (2, 4)
 SECTION = "guided-search"  # the page's <!-- tables:guided-search --> section
 # the sections a page may hold: the full table, and the head-to-head against the network on the seed the
