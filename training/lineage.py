@@ -11,6 +11,7 @@ parent that itself continued another is kept the same way, so the whole chain sh
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import tomli_w
 
 from city_envs.core.settings import read_toml
+from city_envs.training.evaluation import read_curve
 
 LINEAGE = "lineage"
 
@@ -39,10 +41,27 @@ def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tupl
     config = _parent_config(init)
     if config is not None and not (folder / f"{stem}.toml").is_file():
         (folder / f"{stem}.toml").write_text(tomli_w.dumps(_relocated(config, folder, task, (*_chain, stem))))
-    record = init.with_suffix(".json")
-    if record.is_file() and not (folder / f"{stem}.json").is_file():
-        shutil.copyfile(record, folder / f"{stem}.json")
+    record = folder / f"{stem}.json"
+    if not record.is_file():
+        if init.with_suffix(".json").is_file():  # a published baseline's record
+            shutil.copyfile(init.with_suffix(".json"), record)
+        elif (init.parent / "evaluation.json").is_file():  # a run folder's model: how the run made it
+            record.write_text(json.dumps(run_record(init.parent), indent=2) + "\n")
     return policy.relative_to(baselines).as_posix()
+
+
+def run_record(run: Path) -> dict:
+    """What a finished run's folder tells of how its model was made: the training times, the curve point
+    chosen and the curve (the part of a baseline's record that is not its evaluation)."""
+    trained = json.loads((run / "evaluation.json").read_text())
+    keys = ("timesteps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
+    return {
+        "game": trained.get("game"),
+        "players": trained.get("players"),
+        "training": {k: trained[k] for k in keys if k in trained},
+        "selected": trained.get("selected"),
+        "curve": read_curve(run),
+    }
 
 
 def _parent_config(init: Path) -> Path | None:

@@ -43,8 +43,8 @@ from city_envs.core import progress
 from city_envs.core.settings import parse_assignments, read_toml
 from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config
-from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, read_curve, write_curve
-from city_envs.training.lineage import keep_parent
+from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, write_curve
+from city_envs.training.lineage import keep_parent, run_record
 from city_envs.training.pool import OpponentPool
 
 
@@ -524,6 +524,9 @@ def check_finished_run(run: Path, game: str, players: int) -> None:
         raise ValueError(
             f"{run} is a run of {config.get('game')} with {config.get('players')} players, not {game} with {players}"
         )
+    start = load_config(game, run / "config.toml").init_from
+    if start and not Path(start).is_file():  # checked before the evaluation, which takes minutes
+        raise ValueError(f"{run} continued {start}, which is gone: publishing keeps the policy a run continued")
 
 
 def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: int = 1) -> dict:
@@ -549,20 +552,16 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
     target.with_suffix(".toml").write_text(config_to_toml(config))
     if (run / "learning_curve.png").is_file():
         shutil.copyfile(run / "learning_curve.png", target.with_name(target.stem + "_curve.png"))
-    trained = json.loads((run / "evaluation.json").read_text())
+    made = run_record(run)
     record = {
         "game": config.game,
         "players": config.players,
         "eval_seed": seed,
         "agent": "ppo",
-        "training": {
-            k: trained[k]
-            for k in ("timesteps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
-            if k in trained
-        },
+        "training": made["training"],
         "init_from": config.init_from,
-        "selected": trained.get("selected"),
-        "curve": read_curve(run),
+        "selected": made["selected"],
+        "curve": made["curve"],
         "evaluation": evaluation,
     }
     target.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")

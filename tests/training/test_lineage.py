@@ -76,6 +76,11 @@ def test_a_chain_of_runs_is_kept_whole_and_a_loop_is_refused(tmp_path):
     grandparent = parent.parent / read_toml(parent.with_suffix(".toml"))["init_from"]
     assert grandparent.read_bytes() == (tmp_path / "a" / "model.safetensors").read_bytes()
     assert read_toml(grandparent.with_suffix(".toml"))["init_from"] == ""
+    for kept_model, run in ((parent, "b"), (grandparent, "a")):  # records made from the run folders
+        record = json.loads(kept_model.with_suffix(".json").read_text())
+        assert (
+            record["training"]["timesteps"] == json.loads((tmp_path / run / "evaluation.json").read_text())["timesteps"]
+        )
 
     config = read_toml(tmp_path / "a" / "config.toml")  # a run whose config names its own model: a loop
     config["init_from"] = "model.safetensors"
@@ -130,5 +135,14 @@ def test_publishing_a_finished_run_checks_it_first(tmp_path, baselines, capsys, 
         assert cli.main(["baseline", *argv]) == 2
         assert message in capsys.readouterr().err
     assert not baselines.exists()
+    start = tmp_path / "start.safetensors"
+    start.write_bytes((tmp_path / "run" / "model.safetensors").read_bytes())
+    continued = TrainConfig("citadels", timesteps=64, init_from=str(start), **TINY)
+    train(continued, tmp_path / "continued", log=lambda _: None)
+    start.unlink()  # the policy it continued is gone: refused before any match
+    monkeypatch.setattr(selfplay, "evaluate_model", lambda *args, **kwargs: pytest.fail("evaluated"))
+    assert cli.main(["baseline", "citadels", "--from-run", str(tmp_path / "continued")]) == 2
+    assert f"continued {start}, which is gone" in capsys.readouterr().err
+    monkeypatch.setattr(selfplay, "evaluate_model", quiet_evaluation)
     assert cli.main(["baseline", "citadels", "--from-run", str(tmp_path / "run"), "--games", "4"]) == 0
     assert (baselines / "citadels_2p.safetensors").read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
