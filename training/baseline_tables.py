@@ -21,6 +21,7 @@ from city_envs.core.markdown import section_names, write_sections
 from city_envs.core.registry import GAMES
 from city_envs.core.settings import read_document, read_toml
 from city_envs.training.evaluation import evaluate_agent
+from city_envs.training.lineage import lineage_chain
 
 PLAYER_COUNTS = (2, 4)
 README_SECTIONS = tuple(f"baselines-{players}p" for players in PLAYER_COUNTS)
@@ -147,21 +148,9 @@ def runs_table() -> str:
     ]
     for players in PLAYER_COUNTS:
         for game in GAMES:
-            chain = lineage(baseline_path(game, players))
+            chain = lineage_chain(baseline_path(game, players))
             lines += [_run_row(game, players, path, continued=path != chain[-1]) for path in chain]
     return "\n".join(lines)
-
-
-def lineage(policy: Path) -> list[Path]:
-    """The policy files a baseline was made from, first to last: the policies its runs continued (each
-    config's `init_from`, read from the config's folder: `training/baselines/lineage/`), then itself."""
-    chain = [policy.resolve()]
-    while init := read_toml(chain[0].with_suffix(".toml")).get("init_from"):
-        parent = (chain[0].parent / init).resolve()
-        if parent in chain:
-            raise ValueError(f"{chain[0]}: its chain of init_from comes back to {parent}")
-        chain.insert(0, parent)
-    return chain
 
 
 def _run_row(game: str, players: int, path: Path, continued: bool) -> str:

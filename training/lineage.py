@@ -80,3 +80,15 @@ def _relocated(config: Path, folder: Path, task: str, chain: tuple[str, ...]) ->
         kept = folder.parent / keep_parent(grandparent, folder.parent, task, chain)
         values["init_from"] = Path(os.path.relpath(kept, folder)).as_posix()
     return values
+
+
+def lineage_chain(policy: Path) -> list[Path]:
+    """The policy files a baseline was made from, first to last: the policies its runs continued (each
+    config's `init_from`, read from the config's folder: `training/baselines/lineage/`), then itself."""
+    chain = [policy.resolve()]
+    while init := read_toml(chain[0].with_suffix(".toml")).get("init_from"):
+        parent = (chain[0].parent / init).resolve()
+        if parent in chain:
+            raise ValueError(f"{chain[0]}: its chain of init_from comes back to {parent}")
+        chain.insert(0, parent)
+    return chain

@@ -1,8 +1,9 @@
 """With and without the privileged critic: the same PPO from the same start, seeds and budget, per task.
 
 For each task (a game at a player count) the committed recipe `training/baselines/<game>_<n>p.toml`
-gives the network and PPO settings. Its warm start is trained once (`--start warm`; or the committed
-baseline policy is the start, `--start baseline`, which skips the warm starts), then PPO runs twice
+gives the network and PPO settings. Its warm start is trained once (`--start warm`; for a baseline
+that continued earlier policies, the first policy's recipe in `training/baselines/lineage/` gives it;
+or the committed baseline policy is the start, `--start baseline`, which skips the warm starts), then PPO runs twice
 from it for `--timesteps` steps, once with `privileged_critic = true` and once without; everything
 else is equal. Each arm is scored by the trainer's own evaluations: every `eval_every` steps on the
 run's selection seed (`seed + 1`) and, for its last policy, on `seed + 2`; seed 1000, on which the
@@ -44,6 +45,7 @@ from pathlib import Path
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.registry import GAMES
 from city_envs.core.settings import read_document, read_measurement
+from city_envs.training.lineage import lineage_chain
 
 BASELINES = Path(__file__).resolve().parent / "baselines"
 PLAYERS = (2, 4)
@@ -96,6 +98,8 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_j
     recipe = BASELINES / f"{task}.toml"
     if not recipe.is_file():
         raise ValueError(f"no committed recipe {recipe} for task {task}")
+    if start == "warm":  # a baseline that continued earlier policies: the warm start is its first one's
+        recipe = lineage_chain(BASELINES / f"{task}.safetensors")[0].with_suffix(".toml")
     folder = out / task
     common = ["--config", str(recipe), f"--seed={seed}", "--quiet"]
     steps = []

@@ -14,7 +14,7 @@ import torch  # noqa: E402
 from city_envs import GAMES, cli, make_game  # noqa: E402
 from city_envs.agents.guided_ismcts import GuidedISMCTSAgent, LeafEvaluator, Node, reward_settings  # noqa: E402
 from city_envs.agents.policy_agent import baseline_path  # noqa: E402
-from city_envs.agents.policy_file import PolicyFileError, build_policy, save_policy  # noqa: E402
+from city_envs.agents.policy_file import PolicyFileError, build_policy, read_metadata, save_policy  # noqa: E402
 from city_envs.agents.registry import make_agent  # noqa: E402
 from city_envs.core.game import Game  # noqa: E402
 from city_envs.core.infoset import InfoSet  # noqa: E402
@@ -206,9 +206,11 @@ def test_a_privileged_files_critic_values_each_seat_from_every_seats_observation
 
 
 def test_a_plain_file_marked_all_seats_is_refused(tmp_path):
-    path = with_metadata(tmp_path, baseline_path("citadels", 2), critic_input="all_seats")
+    plain = baseline_path("metropolys", 2)  # a baseline trained without the privileged critic
+    assert read_metadata(plain)["critic_input"] == "observation"
+    path = with_metadata(tmp_path, plain, critic_input="all_seats")
     with pytest.raises(PolicyFileError, match="field 'critic_input' must be 'all_seats' in format version 3"):
-        LeafEvaluator(path, "citadels", 2)
+        LeafEvaluator(path, "metropolys", 2)
 
 
 # ----- specs and their errors -------------------------------------------------------------------------

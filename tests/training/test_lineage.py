@@ -14,10 +14,10 @@ from city_envs import cli  # noqa: E402
 from city_envs.agents import policy_agent  # noqa: E402
 from city_envs.core.settings import read_toml  # noqa: E402
 from city_envs.training import selfplay  # noqa: E402
-from city_envs.training.baseline_tables import lineage, runs_table  # noqa: E402
+from city_envs.training.baseline_tables import runs_table  # noqa: E402
 from city_envs.training.config import TrainConfig, config_to_toml, load_config  # noqa: E402
 from city_envs.training.evaluation import curve_row  # noqa: E402
-from city_envs.training.lineage import keep_parent  # noqa: E402
+from city_envs.training.lineage import keep_parent, lineage_chain  # noqa: E402
 from city_envs.training.selfplay import train  # noqa: E402
 from tests.training.helpers import TINY  # noqa: E402
 
@@ -58,7 +58,8 @@ def test_a_run_that_continued_the_baseline_keeps_it_and_reruns_from_its_publishe
     assert read_toml(baselines / "citadels_2p.toml")["init_from"] == record["init_from"]  # relative: ships in a wheel
     assert read_toml(kept.with_suffix(".toml"))["init_from"] == ""  # the parent's own config and record came along
     assert json.loads(kept.with_suffix(".json").read_text())["init_from"] == ""
-    assert lineage(baselines / "citadels_2p.safetensors") == [kept.resolve(), (baselines / "citadels_2p.safetensors")]
+    published = baselines / "citadels_2p.safetensors"
+    assert lineage_chain(published) == [kept.resolve(), published.resolve()]
 
     monkeypatch.chdir(tmp_path / "first")  # another working directory: the config's folder is what counts
     config = load_config("citadels", baselines / "citadels_2p.toml")
@@ -146,3 +147,20 @@ def test_publishing_a_finished_run_checks_it_first(tmp_path, baselines, capsys, 
     monkeypatch.setattr(selfplay, "evaluate_model", quiet_evaluation)
     assert cli.main(["baseline", "citadels", "--from-run", str(tmp_path / "run"), "--games", "4"]) == 0
     assert (baselines / "citadels_2p.safetensors").read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
+
+
+def test_the_privileged_ab_warm_start_of_a_continued_baseline_is_its_first_policy_s(tmp_path, baselines, monkeypatch):
+    from city_envs.training import privileged_ab
+
+    train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "first", log=lambda _: None)
+    selfplay.publish_baseline(tmp_path / "first", games=4)
+    continued = TrainConfig("citadels", timesteps=64, init_from=str(baselines / "citadels_2p.safetensors"), **TINY)
+    train(continued, tmp_path / "second", log=lambda _: None)
+    record = selfplay.publish_baseline(tmp_path / "second", games=4)
+    monkeypatch.setattr(privileged_ab, "BASELINES", baselines)
+    warm, *arms = privileged_ab.plan(tmp_path / "ab", "citadels_2p", 64, "warm")
+    root = str((baselines / record["init_from"]).resolve().with_suffix(".toml"))
+    assert warm.args[warm.args.index("--config") + 1] == root
+    assert all(step.args[step.args.index("--config") + 1] == root for step in arms)
+    first, *_ = privileged_ab.plan(tmp_path / "ab", "citadels_2p", 64, "baseline")
+    assert first.args[first.args.index("--config") + 1] == str(baselines / "citadels_2p.toml")
