@@ -24,11 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document, read_measurement, read_toml
+from city_envs.training.config import TrainConfig
 from city_envs.training.evaluation import read_curve
 
 LEDGER = Path("benchmarks/attempts.json")
@@ -53,6 +55,11 @@ SETTINGS = (
     "expert_lr",
     "seed",
 )
+# the opponent pool of a recipe that does not set one (an attempt shows its own only when it differs)
+DEFAULT_POOL = {
+    kind: next(f.default for f in fields(TrainConfig) if f.name == f"pool_{kind}")
+    for kind in ("self", "heuristic", "random")
+}
 ROUND_FIGURES = ("matches", "samples", "search_win_rate", "val_agreement", "val_value_mse", "play_seconds")
 
 
@@ -107,6 +114,8 @@ def record(run: str | Path, label: str, why: str, start_record: str | Path | Non
     }
     if not finished:
         entry["stopped_after"] = _where(curve[-1]) if curve else None
+    else:
+        entry["final"] = final_evaluation(run / "evaluation.json")
     if start_record:
         baseline = json.loads(read_document(start_record))
         if not isinstance(baseline, dict) or (baseline.get("game"), baseline.get("players")) != (
@@ -125,6 +134,21 @@ def record(run: str | Path, label: str, why: str, start_record: str | Path | Non
             raise ValueError(f"{start_record} has no curve point to start from")
         entry["start"] = {"record": Path(start_record).name, **point(chosen)}
     return entry
+
+
+def final_evaluation(path: Path) -> dict | None:
+    """The run's model on its final seed (`seed + 2`, from evaluation.json), as a curve point is kept;
+    None when the run made no final evaluation."""
+    summary = json.loads(path.read_text())
+    results = summary.get("evaluation") if isinstance(summary, dict) else None
+    if not results:
+        return None
+    figures = {
+        side: {"win_rate": r["win_rate"], "ci95": r["ci95"], "games": r["games"]}
+        for side, r in results.items()
+        if side in OPPONENTS
+    }
+    return {"stage": "final", "step": summary.get("timesteps", 0), "seed": summary.get("eval_seed"), **figures}
 
 
 def add(ledger: Path, entry: dict) -> dict:
@@ -155,8 +179,8 @@ def table(data: dict) -> str:
     """Every attempt's points against the heuristic and random play, and the expert rounds' own figures."""
     lines = [
         "Win rates on the run's selection seed (`seed + 1`) with Wilson 95% intervals and matches played; "
-        "`start` is the committed policy the run began from, on the same seed. Chance against the heuristic "
-        "is 1/players.",
+        "`start` is the committed policy the run began from, on the same seed; `final` is the run's model on "
+        "its final seed (`seed + 2`), where the run finished. Chance against the heuristic is 1/players.",
         "",
         "| attempt | task | what ran | point | vs heuristic | vs random |",
         "|---|---|---|---|---|---|",
@@ -174,12 +198,17 @@ def table(data: dict) -> str:
             )
         if settings.get("privileged_critic"):
             ran.append("privileged critic")
+        pool = tuple(settings.get(f"pool_{kind}", DEFAULT_POOL[kind]) for kind in DEFAULT_POOL)
+        if pool != tuple(DEFAULT_POOL.values()):
+            ran.append("opponents " + ", ".join(f"{kind} {w:g}" for kind, w in zip(DEFAULT_POOL, pool, strict=True)))
         if not attempt["finished"]:
             ran.append(f"stopped after {attempt.get('stopped_after') or 'no point'}")
         task = f"{attempt['game']} {attempt['players']}p"
         points = ([attempt["start"]] if attempt["start"] else []) + attempt["curve"]
+        points += [attempt["final"]] if attempt.get("final") else []
         for i, p in enumerate(points):
             name = f"start ({attempt['start']['stage']})" if attempt["start"] and i == 0 else _where(p)
+            name = f"final (seed {p['seed']})" if p["stage"] == "final" else name
             first = i == 0
             lines.append(
                 f"| {attempt['label'] if first else ''} | {task if first else ''} | {'; '.join(ran) if first else ''} "

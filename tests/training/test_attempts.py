@@ -171,3 +171,25 @@ def test_the_training_page_section_is_the_committed_ledger():
     assert attempts.SECTION in section_names(text)
     section = attempts.doc_section(attempts.load_ledger(source), source, page)
     assert fill(text, {attempts.SECTION: section}, placeholder=None) == text
+
+
+def test_a_finished_run_shows_its_final_evaluation_and_an_opponent_pool_of_its_own(tmp_path):
+    run = make_run(tmp_path / "run", finished=True, expert=False)
+    figures = {"games": 400, "win_rate": 0.08, "ci95": [0.057, 0.111], "mean_score": 29.5, "failures": 0}
+    summary = {"timesteps": 303_104, "eval_seed": 2, "evaluation": {"heuristic": figures, "random": figures}}
+    (run / "evaluation.json").write_text(json.dumps(summary))
+    with open(run / "config.toml", "a") as config:
+        config.write("pool_self = 0.0\npool_heuristic = 1.0\npool_random = 0.0\n")
+    entry = attempts.record(run, "heuristics only", "")
+    assert entry["final"] == {
+        "stage": "final",
+        "step": 303_104,
+        "seed": 2,
+        "heuristic": {"win_rate": 0.08, "ci95": [0.057, 0.111], "games": 400},
+        "random": {"win_rate": 0.08, "ci95": [0.057, 0.111], "games": 400},
+    }
+    text = attempts.table({"measurement": "attempts", "attempts": [entry]})
+    assert "| heuristics only | metropolys 4p | PPO 1,000,000 steps; opponents self 0, heuristic 1, random 0 |" in text
+    assert "|  |  |  | final (seed 2) | 0.08 (0.06-0.11) n=400 |" in text
+    unfinished = attempts.record(make_run(tmp_path / "other", finished=False, expert=False), "stopped", "")
+    assert "final" not in unfinished and "opponents" not in attempts.table({"attempts": [unfinished]})
