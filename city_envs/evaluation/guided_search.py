@@ -142,8 +142,9 @@ def report(results: dict) -> str:
         f"Guided search `{results['guided']}` in one seat, the opponent in every other, seat-rotated (seed "
         f"{results['seed']}); rollout ISMCTS is `{results['rollout']}`. Each cell: the guided search's win rate, "
         f"its Wilson 95% interval and the matches played ({results['matches']} per line-up; chance is "
-        "1/players); `ppo` and the search's network are each task's committed baseline (its SHA-256 in the "
-        "JSON); "
+        "1/players); "
+        + ("`ppo` and the search's network are" if "net=ppo" in results["guided"].split(":") else "`ppo` is")
+        + " each task's committed baseline (its SHA-256 in the JSON); "
         + (
             f"cost: CPU ms per decision with a choice over {results['timing_matches']} timed matches per task"
             if results["timing_matches"]
@@ -215,7 +216,8 @@ def start_results(out: Path, settings: dict, command: str) -> dict:
 
 
 def network_digest(game: str, players: int) -> str | None:
-    """The SHA-256 of the committed baseline that `ppo` and `net=ppo` play in the task."""
+    """The SHA-256 of the committed baseline that `ppo` (and a search with `net=ppo`) plays in the task:
+    a task's `network`, which decides whether its figures still describe the committed baseline."""
     return policy_digests(["ppo"], game, players).get("ppo")
 
 

@@ -64,6 +64,9 @@ def test_report_has_a_row_per_task_with_every_figure_and_its_match_count():
         "| 12.3 | 12.3 | 12.3 |",
     ]
     assert lines[0].startswith("Guided search `g` in one seat") and "over 2 timed matches" in lines[0]
+    assert "`ppo` is each task's committed baseline" in lines[0]  # `g` names no network of its own here
+    guided = guided_search.report({**results(FULL), "guided": "ismcts:net=ppo:iters=9"}).splitlines()[0]
+    assert "`ppo` and the search's network are each task's committed baseline" in guided
     assert lines[-1].startswith("Not measured yet: citadels 4p, metropolys 2p, ") and len(lines) == 7
 
 
