@@ -78,6 +78,7 @@ def strength(game: str, players: int, guided: str, opponent: str, matches: int, 
         "ci95": [row["ci_low"], row["ci_high"]],
         "matches": result["games"],
         "failures": row["failures"],
+        "truncated": result["truncated"],  # matches ended by the game's turn cap rather than its rules
     }
 
 
@@ -107,12 +108,14 @@ def cost(game: str, players: int, specs: list[str], matches: int, seed: int) -> 
 
 
 def cell(figures: dict | None) -> str:
-    """A line-up's win rate, Wilson interval and match count (with its failures, if any)."""
+    """A line-up's win rate, Wilson interval and match count (with its failures and the matches the turn
+    cap ended, if any)."""
     if figures is None:
         return "—"
     low, high = figures["ci95"]
     failed = f", {figures['failures']} failed" if figures["failures"] else ""
-    return f"{figures['win_rate']:.2f} ({low:.2f}-{high:.2f}) n={figures['matches']}{failed}"
+    capped = f", {figures['truncated']} at the turn cap" if figures.get("truncated") else ""
+    return f"{figures['win_rate']:.2f} ({low:.2f}-{high:.2f}) n={figures['matches']}{failed}{capped}"
 
 
 def ms(figures: dict | None) -> str:

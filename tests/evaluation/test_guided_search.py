@@ -48,7 +48,7 @@ FULL = task(
     2,
     {
         "heuristic": {"win_rate": 0.625, "ci95": [0.3, 0.86], "matches": 8, "failures": 0},
-        "ppo": {"win_rate": 0.5, "ci95": [0.2151, 0.7849], "matches": 8, "failures": 1},
+        "ppo": {"win_rate": 0.5, "ci95": [0.2151, 0.7849], "matches": 8, "failures": 1, "truncated": 2},
         "rollout": {"win_rate": 0.25, "ci95": [0.0715, 0.5907], "matches": 8, "failures": 0},
     },
 )
@@ -60,7 +60,8 @@ def test_report_has_a_row_per_task_with_every_figure_and_its_match_count():
         "| game | players | chance | vs heuristic | vs ppo | vs rollout ISMCTS | ms/decision: guided | rollout ISMCTS "
         "| ppo | heuristic |",
         "|---|---|---|---|---|---|---|---|---|---|",
-        "| citadels | 2 | 0.50 | 0.62 (0.30-0.86) n=8 | 0.50 (0.22-0.78) n=8, 1 failed | 0.25 (0.07-0.59) n=8 | 12.3 "
+        "| citadels | 2 | 0.50 | 0.62 (0.30-0.86) n=8 | 0.50 (0.22-0.78) n=8, 1 failed, 2 at the turn cap "
+        "| 0.25 (0.07-0.59) n=8 | 12.3 "
         "| 12.3 | 12.3 | 12.3 |",
     ]
     assert lines[0].startswith("Guided search `g` in one seat") and "over 2 timed matches" in lines[0]
@@ -292,3 +293,10 @@ def test_bad_input_stops_before_any_match(argv, message, capsys, tmp_path):
         guided_search.main(["--game", "citadels", "--players", "2", "--out", str(tmp_path), *argv])
     assert stop.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "report.md").exists()
+
+
+def test_strength_reads_the_arena_s_win_rate_failures_and_turn_cap_endings(tmp_path):
+    figures = guided_search.strength("citadels", 2, "heuristic", "random", 2, 0, 1, tmp_path / "lineup")
+    assert set(figures) == {"win_rate", "ci95", "matches", "failures", "truncated"}
+    assert figures["matches"] == 2 and figures["failures"] == 0 and figures["truncated"] == 0
+    assert (tmp_path / "lineup" / "matches.jsonl").is_file()
