@@ -262,14 +262,16 @@ def run(
     for game, players in tasks:
         task = next((t for t in results["tasks"] if (t["game"], t["players"]) == (game, players)), None)
         network = network_digest(game, players)
-        if task is not None and task.get("network") != network:
+        stale = task is not None and task.get("network") != network
+        if task is not None and stale:
             set_aside(out, task)
             results["tasks"].remove(task)
-            task = None
-        if task is None:
+        if task is None or stale:
             task = {"game": game, "players": players, "network": network, "strength": {}}
             results["tasks"].append(task)
             results["tasks"].sort(key=task_order)
+        if stale:  # at once: a run stopped now resumes the new network's logs instead of setting them aside
+            save()
         for name, agent in opponents(rollout).items():
             if name in lineups and name not in task["strength"]:
                 folder = out / f"{game}_{players}p" / name

@@ -256,6 +256,23 @@ def test_a_run_saves_its_results_after_each_lineup_and_adds_to_them(tmp_path, mo
     saved = json.loads((out / "results.json").read_text())
     assert saved["tasks"][0]["network"] == "f" * 64 and set(saved["tasks"][0]["strength"]) == {"ppo"}
     assert (out / f"citadels_2p.network-{network[:12]}" / "ppo").is_dir() and not (out / "citadels_2p").exists()
+    # replaced again, and stopped in its first line-up: the new network is saved at once, so the next run
+    # resumes its logs rather than setting them aside as another network's
+    monkeypatch.setattr(guided_search, "network_digest", lambda game, players: "e" * 64)
+
+    def stopped_strength(game, players, guided, opponent, matches, seed, jobs, out):
+        out.mkdir(parents=True)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(guided_search, "strength", stopped_strength)
+    with pytest.raises(KeyboardInterrupt):
+        guided_search.run([("citadels", 2)], guided_search.start_results(out, settings, "fourth"), 1, out, ["ppo"])
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["tasks"][0]["network"] == "e" * 64 and saved["tasks"][0]["strength"] == {}
+    monkeypatch.setattr(guided_search, "strength", fake_strength)
+    guided_search.run([("citadels", 2)], guided_search.start_results(out, settings, "fifth"), 1, out, ["ppo"])
+    assert (out / "citadels_2p" / "ppo").is_dir() and not list(out.glob("citadels_2p.network-eeee*"))
+    assert set(json.loads((out / "results.json").read_text())["tasks"][0]["strength"]) == {"ppo"}
 
 
 def test_the_head_to_head_times_nothing_and_fills_its_own_section(tmp_path, monkeypatch):
