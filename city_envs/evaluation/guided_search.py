@@ -49,15 +49,15 @@ GUIDED = "ismcts:net=ppo:iters=100"
 ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search at the bias and budget it was first measured with
 PLAYER_COUNTS = (2, 4)
 SECTION = "guided-search"  # the page's <!-- tables:guided-search --> section
-# the sections a page may hold: the full table, and the head-to-head against the network on the seed the
-# baselines are published on (`--lineups ppo --games 400 --seed 1000 --timing-matches 0`)
-SECTIONS = (SECTION, "guided-head-to-head")
+HEAD_TO_HEAD = "guided-head-to-head"
+# the sections a page may hold, with the player counts each lists as not measured yet: the full table, and
+# the head-to-head against the network on the seed the baselines are published on (`--lineups ppo --games
+# 400 --seed 1000 --timing-matches 0`), whose goal (the interval above 0.5) is a 2-player one
+SCOPES = {SECTION: PLAYER_COUNTS, HEAD_TO_HEAD: (2,)}
+SECTIONS = tuple(SCOPES)
 SETTINGS = ("guided", "rollout", "matches", "timing_matches", "seed")  # one results file, one value of each
 LINEUPS = {"heuristic": "vs heuristic", "ppo": "vs ppo", "rollout": "vs rollout ISMCTS"}
-HEADER = (
-    "| game | players | chance | vs heuristic | vs ppo | vs rollout ISMCTS | ms/decision: guided | rollout ISMCTS "
-    "| ppo | heuristic |\n|---|---|---|---|---|---|---|---|---|---|"
-)
+COST_COLUMNS = ("ms/decision: guided", "rollout ISMCTS", "ppo", "heuristic")
 
 
 def opponents(rollout: str) -> dict[str, str]:
@@ -127,23 +127,26 @@ def task_order(task: dict) -> tuple[int, int]:
     return (list(GAMES).index(task["game"]) if task["game"] in GAMES else len(GAMES), task["players"])
 
 
-def report(results: dict) -> str:
+def report(results: dict, player_counts: tuple[int, ...] = PLAYER_COUNTS) -> str:
     """The results as Markdown: the settings, a row per measured task (— where a figure is not measured),
-    and the tasks of the full table (every game at 2 and 4 players) not measured at all."""
-    rows = [HEADER]
+    and the tasks of every game at `player_counts` not measured at all. A timed measurement shows every
+    line-up and the cost columns; an untimed one (the head-to-head) only the line-ups it measured."""
+    timed = bool(results["timing_matches"])
+    names = [name for name in LINEUPS if timed or any(name in task["strength"] for task in results["tasks"])]
+    columns = ["game", "players", "chance", *(LINEUPS[name] for name in names), *(COST_COLUMNS if timed else ())]
+    rows = [f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}"]
+    specs = (results["guided"], results["rollout"], "ppo", "heuristic")
     for task in sorted(results["tasks"], key=task_order):
         lineups, costs = task["strength"], task.get("cost", {})
-        specs = (results["guided"], results["rollout"], "ppo", "heuristic")
-        rows.append(
-            f"| {task['game']} | {task['players']} | {1 / task['players']:.2f} | "
-            + " | ".join(cell(lineups.get(name)) for name in LINEUPS)
-            + " | "
-            + " | ".join(ms(costs.get(spec)) for spec in specs)
-            + " |"
-        )
+        figures = [cell(lineups.get(name)) for name in names]
+        if timed:
+            figures += [ms(costs.get(spec)) for spec in specs]
+        rows.append(f"| {task['game']} | {task['players']} | {1 / task['players']:.2f} | {' | '.join(figures)} |")
     settings = (
         f"Guided search `{results['guided']}` in one seat, the opponent in every other, seat-rotated (seed "
-        f"{results['seed']}); rollout ISMCTS is `{results['rollout']}`. Each cell: the guided search's win rate, "
+        f"{results['seed']})"
+        + (f"; rollout ISMCTS is `{results['rollout']}`" if "rollout" in names else "")
+        + ". Each cell: the guided search's win rate, "
         f"its Wilson 95% interval and the matches played ({results['matches']} per line-up; chance is "
         "1/players); "
         + ("`ppo` and the search's network are" if "net=ppo" in results["guided"].split(":") else "`ppo` is")
@@ -156,7 +159,7 @@ def report(results: dict) -> str:
         + ". —: not measured."
     )
     done = {(task["game"], task["players"]) for task in results["tasks"]}
-    missing = [f"{game} {n}p" for game in GAMES for n in PLAYER_COUNTS if (game, n) not in done]
+    missing = [f"{game} {n}p" for game in GAMES for n in player_counts if (game, n) not in done]
     stale = [
         f"{task['game']} {task['players']}p"
         for task in sorted(results["tasks"], key=task_order)
@@ -191,16 +194,18 @@ def load_results(path: str | Path) -> dict:
     return results
 
 
-def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
-    """The page's section: the report and a link to the JSON it was written from."""
+def doc_section(results: dict, source: str | Path, page: str | Path, section: str = SECTION) -> str:
+    """The page's `section`: the report and a link to the JSON it was written from."""
     what = "with each agent's timed decisions" if results["timing_matches"] else "with the commands that measured it"
-    return f"{report(results)}\nEvery figure, {what}: {link_from(page, source)}."
+    return f"{report(results, SCOPES[section])}\nEvery figure, {what}: {link_from(page, source)}."
 
 
 def write_doc(page: str | Path, source: str | Path, section: str = SECTION) -> None:
     """Fill `page`'s `section` from the results file `source` (one ValueError if the page has no such
     section or the file is not such results)."""
-    write_sections(page, {section: doc_section(load_results(source), source, page)}, (section,), placeholder=None)
+    write_sections(
+        page, {section: doc_section(load_results(source), source, page, section)}, (section,), placeholder=None
+    )
 
 
 def start_results(out: Path, settings: dict, command: str) -> dict:
@@ -254,7 +259,7 @@ def run(
 
     def save() -> None:
         (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-        (out / "report.md").write_text(report(results))
+        (out / "report.md").write_text(report(results, SCOPES[section]))
         if doc:
             write_doc(doc, out / "results.json", section)
 

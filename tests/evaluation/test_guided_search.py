@@ -109,7 +109,7 @@ def page_agrees(root: Path) -> bool | None:
 def test_the_head_to_head_section_is_its_committed_json():
     page, source = ROOT / "docs" / "leaderboard.md", ROOT / "benchmarks" / "guided" / "head_to_head.json"
     text = page.read_text()
-    section = guided_search.doc_section(guided_search.load_results(source), source, page)
+    section = guided_search.doc_section(guided_search.load_results(source), source, page, "guided-head-to-head")
     assert fill(text, {"guided-head-to-head": section}, placeholder=None) == text, (
         "rerun: python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/head_to_head.json "
         "--section guided-head-to-head --doc docs/leaderboard.md"
@@ -289,10 +289,13 @@ def test_the_head_to_head_times_nothing_and_fills_its_own_section(tmp_path, monk
     argv += ["--timing-matches", "0", "--out", str(tmp_path / "h2h"), "--quiet", "--doc", str(page)]
     assert guided_search.main([*argv, "--section", "guided-head-to-head"]) == 0
     text = page.read_text()
-    assert (
-        text.startswith(full) and "| metropolys | 2 | 0.50 | — | 0.70 (0.65-0.74) n=400 | — | — | — | — | — |" in text
-    )
+    assert text.startswith(full) and "| game | players | chance | vs ppo |\n|---|---|---|---|\n" in text
+    assert "| metropolys | 2 | 0.50 | 0.70 (0.65-0.74) n=400 |\n" in text  # only the line-up it measured
     assert "cost: not timed in this measurement" in text and "(seed 1000)" in text
+    # the head-to-head is a 2-player goal: the tasks not measured yet are the other games at 2 players
+    missing = next(line for line in text.splitlines() if line.startswith("Not measured yet: "))
+    assert missing == "Not measured yet: citadels 2p, blue_moon_city 2p, big_city 2p, urban_sprawl 2p."
+    assert (tmp_path / "h2h" / "report.md").read_text().count("Not measured yet: citadels 2p, blue") == 1
 
 
 @pytest.mark.parametrize(
