@@ -153,7 +153,7 @@ def report(results: dict, player_counts: tuple[int, ...] = PLAYER_COUNTS) -> str
         + " each task's committed baseline (its SHA-256 in the JSON); "
         + (
             f"cost: CPU ms per decision with a choice over {results['timing_matches']} timed matches per task"
-            if results["timing_matches"]
+            if timed
             else "cost: not timed in this measurement"
         )
         + ". —: not measured."
