@@ -128,19 +128,22 @@ def task_order(task: dict) -> tuple[int, int]:
 
 
 def report(results: dict, player_counts: tuple[int, ...] = PLAYER_COUNTS) -> str:
-    """The results as Markdown: the settings, a row per measured task (— where a figure is not measured),
-    and the tasks of every game at `player_counts` not measured at all. A timed measurement shows every
-    line-up and the cost columns; an untimed one (the head-to-head) only the line-ups it measured."""
+    """The results as Markdown: the settings, a row per measured task (— where a figure is not measured,
+    with its legend only then), and the tasks of every game at `player_counts` not measured at all. A
+    timed measurement shows every line-up and the cost columns; an untimed one (the head-to-head) only the
+    line-ups it measured."""
     timed = bool(results["timing_matches"])
     names = [name for name in LINEUPS if timed or any(name in task["strength"] for task in results["tasks"])]
     columns = ["game", "players", "chance", *(LINEUPS[name] for name in names), *(COST_COLUMNS if timed else ())]
     rows = [f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}"]
     specs = (results["guided"], results["rollout"], "ppo", "heuristic")
+    blank = False
     for task in sorted(results["tasks"], key=task_order):
         lineups, costs = task["strength"], task.get("cost", {})
         figures = [cell(lineups.get(name)) for name in names]
         if timed:
             figures += [ms(costs.get(spec)) for spec in specs]
+        blank = blank or "—" in figures
         rows.append(f"| {task['game']} | {task['players']} | {1 / task['players']:.2f} | {' | '.join(figures)} |")
     settings = (
         f"Guided search `{results['guided']}` in one seat, the opponent in every other, seat-rotated (seed "
@@ -156,7 +159,7 @@ def report(results: dict, player_counts: tuple[int, ...] = PLAYER_COUNTS) -> str
             if timed
             else "cost: not timed in this measurement"
         )
-        + ". —: not measured."
+        + (". —: not measured." if blank else ".")
     )
     done = {(task["game"], task["players"]) for task in results["tasks"]}
     missing = [f"{game} {n}p" for game in GAMES for n in player_counts if (game, n) not in done]

@@ -65,6 +65,7 @@ def test_report_has_a_row_per_task_with_every_figure_and_its_match_count():
         "| 12.3 | 12.3 | 12.3 |",
     ]
     assert lines[0].startswith("Guided search `g` in one seat") and "over 2 timed matches" in lines[0]
+    assert lines[0].endswith("timed matches per task.")  # no — in the table, so no legend for it
     assert "`ppo` is each task's committed baseline" in lines[0]  # `g` names no network of its own here
     guided = guided_search.report({**results(FULL), "guided": "ismcts:net=ppo:iters=9"}).splitlines()[0]
     assert "`ppo` and the search's network are each task's committed baseline" in guided
@@ -79,6 +80,7 @@ def test_a_partial_run_shows_what_is_measured_and_names_the_tasks_not_measured()
     lines = guided_search.report(partial).splitlines()
     assert lines[4].startswith("| citadels | 2 |")  # the registry's order, whatever the file's
     assert lines[5] == "| metropolys | 4 | 0.25 | 0.50 (0.20-0.80) n=8 | — | — | — | — | — | — |"
+    assert lines[0].endswith("timed matches per task. —: not measured.")
     missing = lines[-1].removeprefix("Not measured yet: ").removesuffix(".").split(", ")
     assert len(missing) == 8 and "citadels 2p" not in missing and "metropolys 4p" not in missing
 
