@@ -208,7 +208,8 @@ def make_config(source: str = "values", **values: Any) -> TrainConfig:
 def load_config(game: str, config_path: str | Path | None = None, **overrides: Any) -> TrainConfig:
     """The game's defaults file (or `config_path`), then `overrides` (None values are skipped; the
     command line's `--set` lands here, so it gets the same checks as the file). The file's `init_from`
-    is read from the file's folder, an override's from the working directory."""
+    is read from the file's folder, an override's from the working directory; either is kept absolute,
+    so the config names the same file when a run folder's copy of it is read again."""
     path = Path(config_path) if config_path else CONFIG_DIR / f"{game}.toml"
     if not path.is_file():
         raise ValueError(f"no config file {path}")
@@ -216,6 +217,8 @@ def load_config(game: str, config_path: str | Path | None = None, **overrides: A
     if isinstance(values.get("init_from"), str) and values["init_from"]:
         values["init_from"] = str(path.parent / values["init_from"])  # an absolute path stays as it is
     values.update({k: v for k, v in overrides.items() if v is not None})
+    if isinstance(overrides.get("init_from"), str) and overrides["init_from"]:
+        values["init_from"] = str(Path.cwd() / overrides["init_from"])  # an absolute path stays as it is
     if values.get("game", game) != game:
         raise ValueError(f"config {path} is for {values['game']}, not {game}")
     values["game"] = game

@@ -9,7 +9,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from city_envs.core.settings import parse_assignments
@@ -138,6 +138,7 @@ KEYS = [f.name for f in fields(TrainConfig) if f.name not in ("game", "teacher")
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(changes=st.dictionaries(st.sampled_from(KEYS), VALUES, min_size=1, max_size=3))
+@example(changes={"init_from": "0"})  # a relative path, once read back from the written file's folder
 def test_any_values_load_as_their_types_or_are_refused_in_one_line(changes):
     """Whatever a file or `--set` holds: a ValueError of one line naming a key, or a config whose every
     key has its type (no string, NaN or bool where a number belongs) and which writes and reads back."""

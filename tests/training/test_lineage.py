@@ -92,12 +92,20 @@ def test_a_chain_of_runs_is_kept_whole_and_a_loop_is_refused(tmp_path):
         keep_parent(tmp_path / "missing.safetensors", tmp_path / "elsewhere", "citadels_2p")
 
 
-def test_an_init_from_in_a_file_is_read_from_its_folder_and_an_override_from_the_working_directory(tmp_path):
+def test_an_init_from_in_a_file_is_read_from_its_folder_and_an_override_from_the_working_directory(
+    tmp_path, monkeypatch
+):
     (tmp_path / "configs").mkdir()
     path = tmp_path / "configs" / "run.toml"
     path.write_text('game = "citadels"\ninit_from = "parents/start.safetensors"\npretrain = false\n')
     assert load_config("citadels", path).init_from == str(tmp_path / "configs" / "parents" / "start.safetensors")
-    assert load_config("citadels", path, init_from="mine.safetensors").init_from == "mine.safetensors"
+    monkeypatch.chdir(tmp_path)
+    overridden = load_config("citadels", path, init_from="mine.safetensors")
+    assert overridden.init_from == str(tmp_path / "mine.safetensors")
+    # a run folder's copy of the config (what publishing reads) names the same file, not one beside it
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.toml").write_text(config_to_toml(overridden))
+    assert load_config("citadels", tmp_path / "run" / "config.toml").init_from == str(tmp_path / "mine.safetensors")
     path.write_text(f'game = "citadels"\ninit_from = "{tmp_path / "abs.safetensors"}"\npretrain = false\n')
     assert load_config("citadels", path).init_from == str(tmp_path / "abs.safetensors")
 
