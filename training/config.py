@@ -215,7 +215,7 @@ def load_config(game: str, config_path: str | Path | None = None, **overrides: A
         raise ValueError(f"no config file {path}")
     values = read_toml(path)
     if isinstance(values.get("init_from"), str) and values["init_from"]:
-        values["init_from"] = str(path.parent / values["init_from"])  # an absolute path stays as it is
+        values["init_from"] = str(path.parent.absolute() / values["init_from"])  # an absolute path stays as it is
     values.update({k: v for k, v in overrides.items() if v is not None})
     if isinstance(overrides.get("init_from"), str) and overrides["init_from"]:
         values["init_from"] = str(Path.cwd() / overrides["init_from"])  # an absolute path stays as it is

@@ -106,6 +106,8 @@ def test_an_init_from_in_a_file_is_read_from_its_folder_and_an_override_from_the
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "config.toml").write_text(config_to_toml(overridden))
     assert load_config("citadels", tmp_path / "run" / "config.toml").init_from == str(tmp_path / "mine.safetensors")
+    relative = load_config("citadels", "configs/run.toml")  # a config named from the working directory
+    assert relative.init_from == str(tmp_path / "configs" / "parents" / "start.safetensors")
     path.write_text(f'game = "citadels"\ninit_from = "{tmp_path / "abs.safetensors"}"\npretrain = false\n')
     assert load_config("citadels", path).init_from == str(tmp_path / "abs.safetensors")
 
