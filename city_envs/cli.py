@@ -741,14 +741,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Bad input ends with one line and exit 2, before any work; Ctrl-C with exit 130 and a closed
-    output pipe (`city-envs list | head -1`) with exit 1, both without a traceback."""
+    """Bad input ends with one line and exit 2, before any work, and so does a path the system refuses
+    (a name too long, a folder not writable); Ctrl-C with exit 130 and a closed output pipe
+    (`city-envs list | head -1`) with exit 1, both without a traceback."""
     try:
         args = build_parser().parse_args(argv)
         try:
             check_setup(args)
             code = args.func(args)
-        except (ValueError, ImportError) as error:  # bad game, count, option, agent, or a missing extra
+        except BrokenPipeError:
+            raise
+        except (ValueError, ImportError, OSError) as error:  # bad game, count, option, agent, path, missing extra
             print(f"city-envs {args.command}: error: {error}", file=sys.stderr)
             return 2
         sys.stdout.flush()  # a closed pipe shows here, where it is handled, not at interpreter exit

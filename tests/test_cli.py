@@ -434,3 +434,10 @@ def test_a_docs_page_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path,
     error = capsys.readouterr().err.strip()
     assert error.endswith(f"{path} is not a regular file" + (" (it does not exist)" if page == "missing" else ""))
     assert len(error.splitlines()) == 1
+
+
+def test_a_path_the_system_refuses_is_one_line_not_a_traceback(tmp_path, capsys):
+    """A name longer than the file system allows made `Path.is_file` raise (ENAMETOOLONG) deep inside."""
+    assert cli.main(["layout", "citadels", "--docs", str(tmp_path / ("a" * 5000))]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("city-envs layout: error: [Errno") and "too long" in error and len(error.splitlines()) == 1
