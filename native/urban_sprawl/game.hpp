@@ -33,7 +33,9 @@ struct Vec {
   const T* begin() const { return data; }
   const T* end() const { return data + count; }
   void clear() { count = 0; }
-  void push(T value) { data[count++] = value; }
+  void push(T value) {  // never past N (unreachable from a state read_json accepts)
+    if (count < N) data[count++] = value;
+  }
   T pop() { return data[--count]; }
   T erase_at(int i) {
     T value = data[i];
@@ -2080,7 +2082,14 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
     if (covered != occupied) throw std::invalid_argument("state: lot_building disagrees with the buildings");
     const auto& rows_t = s.at("tiles").as_array("tiles", 5);
     if (rows_t.size() != 5) throw std::invalid_argument("state: tiles must hold 5 rows");
-    for (int zone = 0; zone < 5; ++zone) int_list(rows_t[static_cast<size_t>(zone)], "tiles", 4, 0, 1000, tiles[zone]);
+    int supply = 0;
+    for (int zone = 0; zone < 5; ++zone) {
+      int_list(rows_t[static_cast<size_t>(zone)], "tiles", 4, 0, 1000, tiles[zone]);
+      for (int size = 0; size < 4; ++size) supply += tiles[zone][size];
+    }
+    // each building record took one tile from the supply (so the records stay within kMaxBuildings)
+    if (buildings.size() + supply > cp::kMaxBuildings)
+      throw std::invalid_argument("state: tiles: more tiles in supply and built than the game has");
     int_list(s.at("circles"), "circles", cp::kCircles, 0, cp::kMaxMarker, circles);
     for (int g = 0; g < cp::kCircles; ++g) {
       if (circles[g] != 0 && circles[g] < cp::kMarkers[0]) throw std::invalid_argument("state: circles must hold markers");
@@ -2241,7 +2250,10 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
       else if (k == "amount") ctx.amount = static_cast<int>(v.as_int("ctx.amount", 0, 1000));
       else if (k == "price") ctx.price = static_cast<int>(v.as_int("ctx.price", 0, 1000));
       else if (k == "office") ctx.office = static_cast<int>(v.as_int("ctx.office", 0, cp::kOffices - 1));
-      else if (k == "building") ctx.building = checked_index(v, "ctx.building", buildings.size());
+      else if (k == "building") {
+        ctx.building = checked_index(v, "ctx.building", buildings.size());
+        if (!buildings[ctx.building].alive) throw std::invalid_argument("state: ctx.building is demolished");
+      }
       else if (k == "optional") ctx.optional = v.as_bool("ctx.optional");
       else if (k == "affordable") ctx.affordable = v.as_bool("ctx.affordable");
       else if (k == "event") {
@@ -2252,6 +2264,9 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
       } else if (k == "lots") {
         card_list(v, "ctx.lots", ctx.lots, 0, cp::kLots - 1);
         if (ctx.lots.empty()) throw std::invalid_argument("state: ctx.lots: no lot to choose from");
+        for (int lot : ctx.lots)  // a park goes on an empty lot; a picked building stands on its lot
+          if ((lot_building[lot] >= 0) != (ctx.kind == kPickCtx))
+            throw std::invalid_argument("state: ctx.lots: a lot is not what the decision picks");
       } else if (k == "tied") {
         card_list(v, "ctx.tied", ctx.tied, 0, n - 1);
       } else if (k == "purpose") {
@@ -2317,7 +2332,10 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
         case kBlight:
         case kHeadlines:
         case kRelocate:
-        case kDemolish: field(0, "tasks[].building", 0, nb); break;
+        case kDemolish:
+          field(0, "tasks[].building", 0, nb);
+          if (!buildings[f[0]].alive) throw std::invalid_argument("state: tasks[].building is demolished");
+          break;
         case kAuctionOne: field(0, "tasks[].seat", 0, n - 1); field(1, "tasks[].price", 0, 1000); break;
         case kContractEventTask: field(0, "tasks[].event", 0, cp::kNumContractEvents - 1); break;
         case kDisasterOne:
@@ -2330,6 +2348,10 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
       tasks.push(make_task(static_cast<TaskKind>(kind), f[0], f[1], f[2]));
     }
   }
+  // between a turn's end and the next (phase NONE) the next turn is on the stack, else `run` would never end
+  bool next_turn = false;
+  for (const Task& t : tasks) next_turn = next_turn || t.kind == kNextTurn;
+  if (phase == NONE && !next_turn && decision != GAME_OVER) throw std::invalid_argument("state: phase: no phase, and no next turn to come");
 }
 
 }  // namespace city_envs::native::urban_sprawl
