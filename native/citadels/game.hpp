@@ -23,7 +23,7 @@ inline constexpr int kMaxSteps = 7;                          // picks and discar
 inline constexpr int kMaxPicks = 2;                          // picks of one seat in a round (2-3 players)
 inline constexpr int kMaxLog = 10;                           // selection log entries (9 at most in play)
 inline constexpr int kMaxEvents = 128;                       // public events of one round (104 at most in play)
-inline constexpr int kMaxGold = 1000000000;                  // what read_json accepts for a seat's gold
+inline constexpr int kMaxGold = 1 << 26;                     // what read_json accepts for a seat's gold
 
 // rules.bit
 constexpr int bit(int rank) { return 1 << (rank - 1); }
