@@ -44,8 +44,8 @@ constexpr int kNoToken = 0, kTrendy = 1, kSubway = 2, kArch = 3;
 constexpr std::array<int, 4> kTokenPoints = {0, 3, 1, -1};
 constexpr int kSubwayCardPoints = 3;
 constexpr int kArchCardPoints = -2;
-// TOKENS_PER_COUNT[n] as (kind, count) in the dict's order, indexed by player count (rows 0-1 unused)
-constexpr std::array<std::array<std::array<int, 2>, 3>, 5> kTokensPerCount = {{{{{0, 0}, {1, 0}, {2, 0}}}, {{{0, 0}, {1, 0}, {2, 0}}}, {{{1, 5}, {2, 6}, {3, 6}}}, {{{1, 8}, {2, 7}, {3, 7}}}, {{{1, 9}, {2, 9}, {3, 9}}}}};
+// TOKENS_PER_COUNT[n] as (kind, count) in the dict's order, indexed by n - 2
+constexpr std::array<std::array<std::array<int, 2>, 3>, 3> kTokensPerCount = {{{{{1, 5}, {2, 6}, {3, 6}}}, {{{1, 8}, {2, 7}, {3, 7}}}, {{{1, 9}, {2, 9}, {3, 9}}}}};
 constexpr std::array<int, 5> kTokenSpots = {7, 5, 5, 5, 5};
 // FIRST_GAME_LAYOUT as (district, kind, nbhd), in the dicts' order
 constexpr std::array<std::array<int, 3>, 27> kFirstGameLayout = {{{0, 1, 0}, {0, 1, 3}, {0, 1, 7}, {0, 1, 10}, {0, 1, 13}, {0, 2, 5}, {0, 3, 9}, {1, 1, 17}, {1, 2, 19}, {1, 2, 23}, {1, 3, 15}, {1, 3, 22}, {2, 1, 30}, {2, 2, 26}, {2, 2, 33}, {2, 3, 25}, {2, 3, 31}, {3, 1, 38}, {3, 2, 36}, {3, 2, 42}, {3, 3, 40}, {3, 3, 44}, {4, 1, 52}, {4, 2, 45}, {4, 2, 51}, {4, 3, 47}, {4, 3, 53}}};

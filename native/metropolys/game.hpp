@@ -175,7 +175,7 @@ struct Game {
   // rules.random_tokens: the pool shuffled, then each district's spots drawn; tokens popped from the end.
   void random_tokens(Random& chance) {
     std::vector<int> pool;
-    for (const auto& kind_count : cp::kTokensPerCount[static_cast<size_t>(n)])
+    for (const auto& kind_count : cp::kTokensPerCount[static_cast<size_t>(n - 2)])
       for (int i = 0; i < kind_count[1]; ++i) pool.push_back(kind_count[0]);
     const std::vector<int64_t> order = chance.permutation(static_cast<int64_t>(pool.size()));
     std::vector<int> shuffled;
@@ -417,7 +417,8 @@ struct Game {
         for (int j = 0; j < cp::kAdjCount[mine[c]]; ++j)
           if (index_of[cp::kAdj[mine[c]][j]] >= 0) around[k++] = index_of[cp::kAdj[mine[c]][j]];
         for (int a = 0; a < k; ++a)
-          for (int b = a + 1; b < k; ++b) sets[found++] = static_cast<uint16_t>(1 << c | 1 << around[a] | 1 << around[b]);
+          for (int b = a + 1; b < k; ++b)
+            sets[found++] = static_cast<uint16_t>(1 << c | 1 << around[a] | 1 << around[b]);
       }
     } else if (card == cp::kExpertLakes) {
       for (int lake = 0; lake < cp::kNumLakes; ++lake) {
@@ -691,7 +692,8 @@ struct Game {
                         std::array<T, N>& out) {
     const auto& items = state.at(key).as_array(key, static_cast<size_t>(size));
     if (items.size() != static_cast<size_t>(size)) invalid(key, "must hold " + std::to_string(size) + " values");
-    for (int i = 0; i < size; ++i) out[static_cast<size_t>(i)] = static_cast<T>(items[static_cast<size_t>(i)].as_int(key, low, high));
+    for (int i = 0; i < size; ++i)
+      out[static_cast<size_t>(i)] = static_cast<T>(items[static_cast<size_t>(i)].as_int(key, low, high));
   }
 
   // Reads `_state_to_dict` and checks it as validation.validate_state does.
@@ -764,7 +766,8 @@ struct Game {
       } else if (built_value[nb] != 0) {
         invalid("built_value[" + std::to_string(nb) + "]", "a value without a building");
       }
-      if (bid_owner[nb] < 0 && bid_value[nb] != 0) invalid("bid_value[" + std::to_string(nb) + "]", "a value without a bid");
+      if (bid_owner[nb] < 0 && bid_value[nb] != 0)
+        invalid("bid_value[" + std::to_string(nb) + "]", "a value without a bid");
     }
     // each seat's 13 values: in its supply, built, or bid, exactly once
     for (int seat = 0; seat < n; ++seat) {
@@ -785,7 +788,8 @@ struct Game {
         if (bids[i].seat == seat) place(bids[i].value);
       for (int v = 1; v <= cp::kNumBuildings; ++v)
         if (supply[seat] >> (v - 1) & 1) place(v);
-      if (twice || seen != kFullSupply) invalid("supply[" + std::to_string(seat) + "]", "buildings not each in one place");
+      if (twice || seen != kFullSupply)
+        invalid("supply[" + std::to_string(seat) + "]", "buildings not each in one place");
     }
   }
 
@@ -796,9 +800,10 @@ struct Game {
     for (int seat = 0; seat < n; ++seat) {
       const auto& row = rows[static_cast<size_t>(seat)].as_array("tokens", 3);
       if (row.size() != 3) invalid("tokens", "three counts per seat");
-      for (int k = 0; k < 3; ++k) tokens[seat][k] = static_cast<int>(row[static_cast<size_t>(k)].as_int("tokens", 0, 1000));
+      for (int k = 0; k < 3; ++k)
+        tokens[seat][k] = static_cast<int>(row[static_cast<size_t>(k)].as_int("tokens", 0, 1000));
     }
-    for (const auto& kind_count : cp::kTokensPerCount[static_cast<size_t>(n)]) {
+    for (const auto& kind_count : cp::kTokensPerCount[static_cast<size_t>(n - 2)]) {
       const int kind = kind_count[0];
       int total = 0;
       for (int nb = 0; nb < kN; ++nb) total += token[nb] == kind ? 1 : 0;

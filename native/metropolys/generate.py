@@ -99,12 +99,9 @@ def generate() -> str:
         f"constexpr std::array<int, 4> kTokenPoints = {ints([0] + [cp.TOKEN_POINTS[k] for k in (1, 2, 3)])};",
         f"constexpr int kSubwayCardPoints = {cp.SUBWAY_CARD_POINTS};",
         f"constexpr int kArchCardPoints = {cp.ARCH_CARD_POINTS};",
-        "// TOKENS_PER_COUNT[n] as (kind, count) in the dict's order, indexed by player count (rows 0-1 unused)",
-        f"constexpr std::array<std::array<std::array<int, 2>, 3>, 5> kTokensPerCount = {{{{"
-        + ", ".join(
-            "{{" + ", ".join(ints(pair) for pair in cp.TOKENS_PER_COUNT.get(count, {0: 0, 1: 0, 2: 0}).items()) + "}}"
-            for count in range(5)
-        )
+        "// TOKENS_PER_COUNT[n] as (kind, count) in the dict's order, indexed by n - 2",
+        "constexpr std::array<std::array<std::array<int, 2>, 3>, 3> kTokensPerCount = {{"
+        + ", ".join(table(cp.TOKENS_PER_COUNT[count].items()) for count in (2, 3, 4))
         + "}};",
         f"constexpr std::array<int, 5> kTokenSpots = {ints(cp.TOKEN_SPOTS[d] for d in range(5))};",
         "// FIRST_GAME_LAYOUT as (district, kind, nbhd), in the dicts' order",
