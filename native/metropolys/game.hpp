@@ -463,9 +463,11 @@ struct Game {
     } else {
       uint16_t sets[256];  // at most 13 centres x 15 pairs (chains), 6 lakes x 20 triples (lakes)
       const int found = candidate_sets(card, mine, count, sets);
-      std::array<int8_t, 1 << cp::kNumBuildings> memo;
-      memo.fill(-1);
-      sets_scored = best_packing((1 << count) - 1, sets, found, memo.data());
+      if (found > 0) {
+        int8_t memo[1 << cp::kNumBuildings];
+        std::fill_n(memo, 1 << count, static_cast<int8_t>(-1));
+        sets_scored = best_packing((1 << count) - 1, sets, found, memo);
+      }
     }
     return cp::kExpertAreaPoints[card] * sets_scored;
   }
@@ -699,6 +701,20 @@ struct Game {
   // Reads `_state_to_dict` and checks it as validation.validate_state does.
   void read_json(int num_players, const json::Value& options, const json::Value& state) {
     *this = Game();
+    // the keys of _state_to_dict, each once (no other key: the Python engine's State refuses them too)
+    static constexpr const char* kKeys[] = {"n",         "version",     "removed",     "in_play",     "token",
+                                            "owner",     "built_value", "bid_owner",   "bid_value",   "supply",
+                                            "built",     "tokens",      "subway_card", "arch_card",   "family_card",
+                                            "colour_card", "area_card", "opener",      "bids",        "passed",
+                                            "decision",  "actor",       "chosen",      "calls"};
+    if (state.kind != json::Value::Kind::kObject) invalid("state", "must be an object");
+    for (const auto& member : state.members)
+      if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* key) { return member.first == key; }) ==
+          std::end(kKeys))
+        invalid(member.first, "is not a field of the state");
+    for (size_t i = 0; i < state.members.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (state.members[i].first == state.members[j].first) invalid(state.members[i].first, "given twice");
     n = static_cast<int>(state.at("n").as_int("n", kMinPlayers, kMaxPlayers));
     if (n != num_players) invalid("n", "disagrees with num_players");
     const std::string& version = state.at("version").as_string("version");
