@@ -133,3 +133,18 @@ def test_the_header_is_generated_from_the_tables() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.HEADER.read_text() == module.generate()
+
+
+def test_the_door_refuses_unknown_missing_and_repeated_keys() -> None:
+    game = Metropolys(3, seed=0)
+    data = game.to_dict()
+    options, words = json.dumps(data["options"]), _words(np.random.default_rng(0))
+    text = json.dumps(data["state"])
+    for bad in [
+        json.dumps({**data["state"], "board_memo": None}),
+        json.dumps({key: value for key, value in data["state"].items() if key != "calls"}),
+        text[:-1] + ', "calls": 5}',
+    ]:
+        with pytest.raises(ValueError):
+            NativeMetropolys.from_json(3, options, bad, words, [])
+    assert json.loads(NativeMetropolys.from_json(3, options, text, words, []).state_json()) == data["state"]
