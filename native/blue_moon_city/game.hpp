@@ -29,7 +29,8 @@ using Caps = std::array<uint8_t, cp::NUM_COLOURS>;   // Hoax-1 capacity per sour
 inline int quick_answer(int need, int colour, const Counts& hand, const Caps& cap1, int cap_any) {
   if (need <= 0) return 1;
   int own = hand[cp::GREEN_CARD];
-  if (0 <= colour && colour < cp::NUM_COLOURS) own += hand[3 * colour] + 2 * hand[3 * colour + 1] + 3 * hand[3 * colour + 2];
+  if (0 <= colour && colour < cp::NUM_COLOURS)
+    own += hand[3 * colour] + 2 * hand[3 * colour + 1] + 3 * hand[3 * colour + 2];
   if (own >= need) return 1;
   const int brown_1 = hand[cp::BROWN_1], brown_2 = hand[cp::BROWN_2];
   bool any_cap1 = false;
@@ -332,7 +333,8 @@ struct Game {
         best = seat;
     int count = 0;
     for (int seat = 0; seat < n; ++seat)
-      if (offerings[seat] == offerings[best] && crystals[seat] == crystals[best]) out[count++] = static_cast<int8_t>(seat);
+      if (offerings[seat] == offerings[best] && crystals[seat] == crystals[best])
+        out[count++] = static_cast<int8_t>(seat);
     return count;
   }
 
@@ -477,7 +479,8 @@ struct Game {
       mask[cp::FLIT_TELEPORT] = hand[cp::GREY_TELEPORT] > 0;
     }
     const int here = figures[p];
-    for (int t = 0; t < cp::NUM_POSITIONS; ++t) mask[cp::MOVE_FIGURE + t] = teleport || cp::DISTANCE[here][t] <= allowance;
+    for (int t = 0; t < cp::NUM_POSITIONS; ++t)
+      mask[cp::MOVE_FIGURE + t] = teleport || cp::DISTANCE[here][t] <= allowance;
   }
 
   // rules._legal_build
@@ -493,7 +496,8 @@ struct Game {
     const Counts& hand = hands[active];
     if (payment.colour == NO_COLOUR) {
       const Caps none{};
-      for (int c = 0; c < cp::NUM_COLOURS; ++c) mask[cp::PALACE_COLOR + c] = can_finish(payment.value, c, hand, none, 0);
+      for (int c = 0; c < cp::NUM_COLOURS; ++c)
+        mask[cp::PALACE_COLOR + c] = can_finish(payment.value, c, hand, none, 0);
       return;
     }
     const int need = payment.value - payment.total;
@@ -912,7 +916,8 @@ struct Game {
       out[cp::PAYMENT_COLOUR + (payment.colour >= 0 ? payment.colour : cp::NUM_COLOURS)] = 1.0f;
       out[cp::PAYMENT_VALUE] = static_cast<float>(payment.value / 5.0);
       out[cp::PAYMENT_TOTAL] = static_cast<float>(payment.total / 6.0);
-      for (int c = 0; c < cp::NUM_COLOURS; ++c) out[cp::PAYMENT_HOAX1 + c] = static_cast<float>(payment.cap1[c]) * 0.25f;
+      for (int c = 0; c < cp::NUM_COLOURS; ++c)
+        out[cp::PAYMENT_HOAX1 + c] = static_cast<float>(payment.cap1[c]) * 0.25f;
       out[cp::PAYMENT_HOAX2] = static_cast<float>(payment.cap_any / 3.0);
       for (int x = 0; x < cp::NUM_TYPES; ++x)
         out[cp::PAYMENT_COMMITTED + x] = static_cast<float>(payment.committed[x]) * 0.25f;
@@ -1065,16 +1070,19 @@ struct Game {
     if (read_int(state.at("n"), "n", np, np) != np) throw std::invalid_argument("state: n");
     constexpr int64_t kBig = 1000000000;  // a bound for counters the rules leave open
     const auto& tiles = exact(state.at("tile_at"), "tile_at", cp::NUM_POSITIONS);
-    for (int q = 0; q < cp::NUM_POSITIONS; ++q) g.tile_at[q] = static_cast<int8_t>(checked_index(tiles[q], "tile_at", cp::NUM_TILES));
+    for (int q = 0; q < cp::NUM_POSITIONS; ++q)
+      g.tile_at[q] = static_cast<int8_t>(checked_index(tiles[q], "tile_at", cp::NUM_TILES));
     const auto& done = exact(state.at("complete"), "complete", cp::NUM_POSITIONS);
     for (int q = 0; q < cp::NUM_POSITIONS; ++q) g.complete[q] = done[q].as_bool("complete");
     const auto& on = exact(state.at("markers_on"), "markers_on", cp::NUM_POSITIONS);
     for (int q = 0; q < cp::NUM_POSITIONS; ++q) {
       const auto& row = exact(on[q], "markers_on", cp::MAX_SECTIONS);
-      for (int i = 0; i < cp::MAX_SECTIONS; ++i) g.markers_on[q][i] = static_cast<int8_t>(read_int(row[i], "markers_on", -1, np - 1));
+      for (int i = 0; i < cp::MAX_SECTIONS; ++i)
+        g.markers_on[q][i] = static_cast<int8_t>(read_int(row[i], "markers_on", -1, np - 1));
     }
     const auto& dragon_list = exact(state.at("dragons"), "dragons", 3);
-    for (int d = 0; d < 3; ++d) g.dragons[d] = static_cast<int8_t>(read_int(dragon_list[d], "dragons", 0, cp::OFF_BOARD));
+    for (int d = 0; d < 3; ++d)
+      g.dragons[d] = static_cast<int8_t>(read_int(dragon_list[d], "dragons", 0, cp::OFF_BOARD));
     const auto& figure_list = exact(state.at("figures"), "figures", static_cast<size_t>(np));
     for (int seat = 0; seat < np; ++seat)
       g.figures[seat] = static_cast<int8_t>(checked_index(figure_list[seat], "figures", cp::NUM_POSITIONS));
@@ -1117,7 +1125,8 @@ struct Game {
     seat_ints("markers", g.markers, 0, cp::MARKERS);
     const auto& obelisk_list = state.at("obelisk").as_array("obelisk", static_cast<size_t>(cp::OBELISK_LENGTH[np]));
     g.obelisk_size = static_cast<int>(obelisk_list.size());
-    for (int i = 0; i < g.obelisk_size; ++i) g.obelisk[i] = static_cast<int8_t>(checked_index(obelisk_list[i], "obelisk", np));
+    for (int i = 0; i < g.obelisk_size; ++i)
+      g.obelisk[i] = static_cast<int8_t>(checked_index(obelisk_list[i], "obelisk", np));
     const auto& pending_list = state.at("pending").as_array("pending", cp::DECK_SIZE);
     g.pending_size = static_cast<int>(pending_list.size());
     for (int i = 0; i < g.pending_size; ++i) {
@@ -1156,12 +1165,14 @@ struct Game {
       }
     }
     for (int x = 0; x < cp::NUM_TYPES; ++x)
-      if (seen[x] != cp::CARD_COPIES[x]) throw std::invalid_argument("state: deck (the cards do not add up to the deck)");
+      if (seen[x] != cp::CARD_COPIES[x])
+        throw std::invalid_argument("state: deck (the cards do not add up to the deck)");
     g.turns = read_int(state.at("turns"), "turns", 0, kBig);
     g.last_completion_turn = read_int(state.at("last_completion_turn"), "last_completion_turn", -1, kBig);
     const auto& winner_list = state.at("winners").as_array("winners", static_cast<size_t>(np));
     g.winners_size = static_cast<int>(winner_list.size());
-    for (int i = 0; i < g.winners_size; ++i) g.winners_list[i] = static_cast<int8_t>(checked_index(winner_list[i], "winners", np));
+    for (int i = 0; i < g.winners_size; ++i)
+      g.winners_list[i] = static_cast<int8_t>(checked_index(winner_list[i], "winners", np));
     g.truncated = state.at("truncated").as_bool("truncated");
     *this = g;
   }

@@ -36,7 +36,11 @@ def array(name: str, values) -> str:
 
 
 def array2(name: str, values) -> str:
-    return f"inline constexpr int {name}[{len(values)}][{len(values[0])}] = {table(values)};"
+    head = f"inline constexpr int {name}[{len(values)}][{len(values[0])}] = "
+    if len(head) + len(table(values)) <= 118:
+        return f"{head}{table(values)};"
+    rows = ",\n".join(f"    {ints(row)}" for row in values)
+    return f"{head}{{\n{rows},\n}};"
 
 
 def generate() -> str:
@@ -53,7 +57,11 @@ def generate() -> str:
         lines.append(constant(name, getattr(cp, name)))
     for name in ("NUM_TYPES", "GREEN_CARD", "DECK_SIZE", "STARTING_HAND", "BASE_DRAW", "MAX_DISCARDS"):
         lines.append(constant(name, getattr(cp, name)))
-    lines += [array("CARD_COLOUR", cp.CARD_COLOUR), array("CARD_VALUE", cp.CARD_VALUE), array("CARD_COPIES", cp.CARD_COPIES)]
+    lines += [
+        array("CARD_COLOUR", cp.CARD_COLOUR),
+        array("CARD_VALUE", cp.CARD_VALUE),
+        array("CARD_COPIES", cp.CARD_COPIES),
+    ]
     lines += [array("DRAGON_FLY_CARD", cp.DRAGON_FLY_CARD), array("DRAGON_WALK_CARD", cp.DRAGON_WALK_CARD)]
     for name in ("GREY_TELEPORT", "GREY_BOOST", "BROWN_1", "BROWN_2", "WHITE_1", "WHITE_2", "YELLOW_1", "YELLOW_2"):
         lines.append(constant(name, getattr(cp, name)))
@@ -87,7 +95,10 @@ def generate() -> str:
     lines.append(constant("MAX_OBELISK", longest))
     lines.append(array("OBELISK_LENGTH", [len(cp.OBELISK_COSTS.get(n, ())) for n in counts]))
     lines.append(
-        array2("OBELISK_COSTS", [list(cp.OBELISK_COSTS.get(n, ())) + [0] * (longest - len(cp.OBELISK_COSTS.get(n, ()))) for n in counts])
+        array2(
+            "OBELISK_COSTS",
+            [list(cp.OBELISK_COSTS.get(n, ())) + [0] * (longest - len(cp.OBELISK_COSTS.get(n, ()))) for n in counts],
+        )
     )
     lines.append(array("OFFERINGS_TO_WIN", [cp.OFFERINGS_TO_WIN.get(n, 0) for n in counts]))
     lines.append(array("SCALES_IN_PLAY", [cp.SCALES_IN_PLAY.get(n, 0) for n in counts]))
@@ -130,7 +141,13 @@ def generate() -> str:
     for field in ("tile", "completed", "dragons", "figures", "star_reward"):
         lines.append(constant(f"CITY_{field.upper()}", v.CITY.column(field)))
     lines.append(
-        array2("CITY_SECTION", [[v.CITY.column(f"section{i}_{part}") for part in ("exists", "colour", "value", "occupant")] for i in range(cp.MAX_SECTIONS)])
+        array2(
+            "CITY_SECTION",
+            [
+                [v.CITY.column(f"section{i}_{part}") for part in ("exists", "colour", "value", "occupant")]
+                for i in range(cp.MAX_SECTIONS)
+            ],
+        )
     )
     lines.append(constant("DRAGONS_START", v.DRAGONS.start))
     lines.append(constant("PLAYERS_START", v.PLAYERS.start))
