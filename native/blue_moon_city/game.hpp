@@ -1119,7 +1119,7 @@ struct Game {
       for (int seat = 0; seat < np; ++seat) into[seat] = read_int(list[seat], key, low, high);
     };
     seat_ints("crystals", g.crystals, 0, kBig);
-    seat_ints("scales", g.scales, 0, kBig);
+    seat_ints("scales", g.scales, 0, cp::SCALES_IN_PLAY[np]);  // held and in supply add up to these
     g.scale_supply = read_int(state.at("scale_supply"), "scale_supply", 0, cp::SCALES_IN_PLAY[np]);
     seat_ints("offerings", g.offerings, 0, cp::OFFERINGS_TO_WIN[np]);
     seat_ints("markers", g.markers, 0, cp::MARKERS);
