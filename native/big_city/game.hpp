@@ -626,6 +626,10 @@ struct Game {
     // what the transitions index by, per pending decision
     if (decision >= 0 && hand_size[active] + num_exchange > hand_limit)
       throw std::invalid_argument("state: exchange: more cards than the hand held");
+    if (num_exchange > 0 && decision != cp::kExchangeSelect)
+      throw std::invalid_argument("state: exchange: cards set aside outside an exchange");
+    if (num_selected > 0 && decision != cp::kBuildSelect && decision != cp::kPieceSelect)
+      throw std::invalid_argument("state: selected: plots chosen outside a placement");
     if (decision == cp::kBuildSelect && (kind < 0 || kind >= cp::kNumKinds))
       throw std::invalid_argument("state: kind: not a building kind");
     if (decision == cp::kPieceSelect && kind < cp::kPark2) throw std::invalid_argument("state: kind: not a facility");
@@ -889,12 +893,12 @@ struct Game {
           plots[m] = q;
         }
         if (!ok) continue;
-        const detail::Placement pl = detail::sorted_placement(plots, size);
         int outer = 0;
-        for (int m = 0; m < size; ++m) outer += outskirts[pl.plots[m]] ? 1 : 0;
+        for (int m = 0; m < size; ++m) outer += outskirts[plots[m]] ? 1 : 0;
         if (outer < cp::kFacilityOutskirtsLow[f] || outer > cp::kFacilityOutskirtsHigh[f]) continue;
+        const detail::Placement pl = detail::sorted_placement(plots, size);
         bool tram_inside = false;
-        for (int m = 0; m < size; ++m)
+        for (int m = 0; m < size && num_trams > 0; ++m)
           for (int side : {1, 2})
             if (pl.has(neighbour(pl.plots[m], side)) && has_tram(plot_key(pl.plots[m], side))) tram_inside = true;
         if (tram_inside) continue;
@@ -923,7 +927,9 @@ struct Game {
         if (px[p] < 0) continue;
         for (int side = 0; side < 4; ++side) {
           const int key = plot_key(p, side);
-          if (!covered(key)) mark(street_edge(key));
+          if (covered(key)) continue;
+          mark(street_edge(key));
+          if (mask == nullptr) return true;
         }
       }
       return any;
@@ -936,7 +942,9 @@ struct Game {
         for (int key : keys) {
           if (has_tram(key) || covered(key)) continue;
           const int e = street_edge(key);
-          if (e >= 0) mark(e);
+          if (e < 0) continue;
+          mark(e);
+          if (mask == nullptr) return true;
         }
       }
     }
