@@ -103,21 +103,33 @@ def main() -> None:
         array("int", "kNeighbourClass", rules._NEIGHBOUR_CLASS),
         "// the building rules of the special buildings, per kind (zero rows for the others)",
     ]
-    fields = ("min_res", "min_bus", "min_special", "last_free_plot", "base", "per_res", "per_bus", "per_special",
-              "tram_mult", "cha_mult")
+    fields = (
+        "min_res",
+        "min_bus",
+        "min_special",
+        "last_free_plot",
+        "base",
+        "per_res",
+        "per_bus",
+        "per_special",
+        "tram_mult",
+        "cha_mult",
+    )
     for name in fields:
         camel = "".join(part.capitalize() for part in name.split("_"))
         values = [getattr(cp.BUILDING_RULES[k], name) if k in cp.BUILDING_RULES else 0 for k in range(cp.NUM_KINDS)]
         lines.append(array("int", f"kRule{camel}", values))
     facility_kinds = list(range(cp.PARK2, cp.FACTORY_4 + 1))
-    orient_count, orient_dx, orient_dy = [], [], []
+    orient_count: list[int] = []
+    orient_dx: list[int] = []
+    orient_dy: list[int] = []
     for kind in facility_kinds:
         shapes = [sorted(shape, key=lambda cell: (cell[1], cell[0])) for shape in cp.FACILITY_ORIENTATIONS[kind]]
         orient_count.append(len(shapes))
         for o in range(4):
-            cells = shapes[o] if o < len(shapes) else []
+            shape_cells = shapes[o] if o < len(shapes) else []
             for k in range(4):
-                dx, dy = cells[k] if k < len(cells) else (0, 0)
+                dx, dy = shape_cells[k] if k < len(shape_cells) else (0, 0)
                 orient_dx.append(dx)
                 orient_dy.append(dy)
     lines += [
@@ -134,8 +146,16 @@ def main() -> None:
         scalar("kMaxTurns", cp.MAX_TURNS),
         array("int", "kHandLimit", [0, 0] + [cp.HAND_LIMIT[n] for n in range(2, 6)]),
         array("int", "kInitialCount", [0, 0] + [len(cp.INITIAL_TILES[n]) for n in range(2, 6)]),
-        array("int", "kInitialTiles", [0] * 12 + [t for n in range(2, 6) for t in (list(cp.INITIAL_TILES[n]) + [0] * 6)[:6]]),
-        array("int", "kInitialOrder", [0] * 12 + [t for n in range(2, 6) for t in (list(cp.INITIAL_ORDER[n]) + [0] * 6)[:6]]),
+        array(
+            "int",
+            "kInitialTiles",
+            [0] * 12 + [t for n in range(2, 6) for t in (list(cp.INITIAL_TILES[n]) + [0] * 6)[:6]],
+        ),
+        array(
+            "int",
+            "kInitialOrder",
+            [0] * 12 + [t for n in range(2, 6) for t in (list(cp.INITIAL_ORDER[n]) + [0] * 6)[:6]],
+        ),
         "",
         "// ----- action ids (rules.py)",
         scalar("kCard", rules.CARD),

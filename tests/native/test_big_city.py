@@ -1,6 +1,7 @@
 """Big City's native engine: what the shared parity test does not reach in random matches.
 
-The turn cap (a match loaded near it and played out), determinization where another seat's public choice
+The turn cap (a match loaded near it and played out), the full city (a match whose city is filled but one
+plot, then built full), determinization where another seat's public choice
 proves cards in its hand (DEAD_DISCARD, BUILD_SELECT), the generated header, and the JSON door refusing
 states it could not index safely.
 """
@@ -11,18 +12,22 @@ import copy
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from city_envs.big_city import components as cp
+from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
 
 native = pytest.importorskip("city_envs._native")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _words(state: dict) -> tuple:
+def _words(state: Mapping[str, Any]) -> tuple:
     """A PCG64 `bit_generator.state` as the binding's six words."""
     inner, mask = state["state"], (1 << 64) - 1
     return (
@@ -93,6 +98,70 @@ def test_turn_cap_truncates_as_python(num_players: int) -> None:
     assert game.is_truncated() and twin.is_truncated()
 
 
+def _fill_but_one(game: BigCity) -> int | None:
+    """Fill every free plot but one whose card the active seat holds with pieces from the supply (no points:
+    the rules read neither), keeping a single-plot piece for it; that kind's BUILD, or None if none is left."""
+    s = game.state
+    last = min(rules.hand_plots(s, s.active))
+    kept = cp.RES1 if s.supply[cp.RES1] else cp.BUS1
+    if not s.supply[kept]:
+        return None
+    supply = list(s.supply)
+    supply[kept] -= 1
+    free = rules.free_plots(s) - {last}
+    lines = (
+        (3, (cp.RES3, cp.BUS3)),
+        (2, (cp.RES2, cp.BUS2, cp.SHOPPING_CENTER)),
+        (1, (cp.RES1, cp.BUS1, cp.CHURCH, cp.CINEMA, cp.POST_OFFICE, cp.BANK)),
+    )
+    for size, kinds in lines:
+        for kind in kinds:
+            while supply[kind] > 0 and (found := rules.shape_placements(s, free, size)):
+                supply[kind] -= 1
+                s.supply[kind] -= 1
+                s.pieces.append(rules.Piece(kind, len(s.pieces) % s.n, found[0], 0))
+                for p in found[0]:
+                    s.occupant[p] = len(s.pieces) - 1
+                    s.out[p] = True
+                    free.discard(p)
+                    for hand in s.hands:
+                        if p in hand:
+                            hand.remove(p)
+                    for pile, known in zip(s.piles, s.pile_known, strict=True):
+                        if p in pile:
+                            del known[pile.index(p)]
+                            pile.remove(p)
+    assert not free
+    rules.rebuild_piece_derived(s)
+    game._mask = None
+    return rules.BUILD + kept
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_full_city_ends_as_python(seed: int) -> None:
+    game = BigCity(2, seed=seed)
+    chooser = np.random.default_rng(seed)
+    while (
+        any(t is None for t in game.state.tiles)
+        or game.decision_name() != "MAIN"
+        or not rules.hand_plots(game.state, game.state.active)
+    ):
+        legal = np.flatnonzero(game.legal_actions())
+        tiles = legal[(legal > rules.TILE + 1) & (legal < rules.EXCHANGE)]
+        game.apply(
+            int(chooser.choice(tiles)) if game.decision_name() == "MAIN" and len(tiles) else _choose(game, chooser)
+        )
+    build = _fill_but_one(game)
+    assert build is not None
+    twin = _native_of(game)
+    _assert_same(game, twin)
+    for action in (build, min(rules.hand_plots(game.state, game.state.active))):
+        game.apply(action)
+        assert twin.apply(action)
+        _assert_same(game, twin)
+    assert game.is_over() and not game.is_truncated()
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_determinize_with_proven_cards(seed: int) -> None:
     """Where the active seat's DEAD_DISCARD or BUILD_SELECT proves cards, both engines draw the same set."""
@@ -106,7 +175,9 @@ def test_determinize_with_proven_cards(seed: int) -> None:
             for seat in range(num_players):
                 draws_py = np.random.default_rng(1000 * seed + checked)
                 draws_native = np.random.default_rng(1000 * seed + checked)
-                _assert_same(game.determinize(seat, draws_py), twin.determinize(seat, draws_native.bit_generator.capsule))
+                _assert_same(
+                    game.determinize(seat, draws_py), twin.determinize(seat, draws_native.bit_generator.capsule)
+                )
                 assert draws_py.bit_generator.state == draws_native.bit_generator.state
             checked += 1
         action = _choose(game, chooser)
