@@ -4,8 +4,8 @@
     python .ci/typecheck.py            # check; exit 1 on any error
 
 The repository keeps `city_envs.agents` and `city_envs.training` in the top-level folders agents/ and
-training/ (a package-dir mapping in pyproject.toml). mypy cannot follow setuptools' editable import
-hook, nor a package-dir mapping, so this script first lays a shadow package, .mypy_shadow/city_envs/:
+training/ (the wheel.packages mapping in pyproject.toml). mypy cannot follow an editable install's import
+hook, nor that mapping, so this script first lays a shadow package, .mypy_shadow/city_envs/:
 one symlink per entry of city_envs/, plus agents -> agents/ and training -> training/. pyproject.toml
 points mypy there (`mypy_path`), so mypy reads the package exactly as Python imports it, whatever the
 install mode. The reported paths are mapped back to the repository's own (agents/..., city_envs/...).
@@ -29,9 +29,9 @@ else:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 SHADOW = ROOT / ".mypy_shadow"
-# folders that install as city_envs.<name> from elsewhere in the repository: pyproject.toml's package-dir
-PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-MAPPED = {name.removeprefix("city_envs."): folder for name, folder in PACKAGE_DIR.items()}
+# folders that install as city_envs.<name> from elsewhere in the repository: pyproject.toml's wheel.packages
+PACKAGES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["scikit-build"]["wheel"]["packages"]
+MAPPED = {name.removeprefix("city_envs/"): folder for name, folder in PACKAGES.items() if name != "city_envs"}
 ERROR = re.compile(r"^(?P<path>[^:\n]+\.pyi?):(?P<line>\d+)(?::\d+)?: error: (?P<message>.*)$")
 
 

@@ -15,6 +15,7 @@ from pettingzoo.utils import wrappers
 
 from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.layout import ObservationLayout
+from city_envs.core.native import select_engine
 from city_envs.core.registry import ENV_VERSION
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -29,7 +30,8 @@ class CityAECEnv(AECEnv):
     offender gets -1, the others share +1, the game ends) and `reward` ("win": terminal `returns()`
     only; "score": plus the change of each seat's game score after every step, as dense shaping),
     and `observation_key`, the name of the tensor in each observation dict (default "observation",
-    PettingZoo's convention; RLlib's action-masking module reads "observations").
+    PettingZoo's convention; RLlib's action-masking module reads "observations"), and `engine`, which
+    engine plays the matches ("native" or "python"; by default native where it is built).
     """
 
     def __init__(
@@ -40,9 +42,11 @@ class CityAECEnv(AECEnv):
         illegal_action: str = "raise",
         reward: str = "win",
         observation_key: str = "observation",
+        engine: str | None = None,
         **options: Any,
     ) -> None:
         super().__init__()
+        game_cls = select_engine(game_cls, engine)
         num_players = game_cls.check_num_players(num_players)
         self.game_options = game_cls.check_options(options)
         if render_mode is not None and render_mode not in RENDER_MODES:

@@ -606,6 +606,22 @@ class Game(abc.ABC):
         return game
 
     @classmethod
+    def from_trusted_dict(cls, data: Mapping[str, Any]) -> Self:
+        """The match `to_dict` described, without the checks of `from_dict`: only for data this
+        process wrote itself (the native engine's states), never for data from outside. `data` may
+        be shared with the caller no longer than this call: nothing mutable is kept."""
+        game = object.__new__(cls)
+        game.num_players = data["num_players"]
+        game.options = dict(data["options"])
+        game.seed = data["seed"]
+        game._rng, game._rng_state = None, data["rng"]
+        game.chance = LazyGenerator(game)
+        game.history = list(data["history"])
+        game._mask = None
+        game._state_from_dict(data["state"])
+        return game
+
+    @classmethod
     def replay(cls, num_players: int, seed: int | None, actions: list[int], **options: Any) -> Self:
         """Rebuild a match from its seed, options and action history."""
         game = cls(num_players, seed=seed, **options)

@@ -6,6 +6,7 @@ import importlib
 from typing import Any
 
 from city_envs.core.game import Game
+from city_envs.core.native import select_engine
 
 # name -> "module:Class"; a game joins the project by adding one line here and an entry module.
 _GAME_CLASSES: dict[str, str] = {
@@ -19,16 +20,17 @@ GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
 ENV_VERSION = 0
 
 
-def game_class(name: str) -> type[Game]:
+def game_class(name: str, engine: str | None = None) -> type[Game]:
+    """The class of `name`'s matches on `engine` ("native", "python"; None: see `select_engine`)."""
     if name not in _GAME_CLASSES:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
     module_name, class_name = _GAME_CLASSES[name].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return select_engine(getattr(importlib.import_module(module_name), class_name), engine)
 
 
-def make_game(name: str, num_players: int, seed: int | None = None, **options: Any) -> Game:
-    """A new match of `name`, set up and ready for its first decision."""
-    return game_class(name)(num_players, seed=seed, **options)
+def make_game(name: str, num_players: int, seed: int | None = None, engine: str | None = None, **options: Any) -> Game:
+    """A new match of `name`, set up and ready for its first decision, on `engine` (see `select_engine`)."""
+    return game_class(name, engine)(num_players, seed=seed, **options)
 
 
 def make_env(name: str, num_players: int, render_mode: str | None = None, **options: Any):

@@ -1,0 +1,101 @@
+"""Play one match on both engines and compare them after every decision.
+
+`play_pair` drives a Python-engine match and its native twin with the same seats (random or
+heuristic agents, each seeded alike on both sides) and returns the first difference it finds, in
+words, or None when the two engines agree on everything: the pending decision, the legal actions,
+every seat's observation, scores, winners, standings, and the whole JSON state with the match
+generator and the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from city_envs.agents.registry import make_agent
+from city_envs.core.game import Game, first_difference
+from city_envs.core.infoset import InfoSet
+from city_envs.core.native import NativeGame, native_class
+from city_envs.core.registry import GAMES, game_class
+
+
+def native_games() -> list[str]:
+    """The games whose native engine is built in this installation."""
+    return [name for name in GAMES if native_class(game_class(name, "python")) is not None]
+
+
+def pair(name: str, num_players: int, seed: int, **options) -> tuple[Game, NativeGame]:
+    python = game_class(name, "python")(num_players, seed=seed, **options)
+    native = game_class(name, "native")(num_players, seed=seed, **options)
+    assert isinstance(native, NativeGame)
+    return python, native
+
+
+def difference(python: Game, native: Game, full: bool = True) -> str | None:
+    """The first way the two matches differ, or None. `full` also compares every seat's observation
+    and the whole JSON state (else the actor's observation only)."""
+    checks = [
+        ("current_player", python.current_player(), native.current_player()),
+        ("is_over", python.is_over(), native.is_over()),
+        ("is_truncated", python.is_truncated(), native.is_truncated()),
+        ("decision_name", python.decision_name(), native.decision_name()),
+        ("scores", [float(x) for x in python.scores()], native.scores()),
+    ]
+    for what, mine, theirs in checks:
+        if mine != theirs:
+            return f"{what}: python {mine!r}, native {theirs!r}"
+    if not np.array_equal(python.legal_actions(), native.legal_actions()):
+        only_python = np.flatnonzero(python.legal_actions() & ~native.legal_actions()).tolist()
+        only_native = np.flatnonzero(native.legal_actions() & ~python.legal_actions()).tolist()
+        return f"legal actions: only python {only_python}, only native {only_native}"
+    seats = range(python.num_players) if full else [max(python.current_player(), 0)]
+    for seat in seats:
+        mine, theirs = python.observation(seat), native.observation(seat)
+        if mine.dtype != theirs.dtype or mine.shape != theirs.shape or not np.array_equal(mine, theirs):
+            where = np.flatnonzero(mine != theirs)[:5].tolist() if mine.shape == theirs.shape else "shape"
+            names = [python.feature_names()[i] for i in where] if isinstance(where, list) else where
+            return f"observation of seat {seat} differs at {where} {names}"
+    if python.is_over():
+        if python.winners() != native.winners():
+            return f"winners: python {python.winners()}, native {native.winners()}"
+        standings = [tuple(float(k) for k in row) for row in python.standings()]
+        if standings != native.standings():
+            return f"standings: python {standings}, native {native.standings()}"
+    if full or python.is_over():
+        where = first_difference(_plain(python.to_dict()), _plain(native.to_dict()))
+        if where is not None:
+            return f"state differs at {where}"
+    return None
+
+
+def _plain(value):
+    import json
+
+    return json.loads(json.dumps(value, default=lambda item: item.item() if hasattr(item, "item") else list(item)))
+
+
+@dataclass
+class Outcome:
+    decisions: int
+    difference: str | None
+
+
+def play_pair(name: str, num_players: int, seed: int, seats: Sequence[str], full_every: int = 1, **options) -> Outcome:
+    """Play `seats` (agent kinds, one per seat) on both engines from `seed`; stop at the first difference."""
+    python, native = pair(name, num_players, seed, **options)
+    agents = [make_agent(kind, name, seed * 100 + seat) for seat, kind in enumerate(seats)]
+    handles = [InfoSet(python, seat) for seat in range(num_players)]
+    decisions = 0
+    found = difference(python, native)
+    while found is None and not python.is_over():
+        seat = python.current_player()
+        action = agents[seat].act(handles[seat])
+        python.apply(action)
+        native.apply(action)
+        decisions += 1
+        found = difference(python, native, full=decisions % full_every == 0)
+        if found is not None:
+            found = f"after decision {decisions} ({action}): {found}"
+    return Outcome(decisions, found)
