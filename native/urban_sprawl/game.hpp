@@ -2210,7 +2210,9 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
   ap = static_cast<int>(s.at("ap").as_int("ap", 0, cp::kUnionBossAp));
   built_this_turn = s.at("built_this_turn").as_bool("built_this_turn");
   decision = static_cast<int>(s.at("decision").as_int("decision", GAME_OVER, cp::kDecisions - 1));
-  decider = static_cast<int>(s.at("decider").as_int("decider", decision == GAME_OVER ? -1 : 0, n - 1));
+  // the Python engine checks the decider of a pending decision only
+  decider = static_cast<int>(decision == GAME_OVER ? s.at("decider").as_int("decider", INT32_MIN, INT32_MAX)
+                                                   : s.at("decider").as_int("decider", 0, n - 1));
   planning_reshuffles = static_cast<int>(s.at("planning_reshuffles").as_int("planning_reshuffles", 0, kBig));
   turns = s.at("turns").as_int("turns", 0, max_turns);
   truncated = s.at("truncated").as_bool("truncated");

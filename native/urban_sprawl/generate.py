@@ -15,7 +15,7 @@ from city_envs.urban_sprawl import components as cp  # noqa: E402
 from city_envs.urban_sprawl import rules as r  # noqa: E402
 from city_envs.urban_sprawl import view as v  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "components.hpp"
+HEADER = Path(__file__).resolve().parent / "components.hpp"
 
 
 def c_array(values) -> str:
@@ -35,7 +35,8 @@ def zones_mask(zones) -> int:
     return sum(1 << z for z in zones)
 
 
-def main() -> None:
+def render() -> str:
+    """The header's text."""
     lines: list[str] = []
     add = lines.append
 
@@ -243,8 +244,8 @@ def main() -> None:
     table("int", "kLotBase", f"[{cp.LOTS}]", v.LOT_BASE)
     add("")
     add("}  // namespace city_envs::native::urban_sprawl::cp")
-    OUT.write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
-    main()
+    HEADER.write_text(render())
