@@ -80,7 +80,12 @@ def render() -> str:
     add("")
     add("// footprints and placements, per size 1..4 (index size - 1), in PLACEMENTS order")
     table("int", "kFootprintCount", "[4]", [len(cp.FOOTPRINTS[s]) for s in range(1, 5)])
-    table("int", "kFootprints", "[4][4][4]", [padded(cp.FOOTPRINTS[s], 4) + [[0] * 4] * (4 - len(cp.FOOTPRINTS[s])) for s in range(1, 5)])
+    table(
+        "int",
+        "kFootprints",
+        "[4][4][4]",
+        [padded(cp.FOOTPRINTS[s], 4) + [[0] * 4] * (4 - len(cp.FOOTPRINTS[s])) for s in range(1, 5)],
+    )
     add("struct Placement {")
     add("  int place;")
     add("  int lots[4];")
@@ -98,7 +103,9 @@ def render() -> str:
                 "{" + f"{place}, {c_array(list(lots) + [0] * (4 - s))}, {len(around)}, "
                 f"{c_array(list(around) + [0] * (12 - len(around)))}, {c_array(water)}, {c_array(forest)}" + "}"
             )
-        placements += ["{0, {0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, false}"] * (144 - len(placements))
+        placements += ["{0, {0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, false}"] * (
+            144 - len(placements)
+        )
         rows.append("{" + ",\n    ".join(placements) + "}")
     add("constexpr Placement kPlacements[4][144] = {\n  " + ",\n  ".join(rows) + "};")
     add("")
@@ -135,7 +142,9 @@ def render() -> str:
         const("k" + "".join(w.capitalize() for w in name.split("_")), getattr(cp, name))
     const("kOffices", len(cp.OFFICE_NAMES))
     const("kPoliticians", cp.POLITICIANS)
-    table("int", "kOfficeZone", "[6]", [-1 if z is None else z for z in cp.OFFICE_ZONE] + [-1] * (6 - len(cp.OFFICE_ZONE)))
+    table(
+        "int", "kOfficeZone", "[6]", [-1 if z is None else z for z in cp.OFFICE_ZONE] + [-1] * (6 - len(cp.OFFICE_ZONE))
+    )
     table("int", "kTieDecider", "[6]", [-1 if z is None else z for z in cp.TIE_DECIDER])
     table("int", "kOfficeBonusZone", "[6]", [-1 if z is None else z for z in cp.OFFICE_BONUS_ZONE])
     add("")
@@ -149,11 +158,30 @@ def render() -> str:
     table("int", "kInvestment", f"[{cp.PLANNING_CARDS}]", cp.INVESTMENT)
     table("bool", "kBallot", f"[{cp.PLANNING_CARDS}]", cp.BALLOT)
     table("int", "kWealthPayout", f"[{cp.PLANNING_CARDS}]", cp.WEALTH_PAYOUT)
-    kinds = (
-        "LUXURY_TAX AUCTION URBAN_BLIGHT LOCAL_HEADLINES SPECIAL_ELECTION HOLD_ELECTION INCOME_PER_ZONE "
-        "PRESTIGE_PER_PARK TAX_PER_SIZE MOVE_MARKER MEDIA_BONUS DISASTER PLACE_MARKER INCOME_NEAR_FOREST RELOCATION "
-        "UNION_STRIKE HOLD_ELECTIONS PRESTIGE_PER_BIG_ZONE SCANDAL AIRPORT SPORTS_TEAM OLYMPIC_GAMES"
-    ).split()
+    kinds = [
+        "LUXURY_TAX",
+        "AUCTION",
+        "URBAN_BLIGHT",
+        "LOCAL_HEADLINES",
+        "SPECIAL_ELECTION",
+        "HOLD_ELECTION",
+        "INCOME_PER_ZONE",
+        "PRESTIGE_PER_PARK",
+        "TAX_PER_SIZE",
+        "MOVE_MARKER",
+        "MEDIA_BONUS",
+        "DISASTER",
+        "PLACE_MARKER",
+        "INCOME_NEAR_FOREST",
+        "RELOCATION",
+        "UNION_STRIKE",
+        "HOLD_ELECTIONS",
+        "PRESTIGE_PER_BIG_ZONE",
+        "SCANDAL",
+        "AIRPORT",
+        "SPORTS_TEAM",
+        "OLYMPIC_GAMES",
+    ]
     add("// event kinds")
     for name in kinds:
         const("k" + "".join(w.capitalize() for w in name.split("_")), getattr(cp, name))
@@ -196,7 +224,9 @@ def render() -> str:
     for effects in cp.CONTRACT_EFFECTS:
         row = []
         for e in effects:
-            f = dict(recipients=0, wealth=0, prestige=0, zones=0, size=0, scope=0, office=0, number=0, parks=0, amount=0)
+            f = dict(
+                recipients=0, wealth=0, prestige=0, zones=0, size=0, scope=0, office=0, number=0, parks=0, amount=0
+            )
             for key, value in e._asdict().items():
                 if key == "template":
                     continue
@@ -210,34 +240,90 @@ def render() -> str:
     table("int", "kEventDeck", f"[{cp.NUM_CONTRACT_EVENTS}]", [e.deck for e in cp.CONTRACT_EVENTS])
     table("int", "kEventKind", f"[{cp.NUM_CONTRACT_EVENTS}]", [e.kind for e in cp.CONTRACT_EVENTS])
     table("int", "kEventArgCount", f"[{cp.NUM_CONTRACT_EVENTS}]", [len(e.args) for e in cp.CONTRACT_EVENTS])
-    table("int", "kEventArgs", f"[{cp.NUM_CONTRACT_EVENTS}][4]", padded([[int(a) for a in e.args] for e in cp.CONTRACT_EVENTS], 4))
+    table(
+        "int",
+        "kEventArgs",
+        f"[{cp.NUM_CONTRACT_EVENTS}][4]",
+        padded([[int(a) for a in e.args] for e in cp.CONTRACT_EVENTS], 4),
+    )
     table("int", "kSpecialEvent", "[3]", cp.SPECIAL_EVENT)
     decks = [cp.deck_cards(d) for d in range(3)]
     assert all(len(d) == cp.CONTRACT_DECK_SIZE for d in decks)
     table("int", "kDeckCards", f"[3][{cp.CONTRACT_DECK_SIZE}]", decks)
     add("")
     add("// rules.py: action ids, decisions")
-    for name in ("CARD", "PASS", "TAKE_PLANNING", "BUILD", "TAKE_FAVOR", "BUILD_FAVOR", "LOT", "CIRCLE", "PLAYER",
-                 "OPT_A", "OPT_B", "NUM_ACTIONS"):
+    for name in (
+        "CARD",
+        "PASS",
+        "TAKE_PLANNING",
+        "BUILD",
+        "TAKE_FAVOR",
+        "BUILD_FAVOR",
+        "LOT",
+        "CIRCLE",
+        "PLAYER",
+        "OPT_A",
+        "OPT_B",
+        "NUM_ACTIONS",
+    ):
         const("kA" + "".join(w.capitalize() for w in name.split("_")), getattr(r, name))
     for k, name in enumerate(r.Decision.names):
         const("kD" + "".join(w.capitalize() for w in name.split("_")), k)
     const("kDecisions", len(r.Decision.names))
-    add("constexpr const char* kDecisionNames[" + str(len(r.Decision.names)) + "] = {" +
-        ", ".join(f'"{x}"' for x in r.Decision.names) + "};")
+    add(
+        "constexpr const char* kDecisionNames["
+        + str(len(r.Decision.names))
+        + "] = {"
+        + ", ".join(f'"{x}"' for x in r.Decision.names)
+        + "};"
+    )
     add("")
     add("// view.LAYOUT offsets")
     const("kObservationSize", v.LAYOUT.size)
     for block in v.LAYOUT.blocks:
         const(f"kObs{block.name.title().replace('_', '')}Start", block.start)
         const(f"kObs{block.name.title().replace('_', '')}Width", block.width)
-    for name in ("_ZONE", "_CONTROLLER", "_SIZE", "_BLOCK_VALUE", "_WATER", "_FOREST", "_CONTRACTOR", "_ANCHOR",
-                 "_F_ZONE", "_F_SIZE", "_F_VOCATIONS", "_F_PAYOUT", "_F_RESTRICTION", "_F_EFFECTS",
-                 "_AP", "_ACTIVE", "_PLAYER_COUNT", "_VARIANT", "_KIND", "_CONTRACT", "_PERMITS", "_VOCATION",
-                 "_AMOUNT", "_I_AM_ACTIVE", "_NO_CONTRACT", "_NO_VOCATION"):
+    for name in (
+        "_ZONE",
+        "_CONTROLLER",
+        "_SIZE",
+        "_BLOCK_VALUE",
+        "_WATER",
+        "_FOREST",
+        "_CONTRACTOR",
+        "_ANCHOR",
+        "_F_ZONE",
+        "_F_SIZE",
+        "_F_VOCATIONS",
+        "_F_PAYOUT",
+        "_F_RESTRICTION",
+        "_F_EFFECTS",
+        "_AP",
+        "_ACTIVE",
+        "_PLAYER_COUNT",
+        "_VARIANT",
+        "_KIND",
+        "_CONTRACT",
+        "_PERMITS",
+        "_VOCATION",
+        "_AMOUNT",
+        "_I_AM_ACTIVE",
+        "_NO_CONTRACT",
+        "_NO_VOCATION",
+    ):
         const("kObs" + "".join(w.capitalize() for w in name.strip("_").split("_")), getattr(v, name))
-    for name in ("_HAND", "_FAVORS", "_OWN_VOCATIONS", "_OFFICES", "_SUPPLY", "_DISCARD", "_OUT", "_EVENTS", "_TILES",
-                 "_PAWN_TO_DECKS"):
+    for name in (
+        "_HAND",
+        "_FAVORS",
+        "_OWN_VOCATIONS",
+        "_OFFICES",
+        "_SUPPLY",
+        "_DISCARD",
+        "_OUT",
+        "_EVENTS",
+        "_TILES",
+        "_PAWN_TO_DECKS",
+    ):
         const("kObs" + "".join(w.capitalize() for w in name.strip("_").split("_")), getattr(v, name).start)
     const("kObsPlanningEmpty", v.PLANNING.column("empty"))
     const("kObsContractsEmpty", v.CONTRACTS.column("empty"))

@@ -149,6 +149,7 @@ def test_the_door_refuses_unknown_missing_and_wrong_keys() -> None:
 def test_the_header_is_generated_from_the_tables() -> None:
     path = Path(__file__).resolve().parents[2] / "native" / "urban_sprawl" / "generate.py"
     spec = importlib.util.spec_from_file_location("urban_sprawl_generate", path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.HEADER.read_text() == module.render(), "run `python native/urban_sprawl/generate.py` and commit it"
