@@ -58,7 +58,7 @@ struct Vec {
 };
 
 constexpr int kMaxSeats = 4;
-constexpr int kMaxTasks = 512;
+constexpr int kMaxTasks = 256;  // a real stack holds far fewer (a Tribute pushes one per opponent building)
 constexpr int NONE = -2;  // no decision pending: tasks run
 constexpr int GAME_OVER = -1;
 constexpr int NOBODY = -1;
@@ -498,7 +498,7 @@ class Game {
     }
     int richest = wealth[0];
     for (int seat = 1; seat < n; ++seat) richest = std::max(richest, wealth[seat]);
-    int tied[kMaxSeats], count = 0;
+    int tied[kMaxSeats] = {0, 0, 0, 0}, count = 0;
     for (int seat = 0; seat < n; ++seat)
       if (wealth[seat] == richest) tied[count++] = seat;
     if (count > 1) {
@@ -2283,7 +2283,7 @@ inline void Game::read_json(int num_players, const json::Value& options, const j
   }
   // tasks
   {
-    const auto& rows = s.at("tasks").as_array("tasks", kMaxTasks / 2);
+    const auto& rows = s.at("tasks").as_array("tasks", kMaxTasks - 64);
     tasks.clear();
     for (const auto& row : rows) {
       const auto& items = row.as_array("tasks[]", 4);
