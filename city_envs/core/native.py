@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from city_envs.core.game import SERIAL_FORMAT, Game, IllegalActionError
+from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.regions import BoardMap
 
 if TYPE_CHECKING:
@@ -161,18 +161,8 @@ class NativeGame(Game):
         )
 
     # ----- states -------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        return {
-            "game": self.name,
-            "format": SERIAL_FORMAT,
-            "state_version": self.state_version,
-            "num_players": self.num_players,
-            "options": dict(self.options),
-            "seed": self.seed,
-            "rng": rng_state(self._match.rng_words()),
-            "history": self._match.history(),
-            "state": self._state_to_dict(),
-        }
+    def _rng_snapshot(self) -> Mapping[str, Any]:
+        return rng_state(self._match.rng_words())
 
     @classmethod
     def from_dict(cls, data: dict, verify_history: bool = False) -> Self:
