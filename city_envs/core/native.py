@@ -75,7 +75,13 @@ class NativeGame(Game):
         self.options = self.check_options(options)
         self.seed = seed
         words = rng_words(np.random.default_rng(seed).bit_generator.state)
-        self._match = self.native_type(self.num_players, json.dumps(self.options), words)
+        try:
+            self._match = self.native_type(self.num_players, json.dumps(self.options), words)
+        except ValueError:
+            # options that only the deal can judge (Metropolys' removed districts): the same words as
+            # the Python engine's error, which its own set-up raises
+            self.reference_class(num_players, seed=seed, **options)
+            raise
         self._mask: np.ndarray | None = None
         self._twin: Game | None = None
 
