@@ -6,7 +6,8 @@ machine's speed drifts (load, caches, frequency: back-to-back seconds of connect
 by up to 40% here), so each AEC and heuristic figure is a ratio to connect_four_v3 measured in the same
 process in alternating slices (reference, subject, subject, reference, ...), so that both sides share
 the drift, and every duration is the process's CPU time: time spent waiting for a core shared with
-other jobs counts for neither side.
+other jobs counts for neither side. The Python engine's figures name it explicitly; where a game's
+native engine is built, its figures stand beside them, the native/Python ratio measured the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import replace_between
+from city_envs.core.native import native_class
 from city_envs.core.registry import GAMES, game_class, make_env
 
 _CLOCK = time.process_time
@@ -35,8 +37,8 @@ def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
 
 
 def raw_game_speed(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> dict:
-    """Decisions/s and games/s through the Game API (legal_actions + apply)."""
-    cls = game_class(name)
+    """Decisions/s and games/s of the Python engine through the Game API (legal_actions + apply)."""
+    cls = game_class(name, "python")
     rng = np.random.default_rng(seed)
     decisions = games = 0
     game = cls(num_players, seed=seed, **options)
@@ -55,6 +57,19 @@ def raw_game_speed(name: str, num_players: int, seconds: float, seed: int = 0, *
         "games_per_s": games / elapsed,
         "decisions_per_game": decisions / games,
     }
+
+
+def _random_decisions(name: str, num_players: int, seed: int, engine: str, **options) -> Iterator[None]:
+    """Yields once per decision of random legal play through the Game API, match after match."""
+    cls = game_class(name, engine)
+    rng = np.random.default_rng(seed)
+    games = 0
+    while True:
+        game = cls(num_players, seed=seed + games, **options)
+        while not game.is_over():
+            game.apply(_pick(game.legal_actions(), rng))
+            yield
+        games += 1
 
 
 def _aec_steps(env, seed: int) -> Iterator[None]:
@@ -78,7 +93,7 @@ def _heuristic_decisions(name: str, num_players: int, seed: int, **options) -> I
     """Yields once per decision of the game's heuristic agent in every seat (Game API and `InfoSet`s)."""
     from city_envs.agents.registry import make_agent
 
-    cls = game_class(name)
+    cls = game_class(name, "python")
     games = 0
     while True:
         game = cls(num_players, seed=seed + games, **options)
@@ -126,9 +141,11 @@ def heuristic_speed(name: str, num_players: int, seconds: float, seed: int = 0, 
     return count / elapsed
 
 
-def sample_states(name: str, num_players: int, count: int, seed: int = 0, **options) -> list[Game]:
+def sample_states(
+    name: str, num_players: int, count: int, seed: int = 0, engine: str = "python", **options
+) -> list[Game]:
     """Positions from random games (never finished ones), for the per-call timings."""
-    cls = game_class(name)
+    cls = game_class(name, engine)
     rng = np.random.default_rng(seed)
     states: list[Game] = []
     while len(states) < count:
@@ -205,7 +222,8 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
         "options": options,
     }
     result.update(raw_game_speed(name, num_players, seconds, seed, **options))
-    aec, reference = _beside_reference(_aec_steps(make_env(name, num_players, **options), seed), seconds, seed)
+    python_env = make_env(name, num_players, engine="python", **options)
+    aec, reference = _beside_reference(_aec_steps(python_env, seed), seconds, seed)
     result["aec_steps_per_s"] = aec
     states = sample_states(name, num_players, 200, seed, **options)
     result.update(per_call_micros(states, seed=seed))
@@ -218,14 +236,39 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
     result["heuristic_ratio_vs_connect_four"] = heuristic / beside if beside else None
     if search:
         result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
+    if native_class(game_class(name, "python")) is not None:
+        result.update(native_figures(name, num_players, seconds, seed, **options))
     return result
+
+
+def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> dict:
+    """The native engine beside the Python engine: random play through the Game API in alternating
+    slices (so the ratio shares the machine's drift), the per-call costs on the same positions, and
+    the AEC loop beside connect_four_v3."""
+    native, python = paired_rates(
+        _random_decisions(name, num_players, seed, "native", **options),
+        _random_decisions(name, num_players, seed, "python", **options),
+        seconds,
+    )
+    figures: dict[str, Any] = {
+        "native_decisions_per_s": native,
+        "python_decisions_per_s_beside_native": python,
+        "native_raw_ratio_vs_python": native / python,
+    }
+    states = sample_states(name, num_players, 200, seed, engine="native", **options)
+    figures.update({f"native_{key}": value for key, value in per_call_micros(states, seed=seed).items()})
+    native_env = make_env(name, num_players, engine="native", **options)
+    aec, reference = _beside_reference(_aec_steps(native_env, seed), seconds, seed)
+    figures["native_aec_steps_per_s"] = aec
+    figures["native_aec_ratio_vs_connect_four"] = aec / reference if reference else None
+    return figures
 
 
 def run_all(seconds: float = 1.0, seed: int = 0, progress=None) -> dict:
     """`run` for every game at every player count it allows, with the search cost."""
     rows = []
     for name in GAMES:
-        for num_players in game_class(name).allowed_player_counts():
+        for num_players in game_class(name, "python").allowed_player_counts():
             rows.append(run(name, num_players, seconds, seed, search=True))
             if progress is not None:
                 progress(rows[-1])
@@ -247,6 +290,12 @@ TABLE_COLUMNS = (
     ("heuristic decisions/s", "heuristic_decisions_per_s", "{:,.0f}"),
     ("heuristic vs connect_four_v3", "heuristic_ratio_vs_connect_four", "{:.2f}x"),
     ("ISMCTS iteration µs", "search_iteration_us", "{:,.0f}"),
+    ("native raw decisions/s", "native_decisions_per_s", "{:,.0f}"),
+    ("native / Python raw", "native_raw_ratio_vs_python", "{:.1f}x"),
+    ("native AEC vs connect_four_v3", "native_aec_ratio_vs_connect_four", "{:.2f}x"),
+    ("native clone µs", "native_clone_us", "{:.2f}"),
+    ("native determinize µs", "native_determinize_us", "{:.2f}"),
+    ("native observation µs", "native_observation_us", "{:.2f}"),
 )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from city_envs.core import progress
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
+from city_envs.core.native import ENGINE_VARIABLE, ENGINES
 from city_envs.core.registry import ENV_VERSION, GAMES, game_class, make_game
 from city_envs.core.settings import parse_assignments, read_document
 
@@ -120,7 +121,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         cls = game_class(name)
         counts = f"{cls.min_players}-{cls.max_players}"
         heuristic = "yes" if has_heuristic(name) else "no"
-        print(f"{name}  (env {name}_v{ENV_VERSION}; {counts} players; heuristic agent: {heuristic})")
+        engine = getattr(cls, "engine", "python")
+        print(f"{name}  (env {name}_v{ENV_VERSION}; {counts} players; heuristic agent: {heuristic}; engine: {engine})")
         for key, option in cls.options_spec.items():
             allowed = ", ".join(map(repr, option.choices)) if option.choices is not None else option.allowed
             print(f"    {key} = {option.default!r}  [{allowed}]  {option.doc}")
@@ -584,6 +586,11 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="city-envs", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help="which engine plays every match of the command, its workers' too (default: native where it is built)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser(
@@ -746,6 +753,9 @@ def main(argv: list[str] | None = None) -> int:
     (`city-envs list | head -1`) with exit 1, both without a traceback."""
     try:
         args = build_parser().parse_args(argv)
+        chosen = os.environ.get(ENGINE_VARIABLE)
+        if args.engine is not None:  # read by every game_class/make_game call, here and in worker processes
+            os.environ[ENGINE_VARIABLE] = args.engine
         try:
             check_setup(args)
             code = args.func(args)
@@ -754,6 +764,12 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, ImportError, OSError) as error:  # bad game, count, option, agent, path, missing extra
             print(f"city-envs {args.command}: error: {error}", file=sys.stderr)
             return 2
+        finally:
+            if args.engine is not None:  # main() called in-process (tests) leaves the environment as it was
+                if chosen is None:
+                    del os.environ[ENGINE_VARIABLE]
+                else:
+                    os.environ[ENGINE_VARIABLE] = chosen
         sys.stdout.flush()  # a closed pipe shows here, where it is handled, not at interpreter exit
         return code
     except KeyboardInterrupt:

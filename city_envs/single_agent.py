@@ -20,6 +20,7 @@ by an opponent object inside `reset` and `step`, so the learner only ever sees i
   with unmasked random actions (gymnasium's and SB3's `check_env`) need `"lose"`.
 - Reward: `"win"` gives the learner's terminal `returns()` share (+1 shared by the winners, -1
   shared by the others); `"score"` adds the change of the learner's game score after each step.
+- Engine: `engine="native"` or `"python"` (default: native where it is built; README, Engines).
 """
 
 from __future__ import annotations
@@ -65,9 +66,10 @@ class SingleAgentEnv(gym.Env):
         illegal_action: str = "raise",
         reward: str = "win",
         render_mode: str | None = None,
+        engine: str | None = None,
         **options: Any,
     ) -> None:
-        self.game_cls: type[Game] = game_class(game)
+        self.game_cls: type[Game] = game_class(game, engine)
         self.num_players = self.game_cls.check_num_players(num_players)
         self.game_options = self.game_cls.check_options(options)
         if opponents is None:

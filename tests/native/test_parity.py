@@ -15,7 +15,7 @@ import pytest
 
 from city_envs.core.game import IllegalActionError, first_difference
 from city_envs.core.native import rng_words
-from city_envs.core.registry import game_class
+from city_envs.core.registry import GAMES, game_class
 from tests.native.parity import difference, native_games, pair, play_pair
 
 CASES = [(name, n) for name in native_games() for n in game_class(name, "python").allowed_player_counts()]
@@ -156,3 +156,26 @@ def test_hostile_states_get_a_value_error_never_a_crash(name, num_players):
         for text in ["", "{", "[" * 10_000, '{"a": 1e999}', "null", json.dumps(state)[:-1]]:
             with pytest.raises(ValueError):
                 native_type.from_json(num_players, options, text, words, [])
+
+
+def test_the_command_line_names_the_engine(capsys, monkeypatch):
+    from city_envs.cli import main
+
+    monkeypatch.delenv("CITY_ENVS_ENGINE", raising=False)
+    assert main(["--engine", "python", "list"]) == 0
+    assert all("engine: python" in line for line in capsys.readouterr().out.splitlines() if "(env " in line)
+    assert "CITY_ENVS_ENGINE" not in os.environ
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out
+    for name in native_games():
+        assert f"{name}  (env" in listed and "engine: native" in listed.split(f"{name}  (env")[1].splitlines()[0]
+
+
+def test_an_engine_named_must_exist():
+    with pytest.raises(ValueError, match="allowed: native, python"):
+        game_class("citadels", "fast")
+    for name in GAMES:
+        if name not in native_games():
+            with pytest.raises(ValueError, match="not available"):
+                game_class(name, "native")
+        assert game_class(name, "python").__module__.startswith(f"city_envs.{name}")
