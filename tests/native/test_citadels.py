@@ -1,0 +1,49 @@
+"""Citadels' native engine beyond the shared parity test: its options, and its generated tables."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from city_envs.core.native import native_class
+from city_envs.core.registry import game_class
+from tests.native.parity import play_pair
+
+pytestmark = pytest.mark.skipif(
+    native_class(game_class("citadels", "python")) is None, reason="the native Citadels engine is not built"
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 5, 7])
+@pytest.mark.parametrize(
+    "options",
+    [{"classic_variant": True}, {"max_rounds": 2}, {"classic_variant": True, "max_rounds": 4}],
+    ids=["classic", "two-rounds", "classic-four-rounds"],
+)
+def test_options_play_the_same_match(num_players, options):
+    for seed in range(2):
+        lineup = ["heuristic" if seat % 2 else "random" for seat in range(num_players)]
+        outcome = play_pair("citadels", num_players, seed, lineup, **options)
+        assert outcome.difference is None, f"seed {seed}: {outcome.difference}"
+
+
+def test_a_truncated_match_is_truncated_alike():
+    outcome = play_pair("citadels", 3, 0, ["random"] * 3, max_rounds=1)
+    assert outcome.difference is None
+    native = game_class("citadels", "native")(3, seed=0, max_rounds=1)
+    while not native.is_over():
+        native.apply(int(native.legal_actions().nonzero()[0][0]))
+    assert native.is_truncated() and native.current_player() == -1
+
+
+def test_the_committed_header_is_a_fresh_generation():
+    spec = importlib.util.spec_from_file_location("citadels_generate", ROOT / "native" / "citadels" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    committed = (ROOT / "native" / "citadels" / "components.hpp").read_text()
+    assert committed == generate.render(), "run `python native/citadels/generate.py` and commit the header"
