@@ -36,6 +36,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -44,6 +45,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
@@ -70,6 +72,28 @@ SECURITY_HEADERS = {
 }
 log = logging.getLogger("city_envs.web")
 _render_lock = threading.Lock()  # matplotlib drawing is kept to one frame at a time
+
+
+class SecurityHeaders:
+    """ASGI middleware: `SECURITY_HEADERS` on every response (pages, files, images, errors), unless set."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for key, value in SECURITY_HEADERS.items():
+                    if key not in headers:
+                        headers[key] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 class BadRequest(Exception):
@@ -181,7 +205,7 @@ def page(request: Request, name: str, status: int = 200, **context: Any) -> Resp
     token, new = form_token(request)
     response = site(request).templates.TemplateResponse(
         request, name, context | {"csrf": token}, status_code=status, headers=SECURITY_HEADERS
-    )
+    )  # the headers here too: a 500 page is made outside the middleware
     if new:
         response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
     return response
@@ -555,7 +579,10 @@ def create_app(
             HTTPException: http_error,  # type: ignore[dict-item]
             Exception: server_error,
         },
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False)],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False),
+        ],
     )
     app.state.site = Site(templates, Sources(list(folders or [])), SessionStore(capacity=max_games, ttl=session_ttl))
     return app

@@ -650,3 +650,44 @@ def test_a_policy_file_in_a_served_folder_and_the_baseline_play_as_seats(web, se
         400,
         "field 'players' is 4",
     )
+
+
+def test_a_policy_file_whose_sizes_do_not_fit_the_game_is_refused_without_the_server_path(web, served, trap):
+    """A file that says it plays citadels at 2 players but holds another game's network is refused at
+    `POST /games`, naming the fields, and the page shows no path of the server's."""
+    pytest.importorskip("torch")
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    from city_envs.agents.policy_agent import baseline_path
+
+    source = baseline_path("metropolys", 2)
+    with safe_open(str(source), framework="pt") as handle:
+        metadata = handle.metadata()
+    save_file(load_file(str(source)), str(served / "liar.safetensors"), metadata={**metadata, "game": "citadels"})
+    response = call(
+        web.post,
+        "/games",
+        data={"game": "citadels", "players": "2", "seat0": "ppo:0/liar.safetensors", "seat1": "person"},
+    )
+    refused(response, 400, "do not fit citadels")
+    assert str(served) not in html.unescape(response.text) and str(served.parent) not in html.unescape(response.text)
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "headers"),
+    [
+        ("get", "/static/app.js", {}),
+        ("get", "/static/style.css", {}),
+        ("get", "/static/missing.js", {}),
+        ("get", "/rules", {}),
+        ("get", "/nowhere", {}),
+        ("post", "/games", {}),
+        ("get", "/", {"host": "evil.example"}),
+    ],
+)
+def test_every_response_carries_the_security_headers(raw, method, url, headers):
+    response = getattr(raw, method)(url, headers=headers)
+    assert response.headers["x-content-type-options"] == "nosniff", (url, response.status_code)
+    assert response.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
