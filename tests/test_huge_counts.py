@@ -96,7 +96,11 @@ def load_with(name: str, data: dict, path: tuple, value: int) -> str:
 def test_a_huge_integer_in_any_field_is_refused_at_once(name, data):
     states = positions(name)
     state = data.draw(st.sampled_from(states), label="position")
-    path = data.draw(st.sampled_from(sorted(integer_paths(state["state"]), key=str)), label="field")
+    fields: dict[tuple, list[tuple]] = {}  # each field equally likely, however many entries its lists hold
+    for found in integer_paths(state["state"]):
+        fields.setdefault(tuple("#" if isinstance(key, int) else key for key in found), []).append(found)
+    field = data.draw(st.sampled_from(sorted(fields, key=str)), label="field")
+    path = data.draw(st.sampled_from(fields[field]), label="entry")
     load_with(name, state, path, data.draw(st.sampled_from(HUGE), label="value"))
 
 
@@ -128,3 +132,11 @@ def test_blue_moon_city_committed_payment_is_bounded():
     data["state"]["payment"]["committed"][0] = 2**40
     with memory_cap(), pytest.raises(ValueError, match=r"payment\.committed\[0\].*outside 0\.\.10"):
         game_class("blue_moon_city").from_dict(data)
+
+
+@pytest.mark.parametrize("value", [2**31, 10**30])
+def test_urban_sprawl_decision_is_checked_before_its_context_names_it(value):
+    data = copy.deepcopy(positions("urban_sprawl")[1])
+    data["state"]["decision"] = value
+    with pytest.raises(ValueError, match=r"'decision'.*outside"):
+        game_class("urban_sprawl").from_dict(data)
