@@ -27,7 +27,7 @@ import socket
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -318,6 +318,14 @@ def new_game(request: Request) -> Response:
     )
 
 
+def new_session(
+    name: str, players: int, texts: list[str], resolve: Callable[[str], Path], seed: int, options: dict[str, Any]
+) -> PlaySession:
+    """A match of the seats `texts` (each parsed and checked, policy files loaded)."""
+    seats = [parse_seat(text, name, players, resolve) for text in texts]
+    return PlaySession(name, players, seats, seed, options)
+
+
 async def create_game(request: Request) -> Response:
     form = await form_data(request)
     name = form.get("game", "")
@@ -339,16 +347,10 @@ async def create_game(request: Request) -> Response:
                 options[key] = option.choices[int(text)]
             elif text:
                 options[key] = parse_value(text)
-        seats = [
-            parse_seat(
-                form.get(f"seat{seat}", "").strip() or PERSON,
-                name,
-                players,
-                partial(served_policy_file, site(request).sources),
-            )
-            for seat in range(players)
-        ]
-        session = PlaySession(name, players, seats, seed, options)
+        texts = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(players)]
+        resolve = partial(served_policy_file, site(request).sources)
+        # off the event loop: checking a policy file reads and loads it (seconds for a large one)
+        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options)
     except (TypeError, ValueError, RecursionError, OSError) as error:
         raise BadRequest(str(error)) from None
     site(request).store.add(session)

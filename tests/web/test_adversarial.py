@@ -691,3 +691,32 @@ def test_every_response_carries_the_security_headers(raw, method, url, headers):
     assert response.headers["x-content-type-options"] == "nosniff", (url, response.status_code)
     assert response.headers["x-frame-options"] == "DENY"
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+def test_checking_the_seats_of_a_new_match_leaves_the_server_answering(web, monkeypatch):
+    """`POST /games` checks its seats (policy files: seconds each) off the event loop: a plain GET sent
+    meanwhile is answered at once."""
+    import threading
+
+    from city_envs.web import app as app_module
+
+    checking, release = threading.Event(), threading.Event()
+    parse = app_module.parse_seat
+
+    def slow_parse(*args, **kwargs):
+        checking.set()
+        release.wait(10)
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "parse_seat", slow_parse)
+    web.get("/")  # the form token, before the two requests overlap
+    creating = _pool.submit(new_game, web, "citadels", ("person", "random"))
+    assert checking.wait(DEADLINE)
+    started = time.monotonic()
+    try:
+        assert web.get("/static/style.css").status_code == 200
+        waited = time.monotonic() - started
+    finally:
+        release.set()
+    assert waited < 5, f"a GET waited {waited:.1f} s behind the seat checks"
+    assert creating.result(DEADLINE).startswith("/games/")
