@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from anyio import CapacityLimiter, to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
@@ -60,6 +61,7 @@ HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 64 * 1024
 MAX_OPTION_CHARS = 200
 MAX_SEED = 2**63 - 1
+BOT_THREADS = max(2, os.cpu_count() or 2)  # bot moves thinking at once (a search holds a core)
 CSRF_COOKIE = "city_envs_form_token"
 CSRF_FIELD = "csrf_token"
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -401,7 +403,7 @@ async def act(request: Request) -> Response:
     action = int_param(form.get("action"), "action")
     step = int_param(form.get("step"), "step")
     try:
-        await run_in_threadpool(session.act, seat, action, step)
+        await to_thread.run_sync(session.act, seat, action, step, limiter=request.app.state.bot_moves)
     except ValueError as error:
         raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
     return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
@@ -412,7 +414,7 @@ async def advance(request: Request) -> Response:
     await form_data(request)
     seat = request.query_params.get("seat", "")
     back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
-    await run_in_threadpool(session.advance)
+    await to_thread.run_sync(session.advance, limiter=request.app.state.bot_moves)
     return RedirectResponse(back, status_code=303)
 
 
@@ -567,9 +569,11 @@ def create_app(
     max_games: int = 64,
     host: str = "127.0.0.1",
     session_ttl: float = 6 * 3600.0,
+    bot_threads: int = BOT_THREADS,
 ) -> Starlette:
     """The app; replays and policy files are read only from `folders` (and finished matches played in
-    it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped."""
+    it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped;
+    at most `bot_threads` bot moves (searches) run at once."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals.update(title=title)
     app = Starlette(
@@ -586,6 +590,9 @@ def create_app(
             Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False),
         ],
     )
+    # bots think in threads, at most BOT_THREADS at once: the others wait, and never take every thread of
+    # the pool that serves files and checks seats
+    app.state.bot_moves = CapacityLimiter(bot_threads)
     app.state.site = Site(templates, Sources(list(folders or [])), SessionStore(capacity=max_games, ttl=session_ttl))
     return app
 

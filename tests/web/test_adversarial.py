@@ -720,3 +720,35 @@ def test_checking_the_seats_of_a_new_match_leaves_the_server_answering(web, monk
         release.set()
     assert waited < 5, f"a GET waited {waited:.1f} s behind the seat checks"
     assert creating.result(DEADLINE).startswith("/games/")
+
+
+def test_bot_moves_of_many_matches_think_at_most_bot_threads_at_once(served, monkeypatch):
+    """Many clients keeping bots busy: the moves wait their turn (at most `bot_threads` at once) and
+    the server still answers a plain GET meanwhile."""
+    import threading
+
+    from city_envs.web.sessions import PlaySession
+
+    running, most, lock, release = [0], [0], threading.Lock(), threading.Event()
+    advance = PlaySession.advance
+
+    def slow_advance(self):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        release.wait(3)
+        with lock:
+            running[0] -= 1
+        return advance(self)
+
+    monkeypatch.setattr(PlaySession, "advance", slow_advance)
+    with form_client(create_app([served], bot_threads=2), raise_server_exceptions=False) as client:
+        urls = [new_game(client, "citadels", ("random", "person")) for _ in range(5)]
+        moves = [_pool.submit(client.post, f"{url}/advance") for url in urls[:4]]
+        time.sleep(1)
+        started = time.monotonic()
+        assert client.get("/static/style.css").status_code == 200
+        assert time.monotonic() - started < 2
+        release.set()
+        assert all(move.result(DEADLINE).status_code < 500 for move in moves)
+    assert most[0] == 2
