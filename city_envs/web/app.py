@@ -223,6 +223,16 @@ def check_same_origin(request: Request) -> None:
         raise BadRequest("a request from another site may not change anything here", 403)
 
 
+def refuse_cross_site_reads(request: Request) -> None:
+    """Served files are read by this site's pages and by the user's own navigation, never fetched by
+    another site's page (an image, a script, a fetch: `Sec-Fetch-Site` and `Sec-Fetch-Mode`)."""
+    if (
+        request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none")
+        and request.headers.get("sec-fetch-mode", "navigate") != "navigate"
+    ):
+        raise BadRequest("another site's page may not read the files served here", 403)
+
+
 async def form_data(request: Request) -> dict[str, str]:
     """The form of a write: same origin, URL-encoded, at most `MAX_FORM_BYTES`, with the session's token."""
     check_same_origin(request)
@@ -451,6 +461,7 @@ def rules_index(request: Request) -> Response:
 
 # ----- replays ----------------------------------------------------------------------------
 def load_replay(request: Request) -> tuple[Replay, int, str, str]:
+    refuse_cross_site_reads(request)
     params = request.query_params
     src = params.get("src", "")
     match = int_param(params.get("match"), "match") if params.get("match") else None

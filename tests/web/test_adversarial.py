@@ -752,3 +752,18 @@ def test_bot_moves_of_many_matches_think_at_most_bot_threads_at_once(served, mon
         release.set()
         assert all(move.result(DEADLINE).status_code < 500 for move in moves)
     assert most[0] == 2
+
+
+@pytest.mark.parametrize("route", ["/replay", "/replay/board.png"])
+def test_another_sites_page_cannot_read_a_served_file(raw, served, route):
+    (served / "game.json").write_text(json.dumps(_saved_game()))
+    url = f"{route}?src=0/game.json"
+    for site_, mode in (("cross-site", "no-cors"), ("cross-site", "cors"), ("same-site", "no-cors")):
+        refused(raw.get(url, headers={"sec-fetch-site": site_, "sec-fetch-mode": mode}), 403, "another site")
+    for headers in (
+        {},  # a client that sends no fetch metadata
+        {"sec-fetch-site": "same-origin", "sec-fetch-mode": "no-cors"},  # this site's own page
+        {"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"},  # a link followed by the user
+        {"sec-fetch-site": "none", "sec-fetch-mode": "navigate"},  # typed in the address bar
+    ):
+        assert raw.get(url, headers=headers).status_code == 200, headers
