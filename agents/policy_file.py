@@ -428,6 +428,15 @@ def load_policy_file(path: str | Path, game: str | None = None, players: int | N
         raise PolicyFileError(
             f"{path}: field 'players' is {meta['players']}, but it is asked to play a {players}-player match"
         )
+    if game is not None:
+        from city_envs.core.registry import game_class
+
+        cls = game_class(game)
+        if tuple(meta["observation_shape"]) != tuple(cls.observation_shape) or meta["num_actions"] != cls.num_actions:
+            raise PolicyFileError(
+                f"{path}: fields 'observation_shape' {list(meta['observation_shape'])} and 'num_actions' "
+                f"{meta['num_actions']} do not fit {game}'s {list(cls.observation_shape)} and {cls.num_actions}"
+            )
     check_tensor_index(path, meta)
     tensors = load_file(str(path), device="cpu")
     for name, tensor in tensors.items():

@@ -89,6 +89,19 @@ def _aec_steps(env, seed: int) -> Iterator[None]:
             yield
 
 
+def _native_playouts(name: str, num_players: int, seed: int, **options) -> Iterator[None]:
+    """Yields once per decision of random play inside the native engine (`NativeGame.playout`: the
+    moves `_random_decisions` picks), a whole match at a time."""
+    cls = game_class(name, "native")
+    rng = np.random.default_rng(seed)
+    games = 0
+    while True:
+        game = cls(num_players, seed=seed + games, **options)
+        for _ in range(game.playout(rng)):  # type: ignore[attr-defined]
+            yield
+        games += 1
+
+
 def _heuristic_decisions(name: str, num_players: int, seed: int, **options) -> Iterator[None]:
     """Yields once per decision of the game's heuristic agent in every seat (Game API and `InfoSet`s)."""
     from city_envs.agents.registry import make_agent
@@ -242,11 +255,17 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
 
 
 def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> dict:
-    """The native engine beside the Python engine: random play through the Game API in alternating
-    slices (so the ratio shares the machine's drift), the per-call costs on the same positions, and
-    the AEC loop beside connect_four_v3."""
+    """The native engine beside the Python engine: random play through the Game API, and the same
+    moves played inside the native engine (`playout`), each in alternating slices with the Python
+    engine's Game-API loop (so the ratio shares the machine's drift); the per-call costs on positions of
+    native matches; the AEC loop beside connect_four_v3."""
     native, python = paired_rates(
         _random_decisions(name, num_players, seed, "native", **options),
+        _random_decisions(name, num_players, seed, "python", **options),
+        seconds,
+    )
+    playout, python_beside_playout = paired_rates(
+        _native_playouts(name, num_players, seed, **options),
         _random_decisions(name, num_players, seed, "python", **options),
         seconds,
     )
@@ -254,6 +273,9 @@ def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, *
         "native_decisions_per_s": native,
         "python_decisions_per_s_beside_native": python,
         "native_raw_ratio_vs_python": native / python,
+        "native_playout_decisions_per_s": playout,
+        "python_decisions_per_s_beside_playout": python_beside_playout,
+        "native_playout_ratio_vs_python": playout / python_beside_playout,
     }
     states = sample_states(name, num_players, 200, seed, engine="native", **options)
     figures.update({f"native_{key}": value for key, value in per_call_micros(states, seed=seed).items()})
@@ -292,6 +314,8 @@ TABLE_COLUMNS = (
     ("ISMCTS iteration µs", "search_iteration_us", "{:,.0f}"),
     ("native raw decisions/s", "native_decisions_per_s", "{:,.0f}"),
     ("native / Python raw", "native_raw_ratio_vs_python", "{:.1f}x"),
+    ("native playout decisions/s", "native_playout_decisions_per_s", "{:,.0f}"),
+    ("native playout / Python raw", "native_playout_ratio_vs_python", "{:.1f}x"),
     ("native AEC vs connect_four_v3", "native_aec_ratio_vs_connect_four", "{:.2f}x"),
     ("native clone µs", "native_clone_us", "{:.2f}"),
     ("native determinize µs", "native_determinize_us", "{:.2f}"),

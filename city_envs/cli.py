@@ -4,8 +4,10 @@ benchmark agents and algorithms, play in the browser, run a demo."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -488,11 +490,31 @@ def check_setup(args: argparse.Namespace) -> None:
             prepare_agents(agents[start : start + args.players], probe)
 
 
+def check_listen(host: str, port: int) -> None:
+    """One ValueError unless this machine can listen on `host`:`port` (a port of 1-65535, an address of
+    its own, free): tried with a socket bound and closed at once, before the server starts."""
+    if not 1 <= port <= 65535:
+        raise ValueError(f"--port {port} is not a port number (1-65535)")
+    if not host.strip("0123456789.:") or ":" in host:  # looks like an address: it must be one
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ValueError(f"--host {host!r} is not an IP address") from None
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except (OSError, UnicodeError) as error:  # socket.gaierror is an OSError
+        raise ValueError(f"cannot listen on {host} port {port}: {getattr(error, 'strerror', None) or error}") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from city_envs.web.app import serve
     except ImportError as error:
         raise ValueError(f"serve needs the web extra (pip install 'city-envs[web]'): {error}") from None
+    check_listen(args.host, args.port)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"city-envs: warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
     serve(args.folders, host=args.host, port=args.port)

@@ -441,3 +441,37 @@ def test_a_path_the_system_refuses_is_one_line_not_a_traceback(tmp_path, capsys)
     assert cli.main(["layout", "citadels", "--docs", str(tmp_path / ("a" * 5000))]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("city-envs layout: error: [Errno") and "too long" in error and len(error.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--port", "99999"], "is not a port number"),
+        (["--port", "-1"], "is not a port number"),
+        (["--host", "999.1.1.1"], "'999.1.1.1' is not an IP address"),
+        (["--host", "::zz"], "is not an IP address"),
+        (["--host", "192.0.2.1"], "cannot listen on 192.0.2.1"),  # an address of another machine
+        (["--port", "in-use"], "cannot listen on 127.0.0.1"),
+    ],
+)
+def test_serve_refuses_an_address_it_cannot_listen_on_in_one_line(capsys, monkeypatch, argv, message):
+    pytest.importorskip("uvicorn")
+    import socket
+
+    from city_envs.web import app
+
+    monkeypatch.setattr(app, "serve", lambda *args, **kwargs: pytest.fail("the server started"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        argv = [str(taken.getsockname()[1]) if part == "in-use" else part for part in argv]
+        code, _, err = run(capsys, "serve", *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_train_refuses_a_config_nested_too_deeply_in_one_line(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    config = tmp_path / "deep.toml"
+    config.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    code, _, err = run(capsys, "train", "citadels", "--config", str(config), "--out", str(tmp_path / "run"))
+    assert code == 2 and "nest too deeply" in err and len(err.strip().splitlines()) == 1, err

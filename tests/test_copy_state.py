@@ -24,7 +24,7 @@ def positions(name: str, num_players: int, seed: int = 0, every: int = 7) -> lis
     """States met along a random match (its start and end included), so that most fields hold
     something other than their defaults at some point."""
     rng = np.random.default_rng(seed)
-    game = game_class(name)(num_players, seed=seed)
+    game = game_class(name, "python")(num_players, seed=seed)
     states = [game.clone().state]
     while not game.is_over():
         legal = game.legal_action_ids()
@@ -97,7 +97,7 @@ def test_playing_a_copy_to_the_end_never_changes_its_original(name, num_players)
     rng = np.random.default_rng(1)
     for state in positions(name, num_players, seed=1, every=11):
         before = copy.deepcopy(state)
-        game = game_class(name)(num_players, seed=0)
+        game = game_class(name, "python")(num_players, seed=0)
         game.state = view.copy_state(state)
         while not game.is_over():
             legal = game.legal_action_ids()

@@ -590,7 +590,7 @@ def test_deepcopy_and_pickle_round_trip_and_play_on_alike(name, n, options, copi
     (the copy keeps the generator, so future chance agrees too)."""
     case = CASES[name]
     rng = np.random.default_rng(n)
-    for game in [city_envs.game_class(name)(n, seed=n, **options), *case.round_trip_states(n, options)[:3]]:
+    for game in [city_envs.game_class(name, "python")(n, seed=n, **options), *case.round_trip_states(n, options)[:3]]:
         twin = copier(game)
         assert type(twin) is type(game) and twin.chance._game is twin
         assert_same_game(game, twin)

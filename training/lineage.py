@@ -18,7 +18,8 @@ from pathlib import Path
 
 import tomli_w
 
-from city_envs.core.settings import read_toml
+from city_envs.agents.policy_file import check_tensor_index, read_metadata
+from city_envs.core.settings import read_json, read_toml
 from city_envs.training.evaluation import read_curve
 
 LINEAGE = "lineage"
@@ -30,6 +31,7 @@ def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tupl
     init, baselines = Path(init), Path(baselines)
     if not init.is_file():
         raise ValueError(f"init_from {init} is not a file: the policy the run continued must be kept with it")
+    check_policy_file(init)  # only a policy file is ever copied into the baselines (which ship in the wheel)
     folder = baselines / LINEAGE
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"{task}_{hashlib.sha256(init.read_bytes()).hexdigest()[:12]}"
@@ -50,11 +52,28 @@ def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tupl
     return policy.relative_to(baselines).as_posix()
 
 
+def check_policy_file(init: Path) -> None:
+    """One ValueError unless `init` is a policy file: its header and tensor index check (`policy_file`)."""
+    try:
+        check_tensor_index(init, read_metadata(init))
+    except ValueError as error:
+        raise ValueError(f"init_from {init} is not a policy file: {error}") from None
+
+
 def run_record(run: Path) -> dict:
     """What a finished run's folder tells of how its model was made: the training times, the curve point
     chosen and the curve (the part of a baseline's record that is not its evaluation)."""
-    trained = json.loads((run / "evaluation.json").read_text())
+    path = run / "evaluation.json"
+    trained = read_json(path)
+    if not isinstance(trained, dict):
+        raise ValueError(f"{path} is not a run's evaluation: a {type(trained).__name__}, not an object")
     keys = ("timesteps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
+    for key in keys:
+        value = trained.get(key)
+        if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0):
+            raise ValueError(f"{path}: {key} is {value!r}, not a count or time >= 0")
+    if not isinstance(trained.get("selected"), (dict, type(None))):
+        raise ValueError(f"{path}: selected is {trained['selected']!r}, not an object")
     return {
         "game": trained.get("game"),
         "players": trained.get("players"),

@@ -31,7 +31,9 @@ resumed after a crash ends with the same parameters as an uninterrupted one (one
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -39,12 +41,13 @@ from typing import Any
 import numpy as np
 
 from city_envs.agents.policy_file import load_policy_file, policy_class, policy_kwargs, save_policy
+from city_envs.agents.registry import is_user_agent
 from city_envs.core import progress
 from city_envs.core.settings import parse_assignments, read_toml
 from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, write_curve
-from city_envs.training.lineage import keep_parent, run_record
+from city_envs.training.lineage import check_policy_file, keep_parent, run_record
 from city_envs.training.pool import OpponentPool
 
 
@@ -515,7 +518,8 @@ def retrain_baseline(config_path: str | Path, out: str | Path, log=print) -> dic
 
 def check_finished_run(run: Path, game: str, players: int) -> None:
     """One ValueError unless `run` is a finished training run of `game` at `players` (config, model and
-    evaluation.json all there)."""
+    evaluation.json all there and well-formed), whose config names only agents and files the command line
+    would allow (`run_config`)."""
     missing = [name for name in ("config.toml", "model.safetensors", "evaluation.json") if not (run / name).is_file()]
     if missing:
         raise ValueError(f"{run} is not a finished run: {', '.join(missing)} missing")
@@ -524,20 +528,51 @@ def check_finished_run(run: Path, game: str, players: int) -> None:
         raise ValueError(
             f"{run} is a run of {config.get('game')} with {config.get('players')} players, not {game} with {players}"
         )
-    start = load_config(game, run / "config.toml").init_from
-    if start and not Path(start).is_file():  # checked before the evaluation, which takes minutes
-        raise ValueError(f"{run} continued {start}, which is gone: publishing keeps the policy a run continued")
+    run_config(run)  # checked before the evaluation, which takes minutes
+    run_record(run)  # a malformed evaluation.json is refused before anything is written
+
+
+def run_config(run: Path) -> TrainConfig:
+    """A run folder's config.toml, loaded only when the file decides no code: its teacher is a built-in
+    agent (never a module of the user's, `module:Class`, nor a pickle, `:trust_pickle`), and its
+    `init_from` lies in the run folder or the committed baselines' folder."""
+    from city_envs.agents.policy_agent import baseline_path
+
+    path = run / "config.toml"
+    values = read_toml(path)
+    teacher = values.get("teacher", "")
+    if isinstance(teacher, str) and (is_user_agent(teacher) or "trust_pickle" in teacher.split(":")):
+        raise ValueError(
+            f"{path}: teacher = {teacher!r} would run code named in a file; a run folder's teacher is a built-in agent"
+        )
+    config = load_config(values.get("game", ""), path)
+    if config.init_from:
+        if not Path(config.init_from).is_file():
+            raise ValueError(
+                f"{run} continued {config.init_from}, which is gone: publishing keeps the policy a run continued"
+            )
+        start = Path(config.init_from).resolve()
+        places = (run.resolve(), baseline_path(config.game, config.players).parent.resolve())
+        if not any(start.is_relative_to(place) for place in places):
+            raise ValueError(
+                f"{path}: init_from = {config.init_from!r} lies outside the run folder and the baselines' folder; "
+                "copy the policy the run continued into the run folder"
+            )
+        check_policy_file(start)
+    return config
 
 
 def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: int = 1) -> dict:
     """Copy a finished run's policy and config to `training/baselines/<game>_<n>p.*`, with a `games`-game
     seat-rotated evaluation against random and the heuristic on `seed` (one training never used: runs
     evaluate on seeds `seed + 1` and `seed + 2` of their config, 0-100 in the committed ones). A run that
-    continued a policy (`init_from`) keeps it in `training/baselines/lineage/` (`training/lineage.py`)."""
+    continued a policy (`init_from`) keeps it in `training/baselines/lineage/` (`training/lineage.py`).
+    All or nothing: every file is written into a temporary folder beside the baselines, then moved."""
     from city_envs.agents.policy_agent import baseline_path
 
     run = Path(run)
-    config = load_config(read_toml(run / "config.toml")["game"], run / "config.toml")
+    config = run_config(run)
+    made = run_record(run)
     evaluation = evaluate_model(
         run / "model.safetensors", config.game, config.players, games, seed, jobs=jobs, **config.options
     )
@@ -546,25 +581,31 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
         raise RuntimeError(f"failed evaluation matches {failed} (see `city-envs evaluate`): nothing published")
     target = baseline_path(config.game, config.players)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if config.init_from:  # kept before the target is overwritten: it may be the policy the run continued
-        config.init_from = keep_parent(config.init_from, target.parent, target.stem)
-    shutil.copyfile(run / "model.safetensors", target)
-    target.with_suffix(".toml").write_text(config_to_toml(config))
-    if (run / "learning_curve.png").is_file():
-        shutil.copyfile(run / "learning_curve.png", target.with_name(target.stem + "_curve.png"))
-    made = run_record(run)
-    record = {
-        "game": config.game,
-        "players": config.players,
-        "eval_seed": seed,
-        "agent": "ppo",
-        "training": made["training"],
-        "init_from": config.init_from,
-        "selected": made["selected"],
-        "curve": made["curve"],
-        "evaluation": evaluation,
-    }
-    target.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".publishing-") as folder:
+        staged = Path(folder)
+        if config.init_from:  # kept before the target is overwritten: it may be the policy the run continued
+            config.init_from = keep_parent(config.init_from, staged, target.stem)
+        shutil.copyfile(run / "model.safetensors", staged / target.name)
+        (staged / target.with_suffix(".toml").name).write_text(config_to_toml(config))
+        if (run / "learning_curve.png").is_file():
+            shutil.copyfile(run / "learning_curve.png", staged / (target.stem + "_curve.png"))
+        record = {
+            "game": config.game,
+            "players": config.players,
+            "eval_seed": seed,
+            "agent": "ppo",
+            "training": made["training"],
+            "init_from": config.init_from,
+            "selected": made["selected"],
+            "curve": made["curve"],
+            "evaluation": evaluation,
+        }
+        (staged / target.with_suffix(".json").name).write_text(json.dumps(record, indent=2) + "\n")
+        for file in sorted(staged.rglob("*"), key=lambda p: p.name == target.name):  # the policy last
+            if file.is_file():
+                destination = target.parent / file.relative_to(staged)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(file, destination)
     return record
 
 

@@ -21,6 +21,7 @@ from city_envs.core.validation import (
 )
 
 _CARD_COPIES = Counter({card: copies for card, copies in enumerate(cp.CARD_COPIES)})
+_MOST_COPIES = max(cp.CARD_COPIES)  # no count of one card type exceeds it: checked before the counts become cards
 
 
 def validate_state(s: r.State, num_players: int, options: dict) -> None:
@@ -63,13 +64,13 @@ def _check_city(s: r.State, n: int, center: str) -> None:
 
 
 def _check_cards(s: r.State, n: int) -> None:
-    check_int_table("hands", s.hands, n, cp.NUM_TYPES, 0)
+    check_int_table("hands", s.hands, n, cp.NUM_TYPES, 0, _MOST_COPIES)
     check_ints("deck", s.deck, low=0, high=cp.NUM_TYPES - 1)
-    check_ints("discard", s.discard, cp.NUM_TYPES, 0)
+    check_ints("discard", s.discard, cp.NUM_TYPES, 0, _MOST_COPIES)
     check_ints("pending", s.pending, low=0, high=cp.NUM_TYPES - 1)
     tables = [*s.hands, s.discard]
     if isinstance(s.payment, r.Payment):
-        tables.append(check_ints("payment.committed", s.payment.committed, cp.NUM_TYPES, 0))
+        tables.append(check_ints("payment.committed", s.payment.committed, cp.NUM_TYPES, 0, _MOST_COPIES))
     places = list(s.deck) + list(s.pending)
     for counts in tables:
         places += [card for card, count in enumerate(counts) for _ in range(count)]

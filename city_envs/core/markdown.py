@@ -17,6 +17,26 @@ from city_envs.core.settings import read_document
 MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9 _:.=/,+~@()-]*")  # what agent specs, task and line-up names are made of
+
+
+def cell(text: object) -> str:
+    """`text` from a file as a Markdown table cell that shows it and nothing more: text of the usual
+    characters as it is, anything else with every other character an HTML entity (a newline, `|`,
+    `<script>`, a backtick or a marker comment can neither break the table nor the page)."""
+    text = str(text)
+    if _PLAIN.fullmatch(text) and "__" not in text:
+        return text
+    return "".join(ch if ch.isascii() and (ch.isalnum() or ch == " ") else f"&#{ord(ch)};" for ch in text)
+
+
+def code_cell(text: object) -> str:
+    """`text` from a file as code in a Markdown table cell (an agent spec): in backticks when it is made of
+    the usual characters, else escaped by `cell` inside `<code>` (backticks would show the entities)."""
+    text = str(text)
+    return f"`{text}`" if _PLAIN.fullmatch(text) else f"<code>{cell(text)}</code>"
+
+
 def fill(text: str, tables: dict[str, str], placeholder: str | None = "*No results yet.*") -> str:
     """`text` with each marked section replaced by its table; a section without one gets `placeholder`
     (None: it stays as it is, for a page whose other sections another command writes)."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from city_envs.core.game import SERIAL_FORMAT, Game, IllegalActionError
+from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.regions import BoardMap
 
 if TYPE_CHECKING:
@@ -75,7 +75,13 @@ class NativeGame(Game):
         self.options = self.check_options(options)
         self.seed = seed
         words = rng_words(np.random.default_rng(seed).bit_generator.state)
-        self._match = self.native_type(self.num_players, json.dumps(self.options), words)
+        try:
+            self._match = self.native_type(self.num_players, json.dumps(self.options), words)
+        except ValueError:
+            # options that only the deal can judge (Metropolys' removed districts): the same words as
+            # the Python engine's error, which its own set-up raises
+            self.reference_class(num_players, seed=seed, **options)
+            raise
         self._mask: np.ndarray | None = None
         self._twin: Game | None = None
 
@@ -145,6 +151,17 @@ class NativeGame(Game):
     def standings(self) -> list[tuple[float, ...]]:
         return self._match.standings()
 
+    def playout(self, rng: np.random.Generator, max_decisions: int = 1 << 40) -> int:
+        """Play random legal actions in C++ until the end (or `max_decisions`); the number played.
+
+        Each action is the one a Python loop picks with `legal = np.flatnonzero(game.legal_actions())`
+        then `legal[rng.integers(len(legal))]`, drawn from the same generator: the same moves, faster."""
+        played = self._match.playout(rng.bit_generator.capsule, max_decisions)
+        if played:
+            self._mask = None
+            self._twin = None
+        return played
+
     def observation(self, player: int) -> np.ndarray:
         out = np.empty(self.observation_shape, dtype=np.float32)
         self._match.observation(player, out)
@@ -161,18 +178,18 @@ class NativeGame(Game):
         )
 
     # ----- states -------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        return {
-            "game": self.name,
-            "format": SERIAL_FORMAT,
-            "state_version": self.state_version,
-            "num_players": self.num_players,
-            "options": dict(self.options),
-            "seed": self.seed,
-            "rng": rng_state(self._match.rng_words()),
-            "history": self._match.history(),
-            "state": self._state_to_dict(),
-        }
+    def _rng_snapshot(self) -> Mapping[str, Any]:
+        return rng_state(self._match.rng_words())
+
+    def __deepcopy__(self, memo: dict) -> Self:
+        return self.clone()
+
+    def __copy__(self) -> Self:
+        return self.clone()
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its class and its JSON state (the C++ match itself does not pickle)."""
+        return _restore, (type(self), self.to_dict())
 
     @classmethod
     def from_dict(cls, data: dict, verify_history: bool = False) -> Self:
@@ -273,7 +290,28 @@ class NativeGame(Game):
         return self.reference().render_image()
 
 
+def _restore(cls: type[NativeGame], data: dict) -> NativeGame:
+    """The match a pickle holds (`NativeGame.__reduce__`); unpickling trusts its data, as pickle does."""
+    return cls.from_reference(cls.reference_class.from_trusted_dict(data))
+
+
 _CLASSES: dict[type[Game], type[NativeGame]] = {}
+
+
+def __getattr__(name: str) -> type[NativeGame]:
+    """The native classes by their games' class names (`city_envs.core.native.Citadels`), made on first
+    use, so that a class and its matches pickle by reference into other processes."""
+    if name.startswith("_"):  # the import system's questions (__path__, ...), not a game
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from city_envs.core.registry import GAMES, game_class
+
+    for game in GAMES:
+        reference = game_class(game, "python")
+        if reference.__name__ == name:
+            native = native_class(reference)
+            if native is not None:
+                return native
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def native_class(reference: type[Game]) -> type[NativeGame] | None:
@@ -305,7 +343,14 @@ def native_class(reference: type[Game]) -> type[NativeGame] | None:
     cls = type(
         reference.__name__,
         (NativeGame,),
-        {**members, "reference_class": reference, "native_type": native_type, "__module__": __name__},
+        {
+            **members,
+            "reference_class": reference,
+            "native_type": native_type,
+            "__module__": __name__,
+            "__qualname__": reference.__name__,
+            "__doc__": f"{reference.__name__} on the native engine (the same match as `{reference.__module__}`'s).",
+        },
     )
     _CLASSES[reference] = cls
     return cls

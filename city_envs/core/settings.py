@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -64,6 +65,47 @@ def read_measurement(path: str | Path, measurement: str, name: str, check: Calla
     return data
 
 
+MAX_JSON_BYTES = 256 * 2**20  # a results file of the largest suite is a few MB
+MAX_JSON_INT = 2**64  # seeds, counts and steps are far below it; float() of a 400-digit integer overflows
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]} is not finite")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 24 or abs(int(text)) >= MAX_JSON_INT:
+        raise ValueError(f"the integer {text[:20]}... is out of range (|n| < 2**64)")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a result can hold")
+
+
+def loads_json(text: str, source: str) -> Any:
+    """`text` parsed as JSON a file from outside holds: finite numbers, integers below 2**64, nesting
+    Python can read; anything else is one ValueError naming `source`."""
+    try:
+        return json.loads(text, parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"{source} is not JSON a result can hold: it nests too deeply") from None
+    except ValueError as error:  # JSONDecodeError is one
+        raise ValueError(f"{source} is not JSON a result can hold ({error})") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """A JSON file read from outside (a result, a record): a regular file of at most `MAX_JSON_BYTES`,
+    parsed by `loads_json`; anything else is one ValueError naming it."""
+    path = Path(path)
+    if path.is_file() and path.stat().st_size > MAX_JSON_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_JSON_BYTES // 2**20} MB: not a result this reads")
+    return loads_json(read_document(path), str(path))
+
+
 def read_document(path: str | Path) -> str:
     """The text of a page a command rewrites in place (`--docs`): a regular file, or one ValueError
     naming it. A FIFO or a device would block the command; a folder or a missing file would end it in
@@ -78,9 +120,11 @@ def read_document(path: str | Path) -> str:
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file's table; a file that is not TOML is a ValueError naming it."""
+    """A TOML file's table; a file that is not a regular file of TOML (a FIFO, nesting too deep for
+    the parser) is a ValueError naming it."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_document(path))
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not valid TOML: its tables or arrays nest too deeply") from None

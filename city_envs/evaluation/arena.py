@@ -14,10 +14,13 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Annotated, Any, TypeGuard
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from city_envs.agents.policy_agent import baseline_path
 from city_envs.core.progress import stage
+from city_envs.core.settings import loads_json
 from city_envs.evaluation.ratings import summarize
 from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
 
@@ -32,6 +35,8 @@ class MatchLog:
         self.settings = json.loads(json.dumps(settings))
         self.records: dict[int, dict] = {}
         if resume and self.path.exists():
+            if not self.path.is_file():  # a FIFO or a device would block the run
+                raise ValueError(f"--resume: {self.path} is not a regular file")
             self._load()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -46,7 +51,7 @@ class MatchLog:
         lines = data.split(b"\n")
         complete = lines[:-1]  # what follows the last newline was cut short, or is empty
         try:
-            header = json.loads(complete[0])["run"] if complete else None
+            header = loads_json(complete[0].decode(), str(self.path))["run"] if complete else None
         except (ValueError, KeyError, TypeError):
             header = None
         if not _same_run(header, self.settings):
@@ -56,12 +61,13 @@ class MatchLog:
         moved = dict(zip(header["lineup"], self.settings["lineup"], strict=True))
         for number, line in enumerate(complete[1:], start=2):
             try:
-                record = json.loads(line)
-                match = record["match"]
-            except (ValueError, KeyError, TypeError):
-                match = None
-            if not isinstance(match, int) or isinstance(match, bool) or match < 0:
-                raise ValueError(f"--resume: {self.path} line {number} is not a match record")
+                record = loads_json(line.decode(), str(self.path))
+                _Record.model_validate(record)
+                _check_record(record, header)
+            except (ValueError, UnicodeDecodeError) as error:  # pydantic's ValidationError is a ValueError
+                problem = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
+                raise ValueError(f"--resume: {self.path} line {number} is not a match record ({problem})") from None
+            match = record["match"]
             if isinstance(record.get("kinds"), list):  # a policy moved since: named by its path now
                 record["kinds"] = [moved.get(kind, kind) for kind in record["kinds"]]
             self.records.setdefault(match, record)
@@ -75,6 +81,38 @@ class MatchLog:
             handle.flush()
             os.fsync(handle.fileno())
         self.records.setdefault(record["match"], record)
+
+
+class _Record(BaseModel):
+    """A match record as the log holds it: every field the results read, of its type and range."""
+
+    model_config = ConfigDict(allow_inf_nan=False, extra="forbid")
+
+    match: StrictInt = Field(ge=0)
+    seed: StrictInt = Field(ge=0)
+    kinds: list[StrictStr]
+    failed: StrictBool
+    culprit: StrictInt | None = Field(ge=0)
+    reason: StrictStr
+    decisions: list[Annotated[StrictInt, Field(ge=0)]]
+    scores: list[float]
+    truncated: StrictBool
+    win_share: list[Annotated[float, Field(ge=0, le=1)]]
+    winners: list[Annotated[StrictInt, Field(ge=0)]]
+    history: list[Annotated[StrictInt, Field(ge=0)]] = []
+
+
+def _check_record(record: dict, header: dict) -> None:
+    """A record of this run: one entry per seat, agents of the line-up, a culprit and winners among the seats."""
+    n = header["num_players"]
+    for key in ("kinds", "decisions", "scores", "win_share"):
+        if len(record[key]) != n:
+            raise ValueError(f"{key} has {len(record[key])} entries for {n} seats")
+    strangers = set(record["kinds"]) - set(header["lineup"])
+    if strangers:
+        raise ValueError(f"agents {sorted(strangers)} are not in the line-up")
+    if record["culprit"] is not None and record["culprit"] >= n or any(seat >= n for seat in record["winners"]):
+        raise ValueError(f"a culprit or winner is no seat of {n}")
 
 
 def _file_digest(path: str) -> str | None:

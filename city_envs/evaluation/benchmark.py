@@ -24,10 +24,11 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from city_envs.agents.registry import is_user_agent, make_agent, prepare_agents
 from city_envs.core.registry import make_game
+from city_envs.core.settings import read_json
 from city_envs.evaluation.arena import evaluate
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.ratings import counts, wilson_interval
@@ -286,12 +287,13 @@ def add_aggregate(results: dict, reps: int = BOOTSTRAP_REPS) -> None:
 
 
 def load_results(path: str | Path) -> dict:
-    """A benchmark's `results.json` (a folder or the file), checked to be one."""
+    """A benchmark's `results.json` (a folder or the file), checked to be one: a regular file of finite
+    numbers (`read_json`), each figure the readers use of its type and range."""
     path = Path(path)
     file = path / RESULTS if path.is_dir() else path
     try:
-        results = json.loads(file.read_text())
-    except (OSError, ValueError) as error:
+        results = read_json(file)
+    except ValueError as error:
         raise BenchmarkError(f"{file}: not a readable benchmark result ({error})") from None
     if not isinstance(results, dict) or results.get("format") != FORMAT:
         raise BenchmarkError(f"{file}: not a city-envs benchmark result (format {FORMAT})")
@@ -305,23 +307,30 @@ def load_results(path: str | Path) -> dict:
     return results
 
 
-class _Lineup(BaseModel):
+class _Checked(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
+
+Interval = tuple[float, float]
+
+
+class _Lineup(_Checked):
     win_share: list[float | None]
     margin: list[float | None]
-    win_rate: float
-    ci95: list[float]
+    win_rate: float = Field(ge=0, le=1)
+    ci95: Interval
     mean_margin: float
-    failures: int
+    failures: int = Field(ge=0)
 
 
-class _Task(BaseModel):
+class _Task(_Checked):
     players: int = Field(ge=2)
     lineups: dict[str, _Lineup] = Field(min_length=1)
     score: float
-    ci95: list[float]
+    ci95: Interval
 
 
-class _Suite(BaseModel):
+class _Suite(_Checked):
     suite: str
     version: str
     variant: str
@@ -332,16 +341,16 @@ class _Suite(BaseModel):
     references: dict
 
 
-class _Aggregate(BaseModel):
+class _Aggregate(_Checked):
     iqm: float
-    ci95: list[float]
+    ci95: Interval
 
 
-class _Agent(BaseModel):
+class _Agent(_Checked):
     spec: str
 
 
-class _ResultFile(BaseModel):
+class _ResultFile(_Checked):
     """What the readers of a result (`compare`, `tables`) use of it, checked before they use it."""
 
     agent: _Agent

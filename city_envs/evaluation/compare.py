@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from city_envs.core.markdown import cell
 from city_envs.evaluation.benchmark import BenchmarkError, load_results, score_array
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.statistics import (
@@ -80,7 +81,7 @@ def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> 
 
 def format_comparison(comparison: dict) -> str:
     lines = [
-        f"# Comparison on suite {comparison['suite']}",
+        f"# Comparison on suite {cell(comparison['suite'])}",
         "",
         "Ranked by maximal lotteries with each task a voter (tier 1 first; within a tier by IQM).",
         "",
@@ -89,13 +90,14 @@ def format_comparison(comparison: dict) -> str:
     ]
     for rank, (agent, a) in enumerate(comparison["agents"].items(), start=1):
         lines.append(
-            f"| {rank} | {agent} | {a['maximal_lottery']['tier']} | "
+            f"| {rank} | {cell(agent)} | {a['maximal_lottery']['tier']} | "
             f"{a['maximal_lottery']['probability']:.3f} | {a['iqm']:.3f} ({a['iqm_ci95'][0]:.3f} to "
             f"{a['iqm_ci95'][1]:.3f}) | {a['openskill']['mu']:.1f} ± {a['openskill']['sigma']:.1f} |"
         )
     lines += ["", "| X | Y | P(X > Y) (95% CI) |", "|---|---|---|"]
     for p in comparison["probability_of_improvement"]:
-        lines.append(f"| {p['x']} | {p['y']} | {p['probability']:.3f} ({p['ci95'][0]:.3f}-{p['ci95'][1]:.3f}) |")
+        low, high = p["ci95"]
+        lines.append(f"| {cell(p['x'])} | {cell(p['y'])} | {p['probability']:.3f} ({low:.3f}-{high:.3f}) |")
     return "\n".join(lines)
 
 

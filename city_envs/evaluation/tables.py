@@ -10,12 +10,11 @@ sections is typed by hand, and a test checks that the page matches its JSON.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from city_envs.core.markdown import section_names, write_sections
-from city_envs.core.settings import read_document
+from city_envs.core.markdown import cell, code_cell, section_names, write_sections
+from city_envs.core.settings import read_document, read_json
 from city_envs.evaluation.benchmark import load_results
 
 
@@ -35,12 +34,12 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
             continue
         results.sort(key=lambda r: -r["aggregate"]["iqm"])
         tasks = list(results[0]["tasks"])
-        lines = ["| agent | IQM (95% CI) | " + " | ".join(tasks) + " |", "|---" * (len(tasks) + 2) + "|"]
+        lines = ["| agent | IQM (95% CI) | " + " | ".join(map(cell, tasks)) + " |", "|---" * (len(tasks) + 2) + "|"]
         for r in results:
             agg = r["aggregate"]
             cells = [f"{r['tasks'][t]['score']:+.2f}" for t in tasks]
             lines.append(
-                f"| `{r['agent']['spec']}` | {agg['iqm']:+.3f} ({_ci(agg['ci95'], signed=True)}) | "
+                f"| {code_cell(r['agent']['spec'])} | {agg['iqm']:+.3f} ({_ci(agg['ci95'], signed=True)}) | "
                 + " | ".join(cells)
                 + " |"
             )
@@ -50,17 +49,17 @@ def agent_tables(results_dir: Path) -> dict[str, str]:
             for task, t in r["tasks"].items():
                 for lineup, s in t["lineups"].items():
                     detail.append(
-                        f"| `{r['agent']['spec']}` | {task} | {lineup} | {s['win_rate']:.3f} "
+                        f"| {code_cell(r['agent']['spec'])} | {cell(task)} | {cell(lineup)} | {s['win_rate']:.3f} "
                         f"({_ci(s['ci95'])}) | {s['mean_margin']:+.1f} |"
                     )
         tables[f"lineups-{suite_dir.name}"] = "\n".join(detail)
         clock = ["| agent | workers | wall clock |", "|---|---|---|"]
         for r in results:
             if r.get("jobs") is None:
-                clock.append(f"| `{r['agent']['spec']}` | not recorded | not recorded |")
+                clock.append(f"| {code_cell(r['agent']['spec'])} | not recorded | not recorded |")
             else:
                 took = f"resumed, last part {r['seconds']:.0f} s" if r["resumed"] else f"{r['seconds']:.0f} s"
-                clock.append(f"| `{r['agent']['spec']}` | {r['jobs']} ({r['backend']}) | {took} |")
+                clock.append(f"| {code_cell(r['agent']['spec'])} | {r['jobs']} ({cell(r['backend'])}) | {took} |")
         tables[f"timing-{suite_dir.name}"] = "\n".join(clock)
     return tables
 
@@ -69,7 +68,7 @@ def algorithm_tables(results_dir: Path) -> dict[str, str]:
     """Per suite: each algorithm's IQM over seeds and tasks, its curve, and its failures."""
     tables = {}
     for suite_dir in sorted(p for p in (results_dir / "algorithms").glob("*") if p.is_dir()):
-        summaries = [json.loads(p.read_text()) for p in sorted(suite_dir.glob("*/summary.json"))]
+        summaries = [read_json(p) for p in sorted(suite_dir.glob("*/summary.json"))]
         if not summaries:
             continue
         lines = [
@@ -82,7 +81,7 @@ def algorithm_tables(results_dir: Path) -> dict[str, str]:
             final = "no run finished" if agg is None else f"{agg['iqm']:+.3f} ({_ci(agg['ci95'], signed=True)})"
             curve = " / ".join(f"{p['iqm']:+.2f}" for p in s.get("curve", []))
             lines.append(
-                f"| `{s['algorithm']}` | {s['budget']:,} | {len(s['seeds'])} | {final} | {curve} | "
+                f"| {code_cell(s['algorithm'])} | {s['budget']:,} | {len(s['seeds'])} | {final} | {curve} | "
                 f"{len(s['failures'])} |"
             )
         tables[f"algorithms-{suite_dir.name}"] = "\n".join(lines)
@@ -90,7 +89,7 @@ def algorithm_tables(results_dir: Path) -> dict[str, str]:
 
 
 def exploit_table(results_dir: Path) -> dict[str, str]:
-    probes = [json.loads(p.read_text()) for p in sorted((results_dir / "exploit").glob("*/exploit.json"))]
+    probes = [read_json(p) for p in sorted((results_dir / "exploit").glob("*/exploit.json"))]
     if not probes:
         return {}
     lines = [
@@ -100,7 +99,7 @@ def exploit_table(results_dir: Path) -> dict[str, str]:
     for p in probes:
         start, final = p["curve"][0], p["final"]
         lines.append(
-            f"| {p['task']} | `{p['target']['spec']}` | {p['budget']:,} | {start['win_rate']:.3f} "
+            f"| {cell(p['task'])} | {code_cell(p['target']['spec'])} | {p['budget']:,} | {start['win_rate']:.3f} "
             f"({_ci(start['ci95'])}) | {final['win_rate']:.3f} ({_ci(final['ci95'])}) |"
         )
     return {"exploit": "\n".join(lines)}
@@ -111,7 +110,7 @@ def comparison_tables(results_dir: Path) -> dict[str, str]:
     improvement of each agent over the next one (`RESULTS/compare/<suite>/comparison.json`)."""
     tables = {}
     for path in sorted((results_dir / "compare").glob("*/comparison.json")):
-        comparison = json.loads(path.read_text())
+        comparison = read_json(path)
         lines = [
             "| rank | agent | tier | IQM (95% CI) | P(better than the next agent) (95% CI) |",
             "|---|---|---|---|---|",
@@ -120,9 +119,11 @@ def comparison_tables(results_dir: Path) -> dict[str, str]:
         for rank, name in enumerate(comparison["order"], start=1):
             agent = comparison["agents"][name]
             step = improvement.get(name)
-            over = "" if step is None else f"{step['probability']:.3f} ({_ci(step['ci95'])}) over `{step['y']}`"
+            over = (
+                "" if step is None else f"{step['probability']:.3f} ({_ci(step['ci95'])}) over {code_cell(step['y'])}"
+            )
             lines.append(
-                f"| {rank} | `{name}` | {agent['maximal_lottery']['tier']} | {agent['iqm']:+.3f} "
+                f"| {rank} | {code_cell(name)} | {cell(agent['maximal_lottery']['tier'])} | {agent['iqm']:+.3f} "
                 f"({_ci(agent['iqm_ci95'], signed=True)}) | {over} |"
             )
         tables[f"compare-{comparison['suite']}"] = "\n".join(lines)
@@ -146,7 +147,7 @@ def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
         raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
     try:
         tables = all_tables(results_dir)
-    except (KeyError, TypeError, IndexError, ValueError) as error:
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, OverflowError) as error:
         raise ValueError(
             f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: {error}); nothing written"
         ) from None

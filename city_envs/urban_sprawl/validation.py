@@ -198,6 +198,7 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
     check_list("winners", s.winners)
     check_ints("winners", s.winners, low=0, high=n - 1)
     check_distinct("winners", s.winners)
+    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)  # before the context names it
     require(isinstance(s.ctx, dict), "ctx", f"{type(s.ctx).__name__} found where a dict belongs")
     _check_ctx(s, n)
     check_list("tasks", s.tasks)
@@ -208,7 +209,6 @@ def _check_turn(s: r.State, n: int, max_turns: int) -> None:
                 require(value in ("w", "p"), f"tasks[{i}].icon", f"{value!r} is not 'w' or 'p'")
             else:
                 check_int(f"tasks[{i}].{name}", value, 0)  # seats, ids and amounts
-    check_int("decision", s.decision, r.GAME_OVER, len(r.Decision.names) - 1)
     if s.decision == r.GAME_OVER:
         require(bool(s.winners), "winners", "none at the end of the game")
         return

@@ -27,15 +27,17 @@ import socket
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from anyio import CapacityLimiter, to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -44,6 +46,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
@@ -58,6 +61,7 @@ HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 64 * 1024
 MAX_OPTION_CHARS = 200
 MAX_SEED = 2**63 - 1
+BOT_THREADS = max(2, os.cpu_count() or 2)  # bot moves thinking at once (a search holds a core)
 CSRF_COOKIE = "city_envs_form_token"
 CSRF_FIELD = "csrf_token"
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -70,6 +74,28 @@ SECURITY_HEADERS = {
 }
 log = logging.getLogger("city_envs.web")
 _render_lock = threading.Lock()  # matplotlib drawing is kept to one frame at a time
+
+
+class SecurityHeaders:
+    """ASGI middleware: `SECURITY_HEADERS` on every response (pages, files, images, errors), unless set."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for key, value in SECURITY_HEADERS.items():
+                    if key not in headers:
+                        headers[key] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 class BadRequest(Exception):
@@ -181,7 +207,7 @@ def page(request: Request, name: str, status: int = 200, **context: Any) -> Resp
     token, new = form_token(request)
     response = site(request).templates.TemplateResponse(
         request, name, context | {"csrf": token}, status_code=status, headers=SECURITY_HEADERS
-    )
+    )  # the headers here too: a 500 page is made outside the middleware
     if new:
         response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
     return response
@@ -195,6 +221,16 @@ def check_same_origin(request: Request) -> None:
         raise BadRequest(f"a form from another site ({origin[:100]}) may not change anything here", 403)
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         raise BadRequest("a request from another site may not change anything here", 403)
+
+
+def refuse_cross_site_reads(request: Request) -> None:
+    """Served files are read by this site's pages and by the user's own navigation, never fetched by
+    another site's page (an image, a script, a fetch: `Sec-Fetch-Site` and `Sec-Fetch-Mode`)."""
+    if (
+        request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none")
+        and request.headers.get("sec-fetch-mode", "navigate") != "navigate"
+    ):
+        raise BadRequest("another site's page may not read the files served here", 403)
 
 
 async def form_data(request: Request) -> dict[str, str]:
@@ -294,6 +330,14 @@ def new_game(request: Request) -> Response:
     )
 
 
+def new_session(
+    name: str, players: int, texts: list[str], resolve: Callable[[str], Path], seed: int, options: dict[str, Any]
+) -> PlaySession:
+    """A match of the seats `texts` (each parsed and checked, policy files loaded)."""
+    seats = [parse_seat(text, name, players, resolve) for text in texts]
+    return PlaySession(name, players, seats, seed, options)
+
+
 async def create_game(request: Request) -> Response:
     form = await form_data(request)
     name = form.get("game", "")
@@ -315,16 +359,10 @@ async def create_game(request: Request) -> Response:
                 options[key] = option.choices[int(text)]
             elif text:
                 options[key] = parse_value(text)
-        seats = [
-            parse_seat(
-                form.get(f"seat{seat}", "").strip() or PERSON,
-                name,
-                players,
-                partial(served_policy_file, site(request).sources),
-            )
-            for seat in range(players)
-        ]
-        session = PlaySession(name, players, seats, seed, options)
+        texts = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(players)]
+        resolve = partial(served_policy_file, site(request).sources)
+        # off the event loop: checking a policy file reads and loads it (seconds for a large one)
+        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options)
     except (TypeError, ValueError, RecursionError, OSError) as error:
         raise BadRequest(str(error)) from None
     site(request).store.add(session)
@@ -375,7 +413,7 @@ async def act(request: Request) -> Response:
     action = int_param(form.get("action"), "action")
     step = int_param(form.get("step"), "step")
     try:
-        await run_in_threadpool(session.act, seat, action, step)
+        await to_thread.run_sync(session.act, seat, action, step, limiter=request.app.state.bot_moves)
     except ValueError as error:
         raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
     return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
@@ -386,7 +424,7 @@ async def advance(request: Request) -> Response:
     await form_data(request)
     seat = request.query_params.get("seat", "")
     back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
-    await run_in_threadpool(session.advance)
+    await to_thread.run_sync(session.advance, limiter=request.app.state.bot_moves)
     return RedirectResponse(back, status_code=303)
 
 
@@ -423,6 +461,7 @@ def rules_index(request: Request) -> Response:
 
 # ----- replays ----------------------------------------------------------------------------
 def load_replay(request: Request) -> tuple[Replay, int, str, str]:
+    refuse_cross_site_reads(request)
     params = request.query_params
     src = params.get("src", "")
     match = int_param(params.get("match"), "match") if params.get("match") else None
@@ -541,9 +580,11 @@ def create_app(
     max_games: int = 64,
     host: str = "127.0.0.1",
     session_ttl: float = 6 * 3600.0,
+    bot_threads: int = BOT_THREADS,
 ) -> Starlette:
     """The app; replays and policy files are read only from `folders` (and finished matches played in
-    it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped."""
+    it); requests must name `host` (`allowed_hosts_for`); a match unused for `session_ttl` s is dropped;
+    at most `bot_threads` bot moves (searches) run at once."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals.update(title=title)
     app = Starlette(
@@ -555,8 +596,14 @@ def create_app(
             HTTPException: http_error,  # type: ignore[dict-item]
             Exception: server_error,
         },
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False)],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts_for(host), www_redirect=False),
+        ],
     )
+    # bots think in threads, at most BOT_THREADS at once: the others wait, and never take every thread of
+    # the pool that serves files and checks seats
+    app.state.bot_moves = CapacityLimiter(bot_threads)
     app.state.site = Site(templates, Sources(list(folders or [])), SessionStore(capacity=max_games, ttl=session_ttl))
     return app
 

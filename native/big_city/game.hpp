@@ -539,7 +539,8 @@ struct Game {
         const int p = cp::kOffset[t] + k;
         const int r = tile_rotation[t - 1];
         const bool ok = r < 0 ? (px[p] == -1 && py[p] == -1)
-                              : (px[p] == tile_ax[t - 1] + layout_col(t, r, k) && py[p] == tile_ay[t - 1] + layout_row(t, r, k));
+                              : (px[p] == tile_ax[t - 1] + layout_col(t, r, k) &&
+                                 py[p] == tile_ay[t - 1] + layout_row(t, r, k));
         if (!ok) throw std::invalid_argument("state: px: a plot is not where its tile puts it");
       }
     // pieces and occupants
@@ -557,7 +558,8 @@ struct Game {
         throw std::invalid_argument("state: pieces[].plots: not the piece's size");
       piece.size = static_cast<int8_t>(plots.size());
       for (int m = 0; m < piece.size; ++m) {
-        piece.plots[m] = static_cast<int8_t>(checked_index(plots[static_cast<size_t>(m)], "pieces[].plots", cp::kNumPlots));
+        const json::Value& plot = plots[static_cast<size_t>(m)];
+        piece.plots[m] = static_cast<int8_t>(checked_index(plot, "pieces[].plots", cp::kNumPlots));
         if (px[piece.plots[m]] < 0 || occupant[piece.plots[m]] != k)
           throw std::invalid_argument("state: occupant: disagrees with pieces");
       }
@@ -574,11 +576,13 @@ struct Game {
     read_ints(s.at("supply"), "supply", supply, cp::kNumKinds, cp::kNumKinds, 0, 8);
     // cards
     const auto& hands_json = s.at("hands").as_array("hands", static_cast<size_t>(n));
-    if (static_cast<int>(hands_json.size()) != n) throw std::invalid_argument("state: hands must have one hand per seat");
+    if (static_cast<int>(hands_json.size()) != n)
+      throw std::invalid_argument("state: hands must have one hand per seat");
     int seen[cp::kNumCards] = {};
     for (int seat = 0; seat < n; ++seat) {
       int size = 0;
-      read_ints(hands_json[static_cast<size_t>(seat)], "hands[]", hands[seat], 0, hand_limit, 0, cp::kNumCards - 1, &size);
+      read_ints(hands_json[static_cast<size_t>(seat)], "hands[]", hands[seat], 0, hand_limit, 0, cp::kNumCards - 1,
+                &size);
       hand_size[seat] = static_cast<int8_t>(size);
       for (int k = 0; k < size; ++k) ++seen[hands[seat][k]];
     }
@@ -592,7 +596,8 @@ struct Game {
       if (size != known) throw std::invalid_argument("state: pile_known[]: not the length of its pile");
       pile_size[i] = static_cast<int8_t>(size);
       for (int j = 0; j < size; ++j) {
-        if (cp::kCardPile[piles[i][j]] != i + 1) throw std::invalid_argument("state: piles[]: holds a card of another pile");
+        if (cp::kCardPile[piles[i][j]] != i + 1)
+          throw std::invalid_argument("state: piles[]: holds a card of another pile");
         ++seen[piles[i][j]];
       }
     }
@@ -600,12 +605,14 @@ struct Game {
     read_ints(s.at("exchange"), "exchange", exchange, 0, detail::kMaxHand, 0, cp::kNumCards - 1, &num_exchange);
     for (int k = 0; k < num_exchange; ++k) ++seen[exchange[k]];
     for (int c = 0; c < cp::kNumCards; ++c)
-      if (seen[c] + (out[c] ? 1 : 0) != 1) throw std::invalid_argument("state: hands: a card is not in exactly one place");
+      if (seen[c] + (out[c] ? 1 : 0) != 1)
+        throw std::invalid_argument("state: hands: a card is not in exactly one place");
     read_ints(s.at("scores"), "scores", score, n, n, 0, 1000000);
     read_ints(s.at("setup_tiles"), "setup_tiles", setup_tiles, 0, 6, 1, cp::kNumTiles, &num_setup_tiles);
     read_ints(s.at("setup_order"), "setup_order", setup_order, 0, 6, 0, n - 1, &num_setup_order);
     decision = static_cast<int>(s.at("decision").as_int("decision", kGameOver, cp::kNumDecisions - 1));
-    active = static_cast<int>(s.at("active").as_int("active", decision == kGameOver ? -1 : 0, decision == kGameOver ? -1 : n - 1));
+    const bool over = decision == kGameOver;
+    active = static_cast<int>(s.at("active").as_int("active", over ? -1 : 0, over ? -1 : n - 1));
     turns = static_cast<int>(s.at("turns").as_int("turns", 0, cp::kMaxTurns));
     passes = static_cast<int>(s.at("passes").as_int("passes", 0, n));
     read_ints(s.at("drawn"), "drawn", drawn, 8, 8, 0, cp::kMaxDrawsPerPile);
@@ -841,7 +848,8 @@ struct Game {
     }
     hall = hall && city_hall_built();
     if (cp::kIsSpecial[k]) {
-      int value = cp::kRuleBase[k] + cp::kRulePerRes[k] * res + cp::kRulePerBus[k] * bus + cp::kRulePerSpecial[k] * special;
+      int value = cp::kRuleBase[k] + cp::kRulePerRes[k] * res + cp::kRulePerBus[k] * bus +
+                  cp::kRulePerSpecial[k] * special;
       if (tram) value *= cp::kRuleTramMult[k];
       if (hall) value *= cp::kRuleChaMult[k];
       return value;

@@ -1063,7 +1063,35 @@ struct Game {
     return static_cast<int>(value.as_int(what, low, high));
   }
 
+  // An object holding exactly `names` (each once, in any order), as the Python State and Payment take.
+  template <size_t N>
+  static void check_keys(const json::Value& value, const char* what, const char* const (&names)[N]) {
+    if (value.kind != json::Value::Kind::kObject)
+      throw std::invalid_argument(std::string("state: ") + what + " must be an object");
+    bool seen[N] = {};
+    for (const auto& member : value.members) {
+      size_t k = 0;
+      while (k < N && member.first != names[k]) ++k;
+      const std::string where = std::string("state: ") + what;
+      if (k == N) throw std::invalid_argument(where + " has an unknown key '" + member.first + "'");
+      if (seen[k]) throw std::invalid_argument(where + " repeats the key '" + member.first + "'");
+      seen[k] = true;
+    }
+    for (size_t k = 0; k < N; ++k)
+      if (!seen[k]) throw std::invalid_argument(std::string("state: missing key '") + names[k] + "'");
+  }
+
   void read_json(int num_players, const json::Value& options, const json::Value& state) {
+    static constexpr const char* kStateKeys[] = {
+        "n",         "tile_at",  "complete",       "markers_on",       "dragons",  "figures",
+        "hands",     "deck",     "discard",        "crystals",         "scales",   "scale_supply",
+        "offerings", "markers",  "obelisk",        "pending",          "active",   "decision",
+        "allowance", "teleport", "scales_claimed", "offers_this_turn", "discards", "payment",
+        "turns",     "last_completion_turn",       "winners",          "truncated"};
+    static constexpr const char* kPaymentKeys[] = {"section", "value",   "colour",   "total",
+                                                   "cap1",    "cap_any", "committed"};
+    check_keys(state, "state", kStateKeys);
+    if (!state.at("payment").is_null()) check_keys(state.at("payment"), "payment", kPaymentKeys);
     read_options(options);
     Game g = fresh(num_players, center_fixed, max_rounds);
     const int np = num_players;

@@ -8,10 +8,18 @@ namespace city_envs::native::citadels {
 inline constexpr int kNumKinds = 30;
 inline constexpr int kDeckSize = 68;
 inline constexpr int kNumTypes = 5;
-inline constexpr int kCost[30] = {3, 4, 5, 1, 2, 3, 5, 1, 2, 2, 3, 4, 5, 1, 2, 3, 5, 2, 3, 5, 5, 4, 5, 5, 5, 6, 6, 6, 6, 6};
-inline constexpr int kPoints[30] = {3, 4, 5, 1, 2, 3, 5, 1, 2, 2, 3, 4, 5, 1, 2, 3, 5, 2, 3, 5, 5, 4, 5, 5, 5, 6, 6, 6, 8, 8};
-inline constexpr int kCopies[30] = {5, 4, 3, 3, 3, 3, 2, 5, 4, 3, 3, 3, 2, 3, 3, 3, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-inline constexpr int kTypeOf[30] = {0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+inline constexpr int kCost[30] = {
+    3, 4, 5, 1, 2, 3, 5, 1, 2, 2, 3, 4, 5, 1, 2, 3, 5, 2, 3, 5, 5, 4, 5, 5, 5, 6, 6, 6, 6, 6
+};
+inline constexpr int kPoints[30] = {
+    3, 4, 5, 1, 2, 3, 5, 1, 2, 2, 3, 4, 5, 1, 2, 3, 5, 2, 3, 5, 5, 4, 5, 5, 5, 6, 6, 6, 8, 8
+};
+inline constexpr int kCopies[30] = {
+    5, 4, 3, 3, 3, 3, 2, 5, 4, 3, 3, 3, 2, 3, 3, 3, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+};
+inline constexpr int kTypeOf[30] = {
+    0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4
+};
 inline constexpr int kMaxCopies = 5;
 inline constexpr int HAUNTED_QUARTER = 17;
 inline constexpr int KEEP = 18;
@@ -93,7 +101,9 @@ inline constexpr int D_MAGICIAN_DISCARD = 4;
 inline constexpr int D_GRAVEYARD = 5;
 inline constexpr int D_GAME_OVER = -1;
 inline constexpr int kNumDecisions = 6;
-inline constexpr const char* kDecisionNames[6] = {"SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"};
+inline constexpr const char* kDecisionNames[6] = {
+    "SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"
+};
 inline constexpr int EV_FACEDOWN = 0;
 inline constexpr int EV_PICK = 1;
 inline constexpr int EV_DISCARD = 2;

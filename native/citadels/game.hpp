@@ -1120,6 +1120,7 @@ struct Game {
     int64_t rounds = 1;
     read_options(options, classic_variant, rounds);
     *this = Game();
+    check_keys(state);
     n = static_cast<int>(state.at("n").as_int("n", num_players, num_players));
     const int seat_high = n - 1;
     completion = static_cast<int>(state.at("completion").as_int("completion", COMPLETION_SIZE, LONG_COMPLETION_SIZE));
@@ -1150,7 +1151,8 @@ struct Game {
     const auto& step_items = state.at("steps").as_array("steps", kMaxSteps);
     num_steps = static_cast<int>(step_items.size());
     require(num_steps > 0, "steps", "is empty");
-    for (int i = 0; i < num_steps; ++i) read_list(step_items[static_cast<size_t>(i)], "steps", steps[i], 2, 0, seat_high);
+    for (int i = 0; i < num_steps; ++i)
+      read_list(step_items[static_cast<size_t>(i)], "steps", steps[i], 2, 0, seat_high);
     int expected[kMaxSteps][2];
     const int expected_count = selection_steps(n, steps[0][0], expected);
     require(expected_count == num_steps && std::memcmp(expected, steps, sizeof(int) * 2 * num_steps) == 0, "steps",
@@ -1201,6 +1203,26 @@ struct Game {
     check_decision();
   }
 
+  // The state's keys are State's fields, each once (State(**fields) refuses any other).
+  static void check_keys(const json::Value& state) {
+    static constexpr const char* kKeys[] = {
+        "n", "completion", "max_rounds", "deck", "hands", "cities", "city_size", "gold", "crown", "round",
+        "first_completer", "game_ending", "truncated", "decision", "actor", "face_up", "facedown", "pile", "steps",
+        "step", "holder", "offered", "sel_log", "known_facedown", "called", "killed", "robbed", "revealed", "played",
+        "turn_seat", "gathered", "ability_used", "income_done", "destroy_used", "smithy_used", "lab_used",
+        "builds_done", "build_limit", "drawn", "marked", "graveyard_card", "events"};
+    constexpr size_t kNumKeys = sizeof kKeys / sizeof kKeys[0];
+    require(state.kind == json::Value::Kind::kObject, "state", "must be an object");
+    bool seen[kNumKeys] = {};
+    for (const auto& member : state.members) {
+      size_t which = 0;
+      while (which < kNumKeys && member.first != kKeys[which]) ++which;
+      if (which == kNumKeys) throw std::invalid_argument("state: unknown key '" + member.first + "'");
+      if (seen[which]) throw std::invalid_argument("state: key '" + member.first + "' given twice");
+      seen[which] = true;
+    }
+  }
+
   void read_events(const json::Value& state) {
     const auto& items = state.at("events").as_array("events", kMaxEvents);
     num_events = static_cast<int>(items.size());
@@ -1217,7 +1239,7 @@ struct Game {
       for (int k = 0; k < kEventArity[which]; ++k) {
         const auto& value = entry[static_cast<size_t>(k + 1)];
         if (which == EVENT_GRAVEYARD && k == 2) event.args[k] = value.as_bool("events") ? 1 : 0;
-        else event.args[k] = static_cast<int32_t>(value.as_int("events", -2 * int64_t{kMaxGold}, 2 * int64_t{kMaxGold}));
+        else event.args[k] = static_cast<int32_t>(value.as_int("events", -2 * int64_t{kMaxGold}, 2 * kMaxGold));
       }
     }
   }
@@ -1237,7 +1259,8 @@ struct Game {
       }
       require(size == city_size[seat], "city_size", "disagrees with the city");
     }
-    for (int kind = 0; kind < kNumKinds; ++kind) require(count[kind] == kCopies[kind], "deck", "cards are missing or duplicated");
+    for (int kind = 0; kind < kNumKinds; ++kind)
+      require(count[kind] == kCopies[kind], "deck", "cards are missing or duplicated");
   }
 
   // validation._check_decision, as far as the transitions index by it.

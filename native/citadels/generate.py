@@ -16,8 +16,24 @@ from city_envs.citadels import rules, view
 HEADER = Path(__file__).with_name("components.hpp")
 
 
+def _wrapped(head: str, items: list[str]) -> str:
+    """`head{items};` on one line, or its items on indented lines within 120 columns."""
+    line = f"{head}{{{', '.join(items)}}};"
+    if len(line) <= 120:
+        return line
+    lines, current = [head + "{"], "   "
+    for item in items:
+        if len(current) + len(item) + 2 > 120:
+            lines.append(current)
+            current = "   "
+        current += f" {item},"
+    lines.append(current.rstrip(","))
+    lines.append("};")
+    return "\n".join(lines)
+
+
 def _array(name: str, ctype: str, values: list[int]) -> str:
-    return f"inline constexpr {ctype} {name}[{len(values)}] = {{{', '.join(str(int(v)) for v in values)}}};"
+    return _wrapped(f"inline constexpr {ctype} {name}[{len(values)}] = ", [str(int(v)) for v in values])
 
 
 def _const(name: str, value: int) -> str:
@@ -118,8 +134,8 @@ def render() -> str:
         lines.append(_const("D_" + name, index))
     lines.append(_const("D_GAME_OVER", rules.GAME_OVER))
     lines.append(f"inline constexpr int kNumDecisions = {len(rules.Decision.names)};")
-    names = ", ".join(f'"{name}"' for name in rules.Decision.names)
-    lines.append(f"inline constexpr const char* kDecisionNames[{len(rules.Decision.names)}] = {{{names}}};")
+    head = f"inline constexpr const char* kDecisionNames[{len(rules.Decision.names)}] = "
+    lines.append(_wrapped(head, [f'"{name}"' for name in rules.Decision.names]))
     for name in ("EV_FACEDOWN", "EV_PICK", "EV_DISCARD", "EV_LEFTOVER"):
         lines.append(_const(name, getattr(rules, name)))
     lines += ["", "// ----- observation offsets (view.LAYOUT) -----", _const("kObservationSize", view.LAYOUT.size)]

@@ -184,6 +184,31 @@ void bind_game(nb::module_& m, const char* class_name) {
             self.game.observation(checked_seat(self, player), out.data());
           },
           nb::arg("player"), nb::arg("out"), "Write `player`'s observation into `out` (float32, observation_size).")
+      .def(
+          "playout",
+          [](M& self, const nb::capsule& capsule, int64_t max_decisions) {
+            Random rng(numpy_bitgen(capsule));
+            uint8_t mask[G::kNumActions];
+            int legal[G::kNumActions];
+            int64_t played = 0;
+            while (played < max_decisions && !self.game.is_over()) {
+              self.game.legal_actions(mask);
+              int count = 0;
+              for (int i = 0; i < G::kNumActions; ++i)
+                if (mask[i] != 0) legal[count++] = i;
+              if (count == 0) break;
+              const int action = legal[rng.integers(count)];
+              Random chance(self.rng);
+              self.game.apply(action, chance);
+              self.history.push_back(static_cast<int32_t>(action));
+              ++played;
+            }
+            return played;
+          },
+          nb::arg("rng"), nb::arg("max_decisions"),
+          "Play uniformly random legal actions (the k-th legal id, k = rng.integers(count), drawn from the "
+          "numpy generator whose `bit_generator.capsule` is `rng`) until the end or `max_decisions`; "
+          "return how many were played.")
       .def("clone", [](const M& self) { return M(self); })
       .def(
           "determinize",

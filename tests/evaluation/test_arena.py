@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from city_envs import make_game
+from city_envs.cli import main as cli_main
 from city_envs.evaluation import evaluate, format_results, match_seeds, schedule, seat_lineup, wilson_interval, workers
 from city_envs.evaluation.reports import write_reports
 
@@ -500,3 +501,66 @@ def test_a_run_of_the_baseline_shorthand_does_not_resume_once_the_baseline_is_re
     policy.write_bytes(Path("training/baselines/citadels_4p.safetensors").read_bytes())  # another baseline
     with pytest.raises(ValueError, match="not a log of this run"):
         evaluate("citadels", 2, [kind, "random"], games=1, seed=0, log=log, resume=True)
+
+
+def hang(signum, frame):
+    raise TimeoutError("the command hangs")
+
+
+def record_line(log: Path, change) -> str:
+    """The log's first record, changed by `change`, as a line."""
+    record = json.loads(log.read_text().splitlines()[1])
+    change(record)
+    return json.dumps(record)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("nan_score", "is not a number a result can hold"),
+        ("infinite_share", "is not a number a result can hold"),
+        ("negative_decisions", "greater than or equal to 0"),
+        ("missing_field", "Field required"),
+        ("scores_not_a_list", "valid list"),
+        ("short_scores", "scores has 1 entries for 2 seats"),
+        ("stranger", "not in the line-up"),
+        ("culprit_no_seat", "no seat of 2"),
+        ("nested", "nests too deeply"),
+        ("fifo", "is not a regular file"),
+    ],
+)
+def test_evaluate_resume_refuses_a_bad_record_in_one_line(tmp_path, capsys, case, message):
+    out = tmp_path / "run"
+    argv = ["evaluate", "citadels", "--players", "2", "--agents", "random,random", "--games", "2"]
+    assert cli_main([*argv, "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    log = out / "matches.jsonl"
+    header, *records = log.read_text().splitlines()
+    changes = {
+        "nan_score": lambda r: r.update(scores=[float("nan"), 1.0]),
+        "infinite_share": lambda r: r.update(win_share=[float("inf"), 0.0]),
+        "negative_decisions": lambda r: r.update(decisions=[-4, 3]),
+        "missing_field": lambda r: r.pop("win_share"),
+        "scores_not_a_list": lambda r: r.update(scores=7),
+        "short_scores": lambda r: r.update(scores=[1.0]),
+        "stranger": lambda r: r.update(kinds=["heuristic", "random"]),
+        "culprit_no_seat": lambda r: r.update(failed=True, culprit=5),
+    }
+    if case == "nested":
+        log.write_text("\n".join([header, "[" * 100_000 + "]" * 100_000, ""]))
+    elif case == "fifo":
+        log.unlink()
+        os.mkfifo(log)
+    else:
+        log.write_text("\n".join([header, record_line(log, changes[case]), ""]))
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(30)  # reading a FIFO would block: the alarm ends the test instead of hanging the suite
+    try:
+        assert cli_main([*argv, "--out", str(out), "--quiet", "--resume"]) == 2
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    if (out / "results.json").is_file():
+        assert "NaN" not in (out / "results.json").read_text() and "Infinity" not in (out / "results.json").read_text()

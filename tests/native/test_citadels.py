@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
 
-from city_envs.core.native import native_class
+from city_envs.core.native import native_class, rng_words
 from city_envs.core.registry import game_class
 from tests.native.parity import play_pair
 
@@ -47,3 +48,18 @@ def test_the_committed_header_is_a_fresh_generation():
     spec.loader.exec_module(generate)
     committed = (ROOT / "native" / "citadels" / "components.hpp").read_text()
     assert committed == generate.render(), "run `python native/citadels/generate.py` and commit the header"
+
+
+def test_the_door_refuses_unknown_missing_and_repeated_keys():
+    native = game_class("citadels", "native")
+    data = game_class("citadels", "python")(4, seed=0).to_dict()
+    options, words, text = json.dumps(data["options"]), rng_words(data["rng"]), json.dumps(data["state"])
+    assert json.loads(native.native_type.from_json(4, options, text, words, []).state_json()) == data["state"]
+    broken = [
+        json.dumps({**data["state"], "extra": 1}),
+        json.dumps({key: value for key, value in data["state"].items() if key != "events"}),
+        text[:-1] + ', "gold": [2, 2, 2, 2]}',
+    ]
+    for state in broken:
+        with pytest.raises(ValueError):
+            native.native_type.from_json(4, options, state, words, [])

@@ -179,3 +179,32 @@ def test_an_engine_named_must_exist():
             with pytest.raises(ValueError, match="not available"):
                 game_class(name, "native")
         assert game_class(name, "python").__module__.startswith(f"city_envs.{name}")
+
+
+@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+def test_a_native_playout_plays_the_moves_a_python_loop_picks(name, num_players):
+    python, native = pair(name, num_players, seed=4)
+    mine, theirs = np.random.default_rng(8), np.random.default_rng(8)
+    assert native.playout(theirs, max_decisions=5) == 5
+    for _ in range(5):
+        legal = np.flatnonzero(python.legal_actions())
+        python.apply(int(legal[mine.integers(len(legal))]))
+    assert difference(python, native) is None
+    played = native.playout(theirs)
+    while not python.is_over():
+        legal = np.flatnonzero(python.legal_actions())
+        python.apply(int(legal[mine.integers(len(legal))]))
+    assert played == len(python.history) - 5 and native.is_over()
+    assert mine.bit_generator.state == theirs.bit_generator.state
+    assert difference(python, native) is None
+
+
+@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+def test_matches_copy_and_pickle_whole(name, num_players):
+    import copy
+    import pickle
+
+    for _, native in positions(name, num_players, seed=6, every=40):
+        for twin in (copy.deepcopy(native), copy.copy(native), pickle.loads(pickle.dumps(native))):
+            assert type(twin) is type(native) and twin.to_dict() == native.to_dict()
+    assert pickle.loads(pickle.dumps(type(native))) is type(native)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import tomli_w
 
 pytest.importorskip("torch")
 
@@ -174,3 +175,84 @@ def test_the_privileged_ab_warm_start_of_a_continued_baseline_is_its_first_polic
     assert all(step.args[step.args.index("--config") + 1] == root for step in arms)
     first, *_ = privileged_ab.plan(tmp_path / "ab", "citadels_2p", 64, "baseline")
     assert first.args[first.args.index("--config") + 1] == str(baselines / "citadels_2p.toml")
+
+
+@pytest.fixture
+def finished_run(tmp_path, baselines, monkeypatch):
+    """A finished run of citadels at 2 players, and a published baseline whose files must stay untouched."""
+    from city_envs.training import baseline_tables
+
+    monkeypatch.setattr(baseline_tables, "PAGES", ())  # the checkout's pages stay as they are
+    train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "run", log=lambda _: None)
+    selfplay.publish_baseline(tmp_path / "run", games=4)
+    return tmp_path / "run"
+
+
+def published(baselines) -> dict:
+    return {p.relative_to(baselines): p.read_bytes() for p in sorted(baselines.rglob("*")) if p.is_file()}
+
+
+def set_config(run, **values) -> None:
+    config = read_toml(run / "config.toml")
+    (run / "config.toml").write_text(tomli_w.dumps({**config, **values}))
+
+
+EVIL_TEACHER = "import pathlib\npathlib.Path(__file__).with_name('ran').write_text('x')\nclass Agent: pass\n"
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("pickle_teacher", "would run code named in a file"),
+        ("module_teacher", "would run code named in a file"),
+        ("init_from_outside", "lies outside the run folder"),
+        ("init_from_not_a_policy", "is not a policy file"),
+        ("evaluation_not_an_object", "not a run's evaluation"),
+        ("evaluation_nested", "nests too deeply"),
+        ("evaluation_negative_time", "not a count or time >= 0"),
+    ],
+)
+def test_a_run_folder_decides_no_code_and_no_file_copied(finished_run, baselines, capsys, monkeypatch, case, message):
+    run, before = finished_run, published(baselines)
+    monkeypatch.chdir(run)
+    monkeypatch.syspath_prepend(str(run))
+    if case == "pickle_teacher":
+        set_config(run, pretrain=True, teacher=f"ppo:{run / 'model.zip'}:trust_pickle", dagger_rounds=1)
+    elif case == "module_teacher":
+        (run / "evilteacher.py").write_text(EVIL_TEACHER)
+        set_config(run, pretrain=True, teacher="evilteacher:Agent", dagger_rounds=1)
+    elif case == "init_from_outside":
+        outside = run.parent / "elsewhere.safetensors"
+        outside.write_bytes((run / "model.safetensors").read_bytes())
+        set_config(run, init_from=str(outside))
+    elif case == "init_from_not_a_policy":
+        (run / "parent.safetensors").write_text("root:x:0:0:root:/root:/bin/bash\n")
+        set_config(run, init_from="parent.safetensors")
+    elif case == "evaluation_not_an_object":
+        (run / "evaluation.json").write_text("[1, 2]")
+    elif case == "evaluation_nested":
+        (run / "evaluation.json").write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        record = json.loads((run / "evaluation.json").read_text())
+        (run / "evaluation.json").write_text(json.dumps({**record, "ppo_seconds": -5}))
+    monkeypatch.setattr(selfplay, "evaluate_model", lambda *args, **kwargs: pytest.fail("evaluated"))
+    assert cli.main(["baseline", "citadels", "--from-run", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (run / "ran").exists()
+    assert published(baselines) == before  # nothing copied into the lineage, nothing overwritten
+
+
+def test_publishing_is_all_or_nothing(finished_run, baselines, monkeypatch):
+    before = published(baselines)
+    second = finished_run.parent / "second"
+    train(TrainConfig("citadels", timesteps=64, seed=1, **TINY), second, log=lambda _: None)
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(selfplay, "config_to_toml", broken)  # fails after the policy is written
+    with pytest.raises(OSError, match="disk full"):
+        selfplay.publish_baseline(second, games=4)
+    assert published(baselines) == before
+    assert not [p for p in baselines.iterdir() if p.name.startswith(".")]  # no temporary folder left

@@ -650,3 +650,120 @@ def test_a_policy_file_in_a_served_folder_and_the_baseline_play_as_seats(web, se
         400,
         "field 'players' is 4",
     )
+
+
+def test_a_policy_file_whose_sizes_do_not_fit_the_game_is_refused_without_the_server_path(web, served, trap):
+    """A file that says it plays citadels at 2 players but holds another game's network is refused at
+    `POST /games`, naming the fields, and the page shows no path of the server's."""
+    pytest.importorskip("torch")
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    from city_envs.agents.policy_agent import baseline_path
+
+    source = baseline_path("metropolys", 2)
+    with safe_open(str(source), framework="pt") as handle:
+        metadata = handle.metadata()
+    save_file(load_file(str(source)), str(served / "liar.safetensors"), metadata={**metadata, "game": "citadels"})
+    response = call(
+        web.post,
+        "/games",
+        data={"game": "citadels", "players": "2", "seat0": "ppo:0/liar.safetensors", "seat1": "person"},
+    )
+    refused(response, 400, "do not fit citadels")
+    assert str(served) not in html.unescape(response.text) and str(served.parent) not in html.unescape(response.text)
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "headers"),
+    [
+        ("get", "/static/app.js", {}),
+        ("get", "/static/style.css", {}),
+        ("get", "/static/missing.js", {}),
+        ("get", "/rules", {}),
+        ("get", "/nowhere", {}),
+        ("post", "/games", {}),
+        ("get", "/", {"host": "evil.example"}),
+    ],
+)
+def test_every_response_carries_the_security_headers(raw, method, url, headers):
+    response = getattr(raw, method)(url, headers=headers)
+    assert response.headers["x-content-type-options"] == "nosniff", (url, response.status_code)
+    assert response.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+def test_checking_the_seats_of_a_new_match_leaves_the_server_answering(web, monkeypatch):
+    """`POST /games` checks its seats (policy files: seconds each) off the event loop: a plain GET sent
+    meanwhile is answered at once."""
+    import threading
+
+    from city_envs.web import app as app_module
+
+    checking, release = threading.Event(), threading.Event()
+    parse = app_module.parse_seat
+
+    def slow_parse(*args, **kwargs):
+        checking.set()
+        release.wait(10)
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "parse_seat", slow_parse)
+    web.get("/")  # the form token, before the two requests overlap
+    creating = _pool.submit(new_game, web, "citadels", ("person", "random"))
+    assert checking.wait(DEADLINE)
+    started = time.monotonic()
+    try:
+        assert web.get("/static/style.css").status_code == 200
+        waited = time.monotonic() - started
+    finally:
+        release.set()
+    assert waited < 5, f"a GET waited {waited:.1f} s behind the seat checks"
+    assert creating.result(DEADLINE).startswith("/games/")
+
+
+def test_bot_moves_of_many_matches_think_at_most_bot_threads_at_once(served, monkeypatch):
+    """Many clients keeping bots busy: the moves wait their turn (at most `bot_threads` at once) and
+    the server still answers a plain GET meanwhile."""
+    import threading
+
+    from city_envs.web.sessions import PlaySession
+
+    running, most, lock, release = [0], [0], threading.Lock(), threading.Event()
+    advance = PlaySession.advance
+
+    def slow_advance(self):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        release.wait(3)
+        with lock:
+            running[0] -= 1
+        return advance(self)
+
+    monkeypatch.setattr(PlaySession, "advance", slow_advance)
+    with form_client(create_app([served], bot_threads=2), raise_server_exceptions=False) as client:
+        urls = [new_game(client, "citadels", ("random", "person")) for _ in range(5)]
+        moves = [_pool.submit(client.post, f"{url}/advance") for url in urls[:4]]
+        time.sleep(1)
+        started = time.monotonic()
+        assert client.get("/static/style.css").status_code == 200
+        assert time.monotonic() - started < 2
+        release.set()
+        assert all(move.result(DEADLINE).status_code < 500 for move in moves)
+    assert most[0] == 2
+
+
+@pytest.mark.parametrize("route", ["/replay", "/replay/board.png"])
+def test_another_sites_page_cannot_read_a_served_file(raw, served, route):
+    (served / "game.json").write_text(json.dumps(_saved_game()))
+    url = f"{route}?src=0/game.json"
+    for site_, mode in (("cross-site", "no-cors"), ("cross-site", "cors"), ("same-site", "no-cors")):
+        refused(raw.get(url, headers={"sec-fetch-site": site_, "sec-fetch-mode": mode}), 403, "another site")
+    for headers in (
+        {},  # a client that sends no fetch metadata
+        {"sec-fetch-site": "same-origin", "sec-fetch-mode": "no-cors"},  # this site's own page
+        {"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"},  # a link followed by the user
+        {"sec-fetch-site": "none", "sec-fetch-mode": "navigate"},  # typed in the address bar
+    ):
+        assert raw.get(url, headers=headers).status_code == 200, headers
