@@ -88,8 +88,15 @@ class NativeGame(Game):
     @classmethod
     def _wrap(cls, match: Any, num_players: int, options: dict[str, Any], seed: int | None) -> Self:
         game = object.__new__(cls)
-        game.num_players, game.options, game.seed = num_players, options, seed
-        game._match, game._mask, game._twin = match, None, None
+        # one dict for all the attributes: the cheapest way to fill a new object (clone is hot in search)
+        game.__dict__ = {
+            "num_players": num_players,
+            "options": options,
+            "seed": seed,
+            "_match": match,
+            "_mask": None,
+            "_twin": None,
+        }
         return game
 
     # ----- play ---------------------------------------------------------------------------------
