@@ -405,14 +405,15 @@ def cmd_benchmark_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_benchmark_verify(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.verify import LegacyResult, format_verdict, verify_result
+    from city_envs.evaluation.verify import LegacyResult, format_verdict, legacy_name, verify_result
 
     clean = True
     for folder in args.results:
         try:
             differences, played = verify_result(folder)
         except LegacyResult as legacy:
-            print(str(legacy))
+            known = legacy_name(Path(folder).parent if Path(folder).name == "results.json" else Path(folder))
+            print(f"{legacy}" + (f" (the committed {known}: compare and tables accept it as it is)" if known else ""))
             clean = False
             continue
         print(format_verdict(folder, differences, played))
