@@ -48,7 +48,9 @@ CHILD = "import sys; from city_envs.evaluation.seat import main; main(sys.argv[1
 
 def wire_form(game: Game) -> dict:
     """`game.to_dict()` without its defensive deep copy (a third of the cost of a decision here): the
-    form is serialized at once and never kept."""
+    form is serialized at once and never kept. A game with its own form (the native engine's) gives it."""
+    if type(game).to_dict is not Game.to_dict:
+        return game.to_dict()
     return {
         "game": game.name,
         "format": SERIAL_FORMAT,
@@ -163,7 +165,8 @@ def _answer(message: dict, state: dict) -> dict:
         prepare_agents([agent], make_game(str(check["game"]), int(check["players"]), seed=0))
         return {"modules": _module_files()}
     act = message["act"]
-    game = game_class(act["state"]["game"]).from_trusted_dict(act["state"])  # the referee's own to_dict
+    # the referee's own to_dict, read on the Python engine (the candidate's copy, whatever the referee plays on)
+    game = game_class(act["state"]["game"], "python").from_trusted_dict(act["state"])
     action = state["agent"].act(InfoSet(game, int(act["seat"])))
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action.item()

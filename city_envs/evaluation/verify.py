@@ -47,7 +47,6 @@ LEGACY = {
     "2e71cb9130200372bd58f0bab5c2678d911cf80fbac7947aff4628ad298b1b7e": "benchmarks/agents/v1-lite/ismcts-50-random",
     "6494e0a93afaed65fa1b8b65bcaee875f98e0279ceffc3e87e9c98441ae96f9c": "benchmarks/agents/v1-lite/heuristic",
     "24a356b253e1d82f1ffcdb646d833bd8e93e5699aa5554710ce8f7d58123bccf": "benchmarks/agents/v1-lite/ppo",
-    "e6f4396993a76986247199a27c338222ebb5fceefd13842497989e2e91ae1363": "benchmarks/agents/v1-lite/random",
 }
 SHOWN = 20  # differences printed in full; the rest are counted
 
