@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import platform
 import time
 from collections.abc import Callable, Sequence
@@ -118,9 +119,23 @@ def log_files(out: Path) -> list[Path]:
     return sorted((out / RUNS).glob("*/*/matches.jsonl"))
 
 
+def _log_digest(path: Path) -> str:
+    """SHA-256 of a match log with its records in match order (they are written as matches end, so the
+    order depends on the workers): the same matches give the same digest, whatever `--jobs` was."""
+    header, *records = path.read_bytes().split(b"\n")
+
+    def match_number(line: bytes) -> tuple[float, bytes]:
+        try:
+            return float(json.loads(line)["match"]), line
+        except (ValueError, KeyError, TypeError):
+            return math.inf, line
+
+    return hashlib.sha256(b"\n".join([header, *sorted(records, key=match_number)])).hexdigest()
+
+
 def logs_digest(out: Path) -> str:
     """SHA-256 over the match logs under `out`: each log's path (relative to `out`) and content digest."""
-    lines = [f"{path.relative_to(out).as_posix()} {_sha256(path)}\n" for path in log_files(out)]
+    lines = [f"{path.relative_to(out).as_posix()} {_log_digest(path)}\n" for path in log_files(out)]
     return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
