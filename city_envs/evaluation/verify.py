@@ -45,7 +45,6 @@ LEGACY = {
     "8eae9a4c333a021738e6504e64b75a155c7050dce394271a50f2ed05d1a5f490": "benchmarks/agents/v1/ppo",
     "593f5d7404f100ba27762bf2eb66d5bdd62492d5b1d2af3aadfca5eff380ab0d": "benchmarks/agents/v1/random",
     "2e71cb9130200372bd58f0bab5c2678d911cf80fbac7947aff4628ad298b1b7e": "benchmarks/agents/v1-lite/ismcts-50-random",
-    "24a356b253e1d82f1ffcdb646d833bd8e93e5699aa5554710ce8f7d58123bccf": "benchmarks/agents/v1-lite/ppo",
 }
 SHOWN = 20  # differences printed in full; the rest are counted
 
