@@ -408,6 +408,23 @@ def cmd_benchmark_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_benchmark_verify(args: argparse.Namespace) -> int:
+    from city_envs.evaluation.verify import LegacyResult, format_verdict, legacy_name, verify_result
+
+    clean = True
+    for folder in args.results:
+        try:
+            differences, played = verify_result(folder)
+        except LegacyResult as legacy:
+            known = legacy_name(Path(folder).parent if Path(folder).name == "results.json" else Path(folder))
+            print(f"{legacy}" + (f" (the committed {known}: compare and tables accept it as it is)" if known else ""))
+            clean = False
+            continue
+        print(format_verdict(folder, differences, played))
+        clean = clean and not differences
+    return 0 if clean else 1
+
+
 def cmd_benchmark_tables(args: argparse.Namespace) -> int:
     from city_envs.evaluation.tables import write_tables
 
@@ -532,7 +549,7 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def add_benchmark_parser(sub, match_timeout: float) -> None:
-    """`city-envs benchmark agent|compare|train|exploit|suites` (docs/benchmark.md)."""
+    """`city-envs benchmark agent|compare|verify|tables|train|exploit|suites` (docs/benchmark.md)."""
     benchmark = sub.add_parser(
         "benchmark",
         help="score agents and training algorithms on a frozen suite",
@@ -584,6 +601,14 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
     compare.add_argument("results", nargs="+", help="benchmark folders (or their results.json)")
     compare.add_argument("--out", default="runs/compare", help="folder for comparison.json, .md and plots")
     compare.set_defaults(func=cmd_benchmark_compare)
+
+    verify = verb(
+        "verify",
+        "replay every match of benchmark results from its seed and moves and recompute every figure "
+        "(exit 0: verified; 1: what differs)",
+    )
+    verify.add_argument("results", nargs="+", help="benchmark folders (or their results.json)")
+    verify.set_defaults(func=cmd_benchmark_verify)
 
     verb("suites", "the suites, their tasks and line-ups").set_defaults(func=cmd_benchmark_suites)
 

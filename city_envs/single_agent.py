@@ -81,6 +81,12 @@ class SingleAgentEnv(gym.Env):
                 f"of a {self.num_players}-player {game} match"
             )
         for opponent in opponents:
+            if isinstance(opponent, str):
+                raise ValueError(
+                    f"opponent {opponent!r} is a name, not an agent: build agents from names with "
+                    f"city_envs.agents.make_opponents({[o if isinstance(o, str) else '...' for o in opponents]!r}, "
+                    f"{game!r}), or pass objects with act(info_set)"
+                )
             if not callable(getattr(opponent, "act", None)):
                 raise ValueError(f"opponent {opponent!r} has no act(info_set) method")
         if seat is not None and (isinstance(seat, bool) or seat not in range(self.num_players)):

@@ -121,6 +121,7 @@ def test_illegal_action_raises_or_loses():
         ({"num_players": 9}, "supports"),
         ({"opponents": []}, "0 opponents for the 1 other seats"),
         ({"opponents": [object()]}, "no act"),
+        ({"opponents": ["heuristic"]}, r"a name, not an agent: .*make_opponents\(\['heuristic'\], 'citadels'\)"),
         ({"seat": 2}, "invalid seat 2"),
         ({"illegal_action": "ignore"}, "raise, lose"),
         ({"reward": "points"}, "win, score"),

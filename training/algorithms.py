@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import shutil
 import sys
 import time
@@ -83,6 +84,8 @@ def segmented_ppo(request: TrainRequest, pool: Any = None, **settings: Any) -> l
     run = request.out / "train"
     kept = request.out / "checkpoints"
     kept.mkdir(parents=True, exist_ok=True)
+    defaults = load_config(request.task.game, None, players=request.task.players)
+    settings = {**fit_rollout(request.checkpoints, defaults.n_envs, defaults.n_steps, defaults.batch_size), **settings}
     specs: list[tuple[int, str]] = []
     for target in request.checkpoints:
         marker = kept / f"target_{target}.json"
@@ -108,6 +111,18 @@ def segmented_ppo(request: TrainRequest, pool: Any = None, **settings: Any) -> l
             marker.write_text(json.dumps([step, path]))
         specs.append((step, f"ppo:{path}"))
     return specs
+
+
+def fit_rollout(checkpoints: Sequence[int], n_envs: int, n_steps: int, batch_size: int) -> dict[str, int]:
+    """PPO settings whose rollout (`n_envs * n_steps` learner steps) ends on every checkpoint, when the
+    game's own rollout is longer than the checkpoints' spacing (a small budget: 2,048 steps would
+    otherwise train one 4,096-step rollout and stop there at every checkpoint); {} when it is not."""
+    spacing = math.gcd(*checkpoints)
+    if n_envs * n_steps <= checkpoints[0]:
+        return {}
+    envs = math.gcd(spacing, n_envs)
+    steps = spacing // envs
+    return {"n_envs": envs, "n_steps": steps, "batch_size": min(batch_size, envs * steps)}
 
 
 def ppo_scratch(request: TrainRequest) -> list[tuple[int, str]]:
@@ -419,6 +434,13 @@ def summarize_algorithm(
     return summary
 
 
+def _ci(bounds: Sequence[float], seeds: int, form: str, label: str = "") -> str:
+    """A bootstrap interval over seeds as text; with one seed there is nothing to resample, so no interval."""
+    if seeds < 2:
+        return "no interval from one seed"
+    return f"{label}{bounds[0]:{form}} to {bounds[1]:{form}}"
+
+
 def format_algorithm_summary(summary: dict) -> str:
     suite = summary["suite"]
     lines = [
@@ -434,19 +456,19 @@ def format_algorithm_summary(summary: dict) -> str:
     else:
         lines += [
             "",
-            f"IQM over seeds and tasks: **{agg['iqm']:.3f}** (95% CI {agg['ci95'][0]:.3f} to "
-            f"{agg['ci95'][1]:.3f}; {agg['seeds_used']} seeds with every task).",
+            f"IQM over seeds and tasks: **{agg['iqm']:.3f}** ({_ci(agg['ci95'], agg['seeds_used'], '.3f', '95% CI ')}; "
+            f"{agg['seeds_used']} seeds with every task).",
             "",
             "| task | score (95% CI) | per seed |",
             "|---|---|---|",
         ]
         for i, task in enumerate(summary["tasks"]):
             per_seed = ", ".join("failed" if np.isnan(row[i]) else f"{row[i]:+.3f}" for row in summary["scores"])
-            low, high = agg["task_ci95"][task]
-            lines.append(f"| {task} | {agg['task_scores'][task]:+.3f} ({low:+.3f} to {high:+.3f}) | {per_seed} |")
+            task_ci = _ci(agg["task_ci95"][task], agg["seeds_used"], "+.3f")
+            lines.append(f"| {task} | {agg['task_scores'][task]:+.3f} ({task_ci}) | {per_seed} |")
         lines += ["", "| budget share | step | IQM (95% CI) |", "|---|---|---|"]
         lines += [
-            f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({p['ci95'][0]:+.3f} to {p['ci95'][1]:+.3f}) |"
+            f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({_ci(p['ci95'], len(p['scores']), '+.3f')}) |"
             for p in summary["curve"]
         ]
     if summary["failures"]:

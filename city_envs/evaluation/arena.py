@@ -182,6 +182,25 @@ def lineup_label(agent_kinds: list[str]) -> str:
     return " v ".join(dict.fromkeys(names))
 
 
+def run_settings(
+    game_name: str, num_players: int, agent_kinds: list[str], games: int, seed: int, options: dict, isolate: bool
+) -> dict:
+    """A run's settings, the first line of its log: what resuming (and verifying) compares."""
+    settings = {
+        "game": game_name,
+        "num_players": num_players,
+        "lineup": list(agent_kinds),
+        "games": games,
+        "seed": seed,
+        "options": dict(options),
+        # what resuming compares, wherever the files move
+        "policies": policy_digests(list(agent_kinds), game_name, num_players),
+    }
+    if isolate:
+        settings["isolated"] = 0  # the first agent's seat plays in its own process
+    return settings
+
+
 def evaluate(
     game_name: str,
     num_players: int,
@@ -195,6 +214,7 @@ def evaluate(
     match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     log: str | Path | None = None,
     resume: bool = False,
+    isolate: bool = False,
     **options: Any,
 ) -> dict:
     """Play `games` scheduled matches of the agents and aggregate them by agent.
@@ -209,6 +229,9 @@ def evaluate(
     `log`: a JSON-lines file that receives every record as its match ends (`MatchLog`); with `resume`,
     the records already in it are kept and only the other matches are played, which gives the
     results of an uninterrupted run.
+
+    `isolate`: the first agent plays in a process of its own and receives, at each decision, a match
+    sampled from its seat's information (`city_envs.evaluation.seat`); the benchmark's candidate does.
     """
     if games < 1:
         raise ValueError("games must be >= 1")
@@ -217,17 +240,8 @@ def evaluate(
     if resume and log is None:
         raise ValueError("resume needs the log of the run to finish (--out)")
     check_timeout(match_timeout)
-    check_lineup(game_name, num_players, agent_kinds, **options)
-    settings = {
-        "game": game_name,
-        "num_players": num_players,
-        "lineup": list(agent_kinds),
-        "games": games,
-        "seed": seed,
-        "options": dict(options),
-        # what resuming compares, wherever the files move
-        "policies": policy_digests(list(agent_kinds), game_name, num_players),
-    }
+    check_lineup(game_name, num_players, agent_kinds, isolate=isolate, **options)
+    settings = run_settings(game_name, num_players, agent_kinds, games, seed, options, isolate)
     match_log = MatchLog(log, settings, resume) if log is not None else None
     finished = {m: r for m, r in match_log.records.items() if m < games} if match_log else {}
     with stage(f"{game_name} {num_players}p, {lineup_label(agent_kinds)}", games, "matches") as bar:
@@ -252,6 +266,7 @@ def evaluate(
             match_timeout=match_timeout,
             skip=finished,
             on_record=match_log.append if match_log else None,
+            isolate=isolate,
             **options,
         )
     records = sorted([*finished.values(), *played_now], key=lambda r: r["match"])

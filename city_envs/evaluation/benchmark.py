@@ -15,8 +15,8 @@ so anyone can recompute the figures.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
+import math
 import platform
 import time
 from collections.abc import Callable, Sequence
@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from city_envs.agents.registry import is_user_agent, make_agent, prepare_agents
-from city_envs.core.registry import make_game
+from city_envs.agents.registry import is_user_agent
 from city_envs.core.settings import read_json
 from city_envs.evaluation.arena import evaluate
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.ratings import counts, wilson_interval
+from city_envs.evaluation.seat import SeatProcess, SeatProcessError
 from city_envs.evaluation.statistics import BOOTSTRAP_REPS, BOOTSTRAP_SEED, aggregate, require_statistics
 from city_envs.evaluation.suite import Suite, Task
 from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
@@ -39,6 +39,7 @@ from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
 FORMAT = "city-envs-benchmark/1"
 SETTINGS = "benchmark.json"  # the run's settings, written first: what --resume must match
 RESULTS = "results.json"
+RUNS = "runs"  # the match logs, runs/<task>/<line-up>/matches.jsonl: every match's seed and moves
 PACKAGES = ("city-envs", "numpy", "torch", "stable-baselines3", "sb3-contrib", "pettingzoo", "gymnasium", "rliable")
 
 
@@ -60,21 +61,33 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def agent_files(spec: str, tasks: Sequence[Task]) -> dict[str, dict[str, str]]:
-    """The files that decide how `spec` plays, with their SHA-256: a policy file, each task's committed
-    baseline for `ppo`, or the module of a `module:Class` agent. Built-in bots have none: the package
-    version says what they are."""
+def _relative(path: Path) -> str:
+    """`path` as recorded in a result: relative to where the run started when it lies below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def agent_files(spec: str, tasks: Sequence[Task], modules: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
+    """The files that decide how `spec` plays, with their SHA-256 and their paths relative to where the
+    run started: a policy file, each task's committed baseline for `ppo`, or every module of a
+    `module:Class` agent's own package that its process had loaded (`modules`, by name, from
+    `check_agent`). Built-in bots have none: the package version says what they are."""
     name, _, rest = spec.partition(":")
     if is_user_agent(spec):
-        found = importlib.util.find_spec(name)
-        if found is None or found.origin is None or not Path(found.origin).is_file():
-            return {}
-        return {"module": {"path": found.origin, "sha256": _sha256(Path(found.origin))}}
+        package = name.partition(".")[0]
+        found = {
+            module: Path(path)
+            for module, path in sorted((modules or {}).items())
+            if (module == package or module.startswith(package + ".")) and Path(path).is_file()
+        }
+        return {module: {"path": _relative(path), "sha256": _sha256(path)} for module, path in found.items()}
     if name != "ppo":
         return {}
     paths = [p for p in rest.split(":") if p and p not in ("sample", "trust_pickle")]
     if paths:
-        return {"policy": {"path": paths[0], "sha256": _sha256(Path(paths[0]))}}
+        return {"policy": {"path": _relative(Path(paths[0])), "sha256": _sha256(Path(paths[0]))}}
     from city_envs.agents.policy_agent import baseline_path
 
     files = {}
@@ -85,15 +98,46 @@ def agent_files(spec: str, tasks: Sequence[Task]) -> dict[str, dict[str, str]]:
     return files
 
 
-def check_agent(spec: str, tasks: Sequence[Task]) -> None:
-    """Build the agent for every task and let it check its seat (a policy file's shapes): a spec that
-    cannot play some task stops before any match, naming the task."""
-    for task in tasks:
+def check_agent(spec: str, tasks: Sequence[Task]) -> dict[str, str]:
+    """Build the agent for every task in a process of its own and let it check its seat (a policy
+    file's shapes): a spec that cannot play some task stops before any match, naming the task. The
+    agent's code never runs in this process. Returns the module files that process loaded, by name."""
+    process = SeatProcess()
+    modules: dict[str, str] = {}
+    try:
+        for task in tasks:
+            try:
+                modules.update(process.check(spec, task.game, task.players))
+            except SeatProcessError as error:
+                raise BenchmarkError(f"agent {spec!r} cannot play {task.name}: {error}") from None
+    finally:
+        process.close()
+    return modules
+
+
+def log_files(out: Path) -> list[Path]:
+    """The match logs of the result in `out`, in a fixed order."""
+    return sorted((out / RUNS).glob("*/*/matches.jsonl"))
+
+
+def _log_digest(path: Path) -> str:
+    """SHA-256 of a match log with its records in match order (they are written as matches end, so the
+    order depends on the workers): the same matches give the same digest, whatever `--jobs` was."""
+    header, *records = path.read_bytes().split(b"\n")
+
+    def match_number(line: bytes) -> tuple[float, bytes]:
         try:
-            agent = make_agent(spec, task.game, 0)
-            prepare_agents([agent], make_game(task.game, task.players, seed=0))
-        except (ValueError, ImportError) as error:
-            raise BenchmarkError(f"agent {spec!r} cannot play {task.name}: {error}") from None
+            return float(json.loads(line)["match"]), line
+        except (ValueError, KeyError, TypeError):
+            return math.inf, line
+
+    return hashlib.sha256(b"\n".join([header, *sorted(records, key=match_number)])).hexdigest()
+
+
+def logs_digest(out: Path) -> str:
+    """SHA-256 over the match logs under `out`: each log's path (relative to `out`) and content digest."""
+    lines = [f"{path.relative_to(out).as_posix()} {_log_digest(path)}\n" for path in log_files(out)]
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
 def candidate_matches(records: Sequence[dict], players: int) -> dict[str, list]:
@@ -190,6 +234,9 @@ def evaluate_task(
     for lineup in suite.lineups_for(task):
         opponent = suite.opponent_spec(task, lineup)
         tic = time.time()
+        log = out / lineup / "matches.jsonl"
+        if resume and log.exists():
+            check_finished(log, task, [spec] + [opponent] * (task.players - 1), suite.seed(lineup))
         result = evaluate(
             task.game,
             task.players,
@@ -200,8 +247,9 @@ def evaluate_task(
             backend=backend,
             address=address,
             match_timeout=match_timeout,
-            log=out / lineup / "matches.jsonl",
+            log=log,
             resume=resume,
+            isolate=True,
         )
         figures = candidate_matches(result["matches"], task.players)
         lineups[lineup] = {
@@ -217,6 +265,18 @@ def evaluate_task(
                 f"{s['ci95'][1]:.3f}), margin {s['mean_margin']:+.1f} [{time.time() - tic:.0f} s]"
             )
     return {"game": task.game, "players": task.players, "lineups": lineups}
+
+
+def check_finished(log: Path, task: Task, lineup: list[str], seed: int) -> None:
+    """Refuse, in one line, to resume from a log whose finished matches do not replay as recorded."""
+    from city_envs.evaluation.verify import check_records, read_log
+
+    _, records = read_log(log, complete=False)
+    differences = check_records(task.game, task.players, lineup, seed, records)
+    if differences:
+        raise BenchmarkError(
+            f"--resume: {log} does not replay as recorded ({len(differences)} differences; first: {differences[0]})"
+        )
 
 
 def task_score(task_result: dict) -> float:
@@ -240,7 +300,7 @@ def run_agent_benchmark(
     marl-eval export to `out`, and return the results."""
     out = Path(out)
     require_statistics()
-    check_agent(spec, suite.tasks)
+    modules = check_agent(spec, suite.tasks)
     open_run(out, {"format": FORMAT, "agent": spec, "suite": suite.name}, resume)
     started = time.time()
     tasks = {
@@ -248,7 +308,7 @@ def run_agent_benchmark(
             spec,
             suite,
             task,
-            out / "runs" / task.slug,
+            out / RUNS / task.slug,
             jobs=jobs,
             resume=resume,
             backend=backend,
@@ -260,7 +320,7 @@ def run_agent_benchmark(
     }
     results = {
         "format": FORMAT,
-        "agent": {"spec": spec, "files": agent_files(spec, suite.tasks)},
+        "agent": {"spec": spec, "files": agent_files(spec, suite.tasks, modules)},
         "suite": suite.describe(),
         "versions": package_versions(),
         "tasks": tasks,
@@ -268,6 +328,7 @@ def run_agent_benchmark(
         "jobs": jobs,
         "backend": backend,
         "resumed": resume,
+        "logs": {"sha256": logs_digest(out), "files": len(log_files(out))},
     }
     add_aggregate(results, reps)
     write_agent_reports(results, out)
@@ -350,6 +411,11 @@ class _Agent(_Checked):
     spec: str
 
 
+class _Logs(BaseModel):
+    sha256: str
+    files: int = Field(ge=1)
+
+
 class _ResultFile(_Checked):
     """What the readers of a result (`compare`, `tables`) use of it, checked before they use it."""
 
@@ -361,6 +427,7 @@ class _ResultFile(_Checked):
     jobs: int | None = Field(default=None, ge=1)  # None: a result written before runs recorded how they ran
     backend: str | None = None
     resumed: bool | None = None
+    logs: _Logs | None = None  # None: a legacy result, written before the match logs were kept with it
 
 
 # ----- reports ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from city_envs.core.markdown import cell
-from city_envs.evaluation.benchmark import BenchmarkError, load_results, score_array
+from city_envs.evaluation.benchmark import BenchmarkError, score_array
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.statistics import (
     BOOTSTRAP_REPS,
@@ -17,6 +17,7 @@ from city_envs.evaluation.statistics import (
     probability_of_improvement,
     require_statistics,
 )
+from city_envs.evaluation.verify import require_verified
 
 
 def suite_key(results: dict) -> dict:
@@ -39,7 +40,7 @@ def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> 
     if len(paths) < 2:
         raise BenchmarkError("compare needs at least two results")
     require_statistics()
-    results = [load_results(p) for p in paths]
+    results = [require_verified(p) for p in paths]
     key = suite_key(results[0])
     for path, other in zip(paths[1:], results[1:], strict=True):
         if suite_key(other) != key:

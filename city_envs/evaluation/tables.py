@@ -15,7 +15,8 @@ from pathlib import Path
 
 from city_envs.core.markdown import cell, code_cell, section_names, write_sections
 from city_envs.core.settings import read_document, read_json
-from city_envs.evaluation.benchmark import load_results
+from city_envs.evaluation.benchmark import BenchmarkError, load_results
+from city_envs.evaluation.verify import require_verified
 
 
 def _ci(bounds: Sequence[float], signed: bool = False) -> str:
@@ -25,11 +26,13 @@ def _ci(bounds: Sequence[float], signed: bool = False) -> str:
     return f"{form.format(low)} to {form.format(high)}"
 
 
-def agent_tables(results_dir: Path) -> dict[str, str]:
-    """Per suite: each agent's IQM with its interval and task scores, best first."""
+def agent_tables(results_dir: Path, verify: bool = True) -> dict[str, str]:
+    """Per suite: each agent's IQM with its interval and task scores, best first. With `verify`, each
+    result is replayed first (`verify.require_verified`), and one that does not verify stops it."""
     tables = {}
+    read = require_verified if verify else load_results
     for suite_dir in sorted(p for p in (results_dir / "agents").glob("*") if p.is_dir()):
-        results = [load_results(p) for p in sorted(suite_dir.glob("*/results.json"))]
+        results = [read(p) for p in sorted(suite_dir.glob("*/results.json"))]
         if not results:
             continue
         results.sort(key=lambda r: -r["aggregate"]["iqm"])
@@ -130,10 +133,10 @@ def comparison_tables(results_dir: Path) -> dict[str, str]:
     return tables
 
 
-def all_tables(results_dir: str | Path) -> dict[str, str]:
+def all_tables(results_dir: str | Path, verify: bool = True) -> dict[str, str]:
     results_dir = Path(results_dir)
     return {
-        **agent_tables(results_dir),
+        **agent_tables(results_dir, verify),
         **comparison_tables(results_dir),
         **algorithm_tables(results_dir),
         **exploit_table(results_dir),
@@ -147,6 +150,8 @@ def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
         raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
     try:
         tables = all_tables(results_dir)
+    except BenchmarkError:
+        raise
     except (KeyError, TypeError, IndexError, ValueError, AttributeError, OverflowError) as error:
         raise ValueError(
             f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: {error}); nothing written"

@@ -21,6 +21,7 @@ from city_envs import make_game
 from city_envs.agents.registry import make_agent
 from city_envs.core.infoset import InfoSet
 from city_envs.evaluation.scheduling import match_seeds, schedule
+from city_envs.evaluation.seat import IsolatedAgent, SeatProcess
 
 DEFAULT_MATCH_TIMEOUT = 600.0  # seconds of wall clock for a whole match; ISMCTS at 50 iterations needs ~60
 
@@ -59,6 +60,14 @@ def _is_legal(game: Any, action: Any) -> bool:
     )
 
 
+def referee_rng(seed: int, match: int) -> np.random.Generator:
+    """The referee's generator of match `match`, which samples what an isolated seat receives."""
+    return np.random.default_rng(np.random.SeedSequence([seed, match], spawn_key=(REFEREE_KEY,)))
+
+
+REFEREE_KEY = 1 << 20  # beyond every seat's spawn key (match_seeds spawns one per seat, and the game's)
+
+
 def play_match(
     game_name: str,
     num_players: int,
@@ -66,12 +75,18 @@ def play_match(
     seed: int,
     match: int,
     on_turn: Callable[[int], None] | None = None,
+    isolated: Sequence[int] = (),
+    seat_process: SeatProcess | None = None,
     **options: Any,
 ) -> dict:
     """One match. A failure is recorded, not raised, with its culprit: the seat whose agent raised
     (any exception, SystemExit and KeyboardInterrupt included), or whose action the rules refused.
     `on_turn(seat)` is told which seat's agent is about to run (-1: none), so that a supervisor that
-    stops a hung match knows whom to blame."""
+    stops a hung match knows whom to blame. The agents of the `isolated` seats (at most one) play in
+    `seat_process` (`city_envs.evaluation.seat`): they receive a match sampled from their seat's
+    information, never this one."""
+    if len(isolated) > 1:
+        raise ValueError("at most one seat plays in its own process")
     game_seed, agent_seeds = match_seeds(seed, match, num_players)
     record = _new_record(kinds, game_seed, match)
     decisions = [0] * num_players
@@ -86,10 +101,15 @@ def play_match(
 
     try:
         game = make_game(game_name, num_players, seed=game_seed, **options)
-        agents = []
+        agents: list[Any] = []
         for seat, (kind, agent_seed) in enumerate(zip(kinds, agent_seeds, strict=True)):
             turn(seat)
-            agents.append(make_agent(kind, game_name, agent_seed))
+            if seat in isolated:
+                assert seat_process is not None, "an isolated seat needs its process"
+                seat_process.new_match(kind, game_name, agent_seed)
+                agents.append(IsolatedAgent(seat_process, referee_rng(seed, match)))
+            else:
+                agents.append(make_agent(kind, game_name, agent_seed))
         turn(None)
         handles = [InfoSet(game, seat) for seat in range(num_players)]
         while not game.is_over():
@@ -121,14 +141,36 @@ def play_match(
 
 def _job_record(job: tuple) -> dict:
     """The fresh record of a job's match (for failures the supervisor records itself)."""
-    game_name, num_players, agents, seed, match, options = job
+    game_name, num_players, agents, seed, match, isolate, options = job
     return _new_record(schedule(agents, num_players, match), match_seeds(seed, match, num_players)[0], match)
 
 
-def _play_indexed(job: tuple, on_turn: Callable[[int], None] | None = None) -> dict:
-    game_name, num_players, agents, seed, match, options = job
+def isolated_seat(agents: Sequence[str], num_players: int, match: int) -> int:
+    """The seat of the line-up's first agent in match `match` (one agent per seat: the rotation)."""
+    if len(agents) != num_players:
+        raise ValueError("an isolated agent needs one agent per seat")
+    return match % num_players
+
+
+def _play_indexed(job: tuple, on_turn: Callable[[int], None] | None = None, seats: SeatProcess | None = None) -> dict:
+    game_name, num_players, agents, seed, match, isolate, options = job
+    isolated = [isolated_seat(agents, num_players, match)] if isolate else []
+    if isolate and seats is None:  # a Ray task: its own process for this match
+        seats = SeatProcess()
+        try:
+            return _play_indexed(job, on_turn, seats)
+        finally:
+            seats.close()
     return play_match(
-        game_name, num_players, schedule(agents, num_players, match), seed, match, on_turn=on_turn, **options
+        game_name,
+        num_players,
+        schedule(agents, num_players, match),
+        seed,
+        match,
+        on_turn=on_turn,
+        isolated=isolated,
+        seat_process=seats,
+        **options,
     )
 
 
@@ -148,6 +190,7 @@ def run_matches(
     match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     skip: Iterable[int] = (),
     on_record: Callable[[dict], None] | None = None,
+    isolate: bool = False,
     **options: Any,
 ) -> list[dict]:
     """The records of every match but those in `skip`, in match order. The records are the same
@@ -156,14 +199,19 @@ def run_matches(
     on a local Ray instance of `jobs` CPUs when no address is given). `on_record` gets each record as
     its match ends (in the order they end). A match that runs longer than `match_timeout` seconds
     (None or 0: no limit; process backend only) is stopped and recorded as a failure of the seat whose
-    agent was thinking."""
+    agent was thinking. With `isolate`, the line-up's first agent plays in a process of its own that
+    receives only a sample of the match drawn from its seat's information (`city_envs.evaluation.seat`)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     if address is not None and backend != "ray":
         raise ValueError("an address is for the ray backend (--backend ray)")
     check_timeout(match_timeout)
     done = set(skip)
-    work = [(game_name, num_players, list(agents), seed, match, options) for match in range(games) if match not in done]
+    work = [
+        (game_name, num_players, list(agents), seed, match, isolate, options)
+        for match in range(games)
+        if match not in done
+    ]
     records: list[dict] = []
 
     def emit(record: dict) -> None:
@@ -234,14 +282,18 @@ def _worker_main(conn: Connection, seat: Any, parent: int) -> None:
     def on_turn(who: int) -> None:
         seat.value = who
 
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        conn.send(_play_indexed(job, on_turn))
+    seats = SeatProcess()  # an isolated candidate's process, kept across this worker's matches
+    try:
+        while True:
+            try:
+                job = conn.recv()
+            except (EOFError, OSError):
+                return
+            if job is None:
+                return
+            conn.send(_play_indexed(job, on_turn, seats))
+    finally:
+        seats.close()
 
 
 class _Worker:
@@ -362,9 +414,13 @@ def _run_on_ray(work: list[tuple], jobs: int, address: str | None, emit: Callabl
             emit(ray.get(ref))
 
 
-def check_lineup(game_name: str, num_players: int, agent_kinds: Sequence[str], **options: Any) -> None:
+def check_lineup(
+    game_name: str, num_players: int, agent_kinds: Sequence[str], isolate: bool = False, **options: Any
+) -> None:
     """Fail now, with the reason, on a game, option or agent that could never play: such a mistake is
-    the caller's, not a match's."""
+    the caller's, not a match's. An isolated first agent is not built here (its own process checks it)."""
     make_game(game_name, num_players, seed=0, **options)
-    for kind in dict.fromkeys(agent_kinds):
+    if isolate:
+        isolated_seat(agent_kinds, num_players, 0)
+    for kind in dict.fromkeys(k for k in agent_kinds if not (isolate and k == agent_kinds[0])):
         make_agent(kind, game_name, 0)

@@ -124,3 +124,18 @@ def test_algorithm_benchmark_resume_refuses_other_settings(tiny_suites, tmp_path
         run_algorithm_benchmark(name, load_suite("tiny-one"), 40, [0], tmp_path, reps=REPS)
     with pytest.raises(BenchmarkError, match="budget 40 \\(now 80\\)"):
         run_algorithm_benchmark(name, load_suite("tiny-one"), 80, [0], tmp_path, resume=True, reps=REPS)
+
+
+def test_a_small_budget_ends_a_rollout_on_every_checkpoint():
+    """`--budget 2048` with the games' 4,096-step rollout trained 4,096 steps and stopped there four times."""
+    fit = algorithms.fit_rollout(checkpoint_steps(2048), 64, 64, 2048)
+    assert fit["n_envs"] * fit["n_steps"] == 512 and fit["batch_size"] == 512
+    assert all(step % (fit["n_envs"] * fit["n_steps"]) == 0 for step in checkpoint_steps(2048))
+    assert algorithms.fit_rollout(checkpoint_steps(100_000), 64, 64, 2048) == {}  # the committed runs' settings
+
+
+def test_one_seed_prints_no_zero_width_interval(tiny_suites, tmp_path, plugins):
+    suite = load_suite("tiny-one")
+    name = "test_algorithms_plugins:heuristic_at_every_checkpoint"
+    text = algorithms.format_algorithm_summary(run_algorithm_benchmark(name, suite, 400, [0], tmp_path, reps=REPS))
+    assert "no interval from one seed" in text and " to " not in text
