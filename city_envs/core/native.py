@@ -102,8 +102,13 @@ class NativeGame(Game):
     # ----- play ---------------------------------------------------------------------------------
     @property
     def history(self) -> list[int]:  # type: ignore[override]  # Game.history is a list; here it lives in C++
-        """The actions played since the deal (a copy)."""
+        """The actions played since the deal (a copy: assign a new list to change it)."""
         return self._match.history()
+
+    @history.setter
+    def history(self, actions: list[int]) -> None:
+        self._match.set_history([int(action) for action in actions])
+        self._twin = None
 
     @property  # type: ignore[misc]
     def rng(self) -> np.random.Generator:

@@ -22,6 +22,7 @@ from city_envs.blue_moon_city import rules as moon_rules
 from city_envs.citadels import components as cit
 from city_envs.citadels import rules as cit_rules
 from city_envs.core.game import Game
+from city_envs.core.native import NativeGame
 from city_envs.core.registry import GAMES
 from city_envs.core.state_game import StateGame
 from city_envs.metropolys import components as met
@@ -216,10 +217,15 @@ LEGENDS: dict[str, Callable[[StateGame, Sequence[int]], Notes]] = {
 }
 
 
+def has_state(game: Game) -> bool:
+    """Whether `game` offers the Python engine's `state` that the notes below read (both engines do)."""
+    return isinstance(game, (StateGame, NativeGame))
+
+
 def legend(game: Game, seats: Sequence[int]) -> Notes:
     """(name, text) of the characters, cards and tokens on the public table and in the hands of
     `seats` (the viewing seat; every seat for a replay's full view)."""
-    return LEGENDS[game.name](game, seats) if isinstance(game, StateGame) and game.name in LEGENDS else []
+    return LEGENDS[game.name](game, seats) if has_state(game) and game.name in LEGENDS else []
 
 
 # ----- why a choice is missing ----------------------------------------------------------------------
@@ -381,6 +387,6 @@ MISSING: dict[str, Callable[[StateGame, int], list[str]]] = {
 def missing_choices(game: Game, seat: int) -> list[str]:
     """One line per choice a rule removes that a person would expect, for `seat` when it is deciding,
     from the public state and that seat's own hand."""
-    if game.is_over() or game.current_player() != seat or not isinstance(game, StateGame) or game.name not in MISSING:
+    if game.is_over() or game.current_player() != seat or not has_state(game) or game.name not in MISSING:
         return []
     return MISSING[game.name](game, seat)

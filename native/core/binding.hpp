@@ -127,7 +127,15 @@ void bind_game(nb::module_& m, const char* class_name) {
       })
       .def("rng_words", [](const M& self) { return pcg64_words(self.rng); })
       .def("history", [](const M& self) { return self.history; })
-      .def("history_length", [](const M& self) { return self.history.size(); })
+      .def(
+          "set_history",
+          [](M& self, const std::vector<int32_t>& history) {
+            for (int32_t action : history)
+              if (action < 0 || action >= G::kNumActions)
+                throw std::invalid_argument("history: an action out of range");
+            self.history = history;
+          },
+          nb::arg("history"), "Replace the record of played actions (the state is unchanged).")
       .def("current_player", [](const M& self) { return self.game.current_player(); })
       .def("is_over", [](const M& self) { return self.game.is_over(); })
       .def("is_truncated", [](const M& self) { return self.game.is_truncated(); })
