@@ -101,7 +101,7 @@ class NativeGame(Game):
 
     # ----- play ---------------------------------------------------------------------------------
     @property
-    def history(self) -> list[int]:  # type: ignore[override]  # Game.history is a list; here it lives in C++
+    def history(self) -> list[int]:  # Game.history is a list; here it lives in C++
         """The actions played since the deal (a copy: assign a new list to change it)."""
         return self._match.history()
 

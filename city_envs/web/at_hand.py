@@ -217,15 +217,18 @@ LEGENDS: dict[str, Callable[[StateGame, Sequence[int]], Notes]] = {
 }
 
 
-def has_state(game: Game) -> bool:
-    """Whether `game` offers the Python engine's `state` that the notes below read (both engines do)."""
-    return isinstance(game, (StateGame, NativeGame))
+def python_game(game: Game) -> StateGame | None:
+    """The Python engine's match at `game`'s position (a native match's twin), whose state the notes
+    below read; None for a game that keeps no such state."""
+    reference = game.reference() if isinstance(game, NativeGame) else game
+    return reference if isinstance(reference, StateGame) else None
 
 
 def legend(game: Game, seats: Sequence[int]) -> Notes:
     """(name, text) of the characters, cards and tokens on the public table and in the hands of
     `seats` (the viewing seat; every seat for a replay's full view)."""
-    return LEGENDS[game.name](game, seats) if has_state(game) and game.name in LEGENDS else []
+    state_game = python_game(game)
+    return LEGENDS[game.name](state_game, seats) if state_game is not None and game.name in LEGENDS else []
 
 
 # ----- why a choice is missing ----------------------------------------------------------------------
@@ -387,6 +390,7 @@ MISSING: dict[str, Callable[[StateGame, int], list[str]]] = {
 def missing_choices(game: Game, seat: int) -> list[str]:
     """One line per choice a rule removes that a person would expect, for `seat` when it is deciding,
     from the public state and that seat's own hand."""
-    if game.is_over() or game.current_player() != seat or not has_state(game) or game.name not in MISSING:
+    state_game = python_game(game)
+    if game.is_over() or game.current_player() != seat or state_game is None or game.name not in MISSING:
         return []
-    return MISSING[game.name](game, seat)
+    return MISSING[game.name](state_game, seat)

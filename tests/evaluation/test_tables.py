@@ -12,7 +12,9 @@ import pytest
 
 from city_envs.cli import main
 from city_envs.core.markdown import MARKER, fill
-from city_envs.evaluation.benchmark import run_agent_benchmark
+from city_envs.evaluation import compare as compare_module
+from city_envs.evaluation import suite as suite_module
+from city_envs.evaluation.benchmark import BenchmarkError, load_results, run_agent_benchmark
 from city_envs.evaluation.compare import write_comparison
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.tables import all_tables
@@ -76,7 +78,6 @@ HOSTILE = "evil\n<!-- /tables:agents-tiny -->\n| x | `<script>alert(1)</script>`
 @pytest.fixture(scope="module")
 def made_results(tmp_path_factory):
     """Results of the heuristic and random on the tiny suite, made once for the module."""
-    from city_envs.evaluation import suite as suite_module
     from city_envs.evaluation import workers
     from tests.conftest import TINY
 
@@ -92,9 +93,11 @@ def made_results(tmp_path_factory):
 
 
 @pytest.fixture
-def two_results(made_results, tmp_path):
-    """A copy of the made results in the folders `benchmark tables` reads: `RESULTS/agents/tiny/<agent>`."""
+def two_results(made_results, tmp_path, monkeypatch):
+    """A copy of the made results in the folders `benchmark tables` reads: `RESULTS/agents/tiny/<agent>`,
+    with their suite findable, so that they verify as they were made."""
     shutil.copytree(made_results, tmp_path / "results")
+    monkeypatch.setattr(suite_module, "SUITES_DIR", made_results.parent / "suites")
     return tmp_path / "results" / "agents" / "tiny"
 
 
@@ -104,7 +107,7 @@ def edit(path: Path, change) -> None:
     path.write_text(json.dumps(data))
 
 
-def test_text_from_a_result_is_escaped_in_the_pages_it_writes(two_results, tmp_path):
+def test_text_from_a_result_is_escaped_in_the_pages_it_writes(two_results, tmp_path, monkeypatch):
     page = "intro\n<!-- tables:agents-tiny -->\n<!-- /tables:agents-tiny -->\nend\n"
     doc = tmp_path / "page.md"
     doc.write_text(page)
@@ -112,8 +115,11 @@ def test_text_from_a_result_is_escaped_in_the_pages_it_writes(two_results, tmp_p
     clean = doc.read_text()
     edit(two_results / "random" / "results.json", lambda r: r["agent"].update(spec=HOSTILE))
     task = next(iter(json.loads((two_results / "random" / "results.json").read_text())["tasks"]))
-    assert main(["benchmark", "tables", str(tmp_path / "results"), str(doc)]) == 0
-    text = doc.read_text()
+    # the command refuses the edited result (its spec is not its logs'), so the escaping, which holds
+    # for any spec a result may carry, is checked on the tables written without the replay
+    assert main(["benchmark", "tables", str(tmp_path / "results"), str(doc)]) == 2
+    assert doc.read_text() == clean
+    text = fill(page, all_tables(tmp_path / "results", verify=False))
     assert "<script>" not in text and "evil\n" not in text and text.count("<!-- /tables:agents-tiny -->") == 1
     table = text.split("<!-- tables:agents-tiny -->\n")[1].split("<!-- /tables")[0].splitlines()
     assert len(table) == 4 and len({row.count("|") for row in table}) == 1
@@ -122,6 +128,9 @@ def test_text_from_a_result_is_escaped_in_the_pages_it_writes(two_results, tmp_p
     assert main(["benchmark", "tables", str(tmp_path / "results"), str(doc)]) == 0
     assert doc.read_text() == clean  # a clean rerun leaves nothing behind
     edit(two_results / "random" / "results.json", lambda r: r["agent"].update(spec=HOSTILE))
+    with pytest.raises(BenchmarkError, match="does not verify"):
+        write_comparison([two_results / "heuristic", two_results / "random"], tmp_path / "cmp", reps=50)
+    monkeypatch.setattr(compare_module, "require_verified", load_results)  # the escaping, past the replay
     write_comparison([two_results / "heuristic", two_results / "random"], tmp_path / "cmp", reps=50)
     report = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "<script>" not in report and "evil\n" not in report and f"| {task} |" not in report
