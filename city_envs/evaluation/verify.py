@@ -126,6 +126,14 @@ def read_log(path: Path, complete: bool = True) -> tuple[Any, list[dict]]:
     return rows[0]["run"], records
 
 
+def _seats(kinds) -> list | None:
+    """Seat specs with a policy file named by its file name alone: the suite's frozen policies (checked
+    by SHA-256 when the suite loads) lie in another folder on every machine."""
+    if not isinstance(kinds, list):
+        return None
+    return [k.rsplit("/", 1)[-1] if isinstance(k, str) and k.startswith("ppo:") else k for k in kinds]
+
+
 def check_records(
     game_name: str, num_players: int, lineup: Sequence[str], seed: int, records: Sequence[dict]
 ) -> list[str]:
@@ -137,7 +145,7 @@ def check_records(
         if record.get("seed") != match_seeds(seed, match, num_players)[0]:
             differences.append(f"{where}: seed {record.get('seed')!r} is not the suite's")
             continue
-        if record.get("kinds") != schedule(lineup, num_players, match):
+        if _seats(record.get("kinds")) != _seats(schedule(lineup, num_players, match)):
             differences.append(f"{where}: seats {record.get('kinds')!r} are not the schedule's")
             continue
         try:
