@@ -74,7 +74,10 @@ class NativeGame(Game):
         self.num_players = self.check_num_players(num_players)
         self.options = self.check_options(options)
         self.seed = seed
-        words = rng_words(np.random.default_rng(seed).bit_generator.state)
+        if type(seed) is int and 0 <= seed < 1 << 64:  # SeedSequence(seed) in C++: numpy's words, faster
+            words = _native.Random.from_seed(seed).words()  # type: ignore[union-attr]
+        else:  # None (fresh entropy) or anything else numpy's default_rng takes
+            words = rng_words(np.random.default_rng(seed).bit_generator.state)
         try:
             self._match = self.native_type(self.num_players, json.dumps(self.options), words)
         except ValueError:
@@ -180,8 +183,9 @@ class NativeGame(Game):
         return out
 
     def clone(self) -> Self:
-        twin = self._wrap(self._match.clone(), self.num_players, self.options, self.seed)
-        twin._mask = self._mask
+        twin = object.__new__(type(self))
+        # the attributes as one dict, the mask shared (it is read-only): clone is hot in search
+        twin.__dict__ = {**self.__dict__, "_match": self._match.clone(), "_twin": None}
         return twin
 
     def determinize(self, player: int, rng: np.random.Generator) -> Self:

@@ -6,12 +6,14 @@ Matches cycle through every player count and three line-ups (all random, all heu
 seed 1,000,000 on (seeds the default tests do not use). After every decision the pending decision,
 the legal actions, the scores and the acting seat's observation are compared; every seat's
 observation and the whole JSON state every 25 decisions and at the end. The run resumes from its
-JSON (written after every 100 matches) and records every difference it finds with its seed.
+JSON (written after every 100 matches) and records every difference it finds with its seed, and, for
+each stretch of matches, the SHA-256 of the engines' sources it ran on.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -27,6 +29,19 @@ def seats(lineup: str, num_players: int) -> list[str]:
     if lineup == "mixed":
         return ["heuristic" if seat % 2 else "random" for seat in range(num_players)]
     return [lineup] * num_players
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sources_digest(name: str) -> str:
+    """SHA-256 over both engines' sources of a game (its folders and the core's), path by path."""
+    folders = [ROOT / "native" / "core", ROOT / "native" / name, ROOT / "city_envs" / "core", ROOT / "city_envs" / name]
+    digest = hashlib.sha256()
+    paths = [path for folder in folders for path in folder.rglob("*") if path.suffix in (".hpp", ".cpp", ".py")]
+    for path in sorted(paths):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def run_game(name: str, matches: int, record: dict, save) -> None:
@@ -66,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
 
     for name in args.games.split(",") if args.games else native_games():
         record = result["games"].setdefault(name, {})
+        stretches = record.setdefault("sources", [])
+        digest = sources_digest(name)
+        if record.get("matches", 0) < args.matches and (not stretches or stretches[-1]["sha256"] != digest):
+            stretches.append({"from_match": record.get("matches", 0), "sha256": digest})
         run_game(name, args.matches, record, save)
         differences = len(record.get("differences", []))
         print(f"{name}: {record['matches']} matches, {record['decisions']:,} decisions, {differences} differences")
