@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from city_envs.core.game import Game
 from city_envs.core.registry import make_game
+from city_envs.core.settings import MAX_JSON_BYTES, loads_json, read_document
 from city_envs.evaluation.arena import _same_run, run_settings
 from city_envs.evaluation.benchmark import (
     RESULTS,
@@ -104,19 +104,21 @@ def _replay(game_name: str, num_players: int, record: dict, candidate: int) -> l
 def read_log(path: Path, complete: bool = True) -> tuple[Any, list[dict]]:
     """A match log's header and records; `complete=False` drops a last line cut short (as `--resume`
     does). A line that is not a record raises `BenchmarkError`."""
+    if path.is_file() and path.stat().st_size > MAX_JSON_BYTES:
+        raise BenchmarkError(f"{path} is larger than {MAX_JSON_BYTES // 2**20} MB: not a log this reads")
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise BenchmarkError(f"{path}: unreadable ({error.strerror})") from None
+        text = read_document(path)  # a regular file: a FIFO named like a log would hang the command
+    except ValueError as error:
+        raise BenchmarkError(str(error)) from None
     lines = text.split("\n")
     if lines[-1] and not complete:
         lines = lines[:-1]
     rows = []
     for number, line in enumerate(filter(None, lines), start=1):
         try:
-            rows.append(json.loads(line))
-        except ValueError:
-            raise BenchmarkError(f"{path} line {number} is not JSON") from None
+            rows.append(loads_json(line, f"{path} line {number}"))  # finite numbers, bounded integers
+        except ValueError as error:
+            raise BenchmarkError(str(error)) from None
     if not rows or not isinstance(rows[0], dict) or "run" not in rows[0]:
         raise BenchmarkError(f"{path} has no run settings on its first line")
     records = rows[1:]

@@ -5,6 +5,7 @@ seat's information, and every figure is recomputed from the replayed matches."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from city_envs.evaluation.benchmark import BenchmarkError, run_agent_benchmark
 from city_envs.evaluation.compare import compare_results
 from city_envs.evaluation.scheduling import match_seeds
 from city_envs.evaluation.suite import load_suite
-from city_envs.evaluation.verify import require_verified, verify_result
+from city_envs.evaluation.verify import read_log, require_verified, verify_result
 
 REPS = 50
 ATTACKS = "tests.evaluation.attack_agents"
@@ -146,3 +147,21 @@ def test_a_result_without_logs_is_legacy_and_not_accepted(result, capsys):
     assert "legacy result" in capsys.readouterr().out
     with pytest.raises(BenchmarkError, match="not one of the committed legacy results"):
         require_verified(result)
+
+
+@pytest.mark.parametrize("replace", ["fifo", "nan", "huge integer"])
+def test_a_log_that_is_no_regular_file_of_json_is_one_line(replace, result, capsys):
+    """A FIFO named like a match log would hang `verify`; NaN or a 400-digit integer is no record."""
+    log = result / "runs" / "citadels_2p" / "heuristic" / "matches.jsonl"
+    lines = log.read_text().splitlines()
+    log.unlink()
+    if replace == "fifo":
+        os.mkfifo(log)
+    else:
+        bad = "NaN" if replace == "nan" else "9" * 400
+        log.write_text("\n".join([lines[0], lines[1].replace('"match": 0', f'"match": {bad}', 1), *lines[2:]]) + "\n")
+    with pytest.raises(BenchmarkError, match="not a regular file" if replace == "fifo" else "line 2"):
+        read_log(log)
+    assert main(["benchmark", "verify", str(result)]) in (1, 2)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
