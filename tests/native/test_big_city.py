@@ -2,7 +2,7 @@
 
 The turn cap (a match loaded near it and played out), the full city (a match whose city is filled but one
 plot, then built full), determinization where another seat's public choice
-proves cards in its hand (DEAD_DISCARD, BUILD_SELECT), the generated header, and the JSON door refusing
+proves cards in its hand (DEAD_DISCARD, BUILD_SELECT), and the JSON door refusing
 states it could not index safely.
 """
 
@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,7 +21,6 @@ from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
 
 native = pytest.importorskip("city_envs._native")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _words(state: Mapping[str, Any]) -> tuple:
@@ -184,12 +180,6 @@ def test_determinize_with_proven_cards(seed: int) -> None:
         game.apply(action)
         assert twin.apply(action)
     assert checked > 0
-
-
-def test_generated_header_is_fresh(tmp_path: Path) -> None:
-    out = tmp_path / "components.hpp"
-    subprocess.run([sys.executable, str(ROOT / "native/big_city/generate.py"), str(out)], check=True)
-    assert out.read_text() == (ROOT / "native/big_city/components.hpp").read_text()
 
 
 def _mid_game() -> BigCity:

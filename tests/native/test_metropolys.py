@@ -5,9 +5,7 @@ districts, start player), which the shared parity test plays only at their defau
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -125,14 +123,6 @@ def test_options_the_python_engine_refuses_are_refused() -> None:
         checked = Metropolys.check_options(options)
         with pytest.raises(ValueError):
             NativeMetropolys(num_players, json.dumps(checked), _words(np.random.default_rng(0)))
-
-
-def test_the_header_is_generated_from_the_tables() -> None:
-    path = Path(__file__).resolve().parents[2] / "native" / "metropolys" / "generate.py"
-    spec = importlib.util.spec_from_file_location("metropolys_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.HEADER.read_text() == module.generate()
 
 
 def test_the_door_refuses_unknown_missing_and_repeated_keys() -> None:

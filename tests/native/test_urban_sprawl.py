@@ -1,13 +1,11 @@
 """Urban Sprawl's native engine beyond the shared parity test: every option (variant, auto_single,
 max_turns), which the shared test plays only at their defaults, with determinize and states read back
-from the Python engine's JSON along the way; its door (`from_json`) on mutated states; its generated header."""
+from the Python engine's JSON along the way; its door (`from_json`) on mutated states."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -144,12 +142,3 @@ def test_the_door_refuses_unknown_missing_and_wrong_keys() -> None:
     assert json.loads(NativeUrbanSprawl.from_json(3, options, json.dumps(state), words, []).state_json()) == state
     with pytest.raises(ValueError):
         NativeUrbanSprawl(3, json.dumps({**data["options"], "variant": "huge"}), words)
-
-
-def test_the_header_is_generated_from_the_tables() -> None:
-    path = Path(__file__).resolve().parents[2] / "native" / "urban_sprawl" / "generate.py"
-    spec = importlib.util.spec_from_file_location("urban_sprawl_generate", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.HEADER.read_text() == module.render(), "run `python native/urban_sprawl/generate.py` and commit it"
