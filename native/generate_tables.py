@@ -27,7 +27,7 @@ def bools(values: Iterable[bool]) -> str:
 
 
 def strings(values: Iterable[str]) -> str:
-    """`{"a", "b"}`: an initializer of string literals (the values hold no quote or backslash)."""
+    """`{"a", "b"}`: an initializer of string literals, unescaped (for names, which hold no quote or backslash)."""
     return "{" + ", ".join(f'"{v}"' for v in values) + "}"
 
 
