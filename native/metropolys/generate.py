@@ -9,35 +9,22 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, run as a script
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, when run as a script
 
 from city_envs.metropolys import components as cp
 from city_envs.metropolys import rules, view
+from native.generate_tables import bools, ints, main, padded, strings
 
-HEADER = Path(__file__).with_name("components.hpp")
-
-
-def ints(values) -> str:
-    return "{" + ", ".join(str(int(v)) for v in values) + "}"
-
-
-def bools(values) -> str:
-    return "{" + ", ".join("true" if v else "false" for v in values) + "}"
+HEADER = Path(__file__).resolve().with_name("components.hpp")
 
 
 def table(rows) -> str:
+    """`{{{1, 2}, {3, 4}}}`: a std::array of std::arrays of integers."""
     return "{{" + ", ".join(ints(row) for row in rows) + "}}"
 
 
-def strings(values) -> str:
-    return "{" + ", ".join(f'"{v}"' for v in values) + "}"
-
-
-def padded(rows, width: int) -> list[list[int]]:
-    return [list(row) + [-1] * (width - len(row)) for row in rows]
-
-
-def generate() -> str:
+def render() -> str:
+    """The header's text."""
     n = cp.NUM_NBHDS
     max_adj = max(len(a) for a in cp.ADJ)
     max_lake = max(len(lake) for lake in cp.LAKES)
@@ -71,14 +58,14 @@ def generate() -> str:
         f"constexpr int kMaxAdj = {max_adj};",
         f"constexpr std::array<int, {n}> kAdjCount = {ints(len(a) for a in cp.ADJ)};",
         "// ADJ, each row padded with -1 to kMaxAdj",
-        f"constexpr std::array<std::array<int, {max_adj}>, {n}> kAdj = {table(padded(cp.ADJ, max_adj))};",
+        f"constexpr std::array<std::array<int, {max_adj}>, {n}> kAdj = {table(padded(cp.ADJ, max_adj, -1))};",
         f"constexpr int kNumBridges = {len(cp.BRIDGES)};",
         f"constexpr std::array<std::array<int, 2>, {len(cp.BRIDGES)}> kBridges = {table(cp.BRIDGES)};",
         f"constexpr int kNumLakes = {len(cp.LAKES)};",
         f"constexpr int kMaxLake = {max_lake};",
         f"constexpr std::array<int, {len(cp.LAKES)}> kLakeSize = {ints(len(lake) for lake in cp.LAKES)};",
         f"constexpr std::array<std::array<int, {max_lake}>, {len(cp.LAKES)}> kLakes = "
-        f"{table(padded(cp.LAKES, max_lake))};",
+        f"{table(padded(cp.LAKES, max_lake, -1))};",
         f"constexpr int kNumStatues = {len(cp.STATUES)};",
         f"constexpr std::array<std::array<int, 3>, {len(cp.STATUES)}> kStatues = {table(cp.STATUES)};",
         f"constexpr std::array<bool, {n}> kBorder = {bools(nb in cp.BORDER for nb in range(n))};",
@@ -159,4 +146,4 @@ def generate() -> str:
 
 
 if __name__ == "__main__":
-    HEADER.write_text(generate())
+    main(HEADER, render, __doc__)

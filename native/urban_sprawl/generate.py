@@ -8,14 +8,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, when run as a script
 
-from city_envs.urban_sprawl import components as cp  # noqa: E402
-from city_envs.urban_sprawl import rules as r  # noqa: E402
-from city_envs.urban_sprawl import view as v  # noqa: E402
+from city_envs.urban_sprawl import components as cp
+from city_envs.urban_sprawl import rules as r
+from city_envs.urban_sprawl import view as v
+from native.generate_tables import main, padded, strings
 
-HEADER = Path(__file__).resolve().parent / "components.hpp"
+HEADER = Path(__file__).resolve().with_name("components.hpp")
 
 
 def c_array(values) -> str:
@@ -27,11 +27,8 @@ def c_array(values) -> str:
     return str(int(values))
 
 
-def padded(rows, width, fill=0):
-    return [list(row) + [fill] * (width - len(row)) for row in rows]
-
-
 def zones_mask(zones) -> int:
+    """The zones as a bit mask."""
     return sum(1 << z for z in zones)
 
 
@@ -65,7 +62,7 @@ def render() -> str:
     table("int", "kBaseValue", f"[{cp.BLOCKS}]", cp.BASE_VALUE)
     table("int", "kBlockCircles", f"[{cp.BLOCKS}][2]", cp.BLOCK_CIRCLES)
     table("int", "kCircleBlockCount", f"[{cp.CIRCLES}]", [len(b) for b in cp.CIRCLE_BLOCKS])
-    table("int", "kCircleBlocks", f"[{cp.CIRCLES}][12]", padded(cp.CIRCLE_BLOCKS, 12))
+    table("int", "kCircleBlocks", f"[{cp.CIRCLES}][12]", padded(cp.CIRCLE_BLOCKS, 12, 0))
     table("int", "kColumnOfWealth", "[7]", [-1] + [cp.COLUMN_OF_WEALTH[k] for k in range(1, 7)])
     table("int", "kBandRows", "[4][2]", [[-1, -1]] + [list(cp.BAND_ROWS[k]) for k in range(1, 4)])
     table("int", "kPrestigeMarkers", f"[{len(cp.PRESTIGE_MARKERS)}]", cp.PRESTIGE_MARKERS)
@@ -74,7 +71,7 @@ def render() -> str:
     table("int", "kLotCoords", f"[{cp.LOTS}][2]", cp.LOT_COORDS)
     width = max(len(a) for a in cp.ADJACENT_LOTS)
     table("int", "kAdjacentCount", f"[{cp.LOTS}]", [len(a) for a in cp.ADJACENT_LOTS])
-    table("int", "kAdjacentLots", f"[{cp.LOTS}][{width}]", padded(cp.ADJACENT_LOTS, width))
+    table("int", "kAdjacentLots", f"[{cp.LOTS}][{width}]", padded(cp.ADJACENT_LOTS, width, 0))
     table("bool", "kLotWater", f"[{cp.LOTS}]", cp.LOT_WATER)
     table("bool", "kLotForest", f"[{cp.LOTS}]", cp.LOT_FOREST)
     add("")
@@ -84,7 +81,7 @@ def render() -> str:
         "int",
         "kFootprints",
         "[4][4][4]",
-        [padded(cp.FOOTPRINTS[s], 4) + [[0] * 4] * (4 - len(cp.FOOTPRINTS[s])) for s in range(1, 5)],
+        [padded(cp.FOOTPRINTS[s], 4, 0) + [[0] * 4] * (4 - len(cp.FOOTPRINTS[s])) for s in range(1, 5)],
     )
     add("struct Placement {")
     add("  int place;")
@@ -127,7 +124,7 @@ def render() -> str:
     const("kExtraFavorCapacity", cp.EXTRA_FAVOR_CAPACITY)
     table("int", "kStartingWealth", "[5]", [0, 0] + [cp.STARTING_WEALTH[n] for n in (2, 3, 4)])
     add("// view.VARIANTS order")
-    add("constexpr const char* kVariants[3] = {" + ", ".join(f'"{x}"' for x in v.VARIANTS) + "};")
+    add(f"constexpr const char* kVariants[3] = {strings(v.VARIANTS)};")
     table("int", "kDeckStacking", "[3][2]", [cp.DECK_STACKING[x] for x in v.VARIANTS])
     const("kPlanningTopPermits", cp.PLANNING_TOP_PERMITS)
     const("kPlanningStartDeck", cp.PLANNING_START_DECK)
@@ -244,7 +241,7 @@ def render() -> str:
         "int",
         "kEventArgs",
         f"[{cp.NUM_CONTRACT_EVENTS}][4]",
-        padded([[int(a) for a in e.args] for e in cp.CONTRACT_EVENTS], 4),
+        padded([[int(a) for a in e.args] for e in cp.CONTRACT_EVENTS], 4, 0),
     )
     table("int", "kSpecialEvent", "[3]", cp.SPECIAL_EVENT)
     decks = [cp.deck_cards(d) for d in range(3)]
@@ -270,13 +267,7 @@ def render() -> str:
     for k, name in enumerate(r.Decision.names):
         const("kD" + "".join(w.capitalize() for w in name.split("_")), k)
     const("kDecisions", len(r.Decision.names))
-    add(
-        "constexpr const char* kDecisionNames["
-        + str(len(r.Decision.names))
-        + "] = {"
-        + ", ".join(f'"{x}"' for x in r.Decision.names)
-        + "};"
-    )
+    add(f"constexpr const char* kDecisionNames[{len(r.Decision.names)}] = {strings(r.Decision.names)};")
     add("")
     add("// view.LAYOUT offsets")
     const("kObservationSize", v.LAYOUT.size)
@@ -334,4 +325,4 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    HEADER.write_text(render())
+    main(HEADER, render, __doc__)

@@ -5,19 +5,24 @@ heuristic agents, each seeded alike on both sides) and returns the first differe
 words, or None when the two engines agree on everything: the pending decision, the legal actions,
 every seat's observation, scores, winners, standings, and the whole JSON state with the match
 generator and the history.
+
+The per-game tests that drive the binding's raw matches (`city_envs._native.<Game>`, without the
+`NativeGame` wrapper) seed them with `words(generator)` and compare them with `assert_same_raw`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from city_envs.agents.registry import make_agent
 from city_envs.core.game import Game, first_difference
 from city_envs.core.infoset import InfoSet
-from city_envs.core.native import NativeGame, native_class
+from city_envs.core.native import NativeGame, native_class, rng_words
 from city_envs.core.registry import GAMES, game_class
 
 
@@ -71,9 +76,37 @@ def difference(python: Game, native: Game, full: bool = True) -> str | None:
 
 
 def _plain(value):
-    import json
-
     return json.loads(json.dumps(value, default=lambda item: item.item() if hasattr(item, "item") else list(item)))
+
+
+def words(generator: np.random.Generator) -> tuple[int, int, int, int, bool, int]:
+    """`generator`'s PCG64 state as the six words a raw native match is built or loaded with."""
+    return rng_words(generator.bit_generator.state)
+
+
+def assert_same_raw(python: Game, native_match: Any, where: object = "") -> None:
+    """Assert that a Python-engine match and a raw native match (`city_envs._native.<Game>`) agree on
+    everything: legal actions, current player, over and truncated, decision name, JSON state, every
+    seat's observation bit for bit, scores, winners, standings and the match generator's state.
+    `where` (the seed, the step...) goes into each failure's message."""
+    mask = np.zeros(python.num_actions, dtype=bool)
+    native_match.legal_actions(mask)
+    assert np.array_equal(mask, python.legal_actions()), where
+    assert native_match.current_player() == python.current_player(), where
+    assert native_match.is_over() == python.is_over(), where
+    assert native_match.is_truncated() == python.is_truncated(), where
+    assert native_match.decision_name() == python.decision_name(), where
+    data = python.to_dict()
+    assert json.loads(native_match.state_json()) == data["state"], where
+    observation = np.zeros(type(native_match).observation_size, dtype=np.float32)
+    for seat in range(python.num_players):
+        native_match.observation(seat, observation)
+        assert observation.tobytes() == python.observation(seat).tobytes(), (where, seat)
+    assert list(native_match.scores()) == python.scores(), where
+    assert list(native_match.winners()) == python.winners(), where
+    standings = [tuple(float(x) for x in row) for row in python.standings()]
+    assert [tuple(row) for row in native_match.standings()] == standings, where
+    assert tuple(native_match.rng_words()) == rng_words(data["rng"]), where
 
 
 @dataclass

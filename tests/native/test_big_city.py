@@ -2,7 +2,7 @@
 
 The turn cap (a match loaded near it and played out), the full city (a match whose city is filled but one
 plot, then built full), determinization where another seat's public choice
-proves cards in its hand (DEAD_DISCARD, BUILD_SELECT), the generated header, and the JSON door refusing
+proves cards in its hand (DEAD_DISCARD, BUILD_SELECT), and the JSON door refusing
 states it could not index safely.
 """
 
@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,47 +17,17 @@ import pytest
 from city_envs.big_city import components as cp
 from city_envs.big_city import rules
 from city_envs.big_city.game import BigCity
+from city_envs.core.native import rng_words
+from tests.native.parity import assert_same_raw, words
 
 native = pytest.importorskip("city_envs._native")
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _words(state: Mapping[str, Any]) -> tuple:
-    """A PCG64 `bit_generator.state` as the binding's six words."""
-    inner, mask = state["state"], (1 << 64) - 1
-    return (
-        inner["state"] >> 64,
-        inner["state"] & mask,
-        inner["inc"] >> 64,
-        inner["inc"] & mask,
-        bool(state["has_uint32"]),
-        state["uinteger"],
-    )
 
 
 def _native_of(game: BigCity):
     data = game.to_dict()
     return native.BigCity.from_json(
-        game.num_players, "{}", json.dumps(data["state"]), _words(data["rng"]), data["history"]
+        game.num_players, "{}", json.dumps(data["state"]), rng_words(data["rng"]), data["history"]
     )
-
-
-def _assert_same(game: BigCity, twin) -> None:
-    assert json.loads(twin.state_json()) == game.to_dict()["state"]
-    assert _words(game._rng_snapshot()) == tuple(twin.rng_words())
-    mask = np.zeros(native.BigCity.num_actions, dtype=bool)
-    twin.legal_actions(mask)
-    expected = np.zeros_like(mask) if game.is_over() else game.legal_actions()
-    assert np.array_equal(mask, expected)
-    assert twin.current_player() == game.current_player()
-    assert twin.is_over() == game.is_over() and twin.is_truncated() == game.is_truncated()
-    assert list(twin.scores()) == game.scores()
-    assert list(twin.winners()) == game.winners()
-    assert [tuple(row) for row in twin.standings()] == [tuple(map(float, row)) for row in game.standings()]
-    obs = np.zeros(native.BigCity.observation_size, dtype=np.float32)
-    for seat in range(game.num_players):
-        twin.observation(seat, obs)
-        assert obs.tobytes() == game.observation(seat).tobytes()
 
 
 def _choose(game: BigCity, chooser: np.random.Generator) -> int:
@@ -80,7 +45,7 @@ def _play(game: BigCity, twin, chooser: np.random.Generator, steps: int) -> None
         action = _choose(game, chooser)
         game.apply(action)
         assert twin.apply(action)
-        _assert_same(game, twin)
+        assert_same_raw(game, twin, ("decision", len(game.history)))
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
@@ -93,7 +58,7 @@ def test_turn_cap_truncates_as_python(num_players: int) -> None:
     data["state"]["turns"] = 595
     game = BigCity.from_dict(data)
     twin = _native_of(game)
-    _assert_same(game, twin)
+    assert_same_raw(game, twin, "loaded")
     _play(game, twin, chooser, 400)
     assert game.is_truncated() and twin.is_truncated()
 
@@ -154,11 +119,11 @@ def test_full_city_ends_as_python(seed: int) -> None:
     build = _fill_but_one(game)
     assert build is not None
     twin = _native_of(game)
-    _assert_same(game, twin)
+    assert_same_raw(game, twin, "loaded")
     for action in (build, min(rules.hand_plots(game.state, game.state.active))):
         game.apply(action)
         assert twin.apply(action)
-        _assert_same(game, twin)
+        assert_same_raw(game, twin, ("decision", len(game.history)))
     assert game.is_over() and not game.is_truncated()
 
 
@@ -167,7 +132,7 @@ def test_determinize_with_proven_cards(seed: int) -> None:
     """Where the active seat's DEAD_DISCARD or BUILD_SELECT proves cards, both engines draw the same set."""
     num_players = 2 + seed % 4
     game = BigCity(num_players, seed=seed)
-    twin = native.BigCity(num_players, "{}", _words(np.random.default_rng(seed).bit_generator.state))
+    twin = native.BigCity(num_players, "{}", words(np.random.default_rng(seed)))
     chooser = np.random.default_rng(seed + 50)
     checked = 0
     while not game.is_over() and checked < 30:
@@ -175,8 +140,10 @@ def test_determinize_with_proven_cards(seed: int) -> None:
             for seat in range(num_players):
                 draws_py = np.random.default_rng(1000 * seed + checked)
                 draws_native = np.random.default_rng(1000 * seed + checked)
-                _assert_same(
-                    game.determinize(seat, draws_py), twin.determinize(seat, draws_native.bit_generator.capsule)
+                assert_same_raw(
+                    game.determinize(seat, draws_py),
+                    twin.determinize(seat, draws_native.bit_generator.capsule),
+                    ("determinize", seat, len(game.history)),
                 )
                 assert draws_py.bit_generator.state == draws_native.bit_generator.state
             checked += 1
@@ -184,12 +151,6 @@ def test_determinize_with_proven_cards(seed: int) -> None:
         game.apply(action)
         assert twin.apply(action)
     assert checked > 0
-
-
-def test_generated_header_is_fresh(tmp_path: Path) -> None:
-    out = tmp_path / "components.hpp"
-    subprocess.run([sys.executable, str(ROOT / "native/big_city/generate.py"), str(out)], check=True)
-    assert out.read_text() == (ROOT / "native/big_city/components.hpp").read_text()
 
 
 def _mid_game() -> BigCity:
@@ -236,13 +197,13 @@ def _hostile_states(state: dict):
 def test_door_refuses_hostile_states() -> None:
     game = _mid_game()
     data = game.to_dict()
-    words = _words(data["rng"])
-    native.BigCity.from_json(3, "{}", json.dumps(data["state"]), words, [])  # the state itself is accepted
+    rng = rng_words(data["rng"])
+    native.BigCity.from_json(3, "{}", json.dumps(data["state"]), rng, [])  # the state itself is accepted
     for what, state in _hostile_states(data["state"]):
         with pytest.raises(ValueError):
-            native.BigCity.from_json(3, "{}", json.dumps(state), words, [])
+            native.BigCity.from_json(3, "{}", json.dumps(state), rng, [])
             pytest.fail(f"accepted a state with a bad {what}")
     with pytest.raises(ValueError):
-        native.BigCity.from_json(4, "{}", json.dumps(data["state"]), words, [])  # n is 3
+        native.BigCity.from_json(4, "{}", json.dumps(data["state"]), rng, [])  # n is 3
     with pytest.raises(ValueError):
-        native.BigCity(3, '{"variant": 1}', words)  # Big City has no options
+        native.BigCity(3, '{"variant": 1}', rng)  # Big City has no options

@@ -5,41 +5,16 @@ districts, start player), which the shared parity test plays only at their defau
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from city_envs.metropolys.game import Metropolys
+from tests.native.parity import assert_same_raw, words
 
 native = pytest.importorskip("city_envs._native")
 NativeMetropolys = native.Metropolys
-
-
-def _words(generator: np.random.Generator) -> tuple:
-    state = generator.bit_generator.state
-    low = (1 << 64) - 1
-    s, inc = state["state"]["state"], state["state"]["inc"]
-    return (s >> 64, s & low, inc >> 64, inc & low, bool(state["has_uint32"]), state["uinteger"])
-
-
-def _same(py: Metropolys, nat, where: tuple) -> None:
-    mask = np.zeros(py.num_actions, dtype=bool)
-    nat.legal_actions(mask)
-    assert (mask == py.legal_actions()).all(), where
-    assert nat.current_player() == py.current_player(), where
-    assert nat.is_over() == py.is_over() and nat.decision_name() == py.decision_name(), where
-    assert json.loads(nat.state_json()) == py.to_dict()["state"], where
-    for seat in range(py.num_players):
-        obs = np.zeros(NativeMetropolys.observation_size, dtype=np.float32)
-        nat.observation(seat, obs)
-        assert (obs.view(np.uint32) == py.observation(seat).view(np.uint32)).all(), (where, seat)
-    assert nat.scores() == py.scores(), where
-    assert nat.winners() == py.winners(), where
-    assert [tuple(row) for row in nat.standings()] == [tuple(map(float, row)) for row in py.standings()], where
-    assert nat.rng_words() == _words(py.rng), where
 
 
 OPTIONS = [
@@ -54,26 +29,26 @@ def test_matches_agree_over_the_options(num_players: int, options: dict) -> None
     for seed, removed in enumerate(REMOVALS[num_players]):
         opts = dict(options, removed_districts=removed, start_player=seed % num_players)
         py = Metropolys(num_players, seed=seed, **opts)
-        nat = NativeMetropolys(num_players, json.dumps(py.options), _words(np.random.default_rng(seed)))
+        nat = NativeMetropolys(num_players, json.dumps(py.options), words(np.random.default_rng(seed)))
         pick = np.random.default_rng(seed + 100)
         step = 0
-        _same(py, nat, (seed, step))
+        assert_same_raw(py, nat, (seed, step))
         while not py.is_over():
             action = int(pick.choice(py.legal_action_ids()))
             py.apply(action)
             assert nat.apply(action)
             step += 1
-            _same(py, nat, (seed, step))
+            assert_same_raw(py, nat, (seed, step))
             if step % 9 == 0:
                 seat = step % num_players
                 twin_py = py.determinize(seat, np.random.default_rng(step))
                 twin_nat = nat.determinize(seat, np.random.default_rng(step).bit_generator.capsule)
-                _same(twin_py, twin_nat, (seed, step, "determinize"))
+                assert_same_raw(twin_py, twin_nat, (seed, step, "determinize"))
                 data = py.to_dict()
                 loaded = NativeMetropolys.from_json(
-                    num_players, json.dumps(py.options), json.dumps(data["state"]), _words(py.rng), data["history"]
+                    num_players, json.dumps(py.options), json.dumps(data["state"]), words(py.rng), data["history"]
                 )
-                _same(py, loaded, (seed, step, "from_json"))
+                assert_same_raw(py, loaded, (seed, step, "from_json"))
 
 
 def test_the_door_refuses_what_the_python_engine_refuses() -> None:
@@ -104,7 +79,7 @@ def test_the_door_refuses_what_the_python_engine_refuses() -> None:
                 expected = None
             try:
                 loaded = NativeMetropolys.from_json(
-                    n, json.dumps(data["options"]), json.dumps(data["state"]), _words(np.random.default_rng(0)), []
+                    n, json.dumps(data["options"]), json.dumps(data["state"]), words(np.random.default_rng(0)), []
                 )
             except ValueError:
                 loaded = None
@@ -124,21 +99,13 @@ def test_options_the_python_engine_refuses_are_refused() -> None:
             Metropolys(num_players, seed=0, **options)
         checked = Metropolys.check_options(options)
         with pytest.raises(ValueError):
-            NativeMetropolys(num_players, json.dumps(checked), _words(np.random.default_rng(0)))
-
-
-def test_the_header_is_generated_from_the_tables() -> None:
-    path = Path(__file__).resolve().parents[2] / "native" / "metropolys" / "generate.py"
-    spec = importlib.util.spec_from_file_location("metropolys_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.HEADER.read_text() == module.generate()
+            NativeMetropolys(num_players, json.dumps(checked), words(np.random.default_rng(0)))
 
 
 def test_the_door_refuses_unknown_missing_and_repeated_keys() -> None:
     game = Metropolys(3, seed=0)
     data = game.to_dict()
-    options, words = json.dumps(data["options"]), _words(np.random.default_rng(0))
+    options, rng = json.dumps(data["options"]), words(np.random.default_rng(0))
     text = json.dumps(data["state"])
     for bad in [
         json.dumps({**data["state"], "board_memo": None}),
@@ -146,5 +113,5 @@ def test_the_door_refuses_unknown_missing_and_repeated_keys() -> None:
         text[:-1] + ', "calls": 5}',
     ]:
         with pytest.raises(ValueError):
-            NativeMetropolys.from_json(3, options, bad, words, [])
-    assert json.loads(NativeMetropolys.from_json(3, options, text, words, []).state_json()) == data["state"]
+            NativeMetropolys.from_json(3, options, bad, rng, [])
+    assert json.loads(NativeMetropolys.from_json(3, options, text, rng, []).state_json()) == data["state"]

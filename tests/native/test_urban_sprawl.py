@@ -1,46 +1,20 @@
 """Urban Sprawl's native engine beyond the shared parity test: every option (variant, auto_single,
 max_turns), which the shared test plays only at their defaults, with determinize and states read back
-from the Python engine's JSON along the way; its door (`from_json`) on mutated states; its generated header."""
+from the Python engine's JSON along the way; its door (`from_json`) on mutated states."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from city_envs.urban_sprawl.game import UrbanSprawl
+from tests.native.parity import assert_same_raw, words
 
 native = pytest.importorskip("city_envs._native")
 NativeUrbanSprawl = native.UrbanSprawl
-
-
-def _words(generator: np.random.Generator) -> tuple:
-    state = generator.bit_generator.state
-    low = (1 << 64) - 1
-    s, inc = state["state"]["state"], state["state"]["inc"]
-    return (s >> 64, s & low, inc >> 64, inc & low, bool(state["has_uint32"]), state["uinteger"])
-
-
-def _same(py: UrbanSprawl, nat, where: tuple) -> None:
-    mask = np.zeros(py.num_actions, dtype=bool)
-    nat.legal_actions(mask)
-    assert (mask == py.legal_actions()).all(), where
-    assert nat.current_player() == py.current_player(), where
-    assert nat.is_over() == py.is_over() and nat.is_truncated() == py.is_truncated(), where
-    assert nat.decision_name() == py.decision_name(), where
-    assert json.loads(nat.state_json()) == py.to_dict()["state"], where
-    for seat in range(py.num_players):
-        obs = np.zeros(NativeUrbanSprawl.observation_size, dtype=np.float32)
-        nat.observation(seat, obs)
-        assert (obs.view(np.uint32) == py.observation(seat).view(np.uint32)).all(), (where, seat)
-    assert nat.scores() == py.scores(), where
-    assert nat.winners() == py.winners(), where
-    assert [tuple(row) for row in nat.standings()] == [tuple(map(float, row)) for row in py.standings()], where
-    assert nat.rng_words() == _words(py.rng), where
 
 
 OPTIONS = [
@@ -57,10 +31,10 @@ OPTIONS = [
 def test_matches_agree_over_the_options(num_players: int, options: dict) -> None:
     seed = 11 * num_players + len(options)
     py = UrbanSprawl(num_players, seed=seed, **options)
-    nat = NativeUrbanSprawl(num_players, json.dumps(py.options), _words(np.random.default_rng(seed)))
+    nat = NativeUrbanSprawl(num_players, json.dumps(py.options), words(np.random.default_rng(seed)))
     pick = np.random.default_rng(seed + 100)
     step = 0
-    _same(py, nat, (seed, step))
+    assert_same_raw(py, nat, (seed, step))
     while not py.is_over():
         legal = py.legal_action_ids()
         builds = [a for a in legal if a < 36 or 42 <= a < 204]  # permits, builds and lots: the city grows
@@ -68,17 +42,17 @@ def test_matches_agree_over_the_options(num_players: int, options: dict) -> None
         py.apply(action)
         assert nat.apply(action)
         step += 1
-        _same(py, nat, (seed, step))
+        assert_same_raw(py, nat, (seed, step))
         if step % 23 == 0:
             seat = step % num_players
             twin_py = py.determinize(seat, np.random.default_rng(step))
             twin_nat = nat.determinize(seat, np.random.default_rng(step).bit_generator.capsule)
-            _same(twin_py, twin_nat, (seed, step, "determinize"))
+            assert_same_raw(twin_py, twin_nat, (seed, step, "determinize"))
             data = py.to_dict()
             loaded = NativeUrbanSprawl.from_json(
-                num_players, json.dumps(py.options), json.dumps(data["state"]), _words(py.rng), data["history"]
+                num_players, json.dumps(py.options), json.dumps(data["state"]), words(py.rng), data["history"]
             )
-            _same(py, loaded, (seed, step, "from_json"))
+            assert_same_raw(py, loaded, (seed, step, "from_json"))
     if "max_turns" in options:
         assert py.is_truncated() or py.state.turns < options["max_turns"]
 
@@ -107,7 +81,7 @@ def test_the_door_takes_mutated_states_with_a_value_error_or_plays_them() -> Non
                 data["state"][key] = value + int(rng.integers(-3, 4))
             try:
                 loaded = NativeUrbanSprawl.from_json(
-                    n, json.dumps(data["options"]), json.dumps(data["state"]), _words(np.random.default_rng(0)), []
+                    n, json.dumps(data["options"]), json.dumps(data["state"]), words(np.random.default_rng(0)), []
                 )
             except ValueError:
                 continue
@@ -128,7 +102,7 @@ def test_the_door_takes_mutated_states_with_a_value_error_or_plays_them() -> Non
 def test_the_door_refuses_unknown_missing_and_wrong_keys() -> None:
     game = UrbanSprawl(3, seed=0)
     data = game.to_dict()
-    options, words = json.dumps(data["options"]), _words(np.random.default_rng(0))
+    options, rng = json.dumps(data["options"]), words(np.random.default_rng(0))
     state = data["state"]
     for bad in [
         {**state, "memo": None},
@@ -140,16 +114,7 @@ def test_the_door_refuses_unknown_missing_and_wrong_keys() -> None:
         {**state, "tasks": [["disaster_one", 0, 0]]},
     ]:
         with pytest.raises(ValueError):
-            NativeUrbanSprawl.from_json(3, options, json.dumps(bad), words, [])
-    assert json.loads(NativeUrbanSprawl.from_json(3, options, json.dumps(state), words, []).state_json()) == state
+            NativeUrbanSprawl.from_json(3, options, json.dumps(bad), rng, [])
+    assert json.loads(NativeUrbanSprawl.from_json(3, options, json.dumps(state), rng, []).state_json()) == state
     with pytest.raises(ValueError):
-        NativeUrbanSprawl(3, json.dumps({**data["options"], "variant": "huge"}), words)
-
-
-def test_the_header_is_generated_from_the_tables() -> None:
-    path = Path(__file__).resolve().parents[2] / "native" / "urban_sprawl" / "generate.py"
-    spec = importlib.util.spec_from_file_location("urban_sprawl_generate", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.HEADER.read_text() == module.render(), "run `python native/urban_sprawl/generate.py` and commit it"
+        NativeUrbanSprawl(3, json.dumps({**data["options"], "variant": "huge"}), rng)
