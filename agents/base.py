@@ -42,10 +42,13 @@ TIE_TOLERANCE = 1e-9  # scores closer than this to the best count as tied (float
 
 class HeuristicAgent(abc.ABC):
     """What the per-game rule-of-thumb agents share: a seeded generator that breaks ties, and no
-    thinking (and no draw from the generator) when only one action is legal."""
+    thinking (and no draw from the generator) when only one action is legal. On a native match whose
+    game has its heuristic in C++ (`native=True`, the default), the pick is computed there: the same
+    pick, with the same draws from the generator."""
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+    def __init__(self, seed: int | np.random.Generator | None = None, native: bool = True) -> None:
         self.rng = make_rng(seed)
+        self.native = native
 
     def act(self, info_set: InfoSet) -> int:
         legal = info_set.legal_action_ids()
@@ -53,6 +56,10 @@ class HeuristicAgent(abc.ABC):
             raise ValueError(f"seat {info_set.player} has no decision to make now")
         if len(legal) == 1:
             return legal[0]
+        if self.native:  # the same pick computed by the native engine, where it has this heuristic
+            action = info_set.heuristic_action(self.rng)
+            if action is not None:
+                return action
         return self._choose(info_set, legal)
 
     @abc.abstractmethod

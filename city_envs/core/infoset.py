@@ -56,6 +56,14 @@ class InfoSet:
     def legal_action_ids(self) -> list[int]:
         return self.legal_actions().nonzero()[0].tolist()  # the mask is 1-D: no flatnonzero ravel
 
+    def heuristic_action(self, rng: np.random.Generator) -> int | None:
+        """The native engine's pick of the game's heuristic agent for this seat, ties drawn from `rng`;
+        None where the match is not native or its game has no native heuristic."""
+        if self.__game.current_player() != self.player:
+            raise ValueError(f"seat {self.player} has no decision to make now")
+        choose = getattr(self.__game, "heuristic_action", None)
+        return None if choose is None else choose(rng)
+
     def determinize(self, rng: np.random.Generator) -> Game:
         """A full match sampled from this seat's beliefs (for search agents)."""
         return self.__game.determinize(self.player, rng)

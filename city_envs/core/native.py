@@ -177,6 +177,12 @@ class NativeGame(Game):
             self._twin = None
         return played
 
+    def heuristic_action(self, rng: np.random.Generator) -> int | None:
+        """The game's heuristic agent's pick for the seat to move, computed in C++ with ties drawn from
+        `rng` as the Python agent draws them; None where this game's native engine has no heuristic."""
+        choose = getattr(self._match, "heuristic_action", None)
+        return None if choose is None else choose(rng.bit_generator.capsule)
+
     def observation(self, player: int) -> np.ndarray:
         out = np.empty(self.observation_shape, dtype=np.float32)
         self._match.observation(player, out)

@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from city_envs.agents.registry import is_user_agent
-from city_envs.core.settings import read_json
+from city_envs.core.settings import MAX_JSON_BYTES, read_json
 from city_envs.evaluation.arena import evaluate
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.ratings import counts, wilson_interval
@@ -120,10 +120,23 @@ def log_files(out: Path) -> list[Path]:
     return sorted((out / RUNS).glob("*/*/matches.jsonl"))
 
 
+def log_bytes(path: Path) -> bytes:
+    """A match log's bytes: a regular file (a FIFO named like a log would hang the command) of at most
+    `MAX_JSON_BYTES`; anything else is one `BenchmarkError` naming it."""
+    if not path.is_file():
+        raise BenchmarkError(f"{path} is not a regular file" + ("" if path.exists() else " (it does not exist)"))
+    if path.stat().st_size > MAX_JSON_BYTES:
+        raise BenchmarkError(f"{path} is larger than {MAX_JSON_BYTES // 2**20} MB: not a log this reads")
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise BenchmarkError(f"{path}: unreadable ({error.strerror})") from None
+
+
 def _log_digest(path: Path) -> str:
     """SHA-256 of a match log with its records in match order (they are written as matches end, so the
     order depends on the workers): the same matches give the same digest, whatever `--jobs` was."""
-    header, *records = path.read_bytes().split(b"\n")
+    header, *records = log_bytes(path).split(b"\n")
 
     def match_number(line: bytes) -> tuple[float, bytes]:
         try:

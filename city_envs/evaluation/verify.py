@@ -22,7 +22,7 @@ from typing import Any
 
 from city_envs.core.game import Game
 from city_envs.core.registry import make_game
-from city_envs.core.settings import MAX_JSON_BYTES, loads_json, read_document
+from city_envs.core.settings import loads_json
 from city_envs.evaluation.arena import _same_run, run_settings
 from city_envs.evaluation.benchmark import (
     RESULTS,
@@ -32,6 +32,7 @@ from city_envs.evaluation.benchmark import (
     candidate_matches,
     lineup_summary,
     load_results,
+    log_bytes,
     log_files,
     logs_digest,
 )
@@ -104,12 +105,10 @@ def _replay(game_name: str, num_players: int, record: dict, candidate: int) -> l
 def read_log(path: Path, complete: bool = True) -> tuple[Any, list[dict]]:
     """A match log's header and records; `complete=False` drops a last line cut short (as `--resume`
     does). A line that is not a record raises `BenchmarkError`."""
-    if path.is_file() and path.stat().st_size > MAX_JSON_BYTES:
-        raise BenchmarkError(f"{path} is larger than {MAX_JSON_BYTES // 2**20} MB: not a log this reads")
     try:
-        text = read_document(path)  # a regular file: a FIFO named like a log would hang the command
-    except ValueError as error:
-        raise BenchmarkError(str(error)) from None
+        text = log_bytes(path).decode()
+    except UnicodeDecodeError:
+        raise BenchmarkError(f"{path} is not a text file") from None
     lines = text.split("\n")
     if lines[-1] and not complete:
         lines = lines[:-1]

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "game.hpp"
@@ -83,14 +85,23 @@ bool is_legal(const Match<G>& match, int64_t action) {
   return mask[action] != 0;
 }
 
+// Whether G has the game's heuristic agent in C++: `int heuristic(int player, const int* legal, int count,
+// Random& rng) const`, the pick of `agents/<game>_heuristic.py` among `count` >= 2 legal ids (ascending),
+// reading only what `player` may know and drawing ties from rng as the Python agent draws from its own.
+template <class G, class = void>
+struct has_heuristic : std::false_type {};
+template <class G>
+struct has_heuristic<G, std::void_t<decltype(std::declval<const G&>().heuristic(
+                            0, static_cast<const int*>(nullptr), 0, std::declval<Random&>()))>> : std::true_type {};
+
 template <class G>
 void bind_game(nb::module_& m, const char* class_name) {
   using M = Match<G>;
   using Mask = nb::ndarray<bool, nb::numpy, nb::shape<G::kNumActions>, nb::c_contig, nb::device::cpu>;
   using Obs = nb::ndarray<float, nb::numpy, nb::shape<G::kObservationSize>, nb::c_contig, nb::device::cpu>;
 
-  nb::class_<M>(m, class_name)
-      .def_ro_static("name", &G::kName)
+  nb::class_<M> cls(m, class_name);
+  cls.def_ro_static("name", &G::kName)
       .def_ro_static("num_actions", &G::kNumActions)
       .def_ro_static("observation_size", &G::kObservationSize)
       .def(
@@ -232,6 +243,25 @@ void bind_game(nb::module_& m, const char* class_name) {
           nb::arg("player"), nb::arg("rng"),
           "A copy whose hidden information from `player` is resampled (Game.determinize), drawing from the "
           "numpy generator whose `bit_generator.capsule` is `rng`; no history, a match generator seeded from rng.");
+  if constexpr (has_heuristic<G>::value) {
+    cls.def(
+        "heuristic_action",
+        [](const M& self, const nb::capsule& capsule) {
+          if (self.game.is_over()) throw std::invalid_argument("the match is over: no seat has a decision to make");
+          uint8_t mask[G::kNumActions];
+          int legal[G::kNumActions];
+          self.game.legal_actions(mask);
+          int count = 0;
+          for (int i = 0; i < G::kNumActions; ++i)
+            if (mask[i] != 0) legal[count++] = i;
+          if (count == 1) return legal[0];  // HeuristicAgent.act: no thinking and no draw
+          Random rng(numpy_bitgen(capsule));
+          return self.game.heuristic(self.game.current_player(), legal, count, rng);
+        },
+        nb::arg("rng"),
+        "The game's heuristic agent's pick for the seat to move (agents/<game>_heuristic.py, decision for "
+        "decision), breaking ties with the numpy generator whose `bit_generator.capsule` is `rng`.");
+  }
 }
 
 }  // namespace city_envs::native

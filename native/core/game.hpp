@@ -32,6 +32,10 @@
 //     void standings(std::vector<double>& out, int& width) const;  // num_players rows of `width` keys
 //     void observation(int player, float* out) const;  // writes all kObservationSize values
 //     void resample_hidden(int player, Random& rng);   // view.determinize on this copy, drawing from rng
+//
+//     // Optional: the game's heuristic agent (agents/<game>_heuristic.py), its pick among `count` >= 2
+//     // legal ids, reading only what `player` may know, ties drawn from rng as the Python agent draws.
+//     int heuristic(int player, const int* legal, int count, Random& rng) const;
 //   };
 //
 // Hot paths (legal_actions, apply, observation, copies) allocate as little as they can: fixed-size
