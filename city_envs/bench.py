@@ -112,11 +112,12 @@ def _choices(masks: list[np.ndarray], seed: int) -> Iterator[int]:
             yield 1
 
 
-def _heuristic_decisions(name: str, num_players: int, seed: int, **options) -> Iterator[int]:
-    """Yields once per decision of the game's heuristic agent in every seat (Game API and `InfoSet`s)."""
+def _heuristic_decisions(name: str, num_players: int, seed: int, engine: str = "python", **options) -> Iterator[int]:
+    """Yields once per decision of the game's heuristic agent in every seat (Game API and `InfoSet`s;
+    on the native engine the agents pick in C++ where the game's heuristic is there)."""
     from city_envs.agents.registry import make_agent
 
-    cls = game_class(name, "python")
+    cls = game_class(name, engine)
     games = 0
     while True:
         game = cls(num_players, seed=seed + games, **options)
@@ -272,7 +273,8 @@ def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, *
     """The native engine beside the Python engine: random play through the Game API, and the same
     moves played inside the native engine (`playout`), each in alternating slices with the Python
     engine's Game-API loop (so the ratio shares the machine's drift); the chooser alone beside the same
-    loop (the ceiling of any engine's Game-API ratio); the per-call costs on positions of native matches;
+    loop (the ceiling of any engine's Game-API ratio); heuristic self-play beside the Python engine's
+    (the agents pick in C++ where the game's heuristic is there); the per-call costs on positions of native matches;
     the AEC loop beside connect_four_v3."""
     native, python = paired_rates(
         _random_decisions(name, num_players, seed, "native", **options),
@@ -302,6 +304,13 @@ def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, *
         "native_playout_ratio_vs_python": playout / python_beside_playout,
     }
     figures.update({f"native_{key}": value for key, value in per_call_micros(states, seed=seed).items()})
+    heuristic, python_heuristic = paired_rates(
+        _heuristic_decisions(name, num_players, seed, "native", **options),
+        _heuristic_decisions(name, num_players, seed, "python", **options),
+        seconds,
+    )
+    figures["native_heuristic_decisions_per_s"] = heuristic
+    figures["native_heuristic_ratio_vs_python"] = heuristic / python_heuristic
     native_env = make_env(name, num_players, engine="native", **options)
     aec, reference = _beside_reference(_aec_steps(native_env, seed), seconds, seed)
     figures["native_aec_steps_per_s"] = aec
@@ -340,6 +349,8 @@ TABLE_COLUMNS = (
     ("native Game-API decisions/s", "native_decisions_per_s", "{:,.0f}"),
     ("native / Python Game API", "native_raw_ratio_vs_python", "{:.1f}x"),
     ("Game-API ceiling / Python", "game_api_ceiling_ratio_vs_python", "{:.1f}x"),
+    ("native heuristic decisions/s", "native_heuristic_decisions_per_s", "{:,.0f}"),
+    ("native / Python heuristic", "native_heuristic_ratio_vs_python", "{:.1f}x"),
     ("native AEC vs connect_four_v3", "native_aec_ratio_vs_connect_four", "{:.2f}x"),
     ("native clone µs", "native_clone_us", "{:.2f}"),
     ("native determinize µs", "native_determinize_us", "{:.2f}"),

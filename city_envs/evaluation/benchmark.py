@@ -141,7 +141,7 @@ def _log_digest(path: Path) -> str:
     def match_number(line: bytes) -> tuple[float, bytes]:
         try:
             return float(json.loads(line)["match"]), line
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, OverflowError):  # not a record: verify says which line
             return math.inf, line
 
     return hashlib.sha256(b"\n".join([header, *sorted(records, key=match_number)])).hexdigest()
