@@ -487,8 +487,8 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
 
 
 async def act(request: Request) -> Response:
+    form = await form_data(request)  # a form from elsewhere is refused before anything is looked up
     session = session_of(request)
-    form = await form_data(request)
     seat = int_param(form.get("seat"), "seat")
     action = int_param(form.get("action"), "action")
     step = int_param(form.get("step"), "step")
@@ -500,8 +500,8 @@ async def act(request: Request) -> Response:
 
 
 async def advance(request: Request) -> Response:
-    session = session_of(request)
     await form_data(request)
+    session = session_of(request)
     seat = request.query_params.get("seat", "")
     back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
     await to_thread.run_sync(session.advance, limiter=request.app.state.bot_moves)
