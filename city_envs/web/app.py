@@ -224,8 +224,8 @@ def set_token(response: Response, cookie: str, token: str) -> None:
 
 def owner_of(request: Request) -> str:
     """The owner token the browser sent ("" for none: such a browser owns no match)."""
-    token = request.cookies.get(OWNER_COOKIE, "")
-    return token if TOKEN.fullmatch(token) else ""
+    token, new = browser_token(request, OWNER_COOKIE)
+    return "" if new else token
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
@@ -429,6 +429,8 @@ async def create_game(request: Request) -> Response:
         owner, new_owner = browser_token(request, OWNER_COOKIE)
         # off the event loop: checking a policy file reads and loads it (seconds for a large one)
         session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options, owner)
+    except FileTooLarge as error:
+        raise BadRequest(str(error), 413) from None
     except (TypeError, ValueError, RecursionError, OSError) as error:
         raise BadRequest(str(error)) from None
     site(request).store.add(session)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial, wraps
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
@@ -250,9 +250,7 @@ class MatchList:
             raise ValueError(f"match {match} is not in this run (matches {first}..{last})")
         kept = self.records[match]
         if isinstance(kept, str):
-            record = parse_json(kept, f"{self.name}, match {match}")
-            assert isinstance(record, dict)  # it was one when the list was read
-            return record
+            return cast(dict, parse_json(kept, f"{self.name}, match {match}"))  # an object when the list was read
         try:
             record = {
                 "match": match,

@@ -167,3 +167,18 @@ def test_the_depth_check_keeps_nothing_for_the_numbers_of_a_list():
     finally:
         tracemalloc.stop()
     assert peak < 2**20
+
+
+def test_a_policy_file_over_its_cap_is_a_413_before_it_is_read(web, replay_folder, monkeypatch):
+    pytest.importorskip("torch")
+    import city_envs.agents.policy_file as policy_file
+
+    monkeypatch.setattr(policy_file, "load_policy_file", lambda *a, **k: pytest.fail("the policy file was read"))
+    with open(replay_folder / "big.safetensors", "wb") as handle:
+        handle.truncate(65 * 2**20)
+    response = call(
+        web.post,
+        "/games",
+        data={"game": "citadels", "players": "2", "seat0": "ppo:0/big.safetensors", "seat1": "person"},
+    )
+    refused(response, 413, "big.safetensors is larger than 64 MB")
