@@ -243,6 +243,7 @@ def page(request: Request, name: str, status: int = 200, **context: Any) -> Resp
 
 
 def own_origin(request: Request) -> str:
+    """This site's origin as a browser names it (the scheme and the `Host` the request was sent to)."""
     return f"{request.url.scheme}://{request.headers.get('host', '')}"
 
 
@@ -341,6 +342,7 @@ def session_of(request: Request) -> PlaySession:
 
 
 def watched_session(request: Request) -> PlaySession:
+    """The match whose watch link is the route's `watch_id`, else a 404."""
     try:
         return site(request).store.watched(request.path_params["watch_id"])
     except KeyError:
@@ -453,7 +455,10 @@ def watch(request: Request) -> Response:
 
 
 def table_page(request: Request, session: PlaySession, wanted_seat: int | None, watching: bool) -> Response:
+    """A match's page: to its owner, the seat `wanted_seat` (`PlaySession.viewer`) and its choices; to a
+    watcher, the table as no seat sees it."""
     game = session.game
+    who = partial(session.who, to_owner=not watching)
     with session.lock:
         viewer = None if watching else session.viewer(wanted_seat)
         current = game.current_player()
@@ -479,7 +484,8 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             so_far=so_far,
             step=len(game.history),
             decision=decision_words(game),
-            outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
+            who=who,
+            outcome=outcome(game, [who(seat) for seat in range(game.num_players)]),
             bots_to_move=session.bots_to_move(),
             notes=action_notes(game, [item for _, items in groups for item in items]),
             legend=legend(game, own),
@@ -521,6 +527,7 @@ async def delete_game(request: Request) -> Response:
 
 
 def table_png(session: PlaySession) -> Response:
+    """The public table of `session` as a PNG (drawn from a copy, so the match is not held meanwhile)."""
     with session.lock:
         twin = session.game.clone()
     return png(twin)

@@ -35,7 +35,6 @@ class Event:
 
     step: int
     seat: int
-    who: str
     public: str
     private: str
     points: tuple[float, ...]  # each seat's change of public score by this decision
@@ -70,8 +69,10 @@ class PlaySession:
     def person_seats(self) -> list[int]:
         return [seat for seat, kind in enumerate(self.seats) if kind == PERSON]
 
-    def who(self, seat: int) -> str:
-        return f"seat {seat} ({'you' if self.seats[seat] == PERSON else self.seats[seat]})"
+    def who(self, seat: int, to_owner: bool = True) -> str:
+        """How a page names a seat: by its agent, a person's as "you" to the owner and "person" to a watcher."""
+        kind = self.seats[seat]
+        return f"seat {seat} ({'you' if kind == PERSON and to_owner else kind})"
 
     def bot_to_move(self) -> Agent | None:
         """The agent whose turn it is, while the match goes on; None when a person acts (or none does)."""
@@ -96,7 +97,7 @@ class PlaySession:
     # ----- moves --------------------------------------------------------------------------------
     def _apply(self, seat: int, action: int) -> None:
         step = play_step(self.game, action)  # IllegalActionError before anything changes
-        self.log.append(Event(step.index, seat, self.who(seat), step.public, step.private, step.points, step.outcome))
+        self.log.append(Event(step.index, seat, step.public, step.private, step.points, step.outcome))
 
     def act(self, seat: int, action: int, step: int) -> None:
         """A person's choice, checked: their turn, the page they chose on is the current one, legal."""
