@@ -38,6 +38,7 @@ MAX_FILE_BYTES = 16 * 1024 * 1024  # a match list (matches.jsonl or matches.csv:
 MAX_SMALL_FILE_BYTES = 1024 * 1024  # a saved game (about 10 KB) or a run's results.json (a few KB)
 MAX_MATCH_LINES = 100_000  # lines of a match list, counted before any is parsed
 SUMMARY_FIELDS = ("game", "num_players", "options", "games", "lineup")  # what the app reads of a results.json
+MAX_SUMMARY_CHARS = 4096  # those fields of a results.json, as JSON (a line-up of agents and a few options)
 MAX_JSON_DEPTH = 32  # a saved game is about 5 deep; json itself gives up near 1,000 with a RecursionError
 MAX_LISTED = 400  # files shown on the home page; deeper trees are still reachable by link
 MAX_FOLDERS_WALKED = 2000  # the home page's walk stops there, however deep the served tree
@@ -232,16 +233,22 @@ def read_summary(path: Path) -> dict | None:
     """The fields of a run's results.json the app reads (`SUMMARY_FIELDS`, so little is kept), or None
     when it is JSON but not an object."""
     results = parse_json(read_regular_file(path, MAX_SMALL_FILE_BYTES), path.name)
-    return {key: results[key] for key in SUMMARY_FIELDS if key in results} if isinstance(results, dict) else None
+    if not isinstance(results, dict):
+        return None
+    kept = {key: results[key] for key in SUMMARY_FIELDS if key in results}
+    if len(json.dumps(kept)) > MAX_SUMMARY_CHARS:  # what is cached stays small, however many files
+        raise ValueError(f"{path.name}: its game, options and line-up take over {MAX_SUMMARY_CHARS:,} characters")
+    return kept
 
 
 @dataclass(frozen=True)
 class MatchList:
-    """A run's match records by number, each kept as read (a JSON line, or a CSV row) and parsed when
-    asked for, so a cached list costs about its file's size."""
+    """A run's match records by number, each kept as text (its JSON line, or its CSV row written back as
+    one) and parsed when asked for, so a cached list costs about its file's size."""
 
     name: str
-    records: dict[int, str | dict[str, str]]
+    columns: tuple[str, ...]  # a CSV list's header; none for JSON lines
+    records: dict[int, str]
 
     def record(self, match: int) -> dict:
         """Match `match`'s record; ValueError when the run has none or it is malformed."""
@@ -249,21 +256,22 @@ class MatchList:
             first, last = min(self.records, default=0), max(self.records, default=-1)
             raise ValueError(f"match {match} is not in this run (matches {first}..{last})")
         kept = self.records[match]
-        if isinstance(kept, str):
+        if not self.columns:
             return cast(dict, parse_json(kept, f"{self.name}, match {match}"))  # an object when the list was read
+        row = dict(zip(self.columns, next(csv.reader(io.StringIO(kept, newline=""))), strict=False))
         try:
             record = {
                 "match": match,
-                "seed": int(kept["seed"]),
-                "kinds": kept["seats"].split(),
-                "length": int(kept["length"]),
-                "failed": kept["failed"] == "True",
-                "reason": kept["reason"],
+                "seed": int(row["seed"]),
+                "kinds": row["seats"].split(),
+                "length": int(row["length"]),
+                "failed": row["failed"] == "True",
+                "reason": row["reason"],
             }
-            if kept.get("actions") is not None:  # runs before the arena kept actions have no such column
-                record["history"] = [int(action) for action in kept["actions"].split()]
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise ValueError(f"{self.name}'s match {match} is not an arena match record: {error}") from None
+            if row.get("actions") is not None:  # runs before the arena kept actions have no such column
+                record["history"] = [int(action) for action in row["actions"].split()]
+        except (KeyError, ValueError) as error:
+            raise ValueError(f"{self.name}'s match {match} is not an arena match record: {error!r}") from None
         return record
 
 
@@ -278,20 +286,27 @@ def read_match_list(path: Path) -> MatchList:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path.name} is not UTF-8 text") from None
-    records: dict[int, str | dict[str, str]] = {}
+    records: dict[int, str] = {}
     if path.suffix == ".jsonl":
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 record = parse_json(line, f"{path.name} line {number}")
                 if isinstance(record, dict) and (match := _match_number(record)) is not None:
                     records[match] = line
-        return MatchList(path.name, records)
+        return MatchList(path.name, (), records)
+    rows = csv.reader(io.StringIO(text, newline=""))
     try:
-        for row in csv.DictReader(io.StringIO(text, newline="")):
-            records[int(row["match"])] = row
-    except (KeyError, TypeError, ValueError, csv.Error) as error:
+        columns = tuple(next(rows, ()))
+        if "match" not in columns:
+            raise ValueError("it has no match column")
+        where = columns.index("match")
+        for row in rows:
+            written = io.StringIO()
+            csv.writer(written).writerow(row)
+            records[int(row[where])] = written.getvalue()
+    except (IndexError, ValueError, csv.Error) as error:
         raise ValueError(f"{path.name} is not an arena match list: {error}") from None
-    return MatchList(path.name, records)
+    return MatchList(path.name, columns, records)
 
 
 def _match_number(record: dict) -> int | None:

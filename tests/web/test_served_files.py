@@ -182,3 +182,23 @@ def test_a_policy_file_over_its_cap_is_a_413_before_it_is_read(web, replay_folde
         data={"game": "citadels", "players": "2", "seat0": "ppo:0/big.safetensors", "seat1": "person"},
     )
     refused(response, 413, "big.safetensors is larger than 64 MB")
+
+
+def test_a_summary_kept_for_the_listing_stays_small(web, replay_folder):
+    """A results.json within its cap whose line-up is half a million names would be kept for every run
+    listed: refused instead, so the cache of summaries stays small."""
+    summary = {"game": "citadels", "num_players": 2, "options": {}, "games": 1, "lineup": ["a"] * 200_000}
+    _arena_run(replay_folder / "crowd", [GOOD_RECORD], summary)
+    refused(call(web.get, "/replay", params={"src": "0/crowd", "match": "0"}), 400, "take over 4,096 characters")
+    assert "crowd" not in web.get("/").text
+
+
+def test_a_csv_match_list_replays_its_matches_kept_as_text(web, replay_folder):
+    from city_envs.evaluation import evaluate, write_reports
+
+    write_reports(evaluate("big_city", 2, ["heuristic", "random"], games=2, seed=2), replay_folder / "run")
+    listed = replays.read_match_list(replay_folder / "run" / "matches.csv")
+    assert sorted(listed.records) == [0, 1] and all(isinstance(row, str) for row in listed.records.values())
+    assert listed.record(1)["kinds"] == ["random", "heuristic"] and listed.record(1)["history"]
+    (replay_folder / "run" / "matches.csv").write_text("seed,seats\n1,a b\n")
+    refused(call(web.get, "/replay", params={"src": "0/run", "match": "0"}), 400, "has no match column")
