@@ -12,8 +12,9 @@ saved game and a results.json at most `MAX_SMALL_FILE_BYTES`, a match list at mo
 and `MAX_MATCH_LINES` lines; a file over its cap raises `FileTooLarge`), and JSON at most
 `MAX_JSON_DEPTH` deep; files are parsed as JSON or CSV data, never executed. What a request costs is
 bounded once more by caches keyed by each file's version (path, size, modification time, inode): a
-run's summary and its match list are parsed once per version (`read_summary`, `read_match_list`),
-and a replay is rebuilt once per version of its files (`Sources.load`).
+run's summary and its match list are parsed once per version (`read_summary`, which keeps only the
+few fields the app reads, and `read_match_list`, which keeps each record as text), and a replay is
+rebuilt once per version of its files (`Sources.load`).
 """
 
 from __future__ import annotations

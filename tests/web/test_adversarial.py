@@ -685,6 +685,9 @@ def test_a_policy_file_whose_sizes_do_not_fit_the_game_is_refused_without_the_se
         ("get", "/nowhere", {}),
         ("post", "/games", {}),
         ("get", "/", {"host": "evil.example"}),
+        ("get", "/watch/nothing", {}),
+        ("post", "/games/x/delete", {}),
+        ("get", "/games/x/save.json", {"sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"}),
     ],
 )
 def test_every_response_carries_the_security_headers(raw, method, url, headers):
