@@ -153,11 +153,6 @@ class SessionStore:
             while len(self.sessions) > self.capacity:
                 self.sessions.popitem(last=False)
 
-    def _touch(self, session: PlaySession) -> PlaySession:
-        self.sessions.move_to_end(session.id)
-        session.touched = self.clock()
-        return session
-
     def get(self, session_id: str, owner: str) -> PlaySession:
         """The match `session_id` if `owner` started it; KeyError for a match that is not there or is another's."""
         with self.lock:
@@ -165,15 +160,18 @@ class SessionStore:
             session = self.sessions.get(session_id)
             if session is None or not owns(owner, session):
                 raise KeyError(session_id)
-            return self._touch(session)
+            self.sessions.move_to_end(session_id)
+            session.touched = self.clock()
+            return session
 
     def watched(self, watch_id: str) -> PlaySession:
-        """The match whose watch link is `watch_id`, else KeyError."""
+        """The match whose watch link is `watch_id`, else KeyError. Watching does not keep a match alive:
+        only its owner's use does."""
         with self.lock:
             self._expire()
             for session in self.sessions.values():
                 if secrets.compare_digest(session.watch_id.encode(), watch_id.encode()):
-                    return self._touch(session)
+                    return session
             raise KeyError(watch_id)
 
     def remove(self, session_id: str, owner: str) -> None:

@@ -158,3 +158,30 @@ def test_a_watch_link_shows_the_public_table_and_nothing_to_press(owner, strange
     assert call(stranger.get, f"{watch}/board.png").content[:4] == b"\x89PNG"
     refused(call(stranger.get, "/watch/" + "x" * 22), 404, "no game to watch")
     refused(call(stranger.post, f"{watch}/act", data={"seat": "0", "action": "0", "step": "1"}), (404, 405))
+
+
+def test_the_store_hands_a_match_only_to_its_owner_and_watching_keeps_none_alive():
+    from pathlib import Path
+
+    from city_envs.web.seats import parse_seat
+    from city_envs.web.sessions import PlaySession, SessionStore
+
+    now = [0.0]
+    store = SessionStore(capacity=10, ttl=60.0, clock=lambda: now[0])
+    specs = [parse_seat(kind, "citadels", 2, Path) for kind in ("person", "random")]
+    mine, other = "a" * 43, "b" * 43
+    match = PlaySession("citadels", 2, specs, 1, {}, mine)
+    store.add(match)
+    for owner in (other, "", mine[:-1]):
+        with pytest.raises(KeyError):
+            store.get(match.id, owner)
+        with pytest.raises(KeyError):
+            store.remove(match.id, owner)
+        assert store.listing(owner) == []
+    assert store.listing(mine) == [match] and store.watched(match.watch_id) is match
+    with pytest.raises(KeyError):
+        store.watched(match.id)  # the game's own id is no watch link
+    now[0] = 50.0
+    store.watched(match.watch_id)
+    now[0] = 61.0  # idle for its owner since 0: watching kept nothing alive
+    assert store.listing(mine) == []
