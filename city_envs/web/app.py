@@ -12,8 +12,8 @@ private information and the action buttons), moves in it, lets its bots move, sa
 deletes it. Any other browser gets the 404 page of a match that is not there. The owner may share the
 match's watch link (`/watch/<id>`, a second random name): it shows the public table only (the page
 of a match seen by no seat: board, public scores and the public log; not the seed, which would give
-every deal away), refreshes itself, and has no buttons, no save and no replay. The files of the served folders are the server's, not a browser's:
-any browser that reaches the server may replay them.
+every deal away), refreshes itself, and has no buttons, no save and no replay. The files of the
+served folders are the server's, not a browser's: any browser that reaches the server may replay them.
 
 It listens on the user's machine, where any web page they visit can send it requests, so it trusts
 nothing it receives: a request whose `Host` is not the address it was started on is refused (DNS
