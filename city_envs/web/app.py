@@ -5,13 +5,25 @@ from this package, so it works offline. A person sees the public table (each gam
 SVG document where the game draws one and else a PNG, shows only public information, and scores are
 public scores until the end) and their own seat's private information (`Game.render_private`), never another seat's.
 
+Who sees what: a match belongs to the browser that started it. Each browser gets a random owner
+token (`secrets`, in an HttpOnly, SameSite=Strict cookie) with its first page; a match keeps the token
+it was started with, and only a request carrying it lists the match, opens its page (with the seats'
+private information and the action buttons), moves in it, lets its bots move, saves, replays or
+deletes it. Any other browser gets the 404 page of a match that is not there. The owner may share the
+match's watch link (`/watch/<id>`, a second random name): it shows the public table only (the page
+of a match seen by no seat: board, public scores and the public log; not the seed, which would give
+every deal away), refreshes itself, and has no buttons, no save and no replay. The files of the
+served folders are the server's, not a browser's: any browser that reaches the server may replay them.
+
 It listens on the user's machine, where any web page they visit can send it requests, so it trusts
 nothing it receives: a request whose `Host` is not the address it was started on is refused (DNS
 rebinding); a write (POST) needs a same-origin request carrying the browser session's form token
-(a cookie only this app's pages can read); seats are built-in agents within server-side limits
-(`city_envs.web.seats`), never code; replays never create agents; served files are read only as
-bounded data (`city_envs.web.replays`). Every bad request gets a 4xx page (or JSON, when asked for)
-saying what was wrong.
+(a cookie only this app's pages can read); a file (a board image, a saved game, a replay read from
+a served folder) is never given to another site's page (`file_route`); seats are built-in agents
+within server-side limits (`city_envs.web.seats`), never code; replays never create agents; served
+files are read only as bounded data, each within its size cap and parsed once per version
+(`city_envs.web.replays`). Every bad request gets a 4xx page (or JSON, when asked for) saying what
+was wrong.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, wraps
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -53,7 +65,7 @@ from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
 from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
-from city_envs.web.replays import Replay, Sources
+from city_envs.web.replays import FileTooLarge, Replay, Sources
 from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
 
@@ -63,6 +75,8 @@ MAX_OPTION_CHARS = 200
 MAX_SEED = 2**63 - 1
 BOT_THREADS = max(2, os.cpu_count() or 2)  # bot moves thinking at once (a search holds a core)
 CSRF_COOKIE = "city_envs_form_token"
+OWNER_COOKIE = "city_envs_owner"
+TOKEN = re.compile(r"[A-Za-z0-9_-]{32,64}")
 CSRF_FIELD = "csrf_token"
 FORM_TYPE = "application/x-www-form-urlencoded"
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,19}")
@@ -195,42 +209,75 @@ def site(request: Request) -> Site:
     return request.app.state.site
 
 
-def form_token(request: Request) -> tuple[str, bool]:
-    """The browser session's form token (from its cookie) and whether it is new."""
-    token = request.cookies.get(CSRF_COOKIE, "")
-    if re.fullmatch(r"[A-Za-z0-9_-]{32,64}", token):
+def browser_token(request: Request, cookie: str) -> tuple[str, bool]:
+    """The browser's random token kept in `cookie` and whether it is new (made now: none, or a malformed one, came)."""
+    token = request.cookies.get(cookie, "")
+    if TOKEN.fullmatch(token):
         return token, False
     return secrets.token_urlsafe(32), True
 
 
+def set_token(response: Response, cookie: str, token: str) -> None:
+    """Keep `token` in the browser: sent back only to this site, never to its scripts."""
+    response.set_cookie(cookie, token, httponly=True, samesite="strict", path="/")
+
+
+def owner_of(request: Request) -> str:
+    """The owner token the browser sent ("" for none: such a browser owns no match)."""
+    token, new = browser_token(request, OWNER_COOKIE)
+    return "" if new else token
+
+
 def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
-    token, new = form_token(request)
+    """The template `name`; a browser that came without its form or owner token is given one."""
+    token, new = browser_token(request, CSRF_COOKIE)
+    owner, new_owner = browser_token(request, OWNER_COOKIE)
     response = site(request).templates.TemplateResponse(
         request, name, context | {"csrf": token}, status_code=status, headers=SECURITY_HEADERS
     )  # the headers here too: a 500 page is made outside the middleware
     if new:
-        response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", path="/")
+        set_token(response, CSRF_COOKIE, token)
+    if new_owner:
+        set_token(response, OWNER_COOKIE, owner)
     return response
+
+
+def own_origin(request: Request) -> str:
+    """This site's origin as a browser names it (the scheme and the `Host` the request was sent to)."""
+    return f"{request.url.scheme}://{request.headers.get('host', '')}"
 
 
 def check_same_origin(request: Request) -> None:
     """A browser names the page a form came from (`Origin`, or `Sec-Fetch-Site`): refuse another site's."""
     origin = request.headers.get("origin")
-    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    if origin is not None and origin != own:
+    if origin is not None and origin != own_origin(request):
         raise BadRequest(f"a form from another site ({origin[:100]}) may not change anything here", 403)
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         raise BadRequest("a request from another site may not change anything here", 403)
 
 
 def refuse_cross_site_reads(request: Request) -> None:
-    """Served files are read by this site's pages and by the user's own navigation, never fetched by
-    another site's page (an image, a script, a fetch: `Sec-Fetch-Site` and `Sec-Fetch-Mode`)."""
-    if (
+    """Files are read by this site's pages and by the user's own navigation, never fetched by another
+    site's page (an image, a script, a fetch: `Sec-Fetch-Site` and `Sec-Fetch-Mode`, or an `Origin`
+    that is not this site's where a browser sends no fetch metadata)."""
+    origin = request.headers.get("origin")
+    if (origin is not None and origin != own_origin(request)) or (
         request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none")
         and request.headers.get("sec-fetch-mode", "navigate") != "navigate"
     ):
         raise BadRequest("another site's page may not read the files served here", 403)
+
+
+def file_route(path: str, endpoint: Callable[[Request], Response]) -> Route:
+    """A route that answers with a file (an image, a saved game, a replay of a served file): refused to
+    another site's page (`refuse_cross_site_reads`) before `endpoint` reads anything."""
+
+    @wraps(endpoint)
+    def guarded(request: Request) -> Response:
+        refuse_cross_site_reads(request)
+        return endpoint(request)
+
+    return Route(path, guarded)
 
 
 async def form_data(request: Request) -> dict[str, str]:
@@ -279,13 +326,27 @@ def seat_param(session: PlaySession, value: str) -> int:
     return seat
 
 
+NO_SUCH_GAME = (
+    "no such game in this browser: a game opens only in the browser that started it (another may watch "
+    "it by the watch link its owner shares), and the server drops games when it restarts, after six idle "
+    "hours or to make room for newer ones"
+)
+
+
 def session_of(request: Request) -> PlaySession:
+    """The match of the route's `game_id`, if this browser started it; else the 404 of a match not here."""
     try:
-        return site(request).store.get(request.path_params["game_id"])
+        return site(request).store.get(request.path_params["game_id"], owner_of(request))
     except KeyError:
-        raise BadRequest(
-            "no such game here (the server was restarted, or the game was dropped to make room for newer ones)", 404
-        ) from None
+        raise BadRequest(NO_SUCH_GAME, 404) from None
+
+
+def watched_session(request: Request) -> PlaySession:
+    """The match whose watch link is the route's `watch_id`, else a 404."""
+    try:
+        return site(request).store.watched(request.path_params["watch_id"])
+    except KeyError:
+        raise BadRequest("no game to watch here: the link is wrong, or the game was deleted or dropped", 404) from None
 
 
 # ----- pages ------------------------------------------------------------------------------
@@ -297,7 +358,7 @@ def home(request: Request) -> Response:
         "home.html",
         games=GAMES,
         classes={g: game_class(g) for g in GAMES},
-        sessions=store.listing(),
+        sessions=store.listing(owner_of(request)),
         runs=runs,
         files=files,
         roots=sources.roots,
@@ -331,11 +392,17 @@ def new_game(request: Request) -> Response:
 
 
 def new_session(
-    name: str, players: int, texts: list[str], resolve: Callable[[str], Path], seed: int, options: dict[str, Any]
+    name: str,
+    players: int,
+    texts: list[str],
+    resolve: Callable[[str], Path],
+    seed: int,
+    options: dict[str, Any],
+    owner: str,
 ) -> PlaySession:
-    """A match of the seats `texts` (each parsed and checked, policy files loaded)."""
+    """A match of the seats `texts` (each parsed and checked, policy files loaded), owned by `owner`."""
     seats = [parse_seat(text, name, players, resolve) for text in texts]
-    return PlaySession(name, players, seats, seed, options)
+    return PlaySession(name, players, seats, seed, options, owner)
 
 
 async def create_game(request: Request) -> Response:
@@ -361,21 +428,39 @@ async def create_game(request: Request) -> Response:
                 options[key] = parse_value(text)
         texts = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(players)]
         resolve = partial(served_policy_file, site(request).sources)
+        owner, new_owner = browser_token(request, OWNER_COOKIE)
         # off the event loop: checking a policy file reads and loads it (seconds for a large one)
-        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options)
+        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options, owner)
+    except FileTooLarge as error:
+        raise BadRequest(str(error), 413) from None
     except (TypeError, ValueError, RecursionError, OSError) as error:
         raise BadRequest(str(error)) from None
     site(request).store.add(session)
-    return RedirectResponse(f"/games/{session.id}", status_code=303)
+    response = RedirectResponse(f"/games/{session.id}", status_code=303)
+    if new_owner:
+        set_token(response, OWNER_COOKIE, owner)
+    return response
 
 
 def play(request: Request) -> Response:
+    """A match's page for its owner: the table, the person's seat and its choices."""
     session = session_of(request)
     wanted = request.query_params.get("seat")
-    wanted_seat = seat_param(session, wanted) if wanted else None
+    return table_page(request, session, seat_param(session, wanted) if wanted else None, watching=False)
+
+
+def watch(request: Request) -> Response:
+    """A match's page by its watch link: the public table only, no seat's view, nothing to press."""
+    return table_page(request, watched_session(request), None, watching=True)
+
+
+def table_page(request: Request, session: PlaySession, wanted_seat: int | None, watching: bool) -> Response:
+    """A match's page: to its owner, the seat `wanted_seat` (`PlaySession.viewer`) and its choices; to a
+    watcher, the table as no seat sees it."""
     game = session.game
+    who = partial(session.who, to_owner=not watching)
     with session.lock:
-        viewer = session.viewer(wanted_seat)
+        viewer = None if watching else session.viewer(wanted_seat)
         current = game.current_player()
         choosing = viewer is not None and viewer == current and not session.error
         groups = group_actions(game, game.presentation_order(game.legal_action_ids())) if choosing else []
@@ -386,6 +471,8 @@ def play(request: Request) -> Response:
         own = [viewer] if viewer is not None else []
         context: dict[str, Any] = dict(
             session=session,
+            watching=watching,
+            base=f"/watch/{session.watch_id}" if watching else f"/games/{session.id}",
             game=game,
             viewer=viewer,
             current=current,
@@ -397,7 +484,8 @@ def play(request: Request) -> Response:
             so_far=so_far,
             step=len(game.history),
             decision=decision_words(game),
-            outcome=outcome(game, [session.who(seat) for seat in range(game.num_players)]),
+            who=who,
+            outcome=outcome(game, [who(seat) for seat in range(game.num_players)]),
             bots_to_move=session.bots_to_move(),
             notes=action_notes(game, [item for _, items in groups for item in items]),
             legend=legend(game, own),
@@ -407,8 +495,8 @@ def play(request: Request) -> Response:
 
 
 async def act(request: Request) -> Response:
+    form = await form_data(request)  # a form from elsewhere is refused before anything is looked up
     session = session_of(request)
-    form = await form_data(request)
     seat = int_param(form.get("seat"), "seat")
     action = int_param(form.get("action"), "action")
     step = int_param(form.get("step"), "step")
@@ -420,19 +508,37 @@ async def act(request: Request) -> Response:
 
 
 async def advance(request: Request) -> Response:
-    session = session_of(request)
     await form_data(request)
+    session = session_of(request)
     seat = request.query_params.get("seat", "")
     back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
     await to_thread.run_sync(session.advance, limiter=request.app.state.bot_moves)
     return RedirectResponse(back, status_code=303)
 
 
-def board(request: Request) -> Response:
-    session = session_of(request)
+async def delete_game(request: Request) -> Response:
+    """Drop a match (its owner's form only), and go home."""
+    await form_data(request)
+    try:
+        site(request).store.remove(request.path_params["game_id"], owner_of(request))
+    except KeyError:
+        raise BadRequest(NO_SUCH_GAME, 404) from None
+    return RedirectResponse("/", status_code=303)
+
+
+def table_png(session: PlaySession) -> Response:
+    """The public table of `session` as a PNG (drawn from a copy, so the match is not held meanwhile)."""
     with session.lock:
         twin = session.game.clone()
     return png(twin)
+
+
+def board(request: Request) -> Response:
+    return table_png(session_of(request))
+
+
+def watch_board(request: Request) -> Response:
+    return table_png(watched_session(request))
 
 
 def save(request: Request) -> Response:
@@ -461,13 +567,12 @@ def rules_index(request: Request) -> Response:
 
 # ----- replays ----------------------------------------------------------------------------
 def load_replay(request: Request) -> tuple[Replay, int, str, str]:
-    refuse_cross_site_reads(request)
     params = request.query_params
     src = params.get("src", "")
     match = int_param(params.get("match"), "match") if params.get("match") else None
     try:
         if src.startswith("live/"):
-            session = site(request).store.get(src.removeprefix("live/"))
+            session = site(request).store.get(src.removeprefix("live/"), owner_of(request))
             if not session.game.is_over():
                 raise BadRequest("a game can be replayed once it is over", 409)
             game = session.game
@@ -484,7 +589,9 @@ def load_replay(request: Request) -> tuple[Replay, int, str, str]:
         else:
             replay = site(request).sources.load(src, match)
     except KeyError:
-        raise BadRequest("no such game here", 404) from None
+        raise BadRequest(NO_SUCH_GAME, 404) from None
+    except FileTooLarge as error:
+        raise BadRequest(str(error), 413) from None
     except FileNotFoundError as error:
         raise BadRequest(str(error), 404) from None
     except (OSError, ValueError) as error:
@@ -565,12 +672,15 @@ ROUTES = [
     Route("/games/{game_id}", play),
     Route("/games/{game_id}/act", act, methods=["POST"]),
     Route("/games/{game_id}/advance", advance, methods=["POST"]),
-    Route("/games/{game_id}/board.png", board),
-    Route("/games/{game_id}/save.json", save),
+    Route("/games/{game_id}/delete", delete_game, methods=["POST"]),
+    file_route("/games/{game_id}/board.png", board),
+    file_route("/games/{game_id}/save.json", save),
+    Route("/watch/{watch_id}", watch),
+    file_route("/watch/{watch_id}/board.png", watch_board),
     Route("/rules", rules_index),
     Route("/rules/{game_name}", rules),
-    Route("/replay", replay_page),
-    Route("/replay/board.png", replay_board),
+    file_route("/replay", replay_page),
+    file_route("/replay/board.png", replay_board),
     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
 ]
 

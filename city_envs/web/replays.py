@@ -7,8 +7,14 @@ the arena wrote one, else `matches.csv` (column `actions`). A record without its
 a replay never creates an agent (an agent spec in a file could name any module or pickle).
 
 Only regular files inside a served folder are read (`Sources.resolve`; no FIFO, device or symlink
-leading out), at most `MAX_FILE_BYTES` each, and JSON at most `MAX_JSON_DEPTH` deep; files are
-parsed as JSON or CSV data, never executed.
+leading out), each within the cap of its kind, checked on the open file before a byte is read (a
+saved game and a results.json at most `MAX_SMALL_FILE_BYTES`, a match list at most `MAX_FILE_BYTES`
+and `MAX_MATCH_LINES` lines; a file over its cap raises `FileTooLarge`), and JSON at most
+`MAX_JSON_DEPTH` deep; files are parsed as JSON or CSV data, never executed. What a request costs is
+bounded once more by caches keyed by each file's version (path, size, modification time, inode): a
+run's summary and its match list are parsed once per version (`read_summary`, which keeps only the
+few fields the app reads, and `read_match_list`, which keeps each record as text), and a replay is
+rebuilt once per version of its files (`Sources.load`).
 """
 
 from __future__ import annotations
@@ -20,13 +26,20 @@ import os
 import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache, partial, wraps
 from pathlib import Path
+from typing import TypeVar, cast
 
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a match list (matches.jsonl or matches.csv: a few KB a match)
+MAX_SMALL_FILE_BYTES = 1024 * 1024  # a saved game (about 10 KB) or a run's results.json (a few KB)
+MAX_MATCH_LINES = 100_000  # lines of a match list, counted before any is parsed
+SUMMARY_FIELDS = ("game", "num_players", "options", "games", "lineup")  # what the app reads of a results.json
+MAX_SUMMARY_CHARS = 4096  # those fields of a results.json, as JSON (a line-up of agents and a few options)
 MAX_JSON_DEPTH = 32  # a saved game is about 5 deep; json itself gives up near 1,000 with a RecursionError
 MAX_LISTED = 400  # files shown on the home page; deeper trees are still reachable by link
 MAX_FOLDERS_WALKED = 2000  # the home page's walk stops there, however deep the served tree
@@ -85,9 +98,51 @@ class Replay:
         return self.steps
 
 
+T = TypeVar("T")
+Version = tuple[int, int, int, int]
+
+
+class FileTooLarge(ValueError):
+    """A served file over the cap of its kind, refused before it is read (the app answers 413)."""
+
+
+def version(path: Path) -> Version:
+    """What tells one version of a file from another: device, inode, size and modification time."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise ValueError(f"{path.name} cannot be read: {error.strerror}") from None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def cached(files: int) -> Callable[[Callable[[Path], T]], Callable[[Path], T]]:
+    """A reader remembered for each version of the last `files` files read (`version`): a file asked for
+    again unchanged is neither read nor parsed again, and neither is its refusal (a ValueError)."""
+
+    def decorate(reader: Callable[[Path], T]) -> Callable[[Path], T]:
+        @lru_cache(maxsize=files)
+        def by_version(path: Path, _: Version) -> T | ValueError:
+            try:
+                return reader(path)
+            except ValueError as error:
+                return error
+
+        @wraps(reader)
+        def read(path: Path) -> T:
+            result = by_version(path, version(path))
+            if isinstance(result, ValueError):
+                raise result.with_traceback(None)
+            return result
+
+        return read
+
+    return decorate
+
+
 def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of `path` if it is a regular file of at most `limit` bytes, else ValueError. Opened
-    without blocking, so a FIFO or a device named like a data file never holds the request."""
+    """The bytes of `path` if it is a regular file of at most `limit` bytes, else ValueError
+    (`FileTooLarge` when larger, found from its size before reading). Opened without blocking, so a
+    FIFO or a device named like a data file never holds the request."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
@@ -97,22 +152,26 @@ def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{path.name} is not a regular file")
         if info.st_size > limit:
-            raise ValueError(f"{path.name} is larger than {limit // 2**20} MB")
+            raise too_large(path, limit)
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise ValueError(f"{path.name} is larger than {limit // 2**20} MB")
+        raise too_large(path, limit)
     return data
+
+
+def too_large(path: Path, limit: int) -> FileTooLarge:
+    return FileTooLarge(f"{path.name} is larger than {limit // 2**20} MB, the most this server reads for such a file")
 
 
 def json_depth_ok(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether `value` nests at most `limit` lists and dicts deep (walked without recursion)."""
-    stack = [(value, 1)]
+    stack: list[tuple[list | dict, int]] = [(value, 1)] if isinstance(value, (list, dict)) else []
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
-            if depth > limit:
-                return False
-            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+        if depth > limit:
+            return False
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (list, dict)))  # no scalars
     return True
 
 
@@ -129,13 +188,9 @@ def parse_json(text: str | bytes, name: str) -> object:
     return data
 
 
-def _read_json(path: Path) -> object:
-    return parse_json(read_regular_file(path), path.name)
-
-
 def load_saved_game(path: Path) -> Replay:
     """A `to_dict()` file: checked by `from_dict`, and its history must lead to its saved state."""
-    data = _read_json(path)
+    data = parse_json(read_regular_file(path, MAX_SMALL_FILE_BYTES), path.name)
     if not isinstance(data, dict) or data.get("game") not in GAMES:
         raise ValueError(f"{path.name} is not a saved city-envs game (no known 'game' field)")
     try:
@@ -168,28 +223,46 @@ def is_arena_run(folder: Path) -> bool:
     )
 
 
-def arena_records(folder: Path) -> list[dict]:
-    """The run's match records: from matches.jsonl (with histories) when present, else matches.csv.
-    A JSON line that is not an object is no record (and so, like the header line, no match)."""
+def match_list_of(folder: Path) -> Path:
+    """The run's match list: matches.jsonl (with histories) when present, else matches.csv."""
     jsonl = folder / "matches.jsonl"
-    if jsonl.is_file():
+    return jsonl if jsonl.is_file() else folder / "matches.csv"
+
+
+@cached(files=256)
+def read_summary(path: Path) -> dict | None:
+    """The fields of a run's results.json the app reads (`SUMMARY_FIELDS`, so little is kept), or None
+    when it is JSON but not an object."""
+    results = parse_json(read_regular_file(path, MAX_SMALL_FILE_BYTES), path.name)
+    if not isinstance(results, dict):
+        return None
+    kept = {key: results[key] for key in SUMMARY_FIELDS if key in results}
+    if len(json.dumps(kept)) > MAX_SUMMARY_CHARS:  # what is cached stays small, however many files
+        raise ValueError(f"{path.name}: its game, options and line-up take over {MAX_SUMMARY_CHARS:,} characters")
+    return kept
+
+
+@dataclass(frozen=True)
+class MatchList:
+    """A run's match records by number, each kept as text (its JSON line, or its CSV row written back as
+    one) and parsed when asked for, so a cached list costs about its file's size."""
+
+    name: str
+    columns: tuple[str, ...]  # a CSV list's header; none for JSON lines
+    records: dict[int, str]
+
+    def record(self, match: int) -> dict:
+        """Match `match`'s record; ValueError when the run has none or it is malformed."""
+        if match not in self.records:
+            first, last = min(self.records, default=0), max(self.records, default=-1)
+            raise ValueError(f"match {match} is not in this run (matches {first}..{last})")
+        kept = self.records[match]
+        if not self.columns:
+            return cast(dict, parse_json(kept, f"{self.name}, match {match}"))  # an object when the list was read
+        row = dict(zip(self.columns, next(csv.reader(io.StringIO(kept, newline=""))), strict=False))
         try:
-            lines = read_regular_file(jsonl).decode("utf-8").splitlines()
-        except UnicodeDecodeError:
-            raise ValueError(f"{jsonl.name} is not UTF-8 text") from None
-        parsed = (
-            parse_json(line, f"{jsonl.name} line {number}") for number, line in enumerate(lines, 1) if line.strip()
-        )
-        return [record for record in parsed if isinstance(record, dict)]
-    try:
-        text = read_regular_file(folder / "matches.csv").decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("matches.csv is not UTF-8 text") from None
-    try:
-        records = []
-        for row in csv.DictReader(io.StringIO(text, newline="")):
             record = {
-                "match": int(row["match"]),
+                "match": match,
                 "seed": int(row["seed"]),
                 "kinds": row["seats"].split(),
                 "length": int(row["length"]),
@@ -198,10 +271,43 @@ def arena_records(folder: Path) -> list[dict]:
             }
             if row.get("actions") is not None:  # runs before the arena kept actions have no such column
                 record["history"] = [int(action) for action in row["actions"].split()]
-            records.append(record)
-        return records
-    except (KeyError, TypeError, ValueError, AttributeError, csv.Error) as error:
-        raise ValueError(f"matches.csv is not an arena match list: {error}") from None
+        except (KeyError, ValueError) as error:
+            raise ValueError(f"{self.name}'s match {match} is not an arena match record: {error!r}") from None
+        return record
+
+
+@cached(files=4)
+def read_match_list(path: Path) -> MatchList:
+    """A matches.jsonl or matches.csv by match number, its lines counted before any is parsed. A JSON
+    line that is not an object with a whole match number is no record (like the header line)."""
+    data = read_regular_file(path)
+    if data.count(b"\n") > MAX_MATCH_LINES:
+        raise FileTooLarge(f"{path.name} has more than {MAX_MATCH_LINES:,} lines, the most this server reads")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path.name} is not UTF-8 text") from None
+    records: dict[int, str] = {}
+    if path.suffix == ".jsonl":
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                record = parse_json(line, f"{path.name} line {number}")
+                if isinstance(record, dict) and (match := _match_number(record)) is not None:
+                    records[match] = line
+        return MatchList(path.name, (), records)
+    rows = csv.reader(io.StringIO(text, newline=""))
+    try:
+        columns = tuple(next(rows, ()))
+        if "match" not in columns:
+            raise ValueError("it has no match column")
+        where = columns.index("match")
+        for row in rows:
+            written = io.StringIO()
+            csv.writer(written).writerow(row)
+            records[int(row[where])] = written.getvalue()
+    except (IndexError, ValueError, csv.Error) as error:
+        raise ValueError(f"{path.name} is not an arena match list: {error}") from None
+    return MatchList(path.name, columns, records)
 
 
 def _match_number(record: dict) -> int | None:
@@ -210,21 +316,17 @@ def _match_number(record: dict) -> int | None:
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
-def load_arena_match(folder: Path, match: int) -> Replay:
-    results = _read_json(folder / "results.json")
+def load_arena_match(folder: Path, match: int, summary: Path, match_list: Path) -> Replay:
+    """Match `match` of the run in `folder`, from its `summary` (results.json) and its `match_list`."""
+    results = read_summary(summary)
     if not isinstance(results, dict) or results.get("game") not in GAMES:
         raise ValueError(f"{folder.name}/results.json is not an arena result (no known 'game' field)")
     game_name, num_players, options = results["game"], results.get("num_players"), results.get("options") or {}
     if not isinstance(num_players, int) or isinstance(num_players, bool) or not isinstance(options, dict):
         raise ValueError(f"{folder.name}/results.json needs num_players (a whole number) and options (a table)")
-    numbered = ((_match_number(record), record) for record in arena_records(folder))
-    records = {number: record for number, record in numbered if number is not None}
-    if match not in records:
-        raise ValueError(
-            f"match {match} is not in this run (matches {min(records, default=0)}..{max(records, default=-1)})"
-        )
+    record = read_match_list(match_list).record(match)
     try:
-        return _arena_replay(folder, records[match], game_name, num_players, options)
+        return _arena_replay(folder, record, game_name, num_players, options)
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"match {match}'s record is incomplete: {type(error).__name__}: {error}") from None
 
@@ -267,7 +369,7 @@ class Sources:
         for root in self.roots:
             if not root.is_dir():
                 raise ValueError(f"{root} is not a folder")
-        self._cache: OrderedDict[tuple[str, int | None], Replay] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int | None, tuple[Version, ...]], Replay] = OrderedDict()
         self._lock = threading.Lock()
 
     def resolve(self, src: str) -> Path:
@@ -297,20 +399,28 @@ class Sources:
         raise ValueError(f"{path} is outside the served folders")
 
     def load(self, src: str, match: int | None) -> Replay:
-        key = (src, match)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
+        """The replay of a saved game or of an arena run's match, rebuilt once for each version of its files."""
         path = self.resolve(src)
+        key: tuple[str, int | None, tuple[Version, ...]]
+        build: Callable[[], Replay]
         if path.is_dir():
             if not is_arena_run(path):
                 raise ValueError(f"{src!r} is not an arena run folder (results.json and matches.jsonl or .csv)")
             if match is None:
                 raise ValueError("an arena run needs a match number (match=N)")
-            replay = load_arena_match(path, match)
+            # resolved as the folder was: a results.json or match list linked out of the served folders is refused
+            files = (path / "results.json", match_list_of(path))
+            summary, match_list = (self.resolve(self.name(file)) for file in files)
+            key = (src, match, (version(summary), version(match_list)))
+            build = partial(load_arena_match, path, match, summary, match_list)
         else:
-            replay = load_saved_game(path)
+            key = (src, match, (version(path),))
+            build = partial(load_saved_game, path)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        replay = build()
         try:
             replay.describe_steps()
         except (KeyError, TypeError, ValueError, IndexError, OverflowError) as error:
@@ -336,7 +446,7 @@ class Sources:
                     break
                 if is_arena_run(path):
                     try:  # resolved as a request is: a link out of the served folder is not followed
-                        summary = _read_json(self.resolve(self.name(path / "results.json")))
+                        summary = read_summary(self.resolve(self.name(path / "results.json")))
                     except (OSError, ValueError):
                         summary = None
                     if (

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from city_envs.agents.base import Agent
 from city_envs.agents.registry import ISMCTS_PARAMS, heuristic_class, parse_params
+from city_envs.web.replays import too_large
 
 PERSON = "person"
 BOT_SUGGESTIONS = ("random", "heuristic", "ismcts:iters=50", "ismcts:iters=200", "ppo", "ppo:sample")
@@ -90,7 +91,7 @@ def _ppo(spec: str, game_name: str, num_players: int, resolve: Callable[[str], P
                 "pickled SB3 zips are refused here"
             )
         if path.stat().st_size > MAX_POLICY_BYTES:
-            raise ValueError(f"{path.name} is larger than {MAX_POLICY_BYTES // 2**20} MB")
+            raise too_large(path, MAX_POLICY_BYTES)
     else:
         path = baseline_path(game_name, num_players)
         if not path.is_file():

@@ -5,6 +5,11 @@ through `act` (a person's choice) or `advance` (the bots' moves), each under the
 so two browser tabs on one match cannot interleave, and two matches never share anything mutable.
 Seats are checked `SeatSpec`s (`city_envs.web.seats`): built-in agents only. A session not used for
 `SessionStore.ttl` seconds is dropped.
+
+A match belongs to the browser that started it: it keeps that browser's owner token (a random
+cookie, `city_envs.web.app`), and the store hands it out only against that token (`get`, `listing`,
+`remove`); to anyone else it does not exist. Its `watch_id` is a second random name the owner may
+share: `watched` gives the match for it, and the app shows it as the public table only.
 """
 
 from __future__ import annotations
@@ -30,7 +35,6 @@ class Event:
 
     step: int
     seat: int
-    who: str
     public: str
     private: str
     points: tuple[float, ...]  # each seat's change of public score by this decision
@@ -40,12 +44,16 @@ class Event:
 class PlaySession:
     """One match in progress in the web app."""
 
-    def __init__(self, game_name: str, num_players: int, seats: list[SeatSpec], seed: int, options: dict) -> None:
+    def __init__(
+        self, game_name: str, num_players: int, seats: list[SeatSpec], seed: int, options: dict, owner: str
+    ) -> None:
         cls = game_class(game_name)
         cls.check_num_players(num_players)
         if len(seats) != num_players:
             raise ValueError(f"{len(seats)} seats given for a {num_players}-player game")
         self.id = secrets.token_urlsafe(12)
+        self.owner = owner  # the owner token of the browser that started it
+        self.watch_id = secrets.token_urlsafe(16)  # the name of its read-only public view
         self.game: Game = make_game(game_name, num_players, seed=seed, **options)
         self.seed = seed
         self.seats = [spec.text for spec in seats]
@@ -61,8 +69,10 @@ class PlaySession:
     def person_seats(self) -> list[int]:
         return [seat for seat, kind in enumerate(self.seats) if kind == PERSON]
 
-    def who(self, seat: int) -> str:
-        return f"seat {seat} ({'you' if self.seats[seat] == PERSON else self.seats[seat]})"
+    def who(self, seat: int, to_owner: bool = True) -> str:
+        """How a page names a seat: by its agent, a person's as "you" to the owner and "person" to a watcher."""
+        kind = self.seats[seat]
+        return f"seat {seat} ({'you' if kind == PERSON and to_owner else kind})"
 
     def bot_to_move(self) -> Agent | None:
         """The agent whose turn it is, while the match goes on; None when a person acts (or none does)."""
@@ -87,7 +97,7 @@ class PlaySession:
     # ----- moves --------------------------------------------------------------------------------
     def _apply(self, seat: int, action: int) -> None:
         step = play_step(self.game, action)  # IllegalActionError before anything changes
-        self.log.append(Event(step.index, seat, self.who(seat), step.public, step.private, step.points, step.outcome))
+        self.log.append(Event(step.index, seat, step.public, step.private, step.points, step.outcome))
 
     def act(self, seat: int, action: int, step: int) -> None:
         """A person's choice, checked: their turn, the page they chose on is the current one, legal."""
@@ -143,17 +153,42 @@ class SessionStore:
             while len(self.sessions) > self.capacity:
                 self.sessions.popitem(last=False)
 
-    def get(self, session_id: str) -> PlaySession:
+    def get(self, session_id: str, owner: str) -> PlaySession:
+        """The match `session_id` if `owner` started it; KeyError for a match that is not there or is another's."""
         with self.lock:
             self._expire()
-            if session_id not in self.sessions:
+            session = self.sessions.get(session_id)
+            if session is None or not owns(owner, session):
                 raise KeyError(session_id)
             self.sessions.move_to_end(session_id)
-            session = self.sessions[session_id]
             session.touched = self.clock()
             return session
 
-    def listing(self) -> list[PlaySession]:
+    def watched(self, watch_id: str) -> PlaySession:
+        """The match whose watch link is `watch_id`, else KeyError. Watching does not keep a match alive:
+        only its owner's use does."""
         with self.lock:
             self._expire()
-            return list(reversed(self.sessions.values()))
+            for session in self.sessions.values():
+                if secrets.compare_digest(session.watch_id.encode(), watch_id.encode()):
+                    return session
+            raise KeyError(watch_id)
+
+    def remove(self, session_id: str, owner: str) -> None:
+        """Drop the match `session_id` if `owner` started it, else KeyError."""
+        with self.lock:
+            session = self.sessions.get(session_id)
+            if session is None or not owns(owner, session):
+                raise KeyError(session_id)
+            del self.sessions[session_id]
+
+    def listing(self, owner: str) -> list[PlaySession]:
+        """The matches `owner` started, the most recently used first."""
+        with self.lock:
+            self._expire()
+            return [session for session in reversed(self.sessions.values()) if owns(owner, session)]
+
+
+def owns(owner: str, session: PlaySession) -> bool:
+    """Whether the owner token `owner` is the one `session` was started with (compared in constant time)."""
+    return bool(owner) and secrets.compare_digest(owner.encode(), session.owner.encode())

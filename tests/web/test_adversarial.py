@@ -602,18 +602,19 @@ def test_sessions_expire_after_their_idle_time():
     now = [0.0]
     store = SessionStore(capacity=10, ttl=60.0, clock=lambda: now[0])
     specs = [parse_seat(kind, "citadels", 2, Path) for kind in ("person", "random")]
-    first, second = PlaySession("citadels", 2, specs, 1, {}), PlaySession("citadels", 2, specs, 2, {})
+    owner = "o" * 43
+    first, second = (PlaySession("citadels", 2, specs, seed, {}, owner) for seed in (1, 2))
     store.add(first)
     now[0] = 50.0
     store.add(second)
     now[0] = 100.0
-    store.get(second.id)  # used: stays
+    store.get(second.id, owner)  # used: stays
     with pytest.raises(KeyError):
-        store.get(first.id)  # idle for 100 s
+        store.get(first.id, owner)  # idle for 100 s
     now[0] = 159.0
-    assert store.listing() == [second]
+    assert store.listing(owner) == [second]
     now[0] = 161.0
-    assert store.listing() == []
+    assert store.listing(owner) == []
 
 
 def test_an_expired_game_is_a_404_with_a_reason(served):
@@ -684,6 +685,9 @@ def test_a_policy_file_whose_sizes_do_not_fit_the_game_is_refused_without_the_se
         ("get", "/nowhere", {}),
         ("post", "/games", {}),
         ("get", "/", {"host": "evil.example"}),
+        ("get", "/watch/nothing", {}),
+        ("post", "/games/x/delete", {}),
+        ("get", "/games/x/save.json", {"sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"}),
     ],
 )
 def test_every_response_carries_the_security_headers(raw, method, url, headers):

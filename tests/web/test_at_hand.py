@@ -40,7 +40,9 @@ def missing_lines(page: str) -> list[str]:
 
 
 def session_of(client, url: str):
-    return client.app.state.site.store.get(url.rsplit("/", 1)[1])
+    from city_envs.web.app import OWNER_COOKIE
+
+    return client.app.state.site.store.get(url.rsplit("/", 1)[1], client.cookies[OWNER_COOKIE])
 
 
 def random_state(name: str, players: int, seed: int, wanted, limit: int = 3000):

@@ -218,3 +218,34 @@ def test_an_arena_match_steps_back_and_forth(live_server, browser, arena_run):
     if os.environ.get("CITY_ENVS_SCREENSHOTS"):
         browser.get(f"{live_server}/replay?src=0/run&match=1&step=60&view=full")
         browser.save_screenshot(str(Path(os.environ["CITY_ENVS_SCREENSHOTS"]) / "web_replay.png"))
+
+
+def test_another_browser_session_neither_sees_nor_acts_in_a_game(live_server, browser):
+    """The first visit starts a game and plays it; the same game in a browser without this one's cookies
+    is a 404 with nothing of the seat, its watch link shows the public table with nothing to press."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{live_server}/new?game=citadels&players=2")
+    click_and_wait(browser, browser.find_element(By.ID, "start"))
+    assert browser.find_elements(By.ID, "actions") and browser.find_element(By.ID, "private").text.strip()
+    game_url = browser.current_url.split("?")[0]
+    watch_url = browser.find_element(By.ID, "watch-link").get_attribute("href")
+    cookies = browser.get_cookies()
+    try:
+        browser.delete_all_cookies()  # now another browser session
+        browser.get(game_url)
+        assert "no such game in this browser" in browser.find_element(By.ID, "error-message").text
+        assert not browser.find_elements(By.ID, "actions") and not browser.find_elements(By.ID, "private")
+        browser.get(f"{live_server}/")
+        assert not browser.find_elements(By.CSS_SELECTOR, f'a[href="{game_url.removeprefix(live_server)}"]')
+        browser.get(watch_url)
+        assert browser.find_elements(By.ID, "watching") and browser.find_elements(By.ID, "board")
+        for name in ("actions", "private", "advance", "delete", "save-link"):
+            assert not browser.find_elements(By.ID, name), name
+    finally:
+        browser.delete_all_cookies()
+        browser.get(f"{live_server}/")
+        for cookie in cookies:
+            browser.add_cookie(cookie)
+    browser.get(game_url)
+    assert browser.find_elements(By.ID, "actions")
