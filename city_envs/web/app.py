@@ -383,7 +383,6 @@ def new_game(request: Request) -> Response:
         game=name,
         cls=cls,
         players=players,
-        seed=secrets.randbelow(10**6),
         bots=BOT_SUGGESTIONS + tuple(policies),
         person=PERSON,
         policies=policies,
@@ -412,7 +411,8 @@ async def create_game(request: Request) -> Response:
         raise BadRequest(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
     cls = game_class(name)
     players = int_param(form.get("players"), "players")
-    seed = int_param(form.get("seed"), "seed", 0)
+    # no seed given: a random one, which no page shows before the game ends (it would deal every hand)
+    seed = int_param(form.get("seed"), "seed", secrets.randbelow(10**6))
     if not 0 <= seed <= MAX_SEED:
         raise BadRequest(f"seed must be 0..{MAX_SEED}, not {seed}")
     try:

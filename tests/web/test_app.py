@@ -82,6 +82,15 @@ def test_a_person_plays_a_whole_game_against_a_bot(client, game):
     assert replay.status_code == 200 and '<b id="step">3</b>' in replay.text
 
 
+def test_the_seed_shows_only_once_the_game_is_over(client):
+    """A seed deals every hand: the form offers none, and a game's page names it only at the end."""
+    form = client.get("/new?game=citadels").text
+    assert re.search(r'name="seed" id="seed" value=""', form)
+    url = start(client, "citadels", ["person", "random"], seed=424242)
+    assert "424242" not in client.get(url).text
+    assert "seed 424242" in text_of(play_out(client, url))
+
+
 def test_the_page_shows_the_person_seat_and_never_the_bots_private_information(client):
     url = start(client, "citadels", ["person", "heuristic"], seed=11)
     page = client.get(url).text
