@@ -386,11 +386,11 @@ DOC_END = "<!-- end: written by `city-envs bench --all --docs` -->"
 
 
 def doc_section(result: dict) -> str:
-    """The generated part of docs/benchmarks.md, made from `run_all`'s JSON alone."""
+    """The generated part of docs/speed.md, made from `run_all`'s JSON alone."""
     return (
         f"{DOC_BEGIN}\n{markdown_table(result['rows'])}\n\n"
         f"Each measurement ran about {result['seconds']:g} s (seed {result['seed']}); the raw figures are in "
-        f"[benchmarks.json](benchmarks.json).\n{DOC_END}"
+        f"[speed.json](speed.json).\n{DOC_END}"
     )
 
 

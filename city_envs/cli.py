@@ -683,7 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--json", help="also write the figures to this file")
     bench.add_argument(
-        "--docs", help="with --all: rewrite the generated table of this Markdown file (docs/benchmarks.md)"
+        "--docs", help="with --all: rewrite the generated table of this Markdown file (docs/speed.md)"
     )
     bench.set_defaults(func=cmd_bench)
 

@@ -1,4 +1,4 @@
-"""`city-envs bench --all`: one table, its JSON, and docs/benchmarks.md written from that JSON alone."""
+"""`city-envs bench --all`: one table, its JSON, and docs/speed.md written from that JSON alone."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_docs_table_is_the_one_its_json_makes():
-    result = json.loads((DOCS / "benchmarks.json").read_text())
-    page = (DOCS / "benchmarks.md").read_text()
-    assert bench.doc_section(result) in page, "docs/benchmarks.md: rerun `city-envs bench --all --json ... --docs ...`"
+    result = json.loads((DOCS / "speed.json").read_text())
+    page = (DOCS / "speed.md").read_text()
+    assert bench.doc_section(result) in page, "docs/speed.md: rerun `city-envs bench --all --json ... --docs ...`"
 
 
 def test_docs_json_covers_every_game_and_player_count():
-    rows = json.loads((DOCS / "benchmarks.json").read_text())["rows"]
+    rows = json.loads((DOCS / "speed.json").read_text())["rows"]
     measured = {(row["game"], row["num_players"]) for row in rows}
     assert measured == {(name, n) for name in GAMES for n in game_class(name).allowed_player_counts()}
     for row in rows:
