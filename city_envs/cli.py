@@ -16,10 +16,11 @@ from typing import TextIO
 import numpy as np
 
 from city_envs.core import progress
+from city_envs.core.aec import ENV_VERSION
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.native import ENGINE_VARIABLE, ENGINES
-from city_envs.core.registry import ENV_VERSION, GAMES, game_class, make_game
+from city_envs.core.registry import GAMES, game_class, make_game
 from city_envs.core.settings import parse_assignments, read_document
 
 
@@ -682,9 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seconds", type=positive_float, default=None, help="duration of each measurement (default 3, or 1 with --all)"
     )
     bench.add_argument("--json", help="also write the figures to this file")
-    bench.add_argument(
-        "--docs", help="with --all: rewrite the generated table of this Markdown file (docs/speed.md)"
-    )
+    bench.add_argument("--docs", help="with --all: rewrite the generated table of this Markdown file (docs/speed.md)")
     bench.set_defaults(func=cmd_bench)
 
     helptext = "a game's observation layout: its blocks as a Markdown table, or each value's name"

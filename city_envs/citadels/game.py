@@ -102,4 +102,6 @@ class Citadels(StateGame):
         return render.render_private(self.state, player)
 
     def render_image(self) -> np.ndarray:
-        return render.render_image(self.state)
+        from city_envs.citadels.image import render_image  # matplotlib: imported when a picture is asked for
+
+        return render_image(self.state)

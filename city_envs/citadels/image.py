@@ -56,7 +56,7 @@ def _card_x(slot: int, card_w: float) -> float:
     return 2.6 + slot * (card_w + 0.05)
 
 
-def draw_table(s: State) -> np.ndarray:
+def render_image(s: State) -> np.ndarray:
     n = s.n
     fig, ax = _new_figure(n)
 

@@ -207,9 +207,3 @@ def render_private(s: State, p: int) -> str:
     if s.turn_seat == p and s.marked:
         lines.append("marked for discard: " + ", ".join(district_label(k) for k in s.marked))
     return "\n".join(lines)
-
-
-def render_image(s: State) -> np.ndarray:
-    from city_envs.citadels.image import draw_table
-
-    return draw_table(s)

@@ -16,8 +16,8 @@ from pettingzoo.utils import wrappers
 from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.layout import ObservationLayout
 from city_envs.core.native import select_engine
-from city_envs.core.registry import ENV_VERSION
 
+ENV_VERSION = 0  # the `_v0` of every env's name: raised when observations, actions or rewards change
 ILLEGAL_ACTION_MODES = ("raise", "lose")
 REWARD_MODES = ("win", "score")
 RENDER_MODES = ("human", "ansi", "rgb_array")

@@ -17,7 +17,6 @@ _GAME_CLASSES: dict[str, str] = {
     "urban_sprawl": "city_envs.urban_sprawl.game:UrbanSprawl",
 }
 GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
-ENV_VERSION = 0
 
 
 def game_class(name: str, engine: str | None = None) -> type[Game]:
@@ -52,6 +51,8 @@ def register_with_pettingzoo() -> None:
         from pettingzoo import aec_registry, register
     except ImportError:  # older PettingZoo: no registry to join
         return
+    from city_envs.core.aec import ENV_VERSION
+
     for name in GAMES:
         env_id = f"city_envs/{name}_v{ENV_VERSION}"
         if env_id.replace("_v", "-v") not in aec_registry:  # PettingZoo stores ids as name-vN

@@ -16,7 +16,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from city_envs.core.registry import ENV_VERSION, GAMES, game_class
+from city_envs.core.aec import ENV_VERSION
+from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import read_toml
 
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
