@@ -28,6 +28,7 @@ inline double reward_worth(const int* reward) {
   return reward[0] + CARD_WORTH * reward[1] + SCALE_WORTH * reward[2];
 }
 
+// x in cp.POWER_CARDS
 inline bool is_power_card(int x) {
   for (int d = 0; d < 3; ++d)
     if (x == cp::DRAGON_FLY_CARD[d] || x == cp::DRAGON_WALK_CARD[d]) return true;
@@ -35,6 +36,7 @@ inline bool is_power_card(int x) {
          x == cp::WHITE_1 || x == cp::WHITE_2 || x == cp::YELLOW_1 || x == cp::YELLOW_2 || x == cp::GREEN_CARD;
 }
 
+// action in legal
 inline bool contains(const int* legal, int count, int action) {
   for (int i = 0; i < count; ++i)
     if (legal[i] == action) return true;
