@@ -325,6 +325,9 @@ struct Game {
     }
   }
 
+  // The heuristic agent's pick (agents/blue_moon_city_heuristic.py), defined in heuristic.hpp.
+  int heuristic(int player, const int* legal, int count, Random& rng) const;
+
   // rules.ranking_winners (core.game.leaders over the standing keys)
   int ranking_winners(int8_t* out) const {
     int best = 0;
@@ -1207,3 +1210,5 @@ struct Game {
 };
 
 }  // namespace city_envs::native::blue_moon_city
+
+#include "heuristic.hpp"  // Game::heuristic
