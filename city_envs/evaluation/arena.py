@@ -26,12 +26,15 @@ from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, ch
 
 
 def portable_path(path: str | Path) -> str:
-    """`path` as a log or result records it: relative to where the run started when it lies below it,
-    else its file name alone (never a machine's absolute path)."""
-    try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return Path(path).name
+    """`path` as a log or result records it, never as a machine's absolute path: a file of the package
+    (a suite's reference policy) as `city_envs/...`, the same from a checkout or an install; else
+    relative to where the run started when it lies below it; else its file name alone."""
+    path = Path(path).resolve()
+    package = Path(__file__).resolve().parents[1]
+    for root, prefix in ((package, "city_envs/"), (Path.cwd().resolve(), "")):
+        if path.is_relative_to(root):
+            return prefix + path.relative_to(root).as_posix()
+    return path.name
 
 
 def portable_kind(kind: str) -> str:
