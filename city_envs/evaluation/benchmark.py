@@ -264,7 +264,8 @@ def open_run(out: Path, settings: dict, resume: bool) -> None:
                 f"--resume: {out} holds no benchmark to resume ({SETTINGS} missing or unreadable)"
             ) from None
         if found != settings:
-            differ = ", ".join(f"{k} {found.get(k)!r} (now {v!r})" for k, v in settings.items() if found.get(k) != v)
+            keys = [k for k in dict.fromkeys([*settings, *found]) if found.get(k) != settings.get(k)]
+            differ = ", ".join(f"{k} {found.get(k)!r} (now {settings.get(k)!r})" for k in keys)
             raise BenchmarkError(f"--resume: {out} holds another benchmark: {differ}")
         return
     if path.exists() or (out / RESULTS).exists():

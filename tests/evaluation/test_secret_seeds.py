@@ -56,6 +56,8 @@ def test_a_salted_run_plays_secret_seeds_and_verifies_once_its_salt_is_revealed(
         assert [r["seed"] for r in records(out, lineup)] == [match_seeds(secret, m, 2)[0] for m in range(4)]
     with pytest.raises(BenchmarkError, match="holds another benchmark: salt_sha256"):
         run_agent_benchmark("random", suite, out, reps=REPS, salt=SALT[::-1], resume=True)
+    with pytest.raises(BenchmarkError, match=f"holds another benchmark: salt_sha256 '{digest}' \\(now None\\)"):
+        run_agent_benchmark("random", suite, out, reps=REPS, resume=True)  # a salted run resumes with its salt
     assert verify_result(out)[0] == [
         "salt: played on secret seeds, and the salt is not revealed (salt.txt in its folder or --salt-file)"
     ]
