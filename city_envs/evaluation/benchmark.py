@@ -69,10 +69,11 @@ def read_salt(path: str | Path) -> bytes:
     try:
         if not path.is_file():
             raise BenchmarkError(f"salt file {path}: not a regular file")
-        data = path.read_bytes()[: SALT_LENGTH[1] + 2]
+        if path.stat().st_size > 2 * SALT_LENGTH[1]:
+            raise BenchmarkError(f"salt file {path}: {path.stat().st_size} bytes, more than a salt takes")
+        salt = path.read_bytes().strip()
     except OSError as error:
         raise BenchmarkError(f"salt file {path}: unreadable ({error.strerror})") from None
-    salt = data.strip()
     if not all(32 < byte < 127 for byte in salt):
         raise BenchmarkError(f"salt file {path}: the salt must be printable ASCII without spaces (such as hex digits)")
     if not SALT_LENGTH[0] <= len(salt) <= SALT_LENGTH[1]:
