@@ -369,10 +369,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_benchmark_agent(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.benchmark import format_agent_results, run_agent_benchmark
+    from city_envs.evaluation.benchmark import SALT_FILE, format_agent_results, read_salt, run_agent_benchmark
     from city_envs.evaluation.suite import load_suite
 
     suite = load_suite(args.suite)
+    salt = None if args.salt_file is None else read_salt(args.salt_file)
     say = None if args.quiet else (lambda text: print(text, flush=True))
     matches = suite.matches * sum(len(suite.lineups_for(task)) for task in suite.tasks)
     started = time.time()
@@ -388,6 +389,7 @@ def cmd_benchmark_agent(args: argparse.Namespace) -> int:
                 address=args.address,
                 match_timeout=args.match_timeout,
                 say=say,
+                salt=salt,
             )
     except KeyboardInterrupt:
         print(
@@ -398,6 +400,8 @@ def cmd_benchmark_agent(args: argparse.Namespace) -> int:
     print(format_agent_results(results))
     print(f"wrote {Path(args.out) / 'results.json'}, report.md, tasks.png, profile.png, marl_eval.json")
     print(f"finished in {took(started)}" + (" (this part of the resumed run)" if args.resume else ""))
+    if salt is not None:
+        print(f"played on secret seeds: reveal the salt by copying {args.salt_file} to {Path(args.out) / SALT_FILE}")
     failed = sum(s["failures"] for t in results["tasks"].values() for s in t["lineups"].values())
     if failed:
         print(
@@ -410,25 +414,38 @@ def cmd_benchmark_agent(args: argparse.Namespace) -> int:
 def cmd_benchmark_compare(args: argparse.Namespace) -> int:
     from city_envs.evaluation.compare import format_comparison, write_comparison
 
-    print(format_comparison(write_comparison(args.results, args.out)))
+    with progress.showing(sys.stdout.isatty()):
+        comparison = write_comparison(args.results, args.out)
+    print(format_comparison(comparison))
     print(f"wrote {Path(args.out) / 'comparison.json'}, comparison.md, tasks.png, profile.png")
     return 0
 
 
 def cmd_benchmark_verify(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.verify import LegacyResult, format_verdict, legacy_name, verify_result
+    from city_envs.evaluation.benchmark import load_results, read_salt
+    from city_envs.evaluation.fresh import fresh_check, fresh_suite
+    from city_envs.evaluation.verify import LegacyResult, engine_notes, format_verdict, legacy_name, verify_result
 
+    salt = None if args.salt_file is None else read_salt(args.salt_file)
+    results = {folder: load_results(folder) for folder in args.results}
+    suites = {} if args.fresh is None else {f: fresh_suite(r, args.fresh) for f, r in results.items()}
     clean = True
-    for folder in args.results:
-        try:
-            differences, played = verify_result(folder)
-        except LegacyResult as legacy:
-            known = legacy_name(Path(folder).parent if Path(folder).name == "results.json" else Path(folder))
-            print(f"{legacy}" + (f" (the committed {known}: compare and tables accept it as it is)" if known else ""))
-            clean = False
-            continue
-        print(format_verdict(folder, differences, played))
-        clean = clean and not differences
+    with progress.showing(sys.stdout.isatty()):
+        for folder in args.results:
+            try:
+                differences, played = verify_result(folder, salt)
+            except LegacyResult as legacy:
+                known = legacy_name(Path(folder).parent if Path(folder).name == "results.json" else Path(folder))
+                accepted = f" (the committed {known}: compare and tables accept it as it is)" if known else ""
+                print(f"{legacy}{accepted}")
+                clean = False
+            else:
+                print(format_verdict(folder, differences, played))
+                print("".join(f"  note: {note}\n" for note in engine_notes(results[folder])), end="")
+                clean = clean and not differences
+            if folder in suites:
+                fresh = fresh_check(results[folder], suites[folder], args.fresh, args.jobs, args.match_timeout)
+                clean = clean and fresh
     return 0 if clean else 1
 
 
@@ -600,6 +617,12 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
         help="folder for the matches (as they end), results.json, report.md, plots and marl_eval.json",
     )
     agent.add_argument("--resume", action="store_true", help="finish the interrupted benchmark in --out")
+    agent.add_argument(
+        "--salt-file",
+        metavar="FILE",
+        help="play on secret seeds derived from the suite's and the salt in FILE (its SHA-256 is recorded; "
+        "reveal it after the run as salt.txt in --out)",
+    )
     agent.add_argument("--quiet", action="store_true", help="print only the final table")
     matches_options(agent)
     agent.set_defaults(func=cmd_benchmark_agent)
@@ -615,6 +638,24 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
         "(exit 0: verified; 1: what differs)",
     )
     verify.add_argument("results", nargs="+", help="benchmark folders (or their results.json)")
+    verify.add_argument(
+        "--salt-file", metavar="FILE", help="the salt of salted results (default: the salt.txt beside each)"
+    )
+    verify.add_argument(
+        "--fresh",
+        type=int,
+        metavar="N",
+        help="also play N new matches per task on fresh secret seeds with the recorded agent, and check each "
+        "task's score against the recorded one (exit 1 if one lies outside)",
+    )
+    verify.add_argument("--jobs", type=positive_int, default=1, help="worker processes for --fresh")
+    verify.add_argument(
+        "--match-timeout",
+        type=float,
+        default=match_timeout,
+        metavar="SECONDS",
+        help="with --fresh: stop a match after this long, as a loss for the agent thinking (0: no limit)",
+    )
     verify.set_defaults(func=cmd_benchmark_verify)
 
     verb("suites", "the suites, their tasks and line-ups").set_defaults(func=cmd_benchmark_suites)

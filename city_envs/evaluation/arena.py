@@ -25,10 +25,44 @@ from city_envs.evaluation.ratings import summarize
 from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
 
 
+def portable_path(path: str | Path) -> str:
+    """`path` as a log or result records it, never as a machine's absolute path: a file of the package
+    (a suite's reference policy) as `city_envs/...`, the same from a checkout or an install; else
+    relative to where the run started when it lies below it; else its file name alone."""
+    path = Path(path).resolve()
+    package = Path(__file__).resolve().parents[1]
+    for root, prefix in ((package, "city_envs/"), (Path.cwd().resolve(), "")):
+        if path.is_relative_to(root):
+            return prefix + path.relative_to(root).as_posix()
+    return path.name
+
+
+def portable_kind(kind: str) -> str:
+    """An agent kind with each absolute policy path in it (`ppo:PATH`, `net=PATH`) as `portable_path`."""
+    parts = kind.split(":")
+    for index, part in enumerate(parts[1:], start=1):
+        prefix = "net=" if part.startswith("net=") else ""
+        if os.path.isabs(part[len(prefix) :]):
+            parts[index] = prefix + portable_path(part[len(prefix) :])
+    return ":".join(parts)
+
+
+def _portable(data: dict) -> dict:
+    """A log line (the run's settings or a match record) with its agent kinds as `portable_kind`."""
+    data = dict(data)
+    for key in ("lineup", "kinds"):
+        if isinstance(data.get(key), list):
+            data[key] = [portable_kind(kind) for kind in data[key]]
+    if isinstance(data.get("policies"), dict):
+        data["policies"] = {portable_kind(kind): digest for kind, digest in data["policies"].items()}
+    return data
+
+
 class MatchLog:
     """The run's match records on disk as they end: an append-only JSON-lines file whose first line
-    is the run's settings, then one record per line, each flushed and fsynced before the run goes on,
-    so that a run stopped at any moment (even by SIGKILL) loses at most the matches being played."""
+    is the run's settings, then one record per line (policy paths as `portable_path`), each flushed and
+    fsynced before the run goes on, so that a run stopped at any moment (even by SIGKILL) loses at most
+    the matches being played."""
 
     def __init__(self, path: str | Path, settings: dict, resume: bool = False) -> None:
         self.path = Path(path)
@@ -41,7 +75,7 @@ class MatchLog:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "w") as handle:
-                handle.write(json.dumps({"run": self.settings}) + "\n")
+                handle.write(json.dumps({"run": _portable(self.settings)}) + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
 
@@ -77,7 +111,7 @@ class MatchLog:
 
     def append(self, record: dict) -> None:
         with open(self.path, "a") as handle:
-            handle.write(json.dumps(record) + "\n")
+            handle.write(json.dumps(_portable(record)) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
         self.records.setdefault(record["match"], record)

@@ -27,8 +27,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from city_envs.agents.registry import is_user_agent
+from city_envs.core.registry import game_class
 from city_envs.core.settings import MAX_JSON_BYTES, read_json
-from city_envs.evaluation.arena import evaluate
+from city_envs.evaluation.arena import evaluate, portable_path
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.ratings import counts, wilson_interval
 from city_envs.evaluation.seat import SeatProcess, SeatProcessError
@@ -40,6 +41,9 @@ FORMAT = "city-envs-benchmark/1"
 SETTINGS = "benchmark.json"  # the run's settings, written first: what --resume must match
 RESULTS = "results.json"
 RUNS = "runs"  # the match logs, runs/<task>/<line-up>/matches.jsonl: every match's seed and moves
+SALT_FILE = "salt.txt"  # a salted result's salt, added to its folder once the run is over (revealed)
+SALTED_SEEDS = "SHA-256(salt + ':' + the suite's line-up seed in decimal), first 8 bytes big-endian, >> 1"
+SALT_LENGTH = (32, 4096)  # characters of a salt: enough to be unguessable, short enough to read
 PACKAGES = ("city-envs", "numpy", "torch", "stable-baselines3", "sb3-contrib", "pettingzoo", "gymnasium", "rliable")
 
 
@@ -57,16 +61,72 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+def read_salt(path: str | Path) -> bytes:
+    """The secret salt in the file `path`: its text without surrounding whitespace, 32 to 4,096
+    printable ASCII characters (such as `python -c "import secrets; print(secrets.token_hex(32))"`).
+    Anything else is a `BenchmarkError` in one line."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            raise BenchmarkError(f"salt file {path}: not a regular file")
+        if path.stat().st_size > 2 * SALT_LENGTH[1]:
+            raise BenchmarkError(f"salt file {path}: {path.stat().st_size} bytes, more than a salt takes")
+        salt = path.read_bytes().strip()
+    except OSError as error:
+        raise BenchmarkError(f"salt file {path}: unreadable ({error.strerror})") from None
+    if not all(32 < byte < 127 for byte in salt):
+        raise BenchmarkError(f"salt file {path}: the salt must be printable ASCII without spaces (such as hex digits)")
+    if not SALT_LENGTH[0] <= len(salt) <= SALT_LENGTH[1]:
+        raise BenchmarkError(
+            f"salt file {path}: a salt of {len(salt)} characters; it takes {SALT_LENGTH[0]} to {SALT_LENGTH[1]}"
+        )
+    return salt
+
+
+def salt_digest(salt: bytes) -> str:
+    """The SHA-256 (hex) of a salt, which a salted result records before its first match."""
+    return hashlib.sha256(salt).hexdigest()
+
+
+def salted_seed(seed: int, salt: bytes) -> int:
+    """A line-up's secret seed: the first 8 bytes of SHA-256(salt + b":" + the suite's seed in decimal),
+    as a big-endian integer, shifted right by one bit (below 2**63, as the suite's seeds are)."""
+    digest = hashlib.sha256(salt + b":" + str(seed).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def lineup_seed(suite: Suite, lineup: str, salt: bytes | None = None) -> int:
+    """The seed `lineup`'s matches are played on: the suite's, or its salted secret seed."""
+    return suite.seed(lineup) if salt is None else salted_seed(suite.seed(lineup), salt)
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _relative(path: Path) -> str:
-    """`path` as recorded in a result: relative to where the run started when it lies below it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.name
+def _tree_digest(files: Sequence[Path], root: Path) -> str:
+    """SHA-256 over files: one line per file, its path relative to `root` and its own SHA-256."""
+    lines = [f"{path.relative_to(root).as_posix()} {_sha256(path)}\n" for path in sorted(files)]
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+def engine_provenance(tasks: Sequence[Task]) -> dict:
+    """Which engine plays each task (`native` or `python`: the game class's `engine`) and digests of
+    the engines' code as installed: the native module's file (absent where it is not built) and the
+    Python engine's sources (`city_envs/core` and each task's game package)."""
+    import city_envs
+    from city_envs.core import native
+
+    package = Path(city_envs.__file__).resolve().parent
+    games = sorted({task.game for task in tasks})
+    sources = [p for folder in ("core", *games) for p in (package / folder).rglob("*.py")]
+    built = getattr(native._native, "__file__", None)
+    return {
+        "version": metadata.version("city-envs"),
+        "tasks": {task.name: getattr(game_class(task.game), "engine", "python") for task in tasks},
+        "native": None if built is None else {"file": Path(built).name, "sha256": _sha256(Path(built))},
+        "python": {"files": len(sources), "sha256": _tree_digest(sources, package)},
+    }
 
 
 def agent_files(spec: str, tasks: Sequence[Task], modules: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
@@ -82,12 +142,12 @@ def agent_files(spec: str, tasks: Sequence[Task], modules: dict[str, str] | None
             for module, path in sorted((modules or {}).items())
             if (module == package or module.startswith(package + ".")) and Path(path).is_file()
         }
-        return {module: {"path": _relative(path), "sha256": _sha256(path)} for module, path in found.items()}
+        return {module: {"path": portable_path(path), "sha256": _sha256(path)} for module, path in found.items()}
     if name != "ppo":
         return {}
     paths = [p for p in rest.split(":") if p and p not in ("sample", "trust_pickle")]
     if paths:
-        return {"policy": {"path": _relative(Path(paths[0])), "sha256": _sha256(Path(paths[0]))}}
+        return {"policy": {"path": portable_path(Path(paths[0])), "sha256": _sha256(Path(paths[0]))}}
     from city_envs.agents.policy_agent import baseline_path
 
     files = {}
@@ -218,7 +278,8 @@ def open_run(out: Path, settings: dict, resume: bool) -> None:
                 f"--resume: {out} holds no benchmark to resume ({SETTINGS} missing or unreadable)"
             ) from None
         if found != settings:
-            differ = ", ".join(f"{k} {found.get(k)!r} (now {v!r})" for k, v in settings.items() if found.get(k) != v)
+            keys = [k for k in dict.fromkeys([*settings, *found]) if found.get(k) != settings.get(k)]
+            differ = ", ".join(f"{k} {found.get(k)!r} (now {settings.get(k)!r})" for k in keys)
             raise BenchmarkError(f"--resume: {out} holds another benchmark: {differ}")
         return
     if path.exists() or (out / RESULTS).exists():
@@ -231,7 +292,7 @@ def evaluate_task(
     spec: str,
     suite: Suite,
     task: Task,
-    out: Path,
+    out: Path | None,
     matches: int | None = None,
     jobs: int = 1,
     resume: bool = False,
@@ -239,23 +300,26 @@ def evaluate_task(
     address: str | None = None,
     match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
+    salt: bytes | None = None,
 ) -> dict:
-    """`spec` against each of the task's line-ups (arena runs logged under `out/<line-up>/`): per line-up
-    the win rate with its Wilson interval, mean margin, failures, score and every match's figures.
-    `matches` (default: the suite's) takes the first matches of the suite's schedule on the same seeds."""
+    """`spec` against each of the task's line-ups (arena runs logged under `out/<line-up>/`, none when
+    `out` is None): per line-up the win rate with its Wilson interval, mean margin, failures, score and
+    every match's figures. `matches` (default: the suite's) takes the first matches of the suite's
+    schedule on the same seeds; with `salt`, on the line-ups' secret seeds (`salted_seed`)."""
     lineups = {}
     for lineup in suite.lineups_for(task):
         opponent = suite.opponent_spec(task, lineup)
+        seed = lineup_seed(suite, lineup, salt)
         tic = time.time()
-        log = out / lineup / "matches.jsonl"
-        if resume and log.exists():
-            check_finished(log, task, [spec] + [opponent] * (task.players - 1), suite.seed(lineup))
+        log = None if out is None else out / lineup / "matches.jsonl"
+        if resume and log is not None and log.exists():
+            check_finished(log, task, [spec] + [opponent] * (task.players - 1), seed)
         result = evaluate(
             task.game,
             task.players,
             [spec] + [opponent] * (task.players - 1),
             matches or suite.matches,
-            suite.seed(lineup),
+            seed,
             jobs=jobs,
             backend=backend,
             address=address,
@@ -267,7 +331,7 @@ def evaluate_task(
         figures = candidate_matches(result["matches"], task.players)
         lineups[lineup] = {
             "opponent": lineup if lineup == "reference" else opponent,
-            "seed": suite.seed(lineup),
+            "seed": seed,
             **lineup_summary(figures, task.players),
             **figures,
         }
@@ -308,13 +372,19 @@ def run_agent_benchmark(
     match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
     reps: int = BOOTSTRAP_REPS,
+    salt: bytes | None = None,
 ) -> dict:
     """Score `spec` on every task of `suite`; write `results.json`, `report.md`, the plots and the
-    marl-eval export to `out`, and return the results."""
+    marl-eval export to `out`, and return the results. With `salt` (`read_salt`), the matches are
+    played on the line-ups' secret seeds, and the salt's SHA-256 is written to `benchmark.json` before
+    the first match."""
     out = Path(out)
     require_statistics()
     modules = check_agent(spec, suite.tasks)
-    open_run(out, {"format": FORMAT, "agent": spec, "suite": suite.name}, resume)
+    settings = {"format": FORMAT, "agent": spec, "suite": suite.name}
+    if salt is not None:
+        settings["salt_sha256"] = salt_digest(salt)
+    open_run(out, settings, resume)
     started = time.time()
     tasks = {
         task.name: evaluate_task(
@@ -328,6 +398,7 @@ def run_agent_benchmark(
             address=address,
             match_timeout=match_timeout,
             say=say,
+            salt=salt,
         )
         for task in suite.tasks
     }
@@ -335,7 +406,9 @@ def run_agent_benchmark(
         "format": FORMAT,
         "agent": {"spec": spec, "files": agent_files(spec, suite.tasks, modules)},
         "suite": suite.describe(),
+        **({} if salt is None else {"salt": {"sha256": salt_digest(salt), "seeds": SALTED_SEEDS}}),
         "versions": package_versions(),
+        "engine": engine_provenance(suite.tasks),
         "tasks": tasks,
         "seconds": round(time.time() - started, 1),
         "jobs": jobs,
@@ -429,6 +502,10 @@ class _Logs(BaseModel):
     files: int = Field(ge=1)
 
 
+class _Salt(BaseModel):
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
 class _ResultFile(_Checked):
     """What the readers of a result (`compare`, `tables`) use of it, checked before they use it."""
 
@@ -441,6 +518,7 @@ class _ResultFile(_Checked):
     backend: str | None = None
     resumed: bool | None = None
     logs: _Logs | None = None  # None: a legacy result, written before the match logs were kept with it
+    salt: _Salt | None = None  # None: played on the suite's public seeds
 
 
 # ----- reports ------------------------------------------------------------------------------------
@@ -479,6 +557,8 @@ def format_agent_results(results: dict) -> str:
             first = False
     versions = ", ".join(f"{k} {v}" for k, v in results["versions"].items())
     lines += ["", f"Versions: {versions}. {timing(results)}."]
+    if results.get("salt"):
+        lines.append(f"Played on secret seeds from a salt of SHA-256 {results['salt']['sha256']}.")
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from city_envs.core.markdown import cell
+from city_envs.core.progress import stage
 from city_envs.evaluation.benchmark import BenchmarkError, score_array
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
 from city_envs.evaluation.statistics import (
@@ -40,7 +41,11 @@ def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> 
     if len(paths) < 2:
         raise BenchmarkError("compare needs at least two results")
     require_statistics()
-    results = [require_verified(p) for p in paths]
+    results = []
+    with stage("verifying the results", len(paths), "results") as bar:
+        for path in paths:
+            results.append(require_verified(path))
+            bar.advance()
     key = suite_key(results[0])
     for path, other in zip(paths[1:], results[1:], strict=True):
         if suite_key(other) != key:
@@ -59,9 +64,11 @@ def compare_results(paths: Sequence[str | Path], reps: int = BOOTSTRAP_REPS) -> 
     ratings = openskill_over_tasks(task_scores)
     order = sorted(labels, key=lambda a: (tiers[a]["tier"], -named[a]["aggregate"]["iqm"]))
     improvements = []
-    for better, worse in zip(order, order[1:], strict=False):
-        poi = probability_of_improvement(score_array(named[better]), score_array(named[worse]), reps=reps)
-        improvements.append({"x": better, "y": worse, **poi})
+    with stage("probability of improvement", len(order) - 1, "pairs") as bar:
+        for better, worse in zip(order, order[1:], strict=False):
+            poi = probability_of_improvement(score_array(named[better]), score_array(named[worse]), reps=reps)
+            improvements.append({"x": better, "y": worse, **poi})
+            bar.advance()
     return {
         "suite": results[0]["suite"]["suite"],
         "order": order,
@@ -86,6 +93,13 @@ def format_comparison(comparison: dict) -> str:
         "",
         "Ranked by maximal lotteries with each task a voter (tier 1 first; within a tier by IQM).",
         "",
+        "Lottery probability: the weight the maximal lottery of the agent's tier gives it. Tier by tier,",
+        "each task votes among the agents not yet ranked for the one with the higher task score; the",
+        "maximal lottery is the random pick among them that no agent beats on more votes than it loses,",
+        "and the agents it does not beat form the tier. 1.000: the agent beats every agent remaining on",
+        "a majority of tasks; shares below 1: a cycle (A beats B, B beats C, C beats A) splits the weight;",
+        "0.000 within a tier: the agent only ties the lottery.",
+        "",
         "| rank | agent | tier | lottery probability | IQM (95% CI) | OpenSkill mu ± sigma |",
         "|---|---|---|---|---|---|",
     ]
@@ -108,6 +122,7 @@ def write_comparison(paths: Sequence[str | Path], out: str | Path, reps: int = B
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.json").write_text(json.dumps(comparison, indent=1) + "\n")
     (out / "comparison.md").write_text(format_comparison(comparison) + "\n")
-    plot_tasks(named, out / "tasks.png")
-    plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png", reps=reps)
+    with stage("drawing the plots", None, "plots"):
+        plot_tasks(named, out / "tasks.png")
+        plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png", reps=reps)
     return comparison

@@ -25,15 +25,15 @@ def require_statistics() -> None:
     matches): the extra missing, or one of its dependencies broken by another's version. The modules
     imported are those used below: `import rliable` alone succeeds where `rliable.library` fails."""
     try:
-        from pref_voting import probabilistic_methods, profiles_with_ties  # noqa: F401
         from rliable import library, metrics  # noqa: F401
+        from scipy import optimize, stats  # noqa: F401
     except ModuleNotFoundError as error:
         raise ImportError(
             f"the benchmark needs its extra ({error.name} is not installed): pip install 'city-envs[benchmark]'"
         ) from None
     except Exception as error:  # a dependency that fails while importing: a version clash, not a missing extra
         raise ImportError(
-            f"the benchmark's statistics (rliable, pref-voting) fail to import ({type(error).__name__}: {error}); "
+            f"the benchmark's statistics (rliable, scipy) fail to import ({type(error).__name__}: {error}); "
             "reinstall with the versions its extra allows: pip install 'city-envs[benchmark]'"
         ) from None
 
@@ -143,37 +143,54 @@ def performance_profile(
         )
 
 
+def maximal_lottery(margins: np.ndarray) -> np.ndarray:
+    """A maximal lottery (Fishburn 1984) of a margin matrix (`margins[i, j]`: the voters that prefer i to
+    j, less those that prefer j to i): probabilities p that maximise v with p @ margins[:, j] >= v for
+    every j. Solved as one linear program by scipy's HiGHS, as pref-voting's "lp" algorithm does."""
+    from scipy.optimize import linprog
+
+    n = len(margins)
+    objective = np.zeros(n + 1)
+    objective[-1] = -1.0  # maximise v
+    solution = linprog(
+        objective,
+        A_ub=np.hstack([-margins.T, np.ones((n, 1))]),  # v - p @ margins[:, j] <= 0
+        b_ub=np.zeros(n),
+        A_eq=np.append(np.ones(n), 0.0)[None, :],  # the probabilities sum to 1
+        b_eq=[1.0],
+        bounds=[(0, None)] * n + [(None, None)],
+        method="highs",
+    )
+    if not solution.success:
+        raise ValueError(f"the maximal lottery's linear program failed: {solution.message}")
+    probabilities = np.maximum(solution.x[:n], 0.0)
+    return probabilities / probabilities.sum()
+
+
 def maximal_lottery_tiers(task_scores: Mapping[str, Sequence[float]]) -> dict[str, dict]:
     """Rank agents with each task as a voter (Lanctot et al. 2023): a voter prefers the agent with the
     higher task score (equal scores tie). The maximal lottery of the voters' margins gives each agent a
     probability; the agents it does not beat (its support, and any agent that does as well against it)
     are the top tier, which is removed before the next tier's lottery is drawn.
     No normalisation across tasks is needed, and a cycle among agents is a tier, not an error."""
-    from pref_voting.probabilistic_methods import maximal_lottery
-    from pref_voting.profiles_with_ties import ProfileWithTies
-
     agents = list(task_scores)
     tasks = {len(v) for v in task_scores.values()}
     if len(tasks) != 1:
         raise ValueError("every agent needs a score on every task")
-    ballots = []
-    for task in range(tasks.pop()):
-        order = sorted({task_scores[a][task] for a in agents}, reverse=True)
-        ballots.append({a: order.index(task_scores[a][task]) + 1 for a in agents})
-    profile = ProfileWithTies(ballots, candidates=agents)
+    scores = np.array([task_scores[a] for a in agents], dtype=float)  # (agents, tasks)
+    margins = np.sign(scores[:, None, :] - scores[None, :, :]).sum(axis=2)  # i over j: tasks won less lost
     result: dict[str, dict] = {}
-    remaining = list(agents)
+    remaining = list(range(len(agents)))
     tier = 1
     while remaining:
-        if len(remaining) == 1:
-            lottery = {remaining[0]: 1.0}
-        else:  # HiGHS' linear program: deterministic, and silent where vertex enumeration fails
-            lottery = maximal_lottery(profile, curr_cands=remaining, algorithm="lp")
+        sub = margins[np.ix_(remaining, remaining)]
+        lottery = np.ones(1) if len(remaining) == 1 else maximal_lottery(sub)
         # the tier: every agent the lottery does not beat (its support, and any agent as good as it;
         # agents with equal scores everywhere share a tier)
-        top = [y for y in remaining if sum(lottery[x] * profile.margin(y, x) for x in remaining) > -1e-9]
-        for agent in top:
-            result[agent] = {"tier": tier, "probability": float(lottery[agent])}
+        top = [y for k, y in enumerate(remaining) if lottery @ sub[k] > -1e-9]
+        for k, agent in enumerate(remaining):
+            if agent in top:
+                result[agents[agent]] = {"tier": tier, "probability": float(lottery[k])}
         remaining = [a for a in remaining if a not in top]
         tier += 1
     return result

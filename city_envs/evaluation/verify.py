@@ -21,23 +21,29 @@ from pathlib import Path
 from typing import Any
 
 from city_envs.core.game import Game
+from city_envs.core.progress import Stage, stage
 from city_envs.core.registry import make_game
 from city_envs.core.settings import loads_json
 from city_envs.evaluation.arena import _same_run, run_settings
 from city_envs.evaluation.benchmark import (
     RESULTS,
     RUNS,
+    SALT_FILE,
     BenchmarkError,
     add_aggregate,
     candidate_matches,
+    engine_provenance,
+    lineup_seed,
     lineup_summary,
     load_results,
     log_bytes,
     log_files,
     logs_digest,
+    read_salt,
+    salt_digest,
 )
 from city_envs.evaluation.scheduling import match_seeds, schedule
-from city_envs.evaluation.suite import SuiteError, load_suite
+from city_envs.evaluation.suite import Suite, SuiteError, load_suite, parse_task
 
 # Results committed before match logs were kept, by the SHA-256 of their results.json: they cannot be
 # replayed, and are accepted (as legacy) by `compare` and `tables` only as these very files.
@@ -166,15 +172,37 @@ def _differ(a: Any, b: Any) -> bool:
     return a != b
 
 
-def verify_result(path: str | Path) -> tuple[list[str], int]:
+def result_salt(folder: Path, results: dict, salt: bytes | None = None) -> tuple[bytes | None, list[str]]:
+    """The salt a result's seeds come from (`salt`, else its folder's revealed `salt.txt`; None for a
+    result on the suite's public seeds), or what is wrong with it."""
+    recorded = (results.get("salt") or {}).get("sha256")
+    if recorded is None:
+        if salt is not None:
+            return None, ["salt: one was given, but this result was played on the suite's public seeds"]
+        return None, []
+    if salt is None:
+        if not (folder / SALT_FILE).exists():
+            return None, [
+                f"salt: played on secret seeds, and the salt is not revealed ({SALT_FILE} in its folder or --salt-file)"
+            ]
+        salt = read_salt(folder / SALT_FILE)
+    if salt_digest(salt) != recorded:
+        return None, [f"salt: its SHA-256 is {salt_digest(salt)}, not the {recorded} recorded before the run"]
+    return salt, []
+
+
+def verify_result(path: str | Path, salt: bytes | None = None) -> tuple[list[str], int]:
     """(every difference between the result in `path` and its replayed matches, matches replayed).
+    A salted result's seeds are derived from `salt`, or from the salt revealed in its folder.
     Raises `LegacyResult` for a result without match logs, `BenchmarkError` for one that is unreadable."""
     path = Path(path)
     folder = path.parent if path.name == RESULTS else path
     results = load_results(folder)
     if results.get("logs") is None:
         raise LegacyResult(f"{folder}: a legacy result, written before match logs were kept: nothing to replay")
-    differences: list[str] = []
+    salt, differences = result_salt(folder, results, salt)
+    if differences:
+        return differences, 0
     try:
         suite = load_suite(results["suite"]["suite"])
     except SuiteError as error:
@@ -186,8 +214,25 @@ def verify_result(path: str | Path) -> tuple[list[str], int]:
         differences.append(f"match logs: SHA-256 {digest} of {len(log_files(folder))} files, not the recorded one")
     if list(results["tasks"]) != [t.name for t in suite.tasks]:
         return [*differences, f"tasks {list(results['tasks'])} are not the suite's"], 0
-    spec = results["agent"]["spec"]
     replayed = copy.deepcopy(results)
+    total = sum(len(suite.lineups_for(task)) for task in suite.tasks) * suite.matches
+    with stage(f"replaying {folder.name}", total, "matches") as bar:
+        played = _replay_tasks(folder, suite, results, replayed, salt, differences, bar)
+    if differences:
+        return differences, played
+    add_aggregate(replayed, results["aggregate"].get("bootstrap", {}).get("reps", 2000))
+    for key, recorded, again in _figures(results, replayed):
+        if _differ(recorded, again):
+            differences.append(f"{key}: {recorded!r} in {RESULTS}, {again!r} replayed")
+    return differences, played
+
+
+def _replay_tasks(
+    folder: Path, suite: Suite, results: dict, replayed: dict, salt: bytes | None, differences: list[str], bar: Stage
+) -> int:
+    """Replay every line-up's log of `results` into `replayed` (its figures recomputed), adding what
+    differs to `differences`; returns the matches replayed."""
+    spec = results["agent"]["spec"]
     played = 0
     for task in suite.tasks:
         lineups = suite.lineups_for(task)
@@ -199,13 +244,14 @@ def verify_result(path: str | Path) -> tuple[list[str], int]:
         for lineup in lineups:
             where = f"{task.name} against {lineup}"
             kinds = [spec] + [suite.opponent_spec(task, lineup)] * (task.players - 1)
+            seed = lineup_seed(suite, lineup, salt)
             log = folder / RUNS / task.slug / lineup / "matches.jsonl"
             try:
                 header, records = read_log(log)
             except BenchmarkError as error:
                 differences.append(f"{where}: {error}")
                 continue
-            settings = run_settings(task.game, task.players, kinds, suite.matches, suite.seed(lineup), {}, True)
+            settings = run_settings(task.game, task.players, kinds, suite.matches, seed, {}, True)
             if not _same_run(header, settings):
                 differences.append(f"{where}: the log's settings are not this line-up's")
                 continue
@@ -216,25 +262,42 @@ def verify_result(path: str | Path) -> tuple[list[str], int]:
                 )
                 continue
             records = sorted(records, key=lambda r: r["match"])
-            differences += [
-                f"{where}, {text}"
-                for text in check_records(task.game, task.players, kinds, suite.seed(lineup), records)
-            ]
+            differences += [f"{where}, {text}" for text in check_records(task.game, task.players, kinds, seed, records)]
             played += len(records)
             figures = candidate_matches(records, task.players)
-            replayed["tasks"][task.name]["lineups"][lineup].update(lineup_summary(figures, task.players), **figures)
-    if differences:
-        return differences, played
-    add_aggregate(replayed, results["aggregate"].get("bootstrap", {}).get("reps", 2000))
-    for key, recorded, again in _figures(results, replayed):
-        if _differ(recorded, again):
-            differences.append(f"{key}: {recorded!r} in {RESULTS}, {again!r} replayed")
-    return differences, played
+            replayed["tasks"][task.name]["lineups"][lineup].update(
+                lineup_summary(figures, task.players), **figures, seed=seed
+            )
+            bar.advance(len(records))
+    return played
+
+
+def engine_notes(results: dict) -> list[str]:
+    """Notes, not differences: the engines that played a result, when another engine replays it (the
+    Python engine; both play the same matches), and engine code that differs from this installation's."""
+    recorded = results.get("engine")
+    if not isinstance(recorded, dict):
+        return []
+    notes = []
+    played = sorted({engine for engine in recorded.get("tasks", {}).values() if engine != "python"})
+    if played:
+        notes.append(f"played on the {', '.join(played)} engine, replayed on the python engine (the same matches)")
+    try:
+        here = engine_provenance([parse_task(name) for name in results["tasks"]])
+    except SuiteError:
+        return notes
+    if recorded.get("version") != here["version"]:
+        notes.append(f"played with city-envs {recorded.get('version')}, replayed with {here['version']}")
+    for name in ("native", "python"):
+        theirs, ours = (recorded.get(name) or {}).get("sha256"), (here[name] or {}).get("sha256")
+        if theirs != ours:
+            notes.append(f"the {name} engine's code here (SHA-256 {ours}) is not the run's ({theirs})")
+    return notes
 
 
 def _figures(results: dict, replayed: dict):
     """(name, recorded, recomputed) for every figure of a result."""
-    names = ("win_share", "margin", "failures", "win_rate", "ci95", "mean_margin", "score")
+    names = ("seed", "win_share", "margin", "failures", "win_rate", "ci95", "mean_margin", "score")
     for task, data in results["tasks"].items():
         for lineup, figures in data["lineups"].items():
             for name in names:

@@ -9,10 +9,13 @@ import json
 
 import numpy as np
 
-from city_envs.agents.base import HeuristicAgent
+from city_envs import make_game
+from city_envs.agents.base import Agent, HeuristicAgent
 from city_envs.agents.random_agent import RandomAgent
+from city_envs.agents.registry import make_agent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
+from city_envs.evaluation.scheduling import match_seeds
 
 
 class LiveWinner(RandomAgent):
@@ -87,3 +90,34 @@ class Hangs(RandomAgent):
 
         while True:
             time.sleep(1)
+
+
+class SeedFinder(RandomAgent):
+    """Knows the suite's public seeds (`seeds`, joined by `+`, and `matches` per line-up): at its first
+    decision it looks for the match whose deal gave it its own hand. Where it finds one, it plays the
+    heuristic (an author who knows the match can prepare for it); elsewhere random moves. Each search's
+    findings go to `out` as one JSON line."""
+
+    def __init__(self, seed: int | None = None, seeds: str | int = "", matches: int = 0, out: str = "") -> None:
+        super().__init__(seed)
+        self.seed, self.out = seed, out
+        self.seeds = [int(s) for s in str(seeds).split("+") if s]
+        self.matches = matches
+        self.helper: Agent | None = None
+        self.searched = False
+
+    def act(self, info_set: InfoSet) -> int:
+        if not self.searched:
+            self.searched = True
+            n, seat, hand = info_set.num_players, info_set.player, info_set.view()["hand"]
+            found = [
+                [seed, match]
+                for seed in self.seeds
+                for match in range(self.matches)
+                if make_game(info_set.game_name, n, seed=match_seeds(seed, match, n)[0]).view(seat)["hand"] == hand
+            ]
+            with open(self.out, "a") as handle:
+                handle.write(json.dumps({"agent_seed": self.seed, "found": found}) + "\n")
+            if found:
+                self.helper = make_agent("heuristic", info_set.game_name, self.seed)
+        return self.helper.act(info_set) if self.helper is not None else super().act(info_set)
