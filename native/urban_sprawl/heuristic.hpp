@@ -49,6 +49,16 @@ struct Game::Heuristic {
     return ntied > 1 ? tied[rng.integers(ntied)] : tied[0];
   }
 
+  // the legal ids that pass `keep`, in order, written to `out` (a Python list comprehension); returns how many
+  template <class Keep>
+  static int select(const int* legal, int count, int* out, Keep keep) {
+    int found = 0;
+    for (int i = 0; i < count; ++i)
+      if (keep(legal[i])) out[found++] = legal[i];
+    return found;
+  }
+  static bool not_pass(int a) { return a != cp::kAPass; }
+
   // City.lead: my owned buildings in a line minus the best rival's (City.line_owners, by lowest lot)
   int lead(int line) {
     if (!leads_known) count_leads();
@@ -114,9 +124,10 @@ struct Game::Heuristic {
   int invest(const int* legal, int count) {
     if (wealth >= heuristic::kPoor) return cp::kAPass;
     const int wanted = wanted_zones();
-    int idle[kNumActions], nidle = 0;
-    for (int i = 0; i < count; ++i)
-      if (legal[i] != cp::kAPass && (wanted & cp::kPermitZones[legal[i] - cp::kACard]) == 0) idle[nidle++] = legal[i];
+    int idle[kNumActions];
+    const int nidle = select(legal, count, idle, [&](int a) {
+      return a != cp::kAPass && (wanted & cp::kPermitZones[a - cp::kACard]) == 0;  // permits no contract wants
+    });
     if (nidle == 0) return cp::kAPass;
     return best(idle, nidle, [](int a) { return static_cast<double>(cp::kInvestment[a - cp::kACard]); });
   }
@@ -147,9 +158,38 @@ struct Game::Heuristic {
     return value + 1.0 - 0.25 * ap_cost;
   }
 
-  int main_turn(const int* legal, int count) {  // _main
+  int main_turn(const int* legal, int count) {  // _main: build, else renewal, else a permit, else a Favor
     int spaces[8];
     g.contract_spaces(spaces);
+    const int built = worthy_build(legal, count, spaces);
+    if (built >= 0) return built;
+    int options[kNumActions];
+    bool renewal_held = false;
+    for (int c : g.hands[me]) renewal_held = renewal_held || is_renewal(c);
+    int found = renewal_held ? 0 : select(legal, count, options, [&](int a) {
+      return taking_planning(a) && is_renewal(g.planning_at(a - cp::kATakePlanning));
+    });
+    if (found > 0)  // a crowded city can only grow by demolition
+      return best(options, found, [](int a) { return -static_cast<double>(cp::kPlanningAp[a - cp::kATakePlanning]); });
+    const int wanted = wanted_zones();
+    found = select(legal, count, options, [&](int a) {
+      const int card = taking_planning(a) ? g.planning_at(a - cp::kATakePlanning) : cp::kNumPermits;
+      return card < cp::kNumPermits && (wanted & cp::kPermitZones[card]) != 0;
+    });
+    if (found > 0)
+      return best(options, found, [&](int a) {
+        return -cp::kPlanningAp[a - cp::kATakePlanning] + 0.5 * cp::kPermitValue[g.planning_at(a - cp::kATakePlanning)];
+      });
+    found = select(legal, count, options, [&](int a) {
+      return cp::kATakeFavor <= a && a < cp::kABuildFavor &&
+             build_score(spaces[a - cp::kATakeFavor], 0) >= heuristic::kFavorWorth;
+    });
+    if (found > 0)
+      return best(options, found, [](int a) { return -static_cast<double>(cp::kContractAp[a - cp::kATakeFavor]); });
+    return cp::kAPass;
+  }
+  // _main's builds: the best-scored one if it beats cost() x the cheapest block value, else -1 (the draw is taken)
+  int worthy_build(const int* legal, int count, const int* spaces) {
     int builds[kNumActions], nbuild = 0;
     double scores[kNumActions];  // by action id
     for (int i = 0; i < count; ++i) {
@@ -162,41 +202,11 @@ struct Game::Heuristic {
         builds[nbuild++] = a;
       }
     }
+    if (nbuild == 0) return -1;
     int cheapest_block = g.block_value(0);
     for (int block = 1; block < cp::kBlocks; ++block) cheapest_block = std::min(cheapest_block, g.block_value(block));
-    if (nbuild > 0) {
-      const int chosen = best(builds, nbuild, [&](int a) { return scores[a]; });
-      if (scores[chosen] - cost() * cheapest_block > 0) return chosen;
-    }
-    bool renewal_held = false;
-    for (int c : g.hands[me]) renewal_held = renewal_held || (cp::kNumPermits <= c && c < cp::kFirstPlanningEvent);
-    int options[kNumActions], noptions = 0;
-    if (!renewal_held) {
-      for (int i = 0; i < count; ++i)
-        if (taking_planning(legal[i]) && is_renewal(g.planning_at(legal[i] - cp::kATakePlanning))) options[noptions++] = legal[i];
-      if (noptions > 0)  // a crowded city can only grow by demolition
-        return best(options, noptions, [](int a) { return -static_cast<double>(cp::kPlanningAp[a - cp::kATakePlanning]); });
-    }
-    const int wanted = wanted_zones();
-    noptions = 0;
-    for (int i = 0; i < count; ++i) {
-      if (!taking_planning(legal[i])) continue;
-      const int card = g.planning_at(legal[i] - cp::kATakePlanning);
-      if (card < cp::kNumPermits && (wanted & cp::kPermitZones[card]) != 0) options[noptions++] = legal[i];
-    }
-    if (noptions > 0)
-      return best(options, noptions, [&](int a) {
-        return -cp::kPlanningAp[a - cp::kATakePlanning] + 0.5 * cp::kPermitValue[g.planning_at(a - cp::kATakePlanning)];
-      });
-    noptions = 0;
-    for (int i = 0; i < count; ++i) {
-      const int a = legal[i];
-      if (cp::kATakeFavor <= a && a < cp::kABuildFavor && build_score(spaces[a - cp::kATakeFavor], 0) >= heuristic::kFavorWorth)
-        options[noptions++] = a;
-    }
-    if (noptions > 0)
-      return best(options, noptions, [](int a) { return -static_cast<double>(cp::kContractAp[a - cp::kATakeFavor]); });
-    return cp::kAPass;
+    const int chosen = best(builds, nbuild, [&](int a) { return scores[a]; });
+    return scores[chosen] - cost() * cheapest_block > 0 ? chosen : -1;
   }
   static bool taking_planning(int a) { return cp::kATakePlanning <= a && a < cp::kABuild; }
   static bool is_renewal(int card) { return cp::kNumPermits <= card && card < cp::kFirstPlanningEvent; }
@@ -232,9 +242,8 @@ struct Game::Heuristic {
 
   // ----- choices -----
   int voc_source(const int* legal, int count) {
-    int rivals[kNumActions], nrivals = 0;
-    for (int i = 0; i < count; ++i)
-      if (legal[i] != cp::kAPass) rivals[nrivals++] = legal[i];
+    int rivals[kNumActions];
+    const int nrivals = select(legal, count, rivals, not_pass);
     return best(rivals, nrivals, [&](int a) { return static_cast<double>(g.prestige[seat_of(a)]); });
   }
   int seat_of(int a) const { return (me + a - cp::kAPlayer) % g.n; }
@@ -297,9 +306,8 @@ struct Game::Heuristic {
   }
 
   int marker_place(const int* legal, int count) {
-    int circles[kNumActions], ncircles = 0;
-    for (int i = 0; i < count; ++i)
-      if (legal[i] != cp::kAPass) circles[ncircles++] = legal[i];
+    int circles[kNumActions];
+    const int ncircles = select(legal, count, circles, not_pass);
     return best(circles, ncircles, [&](int a) { return static_cast<double>(lead(a - cp::kACircle)); });
   }
 
@@ -313,9 +321,8 @@ struct Game::Heuristic {
   }
 
   int marker_move_src(const int* legal, int count) {
-    int circles[kNumActions], ncircles = 0;
-    for (int i = 0; i < count; ++i)
-      if (legal[i] != cp::kAPass) circles[ncircles++] = legal[i];
+    int circles[kNumActions];
+    const int ncircles = select(legal, count, circles, not_pass);
     const int worst = best(circles, ncircles, [&](int a) { return -static_cast<double>(lead(a - cp::kACircle)); });
     return lead(worst - cp::kACircle) < 0 ? worst : cp::kAPass;
   }
