@@ -264,8 +264,12 @@ class Game {
   void resample_hidden(int player, Random& rng);
   void write_json(json::Writer& out) const;
   void read_json(int num_players, const json::Value& options, const json::Value& state);
+  // agents/urban_sprawl_heuristic.py's pick among `count` >= 2 legal ids (heuristic.hpp)
+  int heuristic(int player, const int* legal, int count, Random& rng) const;
 
  private:
+  struct Heuristic;  // one decision of the heuristic agent (heuristic.hpp)
+
   void read_options(const json::Value& options) {
     const std::string& name = options.at("variant").as_string("options.variant");
     variant = -1;

@@ -65,6 +65,8 @@ def render() -> str:
     table("int", "kCircleBlocks", f"[{cp.CIRCLES}][12]", padded(cp.CIRCLE_BLOCKS, 12, 0))
     table("int", "kColumnOfWealth", "[7]", [-1] + [cp.COLUMN_OF_WEALTH[k] for k in range(1, 7)])
     table("int", "kBandRows", "[4][2]", [[-1, -1]] + [list(cp.BAND_ROWS[k]) for k in range(1, 4)])
+    table("int", "kPrestigeBand", f"[{len(cp.PRESTIGE_BAND)}]", cp.PRESTIGE_BAND)
+    table("int", "kWealthColumn", f"[{len(cp.WEALTH_COLUMN)}]", cp.WEALTH_COLUMN)
     table("int", "kPrestigeMarkers", f"[{len(cp.PRESTIGE_MARKERS)}]", cp.PRESTIGE_MARKERS)
     table("int", "kMarkers", f"[{len(cp.MARKERS)}]", cp.MARKERS)
     const("kMaxMarker", max(cp.MARKERS))
