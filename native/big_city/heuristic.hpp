@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "game.hpp"
@@ -23,7 +24,7 @@ constexpr int kFairBuild = 3;           // FAIR_BUILD
 constexpr int kTramGain = 3;            // TRAM_GAIN
 constexpr double kWeakCard = 2.5;       // WEAK_CARD
 constexpr int kLastExchangeTurn = 150;  // LAST_EXCHANGE_TURN
-constexpr int kRes1 = 0;               // components.RES1
+constexpr int kRes1 = 0;                // components.RES1
 constexpr int kBus1 = 3;                // components.BUS1
 constexpr int kPark3 = 13;              // components.PARK3
 constexpr int kNumEdges = 4 * cp::kNumPlots;
@@ -127,6 +128,10 @@ class Seat {
   detail::PlotSet held_;
   int held_beside_[cp::kNumPlots];  // Table.held_beside
 
+  // _best over options scored `scores` (two or more options, or one): the index picked
+  size_t tie_break(const std::vector<double>& scores) {
+    return static_cast<size_t>(best_index(scores.data(), static_cast<int>(scores.size()), rng_));
+  }
   bool is_legal(int action) const { return std::binary_search(legal_, legal_ + count_, action); }
   bool in_hand(int c) const { return g_.hand_has(me_, c); }
 
@@ -268,12 +273,18 @@ class Seat {
         }
       }
     if (k == cp::kPark2 || k == kPark3) return static_cast<double>(num_beside);
-    int rivals = 0;  // the others' cards of the plots' piles (their view's hand_counts)
+    int rivals = 0;
     for (int m = 0; m < pl.size; ++m)
       for (int q = 0; q < g_.n; ++q)
-        if (q != me_)
-          for (int j = 0; j < g_.hand_size[q]; ++j) rivals += cp::kCardPile[g_.hands[q][j]] == cp::kPlotTile[pl.plots[m]] ? 1 : 0;
+        if (q != me_) rivals += hand_count(q, cp::kPlotTile[pl.plots[m]]);
     return 0.3 * rivals - 2.0 * num_beside + 0.1;
+  }
+
+  // view["hand_counts"][seat][pile - 1]: how many cards of the pile the seat holds (public)
+  int hand_count(int seat, int pile) const {
+    int count = 0;
+    for (int j = 0; j < g_.hand_size[seat]; ++j) count += cp::kCardPile[g_.hands[seat][j]] == pile ? 1 : 0;
+    return count;
   }
 
   // ----- the main choice -------------------------------------------------------------------------
@@ -290,7 +301,7 @@ class Seat {
     if (!all.empty()) {
       std::vector<double> scores(all.size());
       for (size_t m = 0; m < all.size(); ++m) scores[m] = all[m].points - 0.01 * cp::kKindSize[all[m].kind];
-      build_action = cp::kBuild + all[static_cast<size_t>(best_index(scores.data(), static_cast<int>(all.size()), rng_))].kind;
+      build_action = cp::kBuild + all[tie_break(scores)].kind;
     }
     int top_score = g_.score[0];
     for (int q = 1; q < g_.n; ++q) top_score = std::max(top_score, static_cast<int>(g_.score[q]));
@@ -331,7 +342,7 @@ class Seat {
   int best_tile(const std::vector<int>& tiles) {
     std::vector<double> scores(tiles.size());
     for (size_t m = 0; m < tiles.size(); ++m) scores[m] = my_cards_of(tiles[m] - cp::kTile);
-    return tiles[static_cast<size_t>(best_index(scores.data(), static_cast<int>(tiles.size()), rng_))];
+    return tiles[tie_break(scores)];
   }
   int pile_cards() const {
     int total = 0;
@@ -379,7 +390,7 @@ class Seat {
         }
     }
     if (options.empty()) return legal_[count_ - 1];
-    const detail::Placement& choice = options[static_cast<size_t>(best_index(scores.data(), static_cast<int>(scores.size()), rng_))];
+    const detail::Placement& choice = options[tie_break(scores)];
     return choice.plots[k];
   }
   // pl[:k] == selected
@@ -402,8 +413,7 @@ class Seat {
         edges.push_back(e);
         scores.push_back(all.gain[e]);
       }
-    if (!edges.empty() && top > 0)
-      return cp::kEdge + edges[static_cast<size_t>(best_index(scores.data(), static_cast<int>(edges.size()), rng_))];
+    if (!edges.empty() && top > 0) return cp::kEdge + edges[tie_break(scores)];
     if (is_legal(cp::kDone)) return cp::kDone;
     std::vector<int> actions;
     scores.clear();
@@ -413,7 +423,7 @@ class Seat {
         scores.push_back(closeness((legal_[m] - cp::kEdge) / 4));
       }
     if (actions.empty()) return legal_[count_ - 1];
-    return actions[static_cast<size_t>(best_index(scores.data(), static_cast<int>(actions.size()), rng_))];
+    return actions[tie_break(scores)];
   }
   // closeness: minus the city-block distance from plot p to the nearest held plot (City Hall's plot if none)
   double closeness(int p) const {
@@ -451,7 +461,7 @@ class Seat {
     if (options.empty()) return legal_[count_ - 1];
     std::vector<double> scores(options.size());
     for (size_t m = 0; m < options.size(); ++m) scores[m] = options[m].worth;
-    const TileOption& pick = options[static_cast<size_t>(best_index(scores.data(), static_cast<int>(scores.size()), rng_))];
+    const TileOption& pick = options[tie_break(scores)];
     if (g_.decision == cp::kTileRotation) return cp::kRotation + pick.rotation;
     if (g_.decision == cp::kTileEdge) return cp::kEdge + pick.edge;
     return cp::kLocalCell + local_cell(n, pick);
@@ -482,8 +492,10 @@ class Seat {
           double worth = 0.1 * touching;
           if (pairs_count) {
             int pairs = 0;
-            for (int j = 0; j < num_new; ++j)
-              pairs += held_around(ax + Game::layout_col(n, rot, mine_new[j]), ay + Game::layout_row(n, rot, mine_new[j]));
+            for (int j = 0; j < num_new; ++j) {
+              const int k = mine_new[j];
+              pairs += held_around(ax + Game::layout_col(n, rot, k), ay + Game::layout_row(n, rot, k));
+            }
             worth = 3.0 * pairs + 0.1 * touching;
           }
           scored.push_back({worth, rot, e, ax, ay});
@@ -559,7 +571,7 @@ class Seat {
       const int pile = fresh[m] - cp::kPile;
       scores[m] = pile_worth(pile) + 0.01 * g_.pile_size[pile - 1];
     }
-    return fresh[static_cast<size_t>(best_index(scores.data(), static_cast<int>(fresh.size()), rng_))];
+    return fresh[tie_break(scores)];
   }
 };
 

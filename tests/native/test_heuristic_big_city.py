@@ -11,6 +11,7 @@ seat knows (a determinization of the position picks the same), and a finished ma
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -19,7 +20,6 @@ from city_envs.agents.base import Agent
 from city_envs.agents.big_city_heuristic import BigCityHeuristicAgent
 from city_envs.agents.random_agent import RandomAgent
 from city_envs.big_city import rules
-from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.native import NativeGame
 from tests.native.parity import pair
@@ -94,7 +94,7 @@ def test_mixed_line_ups_decision_for_decision(num_players: int) -> None:
 
 
 def test_every_decision_type_is_exercised() -> None:
-    """The matches above (and a few more) reach every kind of decision with a real choice."""
+    """Heuristic and mixed matches at every player count reach every kind of decision with a real choice."""
     made: Counter[str] = Counter()
     for num_players in PLAYER_COUNTS:
         for seed in range(3):
@@ -111,23 +111,21 @@ def test_broad_sweep_decision_for_decision(num_players: int) -> None:
         play_twins(num_players, seed, _mixed(num_players, seed))
 
 
-def _random_positions(num_players: int, seed: int, every: int) -> list[Game]:
-    """Every `every`-th position of a native match between random seats (unusual positions included)."""
+def _random_positions(num_players: int, seed: int, keep: Callable[[NativeGame], bool]) -> list[NativeGame]:
+    """The positions `keep` accepts of a native match between random seats (unusual positions included)."""
     _, native = pair("big_city", num_players, seed)
     chooser = np.random.default_rng(seed)
     positions = []
     while not native.is_over():
-        if len(native.history) % every == 0:
+        if keep(native):
             positions.append(native.clone())
         native.apply(int(chooser.choice(np.flatnonzero(native.legal_actions()))))
     return positions
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_positions_of_random_play_pick_as_python(num_players: int) -> None:
-    """At positions random seats reach, the native pick with a given generator equals the Python agent's."""
-    for position in _random_positions(num_players, num_players, every=3):
-        assert isinstance(position, NativeGame)
+def assert_picks_as_python(positions: list[NativeGame]) -> None:
+    """At each position, the native pick with a given generator equals the Python agent's, with the same draws."""
+    for position in positions:
         seat = position.current_player()
         python = position.reference()
         for draw in range(2):
@@ -135,6 +133,19 @@ def test_positions_of_random_play_pick_as_python(num_players: int) -> None:
             theirs = NativeOnly(draw)
             assert theirs.act(InfoSet(position, seat)) == mine.act(InfoSet(python, seat)), position.decision_name()
             assert theirs.rng.bit_generator.state == mine.rng.bit_generator.state
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_positions_of_random_play_pick_as_python(num_players: int) -> None:
+    assert_picks_as_python(_random_positions(num_players, num_players, lambda game: len(game.history) % 3 == 0))
+
+
+def test_trams_of_random_play_pick_as_python() -> None:
+    """Random seats lay trams where the heuristic would not (between two plots it holds, far from them)."""
+    for seed in range(6):
+        for num_players in PLAYER_COUNTS:
+            kept = _random_positions(num_players, seed, lambda game: game.decision_name().startswith("TRAM_EDGE"))
+            assert_picks_as_python(kept)
 
 
 def _sampled_positions() -> list[NativeGame]:
@@ -166,7 +177,9 @@ def test_the_pick_reads_only_what_the_seat_knows() -> None:
         changed += sampled_hands != hands
         for draw in range(3):
             here, there = np.random.default_rng([k, draw]), np.random.default_rng([k, draw])
-            assert position.heuristic_action(here) == sampled.heuristic_action(there), position.decision_name()
+            pick = position.heuristic_action(here)
+            assert pick is not None and position.legal_actions()[pick]
+            assert sampled.heuristic_action(there) == pick, position.decision_name()
             assert here.bit_generator.state == there.bit_generator.state
         checked += 1
     assert checked > 50 and changed > checked // 2
