@@ -4,8 +4,9 @@ Python agent (agents/big_city_heuristic.py), the same picks with the same draws 
 Each seat of a match is played twice, by a Python agent (`native=False`) on the Python engine and by an agent
 seeded alike on the native twin whose `_choose` refuses to run (so every pick of two or more legal ids comes
 from C++); after every decision both agents must have picked the same id and hold the same generator state.
-Line-ups: every seat the heuristic, and mixed with random seats (odd positions). The pick reads only what the
-seat knows (a determinization of the position picks the same), and a finished match is refused.
+Line-ups: every seat the heuristic, and mixed with random seats (so that unusual positions occur); positions of
+random play are checked one by one too. The pick reads only what the seat knows (a determinization of the
+position picks the same), and a finished match is refused.
 """
 
 from __future__ import annotations
