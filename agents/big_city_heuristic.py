@@ -329,8 +329,8 @@ class BigCityHeuristicAgent(HeuristicAgent):
         "DRAW": "_draw",
     }
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        super().__init__(seed)
+    def __init__(self, seed: int | np.random.Generator | None = None, native: bool = True) -> None:
+        super().__init__(seed, native)
         self.seat_memo = SeatMemo()
 
     def _choose(self, info_set: InfoSet, legal: list[int]) -> int:

@@ -364,6 +364,9 @@ struct Game {
     g[cp::kGlobalTurns] = static_cast<float>(static_cast<double>(turns) / cp::kMaxTurns);
   }
 
+  // ===== the heuristic agent (agents/big_city_heuristic.py), defined in heuristic.hpp ================
+  int heuristic(int player, const int* legal, int count, Random& rng) const;
+
   // ===== determinization (view.determinize) ========================================================
   void resample_hidden(int p, Random& rng) {
     const int q = active;
@@ -830,8 +833,8 @@ struct Game {
     return true;
   }
 
-  // rules.building_points (placement_facts, points_from_facts)
-  int building_points(int k, const detail::Placement& pl) const {
+  // rules.building_points (placement_facts, points_from_facts); `tram_anyway`: as if a tram ran along it
+  int building_points(int k, const detail::Placement& pl, bool tram_anyway = false) const {
     if (k == cp::kCityHall) return 0;
     int counts[6];
     neighbourhood_counts(pl, counts);
@@ -847,6 +850,7 @@ struct Game {
       if (outskirts[p]) outer = true;
     }
     hall = hall && city_hall_built();
+    tram = tram || tram_anyway;
     if (cp::kIsSpecial[k]) {
       int value = cp::kRuleBase[k] + cp::kRulePerRes[k] * res + cp::kRulePerBus[k] * bus +
                   cp::kRulePerSpecial[k] * special;
@@ -1557,3 +1561,5 @@ struct Game {
 };
 
 }  // namespace city_envs::native::big_city
+
+#include "heuristic.hpp"  // Game::heuristic
