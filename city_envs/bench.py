@@ -266,6 +266,12 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
         result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
     if native_class(game_class(name, "python")) is not None:
         result.update(native_figures(name, num_players, seconds, seed, **options))
+        if search:
+            # the same first 40 positions as the Python column's: the same matches, sampled alike
+            native_states = sample_states(name, num_players, 40, seed, engine="native", **options)
+            native_search = search_iteration_micros(name, native_states, seed=seed)
+            result["native_search_iteration_us"] = native_search
+            result["native_search_ratio_vs_python"] = result["search_iteration_us"] / native_search
     return result
 
 
@@ -352,6 +358,8 @@ TABLE_COLUMNS = (
     ("native heuristic decisions/s", "native_heuristic_decisions_per_s", "{:,.0f}"),
     ("native / Python heuristic", "native_heuristic_ratio_vs_python", "{:.1f}x"),
     ("native AEC vs connect_four_v3", "native_aec_ratio_vs_connect_four", "{:.2f}x"),
+    ("native ISMCTS iteration µs", "native_search_iteration_us", "{:,.0f}"),
+    ("Python / native ISMCTS iteration", "native_search_ratio_vs_python", "{:.1f}x"),
     ("native clone µs", "native_clone_us", "{:.2f}"),
     ("native determinize µs", "native_determinize_us", "{:.2f}"),
     ("native observation µs", "native_observation_us", "{:.2f}"),
