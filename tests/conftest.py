@@ -2,7 +2,8 @@
 
 - Hypothesis profiles: modest example counts in the default suite; slow tests raise their own counts;
   `HYPOTHESIS_PROFILE=thorough` runs every property test with many more examples.
-- `tiny_suites`: a benchmark suite of two quick tasks, for the benchmark's tests.
+- `tiny_suites`: a benchmark suite of two quick tasks, for the benchmark's tests; `tiny_results`: a
+  test's own copy of `heuristic` and `random` benchmarked on it once per session.
 - The suite tests one checkout: `city_envs.agents` and `city_envs.training` must come from the same
   folder as `city_envs`. They are mapped from the top-level `agents/` and `training/` folders by the
   install, so an editable install of another checkout would silently supply its bots and trainer.
@@ -11,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -58,13 +60,11 @@ matches = 4
 """
 
 
-@pytest.fixture
-def tiny_suites(tmp_path, monkeypatch):
-    """The suites folder replaced by one holding `tiny.toml` (and v1, untouched, beside it)."""
+def install_tiny_suites(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`folder` made the suites folder, holding `tiny.toml` (and v1, untouched, beside it)."""
     from city_envs.evaluation import suite as suite_module
     from city_envs.evaluation import workers
 
-    folder = tmp_path / "suites"
     folder.mkdir()
     (folder / "tiny.toml").write_text(TINY)
     for item in suite_module.SUITES_DIR.iterdir():
@@ -72,3 +72,37 @@ def tiny_suites(tmp_path, monkeypatch):
     monkeypatch.setattr(suite_module, "SUITES_DIR", folder)
     monkeypatch.setattr(workers, "worker_start_method", lambda: "fork")  # no torch in these matches
     return folder
+
+
+@pytest.fixture
+def tiny_suites(tmp_path, monkeypatch):
+    """The suites folder replaced by one holding `tiny.toml` (and v1, untouched, beside it)."""
+    return install_tiny_suites(tmp_path / "suites", monkeypatch)
+
+
+TINY_REPS = 50  # bootstrap samples of the tiny benchmarks' intervals
+
+
+@pytest.fixture(scope="session")
+def tiny_benchmarks(tmp_path_factory) -> Path:
+    """`heuristic` and `random` benchmarked once on the tiny suite (TINY_REPS): a folder holding the two
+    result folders, to be copied by each test that reads or edits them (`tiny_results`)."""
+    from city_envs.evaluation.benchmark import run_agent_benchmark
+    from city_envs.evaluation.suite import load_suite
+
+    folder = tmp_path_factory.mktemp("tiny_benchmarks")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        install_tiny_suites(folder / "suites", monkeypatch)
+        suite = load_suite("tiny")
+        for spec in ("heuristic", "random"):
+            run_agent_benchmark(spec, suite, folder / spec, reps=TINY_REPS)
+    return folder
+
+
+@pytest.fixture
+def tiny_results(tiny_benchmarks, tiny_suites, tmp_path) -> Path:
+    """This test's own copy of `tiny_benchmarks`' two results (`heuristic`, `random`), the tiny suite
+    installed."""
+    for spec in ("heuristic", "random"):
+        shutil.copytree(tiny_benchmarks / spec, tmp_path / spec)
+    return tmp_path

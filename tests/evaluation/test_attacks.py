@@ -17,8 +17,9 @@ from city_envs.evaluation.compare import compare_results
 from city_envs.evaluation.scheduling import match_seeds
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.verify import read_log, require_verified, verify_result
+from tests.conftest import TINY_REPS
 
-REPS = 50
+REPS = TINY_REPS
 ATTACKS = "tests.evaluation.attack_agents"
 
 
@@ -84,12 +85,9 @@ def test_a_candidate_that_crashes_cheats_or_hangs_loses_its_matches(attack, reas
 
 
 @pytest.fixture
-def result(tiny_suites, tmp_path):
-    """A finished tiny benchmark of `random`, and one of `heuristic` to compare it with."""
-    suite = load_suite("tiny")
-    run_agent_benchmark("heuristic", suite, tmp_path / "heuristic", reps=REPS)
-    run_agent_benchmark("random", suite, tmp_path / "random", reps=REPS)
-    return tmp_path / "random"
+def result(tiny_results):
+    """A finished tiny benchmark of `random` (this test's copy), and one of `heuristic` beside it."""
+    return tiny_results / "random"
 
 
 def test_a_result_verifies(result, capsys):

@@ -101,11 +101,9 @@ def test_the_statistics_need_no_pref_voting(monkeypatch):
     assert not names & {"pref-voting", "numba", "ortools"} and {"rliable", "scipy"} <= names
 
 
-def test_compare_shows_its_progress_on_a_terminal_only(tiny_suites, tmp_path, monkeypatch, capsys):
-    suite = load_suite("tiny")
-    run_agent_benchmark("heuristic", suite, tmp_path / "h", reps=REPS)
-    run_agent_benchmark("random", suite, tmp_path / "r", reps=REPS)
-    argv = ["benchmark", "compare", str(tmp_path / "h"), str(tmp_path / "r"), "--out", str(tmp_path / "cmp")]
+def test_compare_shows_its_progress_on_a_terminal_only(tiny_results, monkeypatch, capsys):
+    h, r, out = (str(tiny_results / name) for name in ("heuristic", "random", "cmp"))
+    argv = ["benchmark", "compare", h, r, "--out", out]
     seen: list[str] = []
 
     class Bars(Progress):
@@ -117,7 +115,7 @@ def test_compare_shows_its_progress_on_a_terminal_only(tiny_suites, tmp_path, mo
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert seen[:3] == ["verifying the results", "replaying h", "replaying r"]
+    assert seen[:3] == ["verifying the results", "replaying heuristic", "replaying random"]
     assert "probability of improvement" in seen
     assert "Lottery probability: the weight the maximal lottery" in out
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
