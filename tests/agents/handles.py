@@ -46,6 +46,10 @@ class SeatOnly:
     def legal_action_ids(self) -> list[int]:
         return np.flatnonzero(self._legal).tolist()
 
+    def heuristic_action(self, rng: np.random.Generator) -> None:
+        """No native engine's pick here: the agent's own `_choose` answers from the view."""
+        return None
+
 
 def mixed_games(
     heuristic: Callable[[int], Agent], name: str, n: int, seeds: Iterable[int], **options: Any
