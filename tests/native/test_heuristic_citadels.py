@@ -29,7 +29,7 @@ LINEUPS = {
     6: ("hhhhhh", "rhrhrh"),
     7: ("hhhhhhh", "hrhrhrh"),
 }
-SEEDS = range(2)
+SEEDS = range(8)
 # the main turn's action ranges and the branch of the agent each one comes from
 MAIN_BRANCHES = (
     (r.GATHER_GOLD, r.GATHER_CARDS, "gather gold"),
@@ -76,9 +76,7 @@ def play_twins(num_players: int, seed: int, lineup: str, **options) -> tuple[str
     play: the first difference in pick or generator state (None if none), and the branches exercised."""
     python, native = pair(GAME, num_players, seed, **options)
     twins: list[tuple[CitadelsHeuristicAgent, CitadelsHeuristicAgent] | None] = [
-        (CitadelsHeuristicAgent(seed * 10 + seat, native=False), NativeOnly(seed * 10 + seat))
-        if kind == "h"
-        else None
+        (CitadelsHeuristicAgent(seed * 10 + seat, native=False), NativeOnly(seed * 10 + seat)) if kind == "h" else None
         for seat, kind in enumerate(lineup)
     ]
     randoms = [RandomAgent(seed * 10 + seat) for seat in range(num_players)]
