@@ -1281,6 +1281,12 @@ struct Game {
     require((graveyard_card >= 0) == (decision == D_GRAVEYARD), "graveyard_card", "disagrees with the decision");
     if (decision != D_GRAVEYARD) require(actor == turn_seat, "actor", "acts in another seat's turn");
   }
+
+  // ----- the heuristic agent (heuristic.hpp) --------------------------------------------------
+  // agents/citadels_heuristic.py's pick for `player` among `count` >= 2 legal ids, ties drawn from rng.
+  int heuristic(int player, const int* legal, int count, Random& rng) const;
 };
 
 }  // namespace city_envs::native::citadels
+
+#include "heuristic.hpp"

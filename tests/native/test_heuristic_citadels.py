@@ -1,0 +1,186 @@
+"""Citadels's heuristic agent in the native engine (native/citadels/heuristic.hpp) against
+agents/citadels_heuristic.py: the same pick with the same draws after every decision, from what the
+seat may know, and a clear error at a finished match."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from city_envs.agents.base import Agent
+from city_envs.agents.citadels_heuristic import CitadelsHeuristicAgent
+from city_envs.agents.random_agent import RandomAgent
+from city_envs.citadels import rules as r
+from city_envs.core.infoset import InfoSet
+from tests.native.parity import native_games, pair
+
+pytestmark = pytest.mark.skipif("citadels" not in native_games(), reason="the native engine is not built")
+
+GAME = "citadels"
+# the line-ups of the default run: every seat the heuristic, and heuristic seats among random ones
+LINEUPS = {
+    2: ("hh", "hr", "rh"),
+    3: ("hhh", "hrh"),
+    4: ("hhhh", "rhrh"),
+    5: ("hhhhh", "hrhrh"),
+    6: ("hhhhhh", "rhrhrh"),
+    7: ("hhhhhhh", "hrhrhrh"),
+}
+SEEDS = range(8)
+# the main turn's action ranges and the branch of the agent each one comes from
+MAIN_BRANCHES = (
+    (r.GATHER_GOLD, r.GATHER_CARDS, "gather gold"),
+    (r.GATHER_CARDS, r.KEEP_DRAWN, "gather cards"),
+    (r.ASSASSINATE, r.ROB, "assassinate"),
+    (r.ROB, r.MAGICIAN_SWAP, "rob"),
+    (r.MAGICIAN_SWAP, r.MAGICIAN_MARK, "magician swap"),
+    (r.MAGICIAN_MARK, r.MAGICIAN_DONE, "magician mark"),
+    (r.COLLECT_INCOME, r.DESTROY, "collect income"),
+    (r.DESTROY, r.BUILD, "destroy"),
+    (r.BUILD, r.USE_SMITHY, "build"),
+    (r.USE_SMITHY, r.LAB_DISCARD, "smithy"),
+    (r.LAB_DISCARD, r.END_TURN, "laboratory"),
+    (r.END_TURN, r.GRAVEYARD_RECOVER, "end turn"),
+)
+
+
+class NativeOnly(CitadelsHeuristicAgent):
+    """The heuristic that must take the native engine's pick: the Python one is never asked."""
+
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
+        raise AssertionError("the native engine gave no heuristic pick")
+
+
+def branches(decision: str, action: int, drew: bool) -> list[str]:
+    """What a decision with a choice exercised: its type, and the branches of the agent it went through."""
+    seen = [decision]
+    if drew:
+        seen.append(f"tie drawn in {decision}")
+    if decision == "MAIN":
+        seen += [name for low, high, name in MAIN_BRANCHES if low <= action < high]
+        if drew and r.BUILD <= action < r.USE_SMITHY:
+            seen.append("tie drawn among builds")
+    if decision == "GRAVEYARD":
+        seen.append("recover" if action == r.GRAVEYARD_RECOVER else "decline")
+    if decision == "MAGICIAN_DISCARD":
+        seen.append("magician done" if action == r.MAGICIAN_DONE else "magician discard")
+    return seen
+
+
+def play_twins(num_players: int, seed: int, lineup: str, **options) -> tuple[str | None, Counter[str]]:
+    """A match on both engines where each 'h' seat is two heuristic agents seeded alike (Python on the
+    Python engine, native on the native one) and each 'r' seat one random agent whose pick both engines
+    play: the first difference in pick or generator state (None if none), and the branches exercised."""
+    python, native = pair(GAME, num_players, seed, **options)
+    twins: list[tuple[CitadelsHeuristicAgent, CitadelsHeuristicAgent] | None] = [
+        (CitadelsHeuristicAgent(seed * 10 + seat, native=False), NativeOnly(seed * 10 + seat)) if kind == "h" else None
+        for seat, kind in enumerate(lineup)
+    ]
+    randoms = [RandomAgent(seed * 10 + seat) for seat in range(num_players)]
+    exercised: Counter[str] = Counter()
+    decisions = 0
+    while not python.is_over():
+        seat = python.current_player()
+        duo = twins[seat]
+        if duo is None:
+            action = randoms[seat].act(InfoSet(python, seat))
+        else:
+            mine, theirs = duo
+            before = mine.rng.bit_generator.state
+            action = mine.act(InfoSet(python, seat))
+            picked = theirs.act(InfoSet(native, seat))
+            where = f"seed {seed}, {lineup}, decision {decisions} ({python.decision_name()})"
+            if picked != action:
+                return f"{where}: python picks {action}, native {picked}", exercised
+            if theirs.rng.bit_generator.state != mine.rng.bit_generator.state:
+                return f"{where}: the generators differ after the pick {action}", exercised
+            if python.legal_actions().sum() >= 2:
+                exercised.update(branches(python.decision_name(), action, mine.rng.bit_generator.state != before))
+        python.apply(action)
+        native.apply(action)
+        decisions += 1
+    return None, exercised
+
+
+@pytest.fixture(scope="module")
+def default_matches() -> list[tuple[str | None, Counter[str]]]:
+    """The default run's matches: every player count and line-up, the classic variant on odd seeds."""
+    return [
+        play_twins(num_players, seed, lineup, classic_variant=bool(seed % 2))
+        for num_players, lineups in LINEUPS.items()
+        for lineup in lineups
+        for seed in SEEDS
+    ]
+
+
+def test_the_native_pick_and_draws_are_the_python_ones(default_matches):
+    differences = [found for found, _ in default_matches if found is not None]
+    assert not differences, differences
+
+
+def test_the_matches_exercise_every_decision_and_branch(default_matches):
+    exercised = sum((seen for _, seen in default_matches), Counter())
+    expected = {
+        *("SELECT_CHARACTER", "SELECT_DISCARD", "MAIN", "KEEP_DRAWN", "MAGICIAN_DISCARD", "GRAVEYARD"),
+        *(name for _, _, name in MAIN_BRANCHES),
+        *("recover", "decline", "magician done", "magician discard"),
+        *("tie drawn in SELECT_CHARACTER", "tie drawn in KEEP_DRAWN", "tie drawn among builds"),
+    }
+    assert expected <= set(exercised), expected - set(exercised)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", range(2, 8))
+@pytest.mark.parametrize("classic_variant", [False, True])
+def test_a_broad_sweep_decides_alike(num_players, classic_variant):
+    for seed in range(2, 30):
+        lineup = "h" * num_players if seed % 3 else ("hr" * 4)[:num_players]
+        found, _ = play_twins(num_players, seed, lineup, classic_variant=classic_variant)
+        assert found is None, found
+
+
+def positions(num_players: int, seed: int, every: int) -> list:
+    """Native positions of a match between heuristic and random seats, one decision in `every`."""
+    _, native = pair(GAME, num_players, seed)
+    agents: Sequence[Agent] = [
+        CitadelsHeuristicAgent(seed + seat) if seat % 2 else RandomAgent(seed + seat) for seat in range(num_players)
+    ]
+    sampled = []
+    while not native.is_over():
+        seat = native.current_player()
+        if native.legal_actions().sum() >= 2 and len(native.history) % every == 0:
+            sampled.append(native.clone())
+        native.apply(agents[seat].act(InfoSet(native, seat)))
+    return sampled
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 7])
+def test_the_pick_reads_nothing_the_seat_cannot_see(num_players):
+    """The same generator state gives the same pick on the position and on redeals of what the seat
+    to move cannot see (the other hands, the other seats' unrevealed characters, the deck order)."""
+    checked = 0
+    for position in positions(num_players, 5 + num_players, every=5):
+        seat = position.current_player()
+        for redeal in range(2):
+            state = np.random.default_rng([redeal, checked]).bit_generator.state
+            mine, theirs = np.random.default_rng(), np.random.default_rng()
+            mine.bit_generator.state = theirs.bit_generator.state = state
+            twin = position.determinize(seat, np.random.default_rng([redeal, checked, 1]))
+            pick = position.heuristic_action(mine)
+            assert pick is not None
+            assert twin.heuristic_action(theirs) == pick, (position.history, redeal)
+            assert theirs.bit_generator.state == mine.bit_generator.state
+        checked += 1
+    assert checked >= 20
+
+
+def test_a_finished_match_is_a_value_error():
+    _, native = pair(GAME, 3, 3)
+    rng = np.random.default_rng(3)
+    while not native.is_over():
+        native.apply(int(rng.choice(np.flatnonzero(native.legal_actions()))))
+    with pytest.raises(ValueError, match="over"):
+        native.heuristic_action(np.random.default_rng(0))
