@@ -34,8 +34,6 @@ from __future__ import annotations
 import math
 import time
 
-import numpy as np
-
 from city_envs.agents.base import Agent, make_rng
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
@@ -166,12 +164,14 @@ class ISMCTSAgent:
             game.apply(move[1])
             path.append((edge, seat))
             node = edge.child
-        steps = 0
-        rollout_policies = heuristics if self.rollout == "heuristic" else None
-        while not game.is_over() and (self.max_rollout is None or steps < self.max_rollout):
-            seat = game.current_player()
-            game.apply(self._rollout_move(game, seat, rollout_policies))
-            steps += 1
+        if heuristics is not None and self.rollout == "heuristic":
+            steps = 0
+            while not game.is_over() and (self.max_rollout is None or steps < self.max_rollout):
+                seat = game.current_player()
+                game.apply(heuristics[seat].act(InfoSet(game, seat)))
+                steps += 1
+        else:  # uniform random moves (in C++ on a native match)
+            game.playout(self.rng, self.max_rollout)
         values = self._values(game)
         for edge, seat in path:
             edge.visits += 1
@@ -204,12 +204,6 @@ class ISMCTSAgent:
         from city_envs.agents.registry import make_agent
 
         return [make_agent("heuristic", game_name, self.rng) for _ in range(num_players)]
-
-    def _rollout_move(self, game: Game, seat: int, policies: list[Agent] | None) -> int:
-        if policies is None:
-            legal = np.flatnonzero(game.legal_actions())
-            return int(legal[self.rng.integers(len(legal))])
-        return policies[seat].act(InfoSet(game, seat))
 
     @staticmethod
     def _values(game: Game) -> list[float]:

@@ -98,7 +98,7 @@ def _native_playouts(name: str, num_players: int, seed: int, **options) -> Itera
     games = 0
     while True:
         game = cls(num_players, seed=seed + games, **options)
-        yield game.playout(rng)  # type: ignore[attr-defined]
+        yield game.playout(rng)
         games += 1
 
 

@@ -478,6 +478,17 @@ class Game(abc.ABC):
         win, lose = 1.0 / len(won), -1.0 / (n - len(won))
         return [win if seat in won else lose for seat in range(n)]
 
+    def playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """Play uniformly random legal actions until the end or `max_decisions` (None: no limit), each
+        the k-th legal id with k = rng.integers(number legal); return how many were played. The native
+        engine plays the same moves, drawn alike, in C++."""
+        played = 0
+        while not self.is_over() and (max_decisions is None or played < max_decisions):
+            legal = np.flatnonzero(self.legal_actions())
+            self.apply(int(legal[rng.integers(len(legal))]))
+            played += 1
+        return played
+
     def legal_action_ids(self) -> list[int]:
         return self.legal_actions().nonzero()[0].tolist()  # the mask is 1-D: no flatnonzero ravel
 

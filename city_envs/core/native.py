@@ -166,12 +166,10 @@ class NativeGame(Game):
     def standings(self) -> list[tuple[float, ...]]:
         return self._match.standings()
 
-    def playout(self, rng: np.random.Generator, max_decisions: int = 1 << 40) -> int:
-        """Play random legal actions in C++ until the end (or `max_decisions`); the number played.
-
-        Each action is the one a Python loop picks with `legal = np.flatnonzero(game.legal_actions())`
-        then `legal[rng.integers(len(legal))]`, drawn from the same generator: the same moves, faster."""
-        played = self._match.playout(rng.bit_generator.capsule, max_decisions)
+    def playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """`Game.playout` in C++: the same moves, drawn alike from the same generator."""
+        limit = 1 << 62 if max_decisions is None else max(0, min(int(max_decisions), 1 << 62))
+        played = self._match.playout(rng.bit_generator.capsule, limit)
         if played:
             self._mask = None
             self._twin = None

@@ -200,6 +200,18 @@ def test_a_native_playout_plays_the_moves_a_python_loop_picks(name, num_players)
 
 
 @pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+def test_both_engines_playouts_play_the_same_moves(name, num_players):
+    """`Game.playout` (Python) and `NativeGame.playout` (C++): the same moves with the same draws."""
+    python, native = pair(name, num_players, seed=6)
+    mine, theirs = np.random.default_rng(3), np.random.default_rng(3)
+    assert python.playout(mine, max_decisions=7) == native.playout(theirs, max_decisions=7) == 7
+    assert python.playout(mine, max_decisions=0) == native.playout(theirs, max_decisions=0) == 0
+    assert python.playout(mine) == native.playout(theirs) and native.is_over()
+    assert mine.bit_generator.state == theirs.bit_generator.state
+    assert difference(python, native) is None
+
+
+@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
 def test_matches_copy_and_pickle_whole(name, num_players):
     import copy
     import pickle
