@@ -20,31 +20,31 @@ namespace city_envs::native::metropolys {
 
 namespace heuristic {
 
-constexpr double kTieTolerance = 1e-9;       // agents/base.py TIE_TOLERANCE
-constexpr double kTrendyWorth = 3.0;         // TOKEN_WORTH["trendy"]
-constexpr double kSubwayWorth = 1.0;         // TOKEN_WORTH["subway"]
-constexpr double kArchWorth = -1.0;          // TOKEN_WORTH["archaeological"]
-constexpr double kSubwayGuard = 1.5;         // SUBWAY_GUARD
-constexpr double kSubwayBlock = 1.5;         // SUBWAY_BLOCK
-constexpr double kArchStickEarly = 0.5;      // ARCH_STICK_EARLY
-constexpr double kFamilyPrice = 4.0;         // BUILDING_PRICE[r.FAMILY]
-constexpr double kExpertPrice = 4.0;         // BUILDING_PRICE[r.EXPERT]
-constexpr double kLateDiscount = 0.6;        // LATE_DISCOUNT
-constexpr int kTall = 10;                    // TALL
-constexpr int kKeepTall = 2;                 // KEEP_TALL
-constexpr double kTallReserve = 1.5;         // TALL_RESERVE
-constexpr double kLastThird = 2.0 / 3;       // LAST_THIRD
+constexpr double kTieTolerance = 1e-9;         // agents/base.py TIE_TOLERANCE
+constexpr double kTrendyWorth = 3.0;           // TOKEN_WORTH["trendy"]
+constexpr double kSubwayWorth = 1.0;           // TOKEN_WORTH["subway"]
+constexpr double kArchWorth = -1.0;            // TOKEN_WORTH["archaeological"]
+constexpr double kSubwayGuard = 1.5;           // SUBWAY_GUARD
+constexpr double kSubwayBlock = 1.5;           // SUBWAY_BLOCK
+constexpr double kArchStickEarly = 0.5;        // ARCH_STICK_EARLY
+constexpr double kFamilyPrice = 4.0;           // BUILDING_PRICE[r.FAMILY]
+constexpr double kExpertPrice = 4.0;           // BUILDING_PRICE[r.EXPERT]
+constexpr double kLateDiscount = 0.6;          // LATE_DISCOUNT
+constexpr int kTall = 10;                      // TALL
+constexpr int kKeepTall = 2;                   // KEEP_TALL
+constexpr double kTallReserve = 1.5;           // TALL_RESERVE
+constexpr double kLastThird = 2.0 / 3;          // LAST_THIRD
 constexpr double kRiskPerFreeNeighbour = 0.5;  // RISK_PER_FREE_NEIGHBOUR
-constexpr double kHoldChance = 0.5;          // HOLD_CHANCE
-constexpr int kMidLow = 5, kMidHigh = 8;     // MID_VALUES = range(5, 9)
-constexpr double kProgressBonus = 1.0;       // PROGRESS_BONUS
-constexpr double kDenial = 0.5;              // DENIAL
-constexpr double kBeliefSharpness = 1.0;     // BELIEF_SHARPNESS
-constexpr double kWeightLeader = 0.6;        // WEIGHT_LEADER
-constexpr double kWeightOther = 0.3;         // WEIGHT_OTHER
-constexpr double kWin = 30.0;                // WIN
+constexpr double kHoldChance = 0.5;            // HOLD_CHANCE
+constexpr int kMidLow = 5, kMidHigh = 8;       // MID_VALUES = range(5, 9)
+constexpr double kProgressBonus = 1.0;         // PROGRESS_BONUS
+constexpr double kDenial = 0.5;                // DENIAL
+constexpr double kBeliefSharpness = 1.0;       // BELIEF_SHARPNESS
+constexpr double kWeightLeader = 0.6;          // WEIGHT_LEADER
+constexpr double kWeightOther = 0.3;           // WEIGHT_OTHER
+constexpr double kWin = 30.0;                  // WIN
 constexpr int kN = cp::kNumNbhds;
-constexpr int kMaxGuesses = 4;  // a rival's possible secret cards: 5 colours or 4 family cards, less mine
+constexpr int kMaxGuesses = 4;                 // a rival's guessed secret cards: 5 colours or 4 family, less mine
 
 // HeuristicAgent._best over scores[0, count) (count >= 1): the index of the highest score, the tied ones (within
 // the tolerance) drawn from rng when there are two or more.
@@ -91,7 +91,8 @@ class Seat {
     for (int seat = 0; seat < n_; ++seat)
       if (seat != me_) others_[num_others_++] = seat;
     for (int i = 0; i < num_others_; ++i) beliefs_[others_[i]] = belief(others_[i]);
-    for (int seat = 0; seat < n_; ++seat) estimates_[seat] = static_cast<double>(g_.token_points(seat)) + objective_now(seat);
+    for (int seat = 0; seat < n_; ++seat)
+      estimates_[seat] = static_cast<double>(g_.token_points(seat)) + objective_now(seat);
     for (int v = kTall; v <= cp::kNumBuildings; ++v) tall_ += (g_.supply[me_] >> (v - 1) & 1) ? 1 : 0;
     if (expert_) area_now_ = Game::area_points(g_.area_card[me_], buildings_[me_].data(), counts_[me_]);
     denial_totals();
@@ -248,7 +249,7 @@ class Seat {
   // Situation._objective_base_now
   double objective_base(int nb) const {
     if (!expert_) return card_points(false, g_.family_card[me_], nb);
-    double worth = cp::kColour[nb] == g_.colour_card[me_] ? static_cast<double>(cp::kNeighbourhoodPointsPerBuilding) : 0.0;
+    double worth = card_points(true, g_.colour_card[me_], nb);
     int with[cp::kNumBuildings + 1];
     const int count = counts_[me_];
     std::copy_n(buildings_[me_].data(), count, with);
@@ -340,8 +341,8 @@ class Seat {
                         : kind == cp::kArch   ? kArchWorth
                                               : 0.0;
     const Belief& b = beliefs_[seat];
-    double sum = 0.0;
-    for (int k = 0; k < b.count; ++k) sum = k == 0 ? b.p[k] * card_points(expert_, b.card[k], nb) : sum + b.p[k] * card_points(expert_, b.card[k], nb);
+    double sum = 0.0;  // sum(...) from 0: the first term exactly, then left to right
+    for (int k = 0; k < b.count; ++k) sum += b.p[k] * card_points(expert_, b.card[k], nb);
     return face + sum;
   }
 
@@ -401,7 +402,8 @@ class Seat {
     double points = 0.0;
     if (expert_)
       for (int district = 0; district < cp::kNumDistricts; ++district)
-        if (!g_.is_removed(district) && g_.highest_building_winner(district, seat)) points += cp::kHighestBuildingPoints;
+        if (!g_.is_removed(district) && g_.highest_building_winner(district, seat))
+          points += cp::kHighestBuildingPoints;
     if (seat == me_) {
       if (!expert_) return points + Game::family_points(g_.family_card[me_], built, count);
       return points + Game::colour_points(g_.colour_card[me_], built, count) +

@@ -130,7 +130,9 @@ def test_broad_sweep_decision_for_decision(num_players: int, version: str) -> No
         play_twins(num_players, seed, _mixed(num_players, seed), version)
 
 
-def _random_positions(num_players: int, seed: int, version: str, keep: Callable[[NativeGame], bool]) -> list[NativeGame]:
+def _random_positions(
+    num_players: int, seed: int, version: str, keep: Callable[[NativeGame], bool]
+) -> list[NativeGame]:
     """The positions `keep` accepts of a native match between random seats (unusual positions included)."""
     _, native = pair("metropolys", num_players, seed, version=version)
     chooser = np.random.default_rng(seed)
