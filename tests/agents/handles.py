@@ -46,6 +46,10 @@ class SeatOnly:
     def legal_action_ids(self) -> list[int]:
         return np.flatnonzero(self._legal).tolist()
 
+    def heuristic_action(self, rng: np.random.Generator) -> None:
+        """No native pick (the engine would read the match): a heuristic decides in Python from the above."""
+        return None
+
 
 def mixed_games(
     heuristic: Callable[[int], Agent], name: str, n: int, seeds: Iterable[int], **options: Any
