@@ -5,8 +5,9 @@ Each seat of a match is played twice, by a Python agent (`native=False`) on the 
 seeded alike on the native twin whose `_choose` refuses to run (so every pick of two or more legal ids comes
 from C++); after every decision both agents must have picked the same id and hold the same generator state.
 Line-ups: every seat the heuristic, and mixed with random seats (so that unusual positions occur), in both
-versions; positions of random play are checked one by one too. The pick reads only what the seat knows (a
-determinization of the position picks the same), and a finished match is refused.
+versions, on random and first-game layouts; positions of random play are checked one by one too. The pick
+reads only what the seat knows (a determinization of the position picks the same), and a finished match is
+refused.
 """
 
 from __future__ import annotations
@@ -66,10 +67,10 @@ def _kinds(game: Game, action: int) -> list[str]:
     return kinds
 
 
-def play_twins(num_players: int, seed: int, heuristic: list[bool], version: str) -> Counter[str]:
+def play_twins(num_players: int, seed: int, heuristic: list[bool], version: str, **options: object) -> Counter[str]:
     """Play the match on both engines, checking every decision; the kinds of decision (of two or more legal
     ids) that the heuristic made."""
-    python, native = pair("metropolys", num_players, seed, version=version)
+    python, native = pair("metropolys", num_players, seed, version=version, **options)
     python_agents, native_agents = _agents(num_players, seed, heuristic)
     made: Counter[str] = Counter()
     while not python.is_over():
@@ -108,6 +109,15 @@ def test_self_play_decision_for_decision(num_players: int, version: str) -> None
 def test_mixed_line_ups_decision_for_decision(num_players: int, version: str) -> None:
     for seed in range(3):
         play_twins(num_players, 100 + seed, _mixed(num_players, seed + 1), version)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_first_game_layout_and_other_start_players(num_players: int, version: str) -> None:
+    for seed in range(2):
+        options = {"layout": "first_game", "start_player": (seed + 1) % num_players}
+        play_twins(num_players, 400 + seed, [True] * num_players, version, **options)
+        play_twins(num_players, 500 + seed, _mixed(num_players, seed + 1), version, **options)
 
 
 def test_every_decision_kind_is_exercised() -> None:
