@@ -180,11 +180,10 @@ class Seat {
   // Situation.weight: how much a rival's points count against mine.
   double weight(int seat) const {
     if (n_ == 2) return 1.0;
-    double best = estimates_[others_[0]];
-    for (int i = 1; i < num_others_; ++i) best = std::max(best, estimates_[others_[i]]);
-    return estimates_[seat] >= best ? kWeightLeader : kWeightOther;
+    return estimates_[seat] >= best_rival_estimate() ? kWeightLeader : kWeightOther;
   }
 
+  // The highest of the rivals' estimates.
   double best_rival_estimate() const {
     double best = estimates_[others_[0]];
     for (int i = 1; i < num_others_; ++i) best = std::max(best, estimates_[others_[i]]);
