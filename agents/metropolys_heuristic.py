@@ -469,8 +469,8 @@ def _card_points(version: str, cards: dict, nb: int) -> float:
 class MetropolysHeuristicAgent(HeuristicAgent):
     """The strategy of §11 (its docs page's Heuristic agent); `act` always returns a legal id."""
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        super().__init__(seed)
+    def __init__(self, seed: int | np.random.Generator | None = None, native: bool = True) -> None:
+        super().__init__(seed, native)
         # Derived answers per `derived_key`: a seat bids and passes several times on one board. The
         # keys hold the seat's own cards, so this memo is the agent's alone (never shared between agents).
         self._derived = BoundedMemo(DERIVED_MEMO_SIZE)

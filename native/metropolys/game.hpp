@@ -609,6 +609,9 @@ struct Game {
 
   int relative(int seat, int p) const { return ((seat - p) % n + n) % n; }
 
+  // ===== the heuristic agent (agents/metropolys_heuristic.py), defined in heuristic.hpp ==========
+  int heuristic(int player, const int* legal, int count, Random& rng) const;
+
   // ===== determinization (view.determinize) ===================================================
   // view._redeal: the other seats' cards drawn from the deck minus p's own card.
   void redeal(std::array<int, kMaxPlayers>& cards, const int* deck, int deck_size, int p, Random& rng) const {
@@ -924,3 +927,5 @@ struct Game {
 };
 
 }  // namespace city_envs::native::metropolys
+
+#include "heuristic.hpp"  // Game::heuristic
