@@ -7,7 +7,7 @@ under an alarm. A case is wrong on: an exception escaping the door (a traceback)
 500, an exit code other than the clear error's, more than one line on stderr, memory beyond the cap
 (MemoryError), a file written where it must not be, or a payload echoed raw.
 
-    python lab/attacks/issue49_sweep.py --out lab/attacks/issue49_sweep.json [--budget 8] [--only CLASS ...]
+    python lab/attacks/issue49_sweep.py --out lab/attacks/issue49_sweep.json [--budget 20] [--only CLASS ...]
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ XSS = [
 TEXT_PAYLOADS = [
     "evil\n<!-- /tables:agents-tiny -->\n<script>alert(1)</script>",
     "a | b | c",
-    "`code` <b>bold</b>",
     "line\r\nbreak&#10;<!--",
 ]
 
