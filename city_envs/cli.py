@@ -532,10 +532,13 @@ def check_setup(args: argparse.Namespace) -> None:
 
 
 def check_listen(host: str, port: int) -> None:
-    """One ValueError unless this machine can listen on `host`:`port` (a port of 1-65535, an address of
-    its own, free): tried with a socket bound and closed at once, before the server starts."""
+    """One ValueError unless this machine can listen on `host`:`port` (a port of 1-65535, a name without
+    blanks or control characters, an address of its own, free): tried with a socket bound and closed at
+    once, before the server starts."""
     if not 1 <= port <= 65535:
         raise ValueError(f"--port {port} is not a port number (1-65535)")
+    if not host.isprintable() or any(c.isspace() for c in host):  # the C resolver stops at a NUL, uvicorn does not
+        raise ValueError(f"--host {host!r} is not a host name: it holds a blank or a control character")
     if not host.strip("0123456789.:") or ":" in host:  # looks like an address: it must be one
         try:
             ipaddress.ip_address(host)

@@ -452,6 +452,7 @@ def test_a_path_the_system_refuses_is_one_line_not_a_traceback(tmp_path, capsys)
         (["--host", "::zz"], "is not an IP address"),
         (["--host", "192.0.2.1"], "cannot listen on 192.0.2.1"),  # an address of another machine
         (["--port", "in-use"], "cannot listen on 127.0.0.1"),
+        (["--host", "127.0.0.1\x00"], "holds a blank or a control character"),  # bound, then uvicorn's traceback
     ],
 )
 def test_serve_refuses_an_address_it_cannot_listen_on_in_one_line(capsys, monkeypatch, argv, message):

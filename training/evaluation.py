@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,23 +88,46 @@ def curve_row(stage: str, step: int, seconds: float, results: dict[str, dict]) -
     return row
 
 
+CURVE_STAGE = re.compile(r"clone|init|average|ppo|(dagger|expert) \d{1,4}")  # `_evaluate_point` stages
+CURVE_FIGURE = re.compile(r"step|seconds|(win_rate|ci_low|ci_high|games)_vs_\w{1,40}")
+
+
 def read_curve(out: Path) -> list[dict]:
-    """The rows of a run's `curve.csv` (numbers as numbers, without the policy file paths)."""
-    if not (out / "curve.csv").is_file():
+    """The rows of a run's `curve.csv` (numbers as numbers, without the policy file paths): a stage of
+    `curve_row`'s and finite figures >= 0 in its columns, or one ValueError naming the file (its rows go
+    into the baselines' records and the runs table of docs/training.md)."""
+    path = out / "curve.csv"
+    if not path.is_file():
         return []
-    with open(out / "curve.csv", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    try:
+        with open(path, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except (csv.Error, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a curve CSV: {error}") from None
 
-    def number(text: str) -> Any:
+    def figure(key: str, text: str) -> float:
         try:
-            return int(text)
+            value = int(text) if text.isascii() and text.isdigit() and len(text) < 19 else float(text)
         except ValueError:
-            try:
-                return float(text)
-            except ValueError:
-                return text
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{path}: {key} is {text[:40]!r}, not a finite figure >= 0")
+        return value
 
-    return [{k: number(v) for k, v in row.items() if k != "policy" and v != ""} for row in rows]
+    curve = []
+    for row in rows:
+        point: dict[str, Any] = {}
+        for key, text in row.items():
+            if key == "policy" or text == "":
+                continue
+            if key == "stage" and isinstance(text, str) and CURVE_STAGE.fullmatch(text):
+                point[key] = text
+            elif isinstance(key, str) and isinstance(text, str) and CURVE_FIGURE.fullmatch(key):
+                point[key] = figure(key, text)
+            else:
+                raise ValueError(f"{path}: column {str(key)[:40]!r} = {str(text)[:40]!r} is not a curve's")
+        curve.append(point)
+    return curve
 
 
 def write_curve(out: Path, rows: list[dict], title: str) -> None:

@@ -528,8 +528,24 @@ def check_finished_run(run: Path, game: str, players: int) -> None:
         raise ValueError(
             f"{run} is a run of {config.get('game')} with {config.get('players')} players, not {game} with {players}"
         )
-    run_config(run)  # checked before the evaluation, which takes minutes
+    run_files(run, run_config(run))  # checked before the evaluation, which takes minutes
     run_record(run)  # a malformed evaluation.json is refused before anything is written
+
+
+def run_files(run: Path, config: TrainConfig) -> Path | None:
+    """The files publishing copies from a run, checked: its model a policy file that plays the run's game
+    at its player count (`load_policy_file`), its learning curve, if any, a PNG file in the folder (no
+    link). Returns the curve's path (None without one); anything else is one ValueError."""
+    load_policy_file(run / "model.safetensors", config.game, config.players)
+    curve = run / "learning_curve.png"
+    if not curve.exists() and not curve.is_symlink():
+        return None
+    if curve.is_symlink() or not curve.is_file():
+        raise ValueError(f"{curve} is not a regular file: publishing copies only the run's own files")
+    with open(curve, "rb") as handle:
+        if handle.read(8) != b"\x89PNG\r\n\x1a\n":
+            raise ValueError(f"{curve} is not a PNG image")
+    return curve
 
 
 def run_config(run: Path) -> TrainConfig:
@@ -572,6 +588,7 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
 
     run = Path(run)
     config = run_config(run)
+    curve = run_files(run, config)
     made = run_record(run)
     evaluation = evaluate_model(
         run / "model.safetensors", config.game, config.players, games, seed, jobs=jobs, **config.options
@@ -587,8 +604,8 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
             config.init_from = keep_parent(config.init_from, staged, target.stem)
         shutil.copyfile(run / "model.safetensors", staged / target.name)
         (staged / target.with_suffix(".toml").name).write_text(config_to_toml(config))
-        if (run / "learning_curve.png").is_file():
-            shutil.copyfile(run / "learning_curve.png", staged / (target.stem + "_curve.png"))
+        if curve is not None:
+            shutil.copyfile(curve, staged / (target.stem + "_curve.png"))
         record = {
             "game": config.game,
             "players": config.players,

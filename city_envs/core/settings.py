@@ -27,7 +27,7 @@ def parse_value(text: str) -> Any:
     try:
         parsed = tomllib.loads(f"value = {text}")
         return parsed["value"] if list(parsed) == ["value"] else text
-    except ValueError:  # not TOML (TOMLDecodeError), or a number too long to convert
+    except (ValueError, RecursionError):  # not TOML (TOMLDecodeError), a number too long to convert, too deep
         pass
     try:
         return ast.literal_eval(text)

@@ -30,6 +30,8 @@ from city_envs.core.settings import parse_assignments, parse_value
         ("", ""),
         ("{[]: 1}", "{[]: 1}"),
         ("9" * 5000, "9" * 5000),
+        ("[" * 10_000 + "]" * 10_000, "[" * 10_000 + "]" * 10_000),  # tomllib recursed past Python's limit
+        ("{a = " * 3_000 + "1" + "}" * 3_000, "{a = " * 3_000 + "1" + "}" * 3_000),
     ],
 )
 def test_a_value_is_toml_then_a_python_literal_then_text(text, value):

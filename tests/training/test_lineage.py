@@ -13,6 +13,7 @@ pytest.importorskip("torch")
 
 from city_envs import cli  # noqa: E402
 from city_envs.agents import policy_agent  # noqa: E402
+from city_envs.agents.policy_agent import baseline_path as committed_baseline  # noqa: E402
 from city_envs.core.settings import read_toml  # noqa: E402
 from city_envs.training import selfplay  # noqa: E402
 from city_envs.training.baseline_tables import runs_table  # noqa: E402
@@ -210,6 +211,12 @@ EVIL_TEACHER = "import pathlib\npathlib.Path(__file__).with_name('ran').write_te
         ("evaluation_not_an_object", "not a run's evaluation"),
         ("evaluation_nested", "nests too deeply"),
         ("evaluation_negative_time", "not a count or time >= 0"),
+        ("model_not_a_policy", "model.safetensors"),
+        ("model_of_another_game", "but it is asked to play citadels"),
+        ("curve_field_over_csv_limit", "is not a curve CSV"),
+        ("curve_stage_script", "is not a curve's"),
+        ("curve_negative_win_rate", "not a finite figure >= 0"),
+        ("curve_png_link_out", "is not a regular file"),
     ],
 )
 def test_a_run_folder_decides_no_code_and_no_file_copied(finished_run, baselines, capsys, monkeypatch, case, message):
@@ -232,9 +239,28 @@ def test_a_run_folder_decides_no_code_and_no_file_copied(finished_run, baselines
         (run / "evaluation.json").write_text("[1, 2]")
     elif case == "evaluation_nested":
         (run / "evaluation.json").write_text("[" * 100_000 + "]" * 100_000)
-    else:
+    elif case == "evaluation_negative_time":
         record = json.loads((run / "evaluation.json").read_text())
         (run / "evaluation.json").write_text(json.dumps({**record, "ppo_seconds": -5}))
+    elif case == "model_not_a_policy":
+        (run / "model.safetensors").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    elif case == "model_of_another_game":
+        (run / "model.safetensors").write_bytes(committed_baseline("metropolys", 2).read_bytes())
+    elif case.startswith("curve_") and case != "curve_png_link_out":
+        header = ["stage", "step", "seconds", "win_rate_vs_random", "ci_low_vs_random", "games_vs_random"]
+        row = ["ppo", "64", "1.0", "0.5", "0.2", "4"]
+        lines = [",".join(header), ",".join(row)]
+        if case == "curve_field_over_csv_limit":
+            row[header.index("stage")] = "x" * 200_000
+        elif case == "curve_stage_script":
+            row[header.index("stage")] = "<script>alert(1)</script>"
+        else:
+            row[header.index("win_rate_vs_random")] = "-0.5"
+        lines.append(",".join(row))
+        (run / "curve.csv").write_text("\n".join(lines) + "\n")
+    else:
+        (run / "learning_curve.png").unlink(missing_ok=True)
+        (run / "learning_curve.png").symlink_to("/etc/passwd")
     monkeypatch.setattr(selfplay, "evaluate_model", lambda *args, **kwargs: pytest.fail("evaluated"))
     assert cli.main(["baseline", "citadels", "--from-run", str(run)]) == 2
     err = capsys.readouterr().err
