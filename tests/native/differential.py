@@ -1,6 +1,6 @@
 """The differential run: many matches per game on both engines, compared after every decision.
 
-    python -m tests.native.differential --matches 10000 --out docs/native_parity.json [--games citadels,...]
+    python -m tests.native.differential --matches 10000 --out benchmarks/native/parity.json [--games citadels,...]
 
 Matches cycle through every player count and three line-ups (all random, all heuristic, mixed), from
 seed 1,000,000 on (seeds the default tests do not use). After every decision the pending decision,
