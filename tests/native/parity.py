@@ -12,13 +12,16 @@ The per-game tests that drive the binding's raw matches (`city_envs._native.<Gam
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from city_envs.agents.base import Agent, HeuristicAgent
+from city_envs.agents.random_agent import RandomAgent
 from city_envs.agents.registry import make_agent
 from city_envs.core.game import Game, first_difference
 from city_envs.core.infoset import InfoSet
@@ -132,3 +135,77 @@ def play_pair(name: str, num_players: int, seed: int, seats: Sequence[str], full
         if found is not None:
             found = f"after decision {decisions} ({action}): {found}"
     return Outcome(decisions, found)
+
+
+# ----- the native heuristics (tests/native/test_heuristic_<game>.py) ------------------------------
+@functools.cache
+def native_only(agent_class: type[HeuristicAgent]) -> type[HeuristicAgent]:
+    """`agent_class` made to take the native engine's pick: its Python `_choose` is never asked."""
+
+    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
+        raise AssertionError("the native engine gave no heuristic pick")
+
+    return type(f"NativeOnly{agent_class.__name__}", (agent_class,), {"_choose": _choose})
+
+
+def twin_agents(
+    agent_class: type[HeuristicAgent], num_players: int, seed: int, heuristic: Sequence[bool]
+) -> tuple[list[Agent], list[Agent]]:
+    """Per seat, the Python-engine agent and its native twin, seeded alike (`heuristic[seat]`: the
+    heuristic, else random)."""
+    python: list[Agent] = []
+    native: list[Agent] = []
+    for seat in range(num_players):
+        own = 1000 * seed + seat
+        if heuristic[seat]:
+            python.append(agent_class(own, native=False))
+            native.append(native_only(agent_class)(own))
+        else:
+            python.append(RandomAgent(own))
+            native.append(RandomAgent(own))
+    return python, native
+
+
+def random_positions(
+    name: str, num_players: int, seed: int, keep: Callable[[NativeGame], bool], **options: Any
+) -> list[NativeGame]:
+    """The positions `keep` accepts of a native match between random seats (unusual positions included)."""
+    _, native = pair(name, num_players, seed, **options)
+    chooser = np.random.default_rng(seed)
+    positions = []
+    while not native.is_over():
+        if keep(native):
+            positions.append(native.clone())
+        native.apply(int(chooser.choice(np.flatnonzero(native.legal_actions()))))
+    return positions
+
+
+def mixed_positions(
+    name: str, agent_class: type[HeuristicAgent], num_players: int, seed: int, every: int
+) -> list[NativeGame]:
+    """Native positions with a choice of a match between heuristic (odd) and random (even) seats, one
+    decision in `every`."""
+    _, native = pair(name, num_players, seed)
+    agents: list[Agent] = [
+        agent_class(seed + seat) if seat % 2 else RandomAgent(seed + seat) for seat in range(num_players)
+    ]
+    sampled = []
+    while not native.is_over():
+        seat = native.current_player()
+        if native.legal_actions().sum() >= 2 and len(native.history) % every == 0:
+            sampled.append(native.clone())
+        native.apply(agents[seat].act(InfoSet(native, seat)))
+    return sampled
+
+
+def assert_picks_as_python(agent_class: type[HeuristicAgent], positions: Sequence[NativeGame]) -> None:
+    """At each position, the native pick with a given generator equals the Python agent's, with the
+    same draws."""
+    for position in positions:
+        seat = position.current_player()
+        python = position.reference()
+        for draw in range(2):
+            mine = agent_class(draw, native=False)
+            theirs = native_only(agent_class)(draw)
+            assert theirs.act(InfoSet(position, seat)) == mine.act(InfoSet(python, seat)), position.to_dict()
+            assert theirs.rng.bit_generator.state == mine.rng.bit_generator.state

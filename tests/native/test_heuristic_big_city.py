@@ -23,33 +23,18 @@ from city_envs.agents.random_agent import RandomAgent
 from city_envs.big_city import rules
 from city_envs.core.infoset import InfoSet
 from city_envs.core.native import NativeGame
-from tests.native.parity import pair
+from tests.native.parity import assert_picks_as_python, native_only, pair, random_positions, twin_agents
 
 pytest.importorskip("city_envs._native")
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 
 
-class NativeOnly(BigCityHeuristicAgent):
-    """The heuristic on a native match that never falls back to the Python pick."""
-
-    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        raise AssertionError("the native engine did not pick")
+NativeOnly = native_only(BigCityHeuristicAgent)
 
 
 def _agents(num_players: int, seed: int, heuristic: list[bool]) -> tuple[list[Agent], list[Agent]]:
-    """Per seat, the Python-engine agent and its native twin, seeded alike."""
-    python: list[Agent] = []
-    native: list[Agent] = []
-    for seat in range(num_players):
-        own = 1000 * seed + seat
-        if heuristic[seat]:
-            python.append(BigCityHeuristicAgent(own, native=False))
-            native.append(NativeOnly(own))
-        else:
-            python.append(RandomAgent(own))
-            native.append(RandomAgent(own))
-    return python, native
+    return twin_agents(BigCityHeuristicAgent, num_players, seed, heuristic)
 
 
 def play_twins(num_players: int, seed: int, heuristic: list[bool]) -> Counter[str]:
@@ -113,32 +98,14 @@ def test_broad_sweep_decision_for_decision(num_players: int) -> None:
 
 
 def _random_positions(num_players: int, seed: int, keep: Callable[[NativeGame], bool]) -> list[NativeGame]:
-    """The positions `keep` accepts of a native match between random seats (unusual positions included)."""
-    _, native = pair("big_city", num_players, seed)
-    chooser = np.random.default_rng(seed)
-    positions = []
-    while not native.is_over():
-        if keep(native):
-            positions.append(native.clone())
-        native.apply(int(chooser.choice(np.flatnonzero(native.legal_actions()))))
-    return positions
-
-
-def assert_picks_as_python(positions: list[NativeGame]) -> None:
-    """At each position, the native pick with a given generator equals the Python agent's, with the same draws."""
-    for position in positions:
-        seat = position.current_player()
-        python = position.reference()
-        for draw in range(2):
-            mine = BigCityHeuristicAgent(draw, native=False)
-            theirs = NativeOnly(draw)
-            assert theirs.act(InfoSet(position, seat)) == mine.act(InfoSet(python, seat)), position.decision_name()
-            assert theirs.rng.bit_generator.state == mine.rng.bit_generator.state
+    return random_positions("big_city", num_players, seed, keep)
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_positions_of_random_play_pick_as_python(num_players: int) -> None:
-    assert_picks_as_python(_random_positions(num_players, num_players, lambda game: len(game.history) % 3 == 0))
+    assert_picks_as_python(
+        BigCityHeuristicAgent, _random_positions(num_players, num_players, lambda game: len(game.history) % 3 == 0)
+    )
 
 
 def test_trams_of_random_play_pick_as_python() -> None:
@@ -146,7 +113,7 @@ def test_trams_of_random_play_pick_as_python() -> None:
     for seed in range(6):
         for num_players in PLAYER_COUNTS:
             kept = _random_positions(num_players, seed, lambda game: game.decision_name().startswith("TRAM_EDGE"))
-            assert_picks_as_python(kept)
+            assert_picks_as_python(BigCityHeuristicAgent, kept)
 
 
 def _sampled_positions() -> list[NativeGame]:

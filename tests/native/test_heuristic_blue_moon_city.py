@@ -5,17 +5,15 @@ the seat may know, and a clear error at a finished match."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from city_envs.agents.base import Agent
 from city_envs.agents.blue_moon_city_heuristic import BlueMoonCityHeuristicAgent
 from city_envs.agents.random_agent import RandomAgent
 from city_envs.blue_moon_city import rules as r
 from city_envs.core.infoset import InfoSet
-from tests.native.parity import native_games, pair
+from tests.native.parity import mixed_positions, native_games, native_only, pair
 
 pytestmark = pytest.mark.skipif("blue_moon_city" not in native_games(), reason="the native engine is not built")
 
@@ -25,11 +23,7 @@ LINEUPS = {2: ("hh", "hr", "rh"), 3: ("hhh", "hrh", "rhr"), 4: ("hhhh", "hrhr", 
 SEEDS = range(5)
 
 
-class NativeOnly(BlueMoonCityHeuristicAgent):
-    """The heuristic that must take the native engine's pick: the Python one is never asked."""
-
-    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        raise AssertionError("the native engine gave no heuristic pick")
+NativeOnly = native_only(BlueMoonCityHeuristicAgent)
 
 
 def branches(python_state: r.State, action: int, drew: bool) -> list[str]:
@@ -122,18 +116,7 @@ def test_a_broad_sweep_decides_alike(num_players, center):
 
 
 def positions(num_players: int, seed: int, every: int) -> list:
-    """Native positions of a match between heuristic and random seats, one decision in `every`."""
-    _, native = pair(GAME, num_players, seed)
-    agents: Sequence[Agent] = [
-        BlueMoonCityHeuristicAgent(seed + seat) if seat % 2 else RandomAgent(seed + seat) for seat in range(num_players)
-    ]
-    sampled = []
-    while not native.is_over():
-        seat = native.current_player()
-        if native.legal_actions().sum() >= 2 and len(native.history) % every == 0:
-            sampled.append(native.clone())
-        native.apply(agents[seat].act(InfoSet(native, seat)))
-    return sampled
+    return mixed_positions(GAME, BlueMoonCityHeuristicAgent, num_players, seed, every)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

@@ -5,17 +5,15 @@ seat may know, and a clear error at a finished match."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from city_envs.agents.base import Agent
 from city_envs.agents.citadels_heuristic import CitadelsHeuristicAgent
 from city_envs.agents.random_agent import RandomAgent
 from city_envs.citadels import rules as r
 from city_envs.core.infoset import InfoSet
-from tests.native.parity import native_games, pair
+from tests.native.parity import mixed_positions, native_games, native_only, pair
 
 pytestmark = pytest.mark.skipif("citadels" not in native_games(), reason="the native engine is not built")
 
@@ -47,11 +45,7 @@ MAIN_BRANCHES = (
 )
 
 
-class NativeOnly(CitadelsHeuristicAgent):
-    """The heuristic that must take the native engine's pick: the Python one is never asked."""
-
-    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        raise AssertionError("the native engine gave no heuristic pick")
+NativeOnly = native_only(CitadelsHeuristicAgent)
 
 
 def branches(decision: str, action: int, drew: bool) -> list[str]:
@@ -143,18 +137,7 @@ def test_a_broad_sweep_decides_alike(num_players, classic_variant):
 
 
 def positions(num_players: int, seed: int, every: int) -> list:
-    """Native positions of a match between heuristic and random seats, one decision in `every`."""
-    _, native = pair(GAME, num_players, seed)
-    agents: Sequence[Agent] = [
-        CitadelsHeuristicAgent(seed + seat) if seat % 2 else RandomAgent(seed + seat) for seat in range(num_players)
-    ]
-    sampled = []
-    while not native.is_over():
-        seat = native.current_player()
-        if native.legal_actions().sum() >= 2 and len(native.history) % every == 0:
-            sampled.append(native.clone())
-        native.apply(agents[seat].act(InfoSet(native, seat)))
-    return sampled
+    return mixed_positions(GAME, CitadelsHeuristicAgent, num_players, seed, every)
 
 
 @pytest.mark.parametrize("num_players", [2, 4, 7])

@@ -24,7 +24,7 @@ from city_envs.agents.random_agent import RandomAgent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.native import NativeGame
-from tests.native.parity import pair
+from tests.native.parity import assert_picks_as_python, native_only, pair, random_positions, twin_agents
 
 pytest.importorskip("city_envs._native")
 
@@ -34,26 +34,11 @@ VERSIONS = ("family", "expert")
 KINDS = {"open", "outbid", "pass", "value", "endgame"}
 
 
-class NativeOnly(MetropolysHeuristicAgent):
-    """The heuristic on a native match that never falls back to the Python pick."""
-
-    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        raise AssertionError("the native engine did not pick")
+NativeOnly = native_only(MetropolysHeuristicAgent)
 
 
 def _agents(num_players: int, seed: int, heuristic: list[bool]) -> tuple[list[Agent], list[Agent]]:
-    """Per seat, the Python-engine agent and its native twin, seeded alike."""
-    python: list[Agent] = []
-    native: list[Agent] = []
-    for seat in range(num_players):
-        own = 1000 * seed + seat
-        if heuristic[seat]:
-            python.append(MetropolysHeuristicAgent(own, native=False))
-            native.append(NativeOnly(own))
-        else:
-            python.append(RandomAgent(own))
-            native.append(RandomAgent(own))
-    return python, native
+    return twin_agents(MetropolysHeuristicAgent, num_players, seed, heuristic)
 
 
 def _kinds(game: Game, action: int) -> list[str]:
@@ -143,34 +128,17 @@ def test_broad_sweep_decision_for_decision(num_players: int, version: str) -> No
 def _random_positions(
     num_players: int, seed: int, version: str, keep: Callable[[NativeGame], bool]
 ) -> list[NativeGame]:
-    """The positions `keep` accepts of a native match between random seats (unusual positions included)."""
-    _, native = pair("metropolys", num_players, seed, version=version)
-    chooser = np.random.default_rng(seed)
-    positions = []
-    while not native.is_over():
-        if keep(native):
-            positions.append(native.clone())
-        native.apply(int(chooser.choice(np.flatnonzero(native.legal_actions()))))
-    return positions
-
-
-def assert_picks_as_python(positions: list[NativeGame]) -> None:
-    """At each position, the native pick with a given generator equals the Python agent's, with the same draws."""
-    for position in positions:
-        seat = position.current_player()
-        python = position.reference()
-        for draw in range(2):
-            mine = MetropolysHeuristicAgent(draw, native=False)
-            theirs = NativeOnly(draw)
-            assert theirs.act(InfoSet(position, seat)) == mine.act(InfoSet(python, seat)), position.to_dict()
-            assert theirs.rng.bit_generator.state == mine.rng.bit_generator.state
+    return random_positions("metropolys", num_players, seed, keep, version=version)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_positions_of_random_play_pick_as_python(num_players: int, version: str) -> None:
     for seed in range(2):
-        assert_picks_as_python(_random_positions(num_players, seed, version, lambda game: len(game.history) % 2 == 0))
+        assert_picks_as_python(
+            MetropolysHeuristicAgent,
+            _random_positions(num_players, seed, version, lambda game: len(game.history) % 2 == 0),
+        )
 
 
 def _sampled_positions() -> list[NativeGame]:

@@ -17,7 +17,7 @@ from city_envs.agents.random_agent import RandomAgent
 from city_envs.agents.urban_sprawl_heuristic import UrbanSprawlHeuristicAgent
 from city_envs.core.infoset import InfoSet
 from city_envs.urban_sprawl.rules import Decision
-from tests.native.parity import native_games, pair
+from tests.native.parity import native_games, native_only, pair
 
 pytestmark = pytest.mark.skipif("urban_sprawl" not in native_games(), reason="the native engine is not built")
 
@@ -25,11 +25,7 @@ VARIANTS = ("standard", "long", "short")
 ALL_KINDS = set(Decision.names)
 
 
-class NativeOnly(UrbanSprawlHeuristicAgent):
-    """The heuristic agent on a native match, where the pick must come from the engine's heuristic."""
-
-    def _choose(self, info_set: InfoSet, legal: list[int]) -> int:
-        raise AssertionError("the native engine has no heuristic: the Python agent was asked")
+NativeOnly = native_only(UrbanSprawlHeuristicAgent)
 
 
 def assert_same_pick(python: UrbanSprawlHeuristicAgent, native: UrbanSprawlHeuristicAgent, handles, where) -> int:
