@@ -12,13 +12,13 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/heuristic.hpp"
 #include "game.hpp"
 
 namespace city_envs::native::big_city {
 
 namespace heuristic {
 
-constexpr double kTieTolerance = 1e-9;  // agents/base.py TIE_TOLERANCE
 constexpr int kGoodBuild = 5;           // GOOD_BUILD
 constexpr int kFairBuild = 3;           // FAIR_BUILD
 constexpr int kTramGain = 3;            // TRAM_GAIN
@@ -28,19 +28,6 @@ constexpr int kRes1 = 0;                // components.RES1
 constexpr int kBus1 = 3;                // components.BUS1
 constexpr int kPark3 = 13;              // components.PARK3
 constexpr int kNumEdges = 4 * cp::kNumPlots;
-
-// HeuristicAgent._best over scores[0, count) (count >= 1): the index of the highest score, the tied ones (within
-// the tolerance) drawn from rng when there are two or more.
-inline int best_index(const double* scores, int count, Random& rng) {
-  double top = scores[0];
-  for (int k = 1; k < count; ++k) top = std::max(top, scores[k]);
-  int tied = 0;
-  for (int k = 0; k < count; ++k) tied += scores[k] >= top - kTieTolerance ? 1 : 0;
-  int pick = tied > 1 ? static_cast<int>(rng.integers(tied)) : 0;
-  for (int k = 0; k < count; ++k)
-    if (scores[k] >= top - kTieTolerance && pick-- == 0) return k;
-  return 0;
-}
 
 // Table.Build: a legal build and what it scores now.
 struct Build {

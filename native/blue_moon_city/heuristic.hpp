@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/heuristic.hpp"
 #include "game.hpp"
 
 namespace city_envs::native::blue_moon_city {
@@ -21,7 +22,6 @@ inline constexpr double SECTION_WORTH = 1.0;
 inline constexpr double OFFER_WORTH = 12.0;
 inline constexpr double GREY_MARGIN = 1.5;
 inline constexpr double KEEP_THRESHOLD = 2.5;
-inline constexpr double TIE_TOLERANCE = 1e-9;  // agents/base.py TIE_TOLERANCE
 
 // reward_worth
 inline double reward_worth(const int* reward) {
@@ -47,13 +47,7 @@ inline bool contains(const int* legal, int count, int action) {
 // (no draw when one option leads); -1 when there is no option.
 inline int best(const int* options, const double* scores, int count, Random& rng) {
   if (count == 0) return -1;
-  double top = scores[0];
-  for (int i = 1; i < count; ++i) top = scores[i] > top ? scores[i] : top;
-  int tied[cp::NUM_ACTIONS];
-  int size = 0;
-  for (int i = 0; i < count; ++i)
-    if (scores[i] >= top - TIE_TOLERANCE) tied[size++] = options[i];
-  return size > 1 ? tied[rng.integers(size)] : tied[0];
+  return options[best_index(scores, count, rng)];
 }
 
 // The Python Table: what the seat's view says, with its per-decision memos (they only save time).

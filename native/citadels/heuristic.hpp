@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/heuristic.hpp"
 #include "game.hpp"
 
 namespace city_envs::native::citadels {
@@ -24,7 +25,6 @@ inline constexpr double BISHOP_VALUE = 1.5;
 inline constexpr double BISHOP_VALUE_TWO_PLAYERS = 0.5;
 inline constexpr int SOON = 4;
 inline constexpr double EPS = 1e-9;
-inline constexpr double TIE_TOLERANCE = 1e-9;  // agents/base.py TIE_TOLERANCE
 
 // EFFECT_BONUS.get(kind, 0.0)
 inline double effect_bonus(int kind) {
@@ -48,13 +48,7 @@ inline int popcount(int mask) { return __builtin_popcount(static_cast<unsigned>(
 // HeuristicAgent._best: the option with the highest score, ties within the tolerance drawn from rng
 // (no draw when one option leads). count >= 1.
 inline int best(const int* options, const double* scores, int count, Random& rng) {
-  double top = scores[0];
-  for (int i = 1; i < count; ++i) top = scores[i] > top ? scores[i] : top;
-  int tied[A_NUM_ACTIONS];
-  int size = 0;
-  for (int i = 0; i < count; ++i)
-    if (scores[i] >= top - TIE_TOLERANCE) tied[size++] = options[i];
-  return size > 1 ? tied[rng.integers(size)] : tied[0];
+  return options[best_index(scores, count, rng)];
 }
 
 // The order CPython 3.11 iterates `set(keys)` for distinct small ints added in the given order

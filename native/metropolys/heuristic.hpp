@@ -14,13 +14,13 @@
 #include <array>
 #include <cmath>
 
+#include "core/heuristic.hpp"
 #include "game.hpp"
 
 namespace city_envs::native::metropolys {
 
 namespace heuristic {
 
-constexpr double kTieTolerance = 1e-9;         // agents/base.py TIE_TOLERANCE
 constexpr double kTrendyWorth = 3.0;           // TOKEN_WORTH["trendy"]
 constexpr double kSubwayWorth = 1.0;           // TOKEN_WORTH["subway"]
 constexpr double kArchWorth = -1.0;            // TOKEN_WORTH["archaeological"]
@@ -45,19 +45,6 @@ constexpr double kWeightOther = 0.3;           // WEIGHT_OTHER
 constexpr double kWin = 30.0;                  // WIN
 constexpr int kN = cp::kNumNbhds;
 constexpr int kMaxGuesses = 4;                 // a rival's guessed secret cards: 5 colours or 4 family, less mine
-
-// HeuristicAgent._best over scores[0, count) (count >= 1): the index of the highest score, the tied ones (within
-// the tolerance) drawn from rng when there are two or more.
-inline int best_index(const double* scores, int count, Random& rng) {
-  double top = scores[0];
-  for (int k = 1; k < count; ++k) top = std::max(top, scores[k]);
-  int tied = 0;
-  for (int k = 0; k < count; ++k) tied += scores[k] >= top - kTieTolerance ? 1 : 0;
-  int pick = tied > 1 ? static_cast<int>(rng.integers(tied)) : 0;
-  for (int k = 0; k < count; ++k)
-    if (scores[k] >= top - kTieTolerance && pick-- == 0) return k;
-  return 0;
-}
 
 // _card_points: points a building on `nb` earns under a guessed secret card (family Area, expert colour).
 inline double card_points(bool expert, int card, int nb) {

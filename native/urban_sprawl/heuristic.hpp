@@ -4,6 +4,7 @@
 // seat's view: everything but the decks' order) and the seat's own hand.
 #pragma once
 
+#include "core/heuristic.hpp"
 #include "game.hpp"
 
 namespace city_envs::native::urban_sprawl {
@@ -15,7 +16,6 @@ constexpr int kRich = 20, kVeryRich = 25;            // RICH, VERY_RICH
 constexpr int kPoor = 10;                            // POOR
 constexpr int kAuctionWealth = 30;                   // AUCTION_WEALTH
 constexpr double kFavorWorth = 6.0;                  // FAVOR_WORTH
-constexpr double kTieTolerance = 1e-9;               // agents/base.py TIE_TOLERANCE
 // the lines whose leads the decisions weigh: three double columns, six block rows, six block columns
 constexpr int kRowLine = 3, kColumnLine = cp::kCircles, kLines = cp::kCircles + 6;  // ROW_LINE, COLUMN_LINE, LINES
 }  // namespace heuristic
@@ -38,15 +38,8 @@ struct Game::Heuristic {
   template <class Score>
   int best(const int* options, int count, Score score) {
     double values[kNumActions];
-    double top = 0.0;
-    for (int i = 0; i < count; ++i) {
-      values[i] = score(options[i]);
-      if (i == 0 || values[i] > top) top = values[i];
-    }
-    int tied[kNumActions], ntied = 0;
-    for (int i = 0; i < count; ++i)
-      if (values[i] >= top - heuristic::kTieTolerance) tied[ntied++] = options[i];
-    return ntied > 1 ? tied[rng.integers(ntied)] : tied[0];
+    for (int i = 0; i < count; ++i) values[i] = score(options[i]);
+    return options[best_index(values, count, rng)];
   }
 
   // the legal ids that pass `keep`, in order, written to `out` (a Python list comprehension); returns how many
