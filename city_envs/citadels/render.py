@@ -179,7 +179,7 @@ def render_text(s: State) -> str:
             f"{marks} seat {seat}: {s.gold[seat]:>2} gold, {int(s.hands[seat].sum()):>2} cards, "
             f"score {scores[seat]:>2}{flags}" + (f"; played {', '.join(played)}" if played else "")
         )
-        city = [district_label(k) for k in np.flatnonzero(s.cities[seat])]
+        city = [district_label(int(k)) for k in np.flatnonzero(s.cities[seat])]
         lines.append("      city: " + (", ".join(city) if city else "(empty)"))
     if s.graveyard_card >= 0:
         lines.append(f"destroyed, awaiting the Graveyard: {cp.DISTRICTS[s.graveyard_card].name}")
