@@ -85,17 +85,18 @@ TINY_REPS = 50  # bootstrap samples of the tiny benchmarks' intervals
 
 @pytest.fixture(scope="session")
 def tiny_benchmarks(tmp_path_factory) -> Path:
-    """`heuristic` and `random` benchmarked once on the tiny suite (TINY_REPS): a folder holding the two
-    result folders, to be copied by each test that reads or edits them (`tiny_results`)."""
+    """`heuristic` and `random` benchmarked once on the tiny suite, and `random` on its `one` variant
+    (`random-one`), all with TINY_REPS: a folder holding the three result folders, to be copied by each
+    test that reads or edits them (`tiny_results`, `tiny_one_result`)."""
     from city_envs.evaluation.benchmark import run_agent_benchmark
     from city_envs.evaluation.suite import load_suite
 
     folder = tmp_path_factory.mktemp("tiny_benchmarks")
     with pytest.MonkeyPatch.context() as monkeypatch:
         install_tiny_suites(folder / "suites", monkeypatch)
-        suite = load_suite("tiny")
-        for spec in ("heuristic", "random"):
-            run_agent_benchmark(spec, suite, folder / spec, reps=TINY_REPS)
+        runs = {"heuristic": ("heuristic", "tiny"), "random": ("random", "tiny"), "random-one": ("random", "tiny-one")}
+        for name, (spec, variant) in runs.items():
+            run_agent_benchmark(spec, load_suite(variant), folder / name, reps=TINY_REPS)
     return folder
 
 
@@ -106,3 +107,9 @@ def tiny_results(tiny_benchmarks, tiny_suites, tmp_path) -> Path:
     for spec in ("heuristic", "random"):
         shutil.copytree(tiny_benchmarks / spec, tmp_path / spec)
     return tmp_path
+
+
+@pytest.fixture
+def tiny_one_result(tiny_benchmarks, tiny_suites, tmp_path) -> Path:
+    """This test's own copy of `random` benchmarked on `tiny-one` (TINY_REPS), as `tmp_path / "r"`."""
+    return Path(shutil.copytree(tiny_benchmarks / "random-one", tmp_path / "r"))

@@ -588,4 +588,5 @@ def write_agent_reports(results: dict, out: Path) -> None:
     (out / "marl_eval.json").write_text(json.dumps(marl_eval_export(results)) + "\n")
     named = {results["agent"]["spec"]: results}
     plot_tasks(named, out / "tasks.png")
-    plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png")
+    reps = results["aggregate"]["bootstrap"]["reps"]  # the bands resample as often as the run's intervals
+    plot_profiles({label: score_array(r) for label, r in named.items()}, out / "profile.png", reps=reps)

@@ -12,7 +12,7 @@ import pytest
 
 from city_envs import make_game
 from city_envs.cli import main
-from city_envs.evaluation.benchmark import BenchmarkError, run_agent_benchmark
+from city_envs.evaluation.benchmark import BenchmarkError, load_results, run_agent_benchmark
 from city_envs.evaluation.compare import compare_results
 from city_envs.evaluation.scheduling import match_seeds
 from city_envs.evaluation.suite import load_suite
@@ -33,11 +33,11 @@ def figures(results: dict) -> dict:
 
 
 @pytest.mark.parametrize("attack", ["LiveWinner", "StackWalker"])
-def test_an_agent_reaching_for_the_live_match_scores_what_its_moves_score(attack, tiny_suites, tmp_path):
+def test_an_agent_reaching_for_the_live_match_scores_what_its_moves_score(attack, tiny_one_result, tmp_path):
     """Making the live match report it as winner, or replacing the heuristic opponent's moves and the
     record's seed through the stack and gc: it plays random moves, so it scores exactly `random`."""
     suite = load_suite("tiny-one")
-    honest = run_agent_benchmark("random", suite, tmp_path / "random", reps=REPS)
+    honest = load_results(tiny_one_result)
     attacker = run_agent_benchmark(f"{ATTACKS}:{attack}", suite, tmp_path / "attack", reps=REPS)
     assert figures(attacker) == figures(honest)
     assert attacker["aggregate"] == honest["aggregate"]

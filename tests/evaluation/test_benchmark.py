@@ -20,6 +20,7 @@ from city_envs.evaluation.benchmark import (
 )
 from city_envs.evaluation.compare import compare_results, write_comparison
 from city_envs.evaluation.suite import load_suite
+from tests.conftest import TINY_REPS
 
 REPS = 100  # bootstrap resamples: enough to exercise the code
 
@@ -47,9 +48,9 @@ def test_candidate_seat_rotates_with_the_match_number():
     assert figures["margin"] == [3.0 - 1.5, 1.0 - 2.5, 2.0 - 2.0]
 
 
-def test_agent_benchmark_records_every_match_and_is_reproducible(tiny_suites, tmp_path):
+def test_agent_benchmark_records_every_match_and_is_reproducible(tiny_results, tmp_path):
     suite = load_suite("tiny")
-    results = run_agent_benchmark("heuristic", suite, tmp_path / "a", reps=REPS)
+    results = load_results(tiny_results / "heuristic")  # run with one job
     assert list(results["tasks"]) == ["citadels:2", "metropolys:2"]
     for task in results["tasks"].values():
         assert list(task["lineups"]) == ["random", "heuristic"]
@@ -64,17 +65,16 @@ def test_agent_benchmark_records_every_match_and_is_reproducible(tiny_suites, tm
     assert results["versions"]["city-envs"] and results["agent"] == {"spec": "heuristic", "files": {}}
     assert results["aggregate"]["ci95"][0] <= results["aggregate"]["iqm"] <= results["aggregate"]["ci95"][1]
     assert (results["jobs"], results["backend"], results["resumed"]) == (1, "process", False)
-    assert "Took " in (tmp_path / "a" / "report.md").read_text()
-    again = run_agent_benchmark("heuristic", suite, tmp_path / "b", jobs=2, reps=REPS)
-    assert strip_timing(again) == strip_timing(results)  # the same matches, whatever runs them
+    assert "Took " in (tiny_results / "heuristic" / "report.md").read_text()
+    again = run_agent_benchmark("heuristic", suite, tmp_path / "b", jobs=2, reps=TINY_REPS)
+    assert strip_timing(json.loads(json.dumps(again))) == strip_timing(results)  # the same, whatever runs them
     for name in ("results.json", "report.md", "tasks.png", "profile.png", "marl_eval.json", "benchmark.json"):
-        assert (tmp_path / "a" / name).is_file()
-    assert strip_timing(load_results(tmp_path / "a")) == strip_timing(json.loads(json.dumps(results)))
+        assert (tmp_path / "b" / name).is_file()
+    assert strip_timing(load_results(tmp_path / "b")) == strip_timing(json.loads(json.dumps(again)))
 
 
-def test_marl_eval_export_has_its_layout(tiny_suites, tmp_path):
-    run_agent_benchmark("random", load_suite("tiny"), tmp_path, reps=REPS)
-    export = json.loads((tmp_path / "marl_eval.json").read_text())
+def test_marl_eval_export_has_its_layout(tiny_results):
+    export = json.loads((tiny_results / "random" / "marl_eval.json").read_text())
     runs = export["city_envs"]["citadels:2"]["random"]
     assert set(runs) == {"run_0", "run_1"}
     step = runs["run_0"]["step_0"]
@@ -82,19 +82,18 @@ def test_marl_eval_export_has_its_layout(tiny_suites, tmp_path):
     assert runs["run_0"]["absolute_metrics"]["win_share"] == step["win_share"]
 
 
-def test_an_interrupted_benchmark_resumes_to_the_same_results(tiny_suites, tmp_path):
+def test_an_interrupted_benchmark_resumes_to_the_same_results(tiny_results, tmp_path):
     suite = load_suite("tiny")
-    whole = run_agent_benchmark("random", suite, tmp_path / "whole", reps=REPS)
-    cut = tmp_path / "cut"
-    run_agent_benchmark("random", suite, cut, reps=REPS)
+    whole = load_results(tiny_results / "random")
+    cut = tiny_results / "random"  # this test's copy, cut short
     (cut / "results.json").unlink()
     shutil.rmtree(cut / "runs" / "metropolys_2p")  # never reached
     log = cut / "runs" / "citadels_2p" / "heuristic" / "matches.jsonl"
     log.write_text("".join(log.read_text().splitlines(keepends=True)[:3]))  # two of four matches kept
     with pytest.raises(BenchmarkError, match="already holds a benchmark"):
         run_agent_benchmark("random", suite, cut, reps=REPS)
-    resumed = run_agent_benchmark("random", suite, cut, resume=True, reps=REPS)
-    assert strip_timing(resumed) == strip_timing(whole)
+    resumed = run_agent_benchmark("random", suite, cut, resume=True, reps=TINY_REPS)
+    assert strip_timing(json.loads(json.dumps(resumed))) == strip_timing(whole)
     assert resumed["resumed"] and "Resumed: its last part took" in (cut / "report.md").read_text()
     with pytest.raises(BenchmarkError, match="holds another benchmark: agent 'random' \\(now 'heuristic'\\)"):
         run_agent_benchmark("heuristic", suite, cut, resume=True, reps=REPS)
@@ -102,11 +101,11 @@ def test_an_interrupted_benchmark_resumes_to_the_same_results(tiny_suites, tmp_p
         run_agent_benchmark("random", suite, tmp_path / "nothing", resume=True, reps=REPS)
 
 
-def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path, monkeypatch):
-    tiny, one = load_suite("tiny"), load_suite("tiny-one")
-    run_agent_benchmark("heuristic", tiny, tmp_path / "h", reps=REPS)
-    run_agent_benchmark("random", tiny, tmp_path / "r", reps=REPS)
-    comparison, _ = compare_results([tmp_path / "r", tmp_path / "h"], reps=REPS)
+def test_compare_ranks_results_and_refuses_another_suite(tiny_results, tiny_one_result, monkeypatch):
+    tmp_path = tiny_results
+    (tmp_path / "heuristic").rename(tmp_path / "h")
+    (tmp_path / "random").rename(tmp_path / "rand")
+    comparison, _ = compare_results([tmp_path / "rand", tmp_path / "h"], reps=REPS)
     assert comparison["order"][0] == "heuristic"
     [improvement] = comparison["probability_of_improvement"]
     assert (improvement["x"], improvement["y"]) == ("heuristic", "random") and improvement["probability"] > 0.5
@@ -115,7 +114,7 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path, 
             np.mean(np.greater.outer(a, b) + 0.5 * np.equal.outer(a, b))
             for a, b in zip(
                 score_array(load_results(tmp_path / "h")).mean(axis=2).T,
-                score_array(load_results(tmp_path / "r")).mean(axis=2).T,
+                score_array(load_results(tmp_path / "rand")).mean(axis=2).T,
                 strict=True,
             )
         ]
@@ -129,7 +128,7 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path, 
         return drawn(scores, taus, over_runs, reps=reps)
 
     monkeypatch.setattr(plots, "performance_profile", profile)
-    write_comparison([tmp_path / "h", tmp_path / "r"], tmp_path / "cmp", reps=REPS)
+    write_comparison([tmp_path / "h", tmp_path / "rand"], tmp_path / "cmp", reps=REPS)
     assert profiles == [(False, REPS)]  # each agent's matches (not runs), resampled as often as asked
     assert {p.name for p in (tmp_path / "cmp").iterdir()} == {
         "comparison.json",
@@ -137,9 +136,8 @@ def test_compare_ranks_results_and_refuses_another_suite(tiny_suites, tmp_path, 
         "tasks.png",
         "profile.png",
     }
-    run_agent_benchmark("random", one, tmp_path / "one", reps=REPS)
     with pytest.raises(BenchmarkError, match="results of different suites or versions are not comparable"):
-        compare_results([tmp_path / "h", tmp_path / "one"], reps=REPS)
+        compare_results([tmp_path / "h", tiny_one_result], reps=REPS)
     with pytest.raises(BenchmarkError, match="at least two results"):
         compare_results([tmp_path / "h"], reps=REPS)
     (tmp_path / "bad.json").write_text('{"format": "something else"}')

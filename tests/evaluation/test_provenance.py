@@ -21,15 +21,15 @@ from city_envs.core.registry import game_class
 from city_envs.core.settings import read_toml
 from city_envs.evaluation import statistics
 from city_envs.evaluation.arena import MatchLog, run_settings
-from city_envs.evaluation.benchmark import run_agent_benchmark
+from city_envs.evaluation.benchmark import load_results, run_agent_benchmark
 from city_envs.evaluation.suite import SUITES_DIR, load_suite
 
 REPS = 50
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_result_records_the_engine_that_played_it(tiny_suites, tmp_path, monkeypatch):
-    results = run_agent_benchmark("random", load_suite("tiny-one"), tmp_path / "default", reps=REPS)
+def test_a_result_records_the_engine_that_played_it(tiny_one_result, tmp_path, monkeypatch):
+    results = load_results(tiny_one_result)  # played on the default engine
     engine = results["engine"]
     assert engine["version"] == metadata.version("city-envs")
     assert engine["tasks"] == {"citadels:2": getattr(game_class("citadels"), "engine", "python")}
@@ -45,14 +45,13 @@ def test_a_result_records_the_engine_that_played_it(tiny_suites, tmp_path, monke
     assert python["tasks"] == results["tasks"]  # both engines play the same matches
 
 
-def test_verify_notes_another_engine_and_other_engine_code_without_failing(tiny_suites, tmp_path, capsys):
-    run_agent_benchmark("random", load_suite("tiny-one"), tmp_path, reps=REPS)
-    path = tmp_path / "results.json"
+def test_verify_notes_another_engine_and_other_engine_code_without_failing(tiny_one_result, capsys):
+    path = tiny_one_result / "results.json"
     results = json.loads(path.read_text())
     results["engine"]["tasks"] = {"citadels:2": "native"}
     results["engine"]["python"]["sha256"] = "0" * 64
     path.write_text(json.dumps(results))
-    assert main(["benchmark", "verify", str(tmp_path)]) == 0
+    assert main(["benchmark", "verify", str(tiny_one_result)]) == 0
     out = capsys.readouterr().out
     assert "verified (8 matches replayed" in out
     assert "note: played on the native engine, replayed on the python engine (the same matches)" in out

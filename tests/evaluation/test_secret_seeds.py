@@ -93,27 +93,25 @@ def test_an_agent_that_knows_the_public_seeds_finds_its_match_but_not_a_secret_o
     assert figures(salted) == figures(random)
 
 
-def test_fresh_matches_catch_a_score_made_on_the_public_seeds(tiny_suites, tmp_path, monkeypatch, capsys):
+def test_fresh_matches_catch_a_score_made_on_the_public_seeds(tiny_one_result, tmp_path, monkeypatch, capsys):
     """`verify --fresh N`: the seed finder's recorded score verifies (its moves replay) but its fresh
     score falls outside; an honest agent's lies within. One line per task, exit 1 when outside."""
     suite = load_suite("tiny-one")
     monkeypatch.setattr(fresh.secrets, "token_hex", lambda n: "f" * 2 * n)  # the same fresh seeds every run
     run_agent_benchmark(f"{FINDER}:out={tmp_path / 'found.jsonl'}", suite, tmp_path / "cheat", reps=REPS)
-    run_agent_benchmark("random", suite, tmp_path / "honest", reps=REPS)
     assert main(["benchmark", "verify", str(tmp_path / "cheat")]) == 0
     capsys.readouterr()
     assert main(["benchmark", "verify", str(tmp_path / "cheat"), "--fresh", "40"]) == 1
     out = capsys.readouterr().out
     [line] = [line for line in out.splitlines() if line.startswith("citadels:2: fresh")]
     assert line.endswith("OUTSIDE") and "over 40 matches" in line
-    assert main(["benchmark", "verify", str(tmp_path / "honest"), "--fresh", "40"]) == 0
+    assert main(["benchmark", "verify", str(tiny_one_result), "--fresh", "40"]) == 0
     [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("citadels:2: fresh")]
     assert line.endswith("within")
 
 
-def test_fresh_matches_are_refused_for_an_agent_whose_files_changed(tiny_suites, tmp_path, capsys):
+def test_fresh_matches_are_refused_for_an_agent_whose_files_changed(tiny_one_result, tmp_path, capsys):
     suite = load_suite("tiny-one")
-    run_agent_benchmark("random", suite, tmp_path / "r", reps=REPS)
     path = tmp_path / "r" / "results.json"
     results = json.loads(path.read_text())
     results["agent"]["files"] = {"mybot": {"path": "mybot.py", "sha256": "0" * 64}}
@@ -135,11 +133,9 @@ def test_fresh_matches_are_refused_for_an_agent_whose_files_changed(tiny_suites,
     ],
 )
 def test_bad_salts_and_fresh_counts_are_one_line_and_exit_2(
-    salt, argv, message, tiny_suites, tmp_path, monkeypatch, capsys
+    salt, argv, message, tiny_one_result, tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.chdir(tmp_path)
-    if argv[0] == "verify":
-        run_agent_benchmark("random", load_suite("tiny-one"), tmp_path / "r", reps=REPS)
+    monkeypatch.chdir(tmp_path)  # `r`: a finished tiny-one result
     if salt is not None:
         (tmp_path / "salt").write_bytes(salt)
     assert main(["benchmark", *argv, "--out", "x"] if argv[0] == "agent" else ["benchmark", *argv]) == 2
