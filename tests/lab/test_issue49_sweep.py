@@ -49,3 +49,10 @@ def test_the_sweep_counts_a_wrong_case(tmp_path, capsys):
 @pytest.mark.slow
 def test_the_full_sweep_finds_nothing_wrong(tmp_path):
     run(tmp_path, 8.0, list(sweep_module().CLASSES))
+
+
+def test_a_class_tries_its_first_case_whatever_its_set_up_took(tmp_path):
+    worker = sweep_module().Worker("x", 0.0, 0, tmp_path)  # a budget spent before any case
+    assert worker.time_left()
+    worker.case("one", lambda: None)
+    assert not worker.time_left()
