@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -401,27 +400,6 @@ def test_resume_refuses_a_record_whose_match_is_not_a_match_number(tmp_path, mat
         handle.write('{"match": ' + match + ', "kinds": ["random", "random"]}\n')
     with pytest.raises(ValueError, match="line 4 is not a match record"):
         evaluate("citadels", 2, ["random", "random"], games=2, seed=0, log=log, resume=True)
-
-
-@pytest.mark.parametrize(
-    "old, new",
-    [
-        ("city_envs.training.arena", "city_envs.evaluation"),
-        ("city_envs.training.ladder", "city_envs.evaluation.ladder"),
-    ],
-)
-def test_the_old_module_paths_still_import_with_a_deprecation_warning(old, new):
-    code = (
-        f"import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
-        f"try:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert f"{old} is deprecated" in out and new in out
-    name = "evaluate" if old.endswith("arena") else "main"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        module = __import__(old, fromlist=[name])
-    assert getattr(module, name) is getattr(__import__(new, fromlist=[name]), name)
 
 
 class OneTorchThreadAgent:

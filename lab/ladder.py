@@ -1,8 +1,8 @@
 """The strength ladder: one arena run per game and player count, gathered into one Markdown table.
 
-    python -m city_envs.evaluation.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
-    python -m city_envs.evaluation.ladder --game citadels --players 2 --games 40 --out runs/ladder
-    python -m city_envs.evaluation.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
+    python -m lab.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
+    python -m lab.ladder --game citadels --players 2 --games 40 --out runs/ladder
+    python -m lab.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
 
 Each run plays the rungs (random, heuristic, ISMCTS at two budgets) against each other with the
 arena's schedule, so every pair meets in every seat equally often, and writes its full reports to
