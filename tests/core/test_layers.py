@@ -72,7 +72,6 @@ def graph() -> nx.DiGraph:
 KNOWN_CIRCLES = {
     frozenset({"city_envs.evaluation.benchmark", "city_envs.evaluation.verify"}),
     frozenset({"city_envs.evaluation.workers", "city_envs.evaluation.seat"}),
-    frozenset({"city_envs.agents.registry", "city_envs.agents.ismcts"}),
     frozenset({"city_envs.agents.entity_policy", "city_envs.agents.policy_file"}),
     frozenset({"city_envs.agents.policy_file", "city_envs.agents.privileged_policy"}),
     frozenset({"city_envs.agents.entity_policy", "city_envs.agents.policy_file", "city_envs.agents.privileged_policy"}),
