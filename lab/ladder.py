@@ -1,6 +1,6 @@
 """The strength ladder: one arena run per game and player count, gathered into one Markdown table.
 
-    python -m lab.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
+    python -m lab.ladder --jobs 2 --out runs/ladder          # docs/leaderboard.md
     python -m lab.ladder --game citadels --players 2 --games 40 --out runs/ladder
     python -m lab.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
 

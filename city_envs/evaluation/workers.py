@@ -265,9 +265,8 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _one_thread() -> None:
-    """One torch thread in this worker: the runs' workers already fill the cores, and the policies are
-    small networks whose operations gain nothing from a thread pool; with two threads in each of two
-    workers on two cores, an entity-head policy played at half the speed of one worker."""
+    """One torch thread in this worker: the run's workers already fill the cores, and the policies are
+    small networks whose operations gain nothing from a thread pool (more threads only contend)."""
     os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when this worker first imports it
     if "torch" in sys.modules:  # imported already: by a fork server's preload, or by a forked caller
         sys.modules["torch"].set_num_threads(1)

@@ -470,14 +470,13 @@ def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_poli
 def test_a_run_of_the_baseline_shorthand_does_not_resume_once_the_baseline_is_replaced(tmp_path, kind, monkeypatch):
     """`ppo` and `net=ppo` name whatever baseline is committed: the log records its digest, so matches
     against a replaced baseline never mix with the old one's."""
-    from city_envs.evaluation import arena
-
     folder = tmp_path / "baselines"
     folder.mkdir()
     policy = folder / "citadels_2p.safetensors"
     policy.write_bytes(Path("training/baselines/citadels_2p.safetensors").read_bytes())
-    monkeypatch.setattr(arena, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
-    monkeypatch.setattr("city_envs.agents.policy_agent.baseline_path", arena.baseline_path)
+    monkeypatch.setattr(
+        "city_envs.agents.policy_agent.baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors"
+    )
     log = tmp_path / "matches.jsonl"
     whole = evaluate("citadels", 2, [kind, "random"], games=1, seed=0, log=log)
     header = json.loads(log.read_text().splitlines()[0])["run"]
