@@ -44,6 +44,7 @@ from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document
 from city_envs.evaluation.arena import evaluate, policy_digests
+from city_envs.evaluation.workers import Runner
 
 GUIDED = "ismcts:net=ppo:iters=100"
 ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search at the bias and budget it was first measured with
@@ -70,7 +71,7 @@ def strength(game: str, players: int, guided: str, opponent: str, matches: int, 
     out.mkdir(parents=True, exist_ok=True)
     log = out / "matches.jsonl"
     kinds = [guided] + [opponent] * (players - 1)
-    result = evaluate(game, players, kinds, matches, seed, jobs=jobs, log=log, resume=log.is_file())
+    result = evaluate(game, players, kinds, matches, seed, Runner(jobs), log=log, resume=log.is_file())
     (out / "results.json").write_text(json.dumps(result, indent=1))
     row = result["agents"][guided]
     return {

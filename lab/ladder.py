@@ -24,6 +24,7 @@ from city_envs import GAMES
 from city_envs.core import progress
 from city_envs.evaluation.arena import evaluate
 from city_envs.evaluation.reports import write_reports
+from city_envs.evaluation.workers import Runner
 
 RUNGS = ("random", "heuristic", "ismcts:iters=10", "ismcts:iters=50")
 # games whose heuristic plays a match out fast enough for ISMCTS rollouts to go to the end; the others
@@ -128,7 +129,7 @@ def run(
                     print(f"{game} {n}p: reusing {run_dir}", flush=True)
                     bar.advance(played)
                     continue
-                result = evaluate(game, n, game_rungs(game, rungs), played, seed, jobs=jobs)
+                result = evaluate(game, n, game_rungs(game, rungs), played, seed, Runner(jobs))
                 write_reports(result, run_dir)
                 print("\n".join(leaderboard_rows(result)), flush=True)
     return write_leaderboard(out)

@@ -22,7 +22,7 @@ from city_envs.agents.spec import AgentSpec
 from city_envs.core.progress import stage
 from city_envs.core.settings import loads_json
 from city_envs.evaluation.ratings import summarize
-from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
+from city_envs.evaluation.workers import Runner, check_lineup, run_matches
 
 
 def portable_path(path: str | Path) -> str:
@@ -233,11 +233,8 @@ def evaluate(
     agent_kinds: list[str],
     games: int,
     seed: int,
-    jobs: int = 1,
+    runner: Runner | None = None,
     progress: Any = None,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     log: str | Path | None = None,
     resume: bool = False,
     isolate: bool = False,
@@ -252,6 +249,9 @@ def evaluate(
     in the run's `failures` list, and nowhere in scores or lengths. A failure that is no agent's (the
     game raising on a legal move) counts only in the list.
 
+    `runner`: how the matches run (`Runner`: worker processes or Ray tasks, the match timeout); one
+    worker process by default.
+
     `log`: a JSON-lines file that receives every record as its match ends (`MatchLog`); with `resume`,
     the records already in it are kept and only the other matches are played, which gives the
     results of an uninterrupted run.
@@ -265,7 +265,6 @@ def evaluate(
         raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
     if resume and log is None:
         raise ValueError("resume needs the log of the run to finish (--out)")
-    check_timeout(match_timeout)
     check_lineup(game_name, num_players, agent_kinds, isolate=isolate, **options)
     settings = run_settings(game_name, num_players, agent_kinds, games, seed, options, isolate)
     match_log = MatchLog(log, settings, resume) if log is not None else None
@@ -285,11 +284,8 @@ def evaluate(
             agent_kinds,
             games,
             seed,
-            jobs=jobs,
+            runner,
             progress=one_more,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
             skip=finished,
             on_record=match_log.append if match_log else None,
             isolate=isolate,

@@ -35,7 +35,7 @@ from city_envs.evaluation.ratings import counts, wilson_interval
 from city_envs.evaluation.seat import SeatProcess, SeatProcessError
 from city_envs.evaluation.statistics import BOOTSTRAP_REPS, BOOTSTRAP_SEED, aggregate, require_statistics
 from city_envs.evaluation.suite import Suite, Task
-from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
+from city_envs.evaluation.workers import Runner
 
 FORMAT = "city-envs-benchmark/1"
 SETTINGS = "benchmark.json"  # the run's settings, written first: what --resume must match
@@ -292,11 +292,8 @@ def evaluate_task(
     task: Task,
     out: Path | None,
     matches: int | None = None,
-    jobs: int = 1,
+    runner: Runner | None = None,
     resume: bool = False,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
     salt: bytes | None = None,
 ) -> dict:
@@ -318,10 +315,7 @@ def evaluate_task(
             [spec] + [opponent] * (task.players - 1),
             matches or suite.matches,
             seed,
-            jobs=jobs,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
+            runner,
             log=log,
             resume=resume,
             isolate=True,
@@ -363,11 +357,8 @@ def run_agent_benchmark(
     spec: str,
     suite: Suite,
     out: str | Path,
-    jobs: int = 1,
+    runner: Runner | None = None,
     resume: bool = False,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
     reps: int = BOOTSTRAP_REPS,
     salt: bytes | None = None,
@@ -377,6 +368,7 @@ def run_agent_benchmark(
     played on the line-ups' secret seeds, and the salt's SHA-256 is written to `benchmark.json` before
     the first match."""
     out = Path(out)
+    runner = runner or Runner()
     require_statistics()
     modules = check_agent(spec, suite.tasks)
     settings = {"format": FORMAT, "agent": spec, "suite": suite.name}
@@ -390,11 +382,8 @@ def run_agent_benchmark(
             suite,
             task,
             out / RUNS / task.slug,
-            jobs=jobs,
+            runner=runner,
             resume=resume,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
             say=say,
             salt=salt,
         )
@@ -409,8 +398,8 @@ def run_agent_benchmark(
         "engine": engine_provenance(suite.tasks),
         "tasks": tasks,
         "seconds": round(time.time() - started, 1),
-        "jobs": jobs,
-        "backend": backend,
+        "jobs": runner.jobs,
+        "backend": runner.backend,
         "resumed": resume,
         "logs": {"sha256": logs_digest(out), "files": len(log_files(out))},
     }

@@ -20,6 +20,7 @@ from city_envs.evaluation.benchmark import (
 )
 from city_envs.evaluation.compare import compare_results, write_comparison
 from city_envs.evaluation.suite import load_suite
+from city_envs.evaluation.workers import Runner
 
 REPS = 100  # bootstrap resamples: enough to exercise the code
 
@@ -65,7 +66,7 @@ def test_agent_benchmark_records_every_match_and_is_reproducible(tiny_suites, tm
     assert results["aggregate"]["ci95"][0] <= results["aggregate"]["iqm"] <= results["aggregate"]["ci95"][1]
     assert (results["jobs"], results["backend"], results["resumed"]) == (1, "process", False)
     assert "Took " in (tmp_path / "a" / "report.md").read_text()
-    again = run_agent_benchmark("heuristic", suite, tmp_path / "b", jobs=2, reps=REPS)
+    again = run_agent_benchmark("heuristic", suite, tmp_path / "b", Runner(2), reps=REPS)
     assert strip_timing(again) == strip_timing(results)  # the same matches, whatever runs them
     for name in ("results.json", "report.md", "tasks.png", "profile.png", "marl_eval.json", "benchmark.json"):
         assert (tmp_path / "a" / name).is_file()
