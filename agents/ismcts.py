@@ -201,9 +201,9 @@ class ISMCTSAgent:
         """One heuristic agent per seat, for rollouts, hints and the opponent model, if any uses one."""
         if not self.needs_heuristic:
             return None
-        from city_envs.agents.registry import make_agent
+        from city_envs.agents.heuristics import heuristic_class
 
-        return [make_agent("heuristic", game_name, self.rng) for _ in range(num_players)]
+        return [heuristic_class(game_name)(self.rng) for _ in range(num_players)]
 
     @staticmethod
     def _values(game: Game) -> list[float]:

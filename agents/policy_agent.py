@@ -46,7 +46,7 @@ def load_policy(path: str | Path, trust_pickle: bool = False):
     except ImportError as error:
         raise ImportError(
             f"ppo agents need the train extra ({error.name} is not installed): "
-            "pip install 'city-envs[train]' (see the README for the CPU build of torch)"
+            "pip install 'city-envs[train]' (see docs/install.md for the CPU build of torch)"
         ) from None
     if resolved.suffix == ".zip":
         policy = load_sb3_zip(resolved, trust_pickle=trust_pickle)

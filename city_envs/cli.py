@@ -11,7 +11,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from city_envs.core.infoset import InfoSet
 from city_envs.core.native import ENGINE_VARIABLE, ENGINES
 from city_envs.core.registry import GAMES, game_class, make_game
 from city_envs.core.settings import parse_assignments, read_document
+
+if TYPE_CHECKING:
+    from city_envs.evaluation.workers import Runner
 
 
 # ----- helpers ----------------------------------------------------------------------------------
@@ -231,6 +234,13 @@ def cmd_layout(args: argparse.Namespace) -> int:
     return 0
 
 
+def match_runner(args: argparse.Namespace) -> Runner:
+    """How a command's matches run (`--jobs`, `--backend`, `--address`, `--match-timeout`)."""
+    from city_envs.evaluation.workers import Runner
+
+    return Runner(args.jobs, getattr(args, "backend", "process"), getattr(args, "address", None), args.match_timeout)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from city_envs.evaluation import evaluate, format_results, write_reports
 
@@ -248,10 +258,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 kinds,
                 args.games,
                 args.seed,
-                jobs=args.jobs,
-                backend=args.backend,
-                address=args.address,
-                match_timeout=args.match_timeout,
+                match_runner(args),
                 log=log,
                 resume=args.resume,
                 **options,
@@ -383,11 +390,8 @@ def cmd_benchmark_agent(args: argparse.Namespace) -> int:
                 args.spec,
                 suite,
                 args.out,
-                jobs=args.jobs,
+                match_runner(args),
                 resume=args.resume,
-                backend=args.backend,
-                address=args.address,
-                match_timeout=args.match_timeout,
                 say=say,
                 salt=salt,
             )
@@ -444,7 +448,7 @@ def cmd_benchmark_verify(args: argparse.Namespace) -> int:
                 print("".join(f"  note: {note}\n" for note in engine_notes(results[folder])), end="")
                 clean = clean and not differences
             if folder in suites:
-                fresh = fresh_check(results[folder], suites[folder], args.fresh, args.jobs, args.match_timeout)
+                fresh = fresh_check(results[folder], suites[folder], args.fresh, match_runner(args))
                 clean = clean and fresh
     return 0 if clean else 1
 

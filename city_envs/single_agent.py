@@ -20,7 +20,7 @@ by an opponent object inside `reset` and `step`, so the learner only ever sees i
   with unmasked random actions (gymnasium's and SB3's `check_env`) need `"lose"`.
 - Reward: `"win"` gives the learner's terminal `returns()` share (+1 shared by the winners, -1
   shared by the others); `"score"` adds the change of the learner's game score after each step.
-- Engine: `engine="native"` or `"python"` (default: native where it is built; README, Engines).
+- Engine: `engine="native"` or `"python"` (default: native where it is built; docs/engines.md).
 """
 
 from __future__ import annotations

@@ -176,14 +176,15 @@ def test_the_main_job_result_is_its_json():
     assert f"took about {round(result['total_seconds'] / 60)} minutes on a 2-core machine" in text
 
 
-def test_the_readme_layout_example_shows_what_the_env_says():
+def test_the_layout_example_shows_what_the_env_says():
+    """docs/game_api.md's observation-layout example, as the env prints it."""
     from city_envs import citadels_v0
 
     env = citadels_v0.env(num_players=4)
     env.reset(seed=0)
     layout = env.observation_layout()
     seats = layout["seats"].view(env.observe(env.agent_selection)["observation"])
-    text = readme()
+    text = (ROOT / "docs" / "game_api.md").read_text()
     assert f'names.index("self.gold")  # {env.feature_names().index("self.gold")}: ' in text
     assert f"for block in layout:  # {', '.join(block.name for block in layout)}\n" in text
     assert f'seats = layout["seats"].view(obs["observation"])  # {seats.shape}: ' in text

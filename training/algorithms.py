@@ -49,7 +49,7 @@ from city_envs.evaluation.statistics import (
     require_statistics,
 )
 from city_envs.evaluation.suite import Suite, Task, load_suite
-from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
+from city_envs.evaluation.workers import Runner
 
 FORMAT = "city-envs-algorithm-benchmark/1"
 CHECKPOINT_FRACTIONS = (0.25, 0.5, 0.75, 1.0)
@@ -216,13 +216,11 @@ def run_seed(
     seed: int,
     budget: int,
     out: Path,
-    jobs: int = 1,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    runner: Runner | None = None,
     say: Callable[[str], None] | None = None,
 ) -> dict:
-    """Train one seed of `task` and score its checkpoints; its `record.json` makes a rerun skip it."""
+    """Train one seed of `task` and score its checkpoints (their matches played by `runner`); its
+    `record.json` makes a rerun skip it."""
     out.mkdir(parents=True, exist_ok=True)
     record_file = out / "record.json"
     if record_file.is_file():
@@ -259,11 +257,8 @@ def run_seed(
             task,
             out / "eval" / folder,
             matches=matches,
-            jobs=jobs,
+            runner=runner,
             resume=True,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
         )
 
     for point in record["checkpoints"]:
@@ -299,17 +294,15 @@ def run_algorithm_benchmark(
     budget: int,
     seeds: Sequence[int],
     out: str | Path,
-    jobs: int = 1,
+    runner: Runner | None = None,
     resume: bool = False,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
     reps: int = BOOTSTRAP_REPS,
 ) -> dict:
     """Every (task, seed) of `suite` trained by algorithm `name` and scored; the summary with IQM over
-    seeds and tasks and its interval, the curves and the failures. With `backend="ray"`, each (task,
-    seed) is a Ray task on the cluster at `address` (its matches played in that task's process)."""
+    seeds and tasks and its interval, the curves and the failures. With a Ray `runner`, each (task, seed)
+    is a Ray task on the cluster at its `address` (its matches played in that task's process)."""
+    runner = runner or Runner()
     require_statistics()
     algorithm = load_algorithm(name)
     if budget < 1:
@@ -322,20 +315,26 @@ def run_algorithm_benchmark(
     )
     units = [(task, seed) for task in suite.tasks for seed in seeds]
     started = time.time()
-    if backend == "ray":
+    if runner.backend == "ray":
         import ray
 
         if not ray.is_initialized():
             ray.init(
-                address=address,
-                num_cpus=None if address else max(1, jobs),
+                address=runner.address,
+                num_cpus=None if runner.address else max(1, runner.jobs),
                 include_dashboard=False,
                 log_to_driver=False,
             )
         remote = ray.remote(num_cpus=1)(_run_seed_remote)
         refs = [
             remote.remote(
-                name, suite, task, seed, budget, out / task.slug / f"seed_{seed}", 1, "process", None, match_timeout
+                name,
+                suite,
+                task,
+                seed,
+                budget,
+                out / task.slug / f"seed_{seed}",
+                Runner(match_timeout=runner.match_timeout),
             )
             for task, seed in units
         ]
@@ -349,10 +348,7 @@ def run_algorithm_benchmark(
                 seed,
                 budget,
                 out / task.slug / f"seed_{seed}",
-                jobs=jobs,
-                backend=backend,
-                address=address,
-                match_timeout=match_timeout,
+                runner,
                 say=say,
             )
             for task, seed in units
@@ -571,11 +567,8 @@ def run_command(args) -> int:
         args.budget,
         seed_list(args.seeds),
         args.out,
-        jobs=args.jobs,
+        Runner(args.jobs, args.backend, args.address, args.match_timeout),
         resume=args.resume,
-        backend=args.backend,
-        address=args.address,
-        match_timeout=args.match_timeout,
         say=say,
     )
     print(format_algorithm_summary(summary))

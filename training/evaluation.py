@@ -44,12 +44,13 @@ def evaluate_agent(
 ) -> dict[str, dict]:
     """`evaluate_model` for any agent spec (the baselines' reference rows: the heuristic against random)."""
     from city_envs.evaluation.arena import evaluate
+    from city_envs.evaluation.workers import Runner
 
     playing = [opponent for opponent in opponents if opponent != "heuristic" or game in HEURISTICS]
     results = {}
     with stage(label, games * len(playing), "matches"):
         for opponent in playing:
-            result = evaluate(game, players, [spec] + [opponent] * (players - 1), games, seed, jobs=jobs, **options)
+            result = evaluate(game, players, [spec] + [opponent] * (players - 1), games, seed, Runner(jobs), **options)
             a = result["agents"][spec]
             results[opponent] = {
                 "games": games,

@@ -1,5 +1,5 @@
-"""Evaluation: the arena (seat-rotated, seeded, resumable matches between any agents), the strength
-ladder, and the benchmark (a frozen suite of tasks, aggregate scores with bootstrap intervals).
+"""Evaluation: the arena (seat-rotated, seeded, resumable matches between any agents) and the
+benchmark (a frozen suite of tasks, aggregate scores with bootstrap intervals).
 
 Layers: it imports the games and the agents, and the trainer, the command line and the web app import
 it; it never imports the trainer.

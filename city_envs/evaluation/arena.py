@@ -1,6 +1,6 @@
 """Seat-rotated matches between agents, logged as they end and resumable: `evaluate`.
 
-Generic over every game (`city_envs.make_game`) and every agent kind (`city_envs.agents.registry.make_agent`).
+Generic over every game (`city_envs.make_game`) and every agent spec (`city_envs.agents.spec.AgentSpec`).
 Match i is seeded from (seed, i) alone and its line-up is fixed by i (`scheduling`), so any match can
 be replayed on its own and a run's results do not depend on how many worker processes played it.
 
@@ -18,11 +18,11 @@ from typing import Annotated, Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from city_envs.agents.policy_agent import baseline_path
+from city_envs.agents.spec import AgentSpec
 from city_envs.core.progress import stage
 from city_envs.core.settings import loads_json
 from city_envs.evaluation.ratings import summarize
-from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT, check_lineup, check_timeout, run_matches
+from city_envs.evaluation.workers import Runner, check_lineup, run_matches
 
 
 def portable_path(path: str | Path) -> str:
@@ -37,14 +37,20 @@ def portable_path(path: str | Path) -> str:
     return path.name
 
 
+def _spec(kind: str) -> AgentSpec | None:
+    """`kind` parsed, or None for a name that is no spec (a log read back may hold anything)."""
+    try:
+        return AgentSpec.parse(kind)
+    except ValueError:
+        return None
+
+
 def portable_kind(kind: str) -> str:
-    """An agent kind with each absolute policy path in it (`ppo:PATH`, `net=PATH`) as `portable_path`."""
-    parts = kind.split(":")
-    for index, part in enumerate(parts[1:], start=1):
-        prefix = "net=" if part.startswith("net=") else ""
-        if os.path.isabs(part[len(prefix) :]):
-            parts[index] = prefix + portable_path(part[len(prefix) :])
-    return ":".join(parts)
+    """An agent kind with the absolute policy path it names (`ppo:PATH`, `net=PATH`) as `portable_path`."""
+    spec = _spec(kind)
+    if spec is None or spec.policy is None or not os.path.isabs(spec.policy):
+        return kind
+    return spec.with_policy(portable_path(spec.policy))
 
 
 def _portable(data: dict) -> dict:
@@ -149,25 +155,16 @@ def _check_record(record: dict, header: dict) -> None:
         raise ValueError(f"a culprit or winner is no seat of {n}")
 
 
-def _file_digest(path: str) -> str | None:
+def _file_digest(path: Path) -> str | None:
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
 
 
-def _policy_path(kind: str, game_name: str, num_players: int) -> tuple[int, str] | None:
-    """Where in `kind`'s `:`-separated parts the policy file it plays is named, and its path:
-    `ppo:PATH[:options]`, or a guided search's `net=PATH`; `ppo` and `net=ppo` play the committed
-    baseline of the game and player count."""
-    name, *parts = kind.split(":")
-    if name == "ppo":
-        return 1, parts[0] if parts and parts[0] else str(baseline_path(game_name, num_players))
-    if name == "ismcts":
-        for index, part in enumerate(parts, start=1):
-            if part.startswith("net="):
-                return index, str(baseline_path(game_name, num_players)) if part == "net=ppo" else part[4:]
-    return None
+def _policy_file(kind: str, game_name: str, num_players: int) -> Path | None:
+    spec = _spec(kind)
+    return spec.policy_path(game_name, num_players) if spec is not None else None
 
 
 def policy_digests(agent_kinds: list[str], game_name: str, num_players: int) -> dict[str, str]:
@@ -175,8 +172,8 @@ def policy_digests(agent_kinds: list[str], game_name: str, num_players: int) -> 
     by agent kind: a resumed run goes on only with the same files, the baseline's included."""
     digests = {}
     for kind in agent_kinds:
-        found = _policy_path(kind, game_name, num_players)
-        if found is not None and (digest := _file_digest(found[1])) is not None:
+        path = _policy_file(kind, game_name, num_players)
+        if path is not None and (digest := _file_digest(path)) is not None:
             digests[kind] = digest
     return digests
 
@@ -184,16 +181,11 @@ def policy_digests(agent_kinds: list[str], game_name: str, num_players: int) -> 
 def _policy_identity(kind: str, digests: dict, game_name: str, num_players: int) -> str:
     """A policy agent by its file's SHA-256 (as the log recorded it, else read now) rather than its path,
     so that a run resumes from another checkout or install of the same files."""
-    found = _policy_path(kind, game_name, num_players)
-    if found is None:
+    spec = _spec(kind)
+    path = _policy_file(kind, game_name, num_players)
+    if spec is None or path is None:
         return kind
-    index, path = found
-    digest = digests.get(kind) or _file_digest(path)
-    if not digest:
-        return kind
-    parts = kind.split(":") + [""] * (kind == "ppo")  # bare `ppo`: the path's place is after it
-    parts[index] = f"sha256={digest}" if index == 1 and parts[0] == "ppo" else f"net=sha256={digest}"
-    return ":".join(parts)
+    return spec.identity(digests.get(kind) or _file_digest(path))
 
 
 def _same_run(header: object, settings: dict) -> TypeGuard[dict[str, Any]]:
@@ -212,7 +204,7 @@ def _same_run(header: object, settings: dict) -> TypeGuard[dict[str, Any]]:
 
 def lineup_label(agent_kinds: list[str]) -> str:
     """The agents of a run for its progress bar: each once, a policy by its file's stem, not its whole path."""
-    names = [f"ppo:{Path(kind[4:].split(':')[0]).stem}" if kind.startswith("ppo:") else kind for kind in agent_kinds]
+    names = [spec.label if (spec := _spec(kind)) is not None else kind for kind in agent_kinds]
     return " v ".join(dict.fromkeys(names))
 
 
@@ -241,11 +233,8 @@ def evaluate(
     agent_kinds: list[str],
     games: int,
     seed: int,
-    jobs: int = 1,
+    runner: Runner | None = None,
     progress: Any = None,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     log: str | Path | None = None,
     resume: bool = False,
     isolate: bool = False,
@@ -260,6 +249,9 @@ def evaluate(
     in the run's `failures` list, and nowhere in scores or lengths. A failure that is no agent's (the
     game raising on a legal move) counts only in the list.
 
+    `runner`: how the matches run (`Runner`: worker processes or Ray tasks, the match timeout); one
+    worker process by default.
+
     `log`: a JSON-lines file that receives every record as its match ends (`MatchLog`); with `resume`,
     the records already in it are kept and only the other matches are played, which gives the
     results of an uninterrupted run.
@@ -273,7 +265,6 @@ def evaluate(
         raise ValueError(f"{len(agent_kinds)} agent kinds for a {num_players}-player game")
     if resume and log is None:
         raise ValueError("resume needs the log of the run to finish (--out)")
-    check_timeout(match_timeout)
     check_lineup(game_name, num_players, agent_kinds, isolate=isolate, **options)
     settings = run_settings(game_name, num_players, agent_kinds, games, seed, options, isolate)
     match_log = MatchLog(log, settings, resume) if log is not None else None
@@ -293,11 +284,8 @@ def evaluate(
             agent_kinds,
             games,
             seed,
-            jobs=jobs,
+            runner,
             progress=one_more,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
             skip=finished,
             on_record=match_log.append if match_log else None,
             isolate=isolate,

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from city_envs.agents.registry import is_user_agent
+from city_envs.agents.spec import AgentSpec
 from city_envs.core.registry import game_class
 from city_envs.core.settings import MAX_JSON_BYTES, read_json
 from city_envs.evaluation.arena import evaluate, portable_path
@@ -35,7 +35,7 @@ from city_envs.evaluation.ratings import counts, wilson_interval
 from city_envs.evaluation.seat import SeatProcess, SeatProcessError
 from city_envs.evaluation.statistics import BOOTSTRAP_REPS, BOOTSTRAP_SEED, aggregate, require_statistics
 from city_envs.evaluation.suite import Suite, Task
-from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
+from city_envs.evaluation.workers import Runner
 
 FORMAT = "city-envs-benchmark/1"
 SETTINGS = "benchmark.json"  # the run's settings, written first: what --resume must match
@@ -131,29 +131,27 @@ def engine_provenance(tasks: Sequence[Task]) -> dict:
 
 def agent_files(spec: str, tasks: Sequence[Task], modules: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
     """The files that decide how `spec` plays, with their SHA-256 and their paths relative to where the
-    run started: a policy file, each task's committed baseline for `ppo`, or every module of a
-    `module:Class` agent's own package that its process had loaded (`modules`, by name, from
-    `check_agent`). Built-in bots have none: the package version says what they are."""
-    name, _, rest = spec.partition(":")
-    if is_user_agent(spec):
-        package = name.partition(".")[0]
+    run started: the policy file a ppo agent or a guided search names, else each task's committed
+    baseline, or every module of a `module:Class` agent's own package that its process had loaded
+    (`modules`, by name, from `check_agent`). Other built-in bots have none: the package version says
+    what they are."""
+    agent = AgentSpec.parse(spec)
+    if agent.kind == "user":
+        package = agent.module.partition(".")[0]
         found = {
             module: Path(path)
             for module, path in sorted((modules or {}).items())
             if (module == package or module.startswith(package + ".")) and Path(path).is_file()
         }
         return {module: {"path": portable_path(path), "sha256": _sha256(path)} for module, path in found.items()}
-    if name != "ppo":
+    if not agent.plays_policy():
         return {}
-    paths = [p for p in rest.split(":") if p and p not in ("sample", "trust_pickle")]
-    if paths:
-        return {"policy": {"path": portable_path(Path(paths[0])), "sha256": _sha256(Path(paths[0]))}}
-    from city_envs.agents.policy_agent import baseline_path
-
+    if agent.policy is not None:
+        return {"policy": {"path": portable_path(Path(agent.policy)), "sha256": _sha256(Path(agent.policy))}}
     files = {}
     for task in tasks:
-        path = baseline_path(task.game, task.players)
-        if path.is_file():
+        path = agent.policy_path(task.game, task.players)
+        if path is not None and path.is_file():
             files[task.name] = {"path": path.name, "sha256": _sha256(path)}
     return files
 
@@ -294,11 +292,8 @@ def evaluate_task(
     task: Task,
     out: Path | None,
     matches: int | None = None,
-    jobs: int = 1,
+    runner: Runner | None = None,
     resume: bool = False,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
     salt: bytes | None = None,
 ) -> dict:
@@ -320,10 +315,7 @@ def evaluate_task(
             [spec] + [opponent] * (task.players - 1),
             matches or suite.matches,
             seed,
-            jobs=jobs,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
+            runner,
             log=log,
             resume=resume,
             isolate=True,
@@ -365,11 +357,8 @@ def run_agent_benchmark(
     spec: str,
     suite: Suite,
     out: str | Path,
-    jobs: int = 1,
+    runner: Runner | None = None,
     resume: bool = False,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     say: Callable[[str], None] | None = None,
     reps: int = BOOTSTRAP_REPS,
     salt: bytes | None = None,
@@ -379,6 +368,7 @@ def run_agent_benchmark(
     played on the line-ups' secret seeds, and the salt's SHA-256 is written to `benchmark.json` before
     the first match."""
     out = Path(out)
+    runner = runner or Runner()
     require_statistics()
     modules = check_agent(spec, suite.tasks)
     settings = {"format": FORMAT, "agent": spec, "suite": suite.name}
@@ -392,11 +382,8 @@ def run_agent_benchmark(
             suite,
             task,
             out / RUNS / task.slug,
-            jobs=jobs,
+            runner=runner,
             resume=resume,
-            backend=backend,
-            address=address,
-            match_timeout=match_timeout,
             say=say,
             salt=salt,
         )
@@ -411,8 +398,8 @@ def run_agent_benchmark(
         "engine": engine_provenance(suite.tasks),
         "tasks": tasks,
         "seconds": round(time.time() - started, 1),
-        "jobs": jobs,
-        "backend": backend,
+        "jobs": runner.jobs,
+        "backend": runner.backend,
         "resumed": resume,
         "logs": {"sha256": logs_digest(out), "files": len(log_files(out))},
     }

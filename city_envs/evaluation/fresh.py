@@ -31,7 +31,7 @@ from city_envs.evaluation.benchmark import (
     task_score,
 )
 from city_envs.evaluation.suite import Suite, SuiteError, load_suite
-from city_envs.evaluation.workers import DEFAULT_MATCH_TIMEOUT
+from city_envs.evaluation.workers import Runner
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -83,8 +83,7 @@ def fresh_check(
     results: dict,
     suite: Suite,
     matches: int,
-    jobs: int = 1,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
+    runner: Runner | None = None,
     say: Callable[[str], None] = print,
 ) -> bool:
     """Play `matches` fresh matches per task with the recorded agent and say, one line per task,
@@ -103,8 +102,7 @@ def fresh_check(
             task,
             None,
             matches=per_lineup,
-            jobs=jobs,
-            match_timeout=match_timeout,
+            runner=runner,
             salt=salt,
         )
         recorded = results["tasks"][task.name]

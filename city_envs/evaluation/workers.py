@@ -1,5 +1,6 @@
-"""Playing matches: one match in this process (`play_match`), or many in supervised child processes
-or as Ray tasks (`run_matches`), with every failure recorded against the agent that caused it."""
+"""Playing matches: one match in this process (`play_match`), or many (`run_matches`), each a `MatchJob`,
+played by a `Runner` in supervised child processes or as Ray tasks, with every failure recorded
+against the agent that caused it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -139,12 +141,6 @@ def play_match(
     return record
 
 
-def _job_record(job: tuple) -> dict:
-    """The fresh record of a job's match (for failures the supervisor records itself)."""
-    game_name, num_players, agents, seed, match, isolate, options = job
-    return _new_record(schedule(agents, num_players, match), match_seeds(seed, match, num_players)[0], match)
-
-
 def isolated_seat(agents: Sequence[str], num_players: int, match: int) -> int:
     """The seat of the line-up's first agent in match `match` (one agent per seat: the rotation)."""
     if len(agents) != num_players:
@@ -152,29 +148,84 @@ def isolated_seat(agents: Sequence[str], num_players: int, match: int) -> int:
     return match % num_players
 
 
-def _play_indexed(job: tuple, on_turn: Callable[[int], None] | None = None, seats: SeatProcess | None = None) -> dict:
-    game_name, num_players, agents, seed, match, isolate, options = job
-    isolated = [isolated_seat(agents, num_players, match)] if isolate else []
-    if isolate and seats is None:  # a Ray task: its own process for this match
-        seats = SeatProcess()
-        try:
-            return _play_indexed(job, on_turn, seats)
-        finally:
-            seats.close()
-    return play_match(
-        game_name,
-        num_players,
-        schedule(agents, num_players, match),
-        seed,
-        match,
-        on_turn=on_turn,
-        isolated=isolated,
-        seat_process=seats,
-        **options,
-    )
+@dataclass(frozen=True)
+class MatchJob:
+    """One match to play: match `match` of the run of `agents` (seated by `schedule`) at `game_name`
+    with `num_players` and the game's `options`, seeded from (`seed`, `match`); with `isolate`, the
+    line-up's first agent plays in a process of its own."""
+
+    game_name: str
+    num_players: int
+    agents: tuple[str, ...]
+    seed: int
+    match: int
+    isolate: bool = False
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def lineup(self) -> list[str]:
+        return schedule(list(self.agents), self.num_players, self.match)
+
+    def fresh_record(self) -> dict:
+        """The record of the match before it is played (for the failures the supervisor records itself)."""
+        return _new_record(self.lineup(), match_seeds(self.seed, self.match, self.num_players)[0], self.match)
+
+    def play(self, on_turn: Callable[[int], None] | None = None, seats: SeatProcess | None = None) -> dict:
+        """Play the match here (an isolated seat in `seats`, or in a process of its own when none is given)."""
+        if self.isolate and seats is None:  # a Ray task: its own process for this match
+            seats = SeatProcess()
+            try:
+                return self.play(on_turn, seats)
+            finally:
+                seats.close()
+        isolated = [isolated_seat(self.agents, self.num_players, self.match)] if self.isolate else []
+        return play_match(
+            self.game_name,
+            self.num_players,
+            self.lineup(),
+            self.seed,
+            self.match,
+            on_turn=on_turn,
+            isolated=isolated,
+            seat_process=seats,
+            **self.options,
+        )
+
+
+def _play_job(job: MatchJob) -> dict:
+    """`job.play()` as a plain function, for Ray's remote tasks."""
+    return job.play()
 
 
 BACKENDS = ("process", "ray")
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How matches run, whatever they are: `jobs` supervised worker processes (`backend="process"`,
+    always child processes, so that no agent can stop the run), or Ray tasks (`backend="ray"`, on the
+    cluster at `address`, or on a local Ray instance of `jobs` CPUs when no address is given). A match
+    that runs longer than `match_timeout` seconds (None or 0: no limit; process backend only) is
+    stopped and recorded as a failure of the seat whose agent was thinking. Checked when made: a bad
+    setting is a ValueError."""
+
+    jobs: int = 1
+    backend: str = "process"
+    address: str | None = None
+    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; allowed: {', '.join(BACKENDS)}")
+        if self.address is not None and self.backend != "ray":
+            raise ValueError("an address is for the ray backend (--backend ray)")
+        check_timeout(self.match_timeout)
+
+    def run(self, work: list[MatchJob], emit: Callable[[dict], None]) -> None:
+        """Play every job, giving `emit` each record as its match ends (in the order they end)."""
+        if self.backend == "ray":
+            _run_on_ray(work, self.jobs, self.address, emit)
+        else:
+            _run_in_workers(work, max(1, self.jobs), self.match_timeout or None, emit)
 
 
 def run_matches(
@@ -183,32 +234,22 @@ def run_matches(
     agents: Sequence[str],
     games: int,
     seed: int,
-    jobs: int = 1,
+    runner: Runner | None = None,
     progress: Any = None,
-    backend: str = "process",
-    address: str | None = None,
-    match_timeout: float | None = DEFAULT_MATCH_TIMEOUT,
     skip: Iterable[int] = (),
     on_record: Callable[[dict], None] | None = None,
     isolate: bool = False,
     **options: Any,
 ) -> list[dict]:
-    """The records of every match but those in `skip`, in match order. The records are the same
-    whatever runs them: `jobs` worker processes (the process backend always plays in child processes,
-    so that no agent can stop the run), or Ray tasks (`backend="ray"`, on the cluster at `address`, or
-    on a local Ray instance of `jobs` CPUs when no address is given). `on_record` gets each record as
-    its match ends (in the order they end). A match that runs longer than `match_timeout` seconds
-    (None or 0: no limit; process backend only) is stopped and recorded as a failure of the seat whose
-    agent was thinking. With `isolate`, the line-up's first agent plays in a process of its own that
-    receives only a sample of the match drawn from its seat's information (`city_envs.evaluation.seat`)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
-    if address is not None and backend != "ray":
-        raise ValueError("an address is for the ray backend (--backend ray)")
-    check_timeout(match_timeout)
+    """The records of every match but those in `skip`, in match order, played by `runner` (one worker
+    process by default). The records are the same whatever runs them. `on_record` gets each record as
+    its match ends (in the order they end). With `isolate`, the line-up's first agent plays in a process
+    of its own that receives only a sample of the match drawn from its seat's information
+    (`city_envs.evaluation.seat`)."""
+    runner = runner or Runner()
     done = set(skip)
     work = [
-        (game_name, num_players, list(agents), seed, match, isolate, options)
+        MatchJob(game_name, num_players, tuple(agents), seed, match, isolate, options)
         for match in range(games)
         if match not in done
     ]
@@ -221,10 +262,7 @@ def run_matches(
         if progress is not None:
             progress()
 
-    if backend == "ray":
-        _run_on_ray(work, jobs, address, emit)
-    else:
-        _run_in_workers(work, max(1, jobs), match_timeout or None, emit)
+    runner.run(work, emit)
     return sorted(records, key=lambda r: r["match"])
 
 
@@ -265,9 +303,8 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _one_thread() -> None:
-    """One torch thread in this worker: the runs' workers already fill the cores, and the policies are
-    small networks whose operations gain nothing from a thread pool; with two threads in each of two
-    workers on two cores, an entity-head policy played at half the speed of one worker."""
+    """One torch thread in this worker: the run's workers already fill the cores, and the policies are
+    small networks whose operations gain nothing from a thread pool (more threads only contend)."""
     os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when this worker first imports it
     if "torch" in sys.modules:  # imported already: by a fork server's preload, or by a forked caller
         sys.modules["torch"].set_num_threads(1)
@@ -291,7 +328,7 @@ def _worker_main(conn: Connection, seat: Any, parent: int) -> None:
                 return
             if job is None:
                 return
-            conn.send(_play_indexed(job, on_turn, seats))
+            conn.send(job.play(on_turn, seats))
     finally:
         seats.close()
 
@@ -305,7 +342,7 @@ class _Worker:
         self.process = ctx.Process(target=_worker_main, args=(child_end, self.seat, os.getpid()), daemon=True)
         self.process.start()
         child_end.close()
-        self.job: tuple | None = None
+        self.job: MatchJob | None = None
         self.deadline = math.inf
 
     def stop(self, now: bool = False) -> None:
@@ -334,7 +371,7 @@ def worker_start_method() -> str | None:
     return "fork" if "fork" in methods else None
 
 
-def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: Callable[[dict], None]) -> None:
+def _run_in_workers(work: list[MatchJob], jobs: int, timeout: float | None, emit: Callable[[dict], None]) -> None:
     """Play `work` in `jobs` supervised child processes: a match that outlives `timeout`, or whose
     process dies (an agent calling os._exit, a crash in native code), is recorded as failed and its
     process replaced. Workers are forked where the platform allows it, so they inherit the caller's
@@ -383,7 +420,7 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
                     reason = f"MatchTimeout: no result within {timeout:g} s"
                 else:
                     reason = f"WorkerDied: the match's process ended with exit code {w.process.exitcode}"
-                failed = _fail(_job_record(w.job), culprit, reason, [0] * len(_job_record(w.job)["kinds"]))
+                failed = _fail(w.job.fresh_record(), culprit, reason, [0] * w.job.num_players)
                 w.stop(now=True)
                 workers[i] = _Worker(ctx)
                 emit(failed)
@@ -393,7 +430,7 @@ def _run_in_workers(work: list[tuple], jobs: int, timeout: float | None, emit: C
             w.stop(now=not clean)
 
 
-def _run_on_ray(work: list[tuple], jobs: int, address: str | None, emit: Callable[[dict], None]) -> None:
+def _run_on_ray(work: list[MatchJob], jobs: int, address: str | None, emit: Callable[[dict], None]) -> None:
     """Each match a Ray task, emitted as it ends. Every node needs city-envs installed."""
     if not work:
         return
@@ -406,7 +443,7 @@ def _run_on_ray(work: list[tuple], jobs: int, address: str | None, emit: Callabl
             ray.init(num_cpus=max(1, jobs), include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, log_to_driver=False)
-    play = ray.remote(_play_indexed)
+    play = ray.remote(_play_job)
     pending = [play.remote(job) for job in work]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

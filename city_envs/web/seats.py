@@ -1,7 +1,8 @@
 """The seats a web form may ask for: built-in agents only, each within the server's limits.
 
-A form is text from anyone who can reach the page, so it never reaches the command line's agent
-parser (which imports `module:Class` and may unpickle a `ppo:...:trust_pickle` zip). A seat is one of
+A form is text from anyone who can reach the page, so it is read as a built-in agent spec only
+(`AgentSpec.parse_built_in`: no `module:Class`, which imports code, no `ppo:...:trust_pickle`, which
+unpickles a zip), then held to the server's limits. A seat is one of
 
 - `person`;
 - `random`, `heuristic`;
@@ -20,7 +21,8 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from city_envs.agents.base import Agent
-from city_envs.agents.registry import ISMCTS_PARAMS, heuristic_class, parse_params
+from city_envs.agents.heuristics import heuristic_class
+from city_envs.agents.spec import AgentSpec
 from city_envs.web.replays import too_large
 
 PERSON = "person"
@@ -47,10 +49,10 @@ class SeatSpec:
     build: Callable[[int], Agent | None]
 
 
-def _ismcts(spec: str, game_name: str) -> Callable[[int], Agent]:
+def _ismcts(spec: AgentSpec, game_name: str) -> Callable[[int], Agent]:
     from city_envs.agents.ismcts import ISMCTSAgent
 
-    params = parse_params(spec, ISMCTS_PARAMS)
+    params = dict(spec.options)
     if params.get("iters") is not None and not 1 <= params["iters"] <= MAX_ISMCTS_ITERS:
         raise ValueError(f"ismcts iters must be 1..{MAX_ISMCTS_ITERS} here, not {params['iters']}")
     if "seconds" in params:
@@ -72,19 +74,17 @@ def _ismcts(spec: str, game_name: str) -> Callable[[int], Agent]:
     return lambda seed: ISMCTSAgent(seed, time_limit=MAX_MOVE_SECONDS, **params)
 
 
-def _ppo(spec: str, game_name: str, num_players: int, resolve: Callable[[str], Path]) -> Callable[[int], Agent]:
+def _ppo(spec: AgentSpec, game_name: str, num_players: int, resolve: Callable[[str], Path]) -> Callable[[int], Agent]:
     if find_spec("sb3_contrib") is None or find_spec("torch") is None or find_spec("safetensors") is None:
         raise ValueError("the ppo agent needs the train extra: pip install 'city-envs[train]'")
     from city_envs.agents.policy_agent import PolicyAgent, baseline_path
     from city_envs.agents.policy_file import SUFFIX, PolicyFileError, load_policy_file
 
-    parts = [part for part in spec.split(":") if part] if spec else []
-    sample = "sample" in parts
-    sources = [part for part in parts if part != "sample"]
-    if len(sources) > 1 or len(parts) - len(sources) > 1:
-        raise ValueError(f"a ppo seat is ppo, ppo:sample or ppo:FOLDER/FILE{SUFFIX}[:sample], not 'ppo:{spec}'")
-    if sources:
-        path = resolve(sources[0])
+    if len(spec.flags) > 1:
+        raise ValueError(f"a ppo seat is ppo, ppo:sample or ppo:FOLDER/FILE{SUFFIX}[:sample], not {spec.text!r}")
+    sample = "sample" in spec.flags
+    if spec.policy is not None:
+        path = resolve(spec.policy)
         if path.suffix != SUFFIX:
             raise ValueError(
                 f"a ppo seat plays a policy file ({SUFFIX}, data only), not {path.name}; "
@@ -114,18 +114,17 @@ def parse_seat(text: str, game_name: str, num_players: int, resolve: Callable[[s
     text = text.strip()
     if len(text) > MAX_SEAT_CHARS:
         raise ValueError(f"a seat is at most {MAX_SEAT_CHARS} characters")
-    name, _, spec = text.partition(":")
     if text == PERSON:
         return SeatSpec(text, lambda seed: None)
-    if text == "random":
+    spec = AgentSpec.parse_built_in(text, ALLOWED)
+    if spec.kind == "random":
         from city_envs.agents.random_agent import RandomAgent
 
         return SeatSpec(text, RandomAgent)
-    if text == "heuristic":
-        cls = heuristic_class(game_name)
-        return SeatSpec(text, cls)
-    if name == "ismcts":
+    if spec.kind == "heuristic":
+        return SeatSpec(text, heuristic_class(game_name))
+    if spec.kind == "ismcts":
         return SeatSpec(text, _ismcts(spec, game_name))
-    if name == "ppo":
+    if spec.kind == "ppo":
         return SeatSpec(text, _ppo(spec, game_name, num_players, resolve))
-    raise ValueError(f"unknown agent {text!r}; a seat here is {ALLOWED}")
+    raise ValueError(f"{text!r}: the network-guided search is not offered here; a seat here is {ALLOWED}")

@@ -1132,6 +1132,9 @@ def run_worker(name: str, budget: float, seed: int) -> None:
 
     import city_envs.cli  # noqa: F401
 
+    with contextlib.suppress(ImportError):  # the web app's imports take seconds on a busy machine: not the budget's
+        import city_envs.web.app  # noqa: F401
+
     cap = address_space() + MEMORY_HEADROOM
     resource.setrlimit(resource.RLIMIT_AS, (cap, resource.RLIM_INFINITY))
     real_stdout = sys.stdout

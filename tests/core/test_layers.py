@@ -72,7 +72,6 @@ def graph() -> nx.DiGraph:
 KNOWN_CIRCLES = {
     frozenset({"city_envs.evaluation.benchmark", "city_envs.evaluation.verify"}),
     frozenset({"city_envs.evaluation.workers", "city_envs.evaluation.seat"}),
-    frozenset({"city_envs.agents.registry", "city_envs.agents.ismcts"}),
     frozenset({"city_envs.agents.entity_policy", "city_envs.agents.policy_file"}),
     frozenset({"city_envs.agents.policy_file", "city_envs.agents.privileged_policy"}),
     frozenset({"city_envs.agents.entity_policy", "city_envs.agents.policy_file", "city_envs.agents.privileged_policy"}),
@@ -102,3 +101,14 @@ def test_layers_import_downward_only():
         if "city_envs" not in (source, target) and layer(target) > layer(source)
     ]
     assert not upward, "\n".join(upward)
+
+
+def test_no_product_module_imports_the_lab():
+    importers = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                targets = [node.module or ""]
+            importers += [name for target in targets if target == "lab" or target.startswith("lab.")]
+    assert not importers, importers

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from city_envs import make_game
 from city_envs.cli import main as cli_main
 from city_envs.evaluation import evaluate, format_results, match_seeds, schedule, seat_lineup, wilson_interval, workers
 from city_envs.evaluation.reports import write_reports
+from city_envs.evaluation.workers import Runner
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_more_agents_than_seats_plays_every_combination_in_every_seat():
 
 def test_results_do_not_depend_on_the_number_of_processes():
     one = evaluate("metropolys", 3, ["heuristic", "random", "random"], games=6, seed=3)
-    two = evaluate("metropolys", 3, ["heuristic", "random", "random"], games=6, seed=3, jobs=2)
+    two = evaluate("metropolys", 3, ["heuristic", "random", "random"], games=6, seed=3, runner=Runner(2))
     assert one == two
 
 
@@ -205,17 +205,17 @@ def test_ratings_rank_the_stronger_agent_higher_and_reports_are_written(tmp_path
 
 def test_unknown_backend_and_stray_address_are_refused():
     with pytest.raises(ValueError, match="allowed: process, ray"):
-        evaluate("citadels", 2, ["random", "random"], games=1, seed=0, backend="dask")
+        Runner(backend="dask")
     with pytest.raises(ValueError, match="ray backend"):
-        evaluate("citadels", 2, ["random", "random"], games=1, seed=0, address="10.0.0.1:6379")
+        Runner(address="10.0.0.1:6379")
 
 
 def test_ray_backend_gives_the_process_backend_results():
     ray = pytest.importorskip("ray")
     lineup = ["heuristic", "random", "random"]
-    local = evaluate("blue_moon_city", 3, lineup, games=6, seed=11, jobs=2)
+    local = evaluate("blue_moon_city", 3, lineup, games=6, seed=11, runner=Runner(2))
     try:
-        on_ray = evaluate("blue_moon_city", 3, lineup, games=6, seed=11, jobs=2, backend="ray")
+        on_ray = evaluate("blue_moon_city", 3, lineup, games=6, seed=11, runner=Runner(2, "ray"))
     finally:
         ray.shutdown()
     assert on_ray == local
@@ -283,7 +283,7 @@ def faulty_agents(monkeypatch):
     ],
 )
 def test_anything_an_agent_does_fails_its_match_only(faulty_agents, fault, reason):
-    results = evaluate("citadels", 2, [fault, "random"], games=4, seed=1, jobs=2)
+    results = evaluate("citadels", 2, [fault, "random"], games=4, seed=1, runner=Runner(2))
     assert [f["match"] for f in results["failures"]] == [0, 1, 2, 3]
     for failure in results["failures"]:
         assert failure["culprit"] == failure["kinds"].index(fault)
@@ -292,7 +292,7 @@ def test_anything_an_agent_does_fails_its_match_only(faulty_agents, fault, reaso
 
 
 def test_a_hanging_agent_is_stopped_by_the_match_timeout(faulty_agents):
-    results = evaluate("metropolys", 2, ["hang", "heuristic"], games=2, seed=0, jobs=2, match_timeout=3)
+    results = evaluate("metropolys", 2, ["hang", "heuristic"], games=2, seed=0, runner=Runner(2, match_timeout=3))
     assert [f["culprit"] for f in results["failures"]] == [0, 1]  # the hanging agent's seat in each
     for failure in results["failures"]:
         assert failure["reason"] == f"seat {failure['culprit']} (hang): MatchTimeout: no result within 3 s"
@@ -317,7 +317,7 @@ def test_a_bad_agent_or_option_is_refused_before_any_match():
     with pytest.raises(ValueError, match="max_rounds"):
         evaluate("citadels", 2, ["random", "random"], games=2, seed=0, max_rounds=0)
     with pytest.raises(ValueError, match="match_timeout"):
-        evaluate("citadels", 2, ["random", "random"], games=2, seed=0, match_timeout=-1)
+        Runner(match_timeout=-1)
 
 
 def test_records_stream_to_the_log_and_resume_gives_the_uninterrupted_results(tmp_path):
@@ -329,7 +329,7 @@ def test_records_stream_to_the_log_and_resume_gives_the_uninterrupted_results(tm
     # a run stopped after three matches, in the middle of writing a fourth
     cut = tmp_path / "cut.jsonl"
     cut.write_text("\n".join(lines[:4]) + "\n" + lines[4][:25])
-    resumed = evaluate("blue_moon_city", 3, lineup, games=6, seed=2, log=cut, resume=True, jobs=2)
+    resumed = evaluate("blue_moon_city", 3, lineup, games=6, seed=2, log=cut, resume=True, runner=Runner(2))
     assert resumed == whole
     assert len(cut.read_text().splitlines()) == 7
     assert evaluate("blue_moon_city", 3, lineup, games=6, seed=2, log=cut, resume=True) == whole  # nothing to play
@@ -348,7 +348,7 @@ class Spin:
             pass
 
 workers.make_agent = lambda kind, game, seed: Spin()
-evaluate("citadels", 2, ["a", "b"], games=4, seed=0, jobs=2, match_timeout=0)
+evaluate("citadels", 2, ["a", "b"], games=4, seed=0, runner=workers.Runner(2, match_timeout=0))
 """
 
 
@@ -403,27 +403,6 @@ def test_resume_refuses_a_record_whose_match_is_not_a_match_number(tmp_path, mat
         evaluate("citadels", 2, ["random", "random"], games=2, seed=0, log=log, resume=True)
 
 
-@pytest.mark.parametrize(
-    "old, new",
-    [
-        ("city_envs.training.arena", "city_envs.evaluation"),
-        ("city_envs.training.ladder", "city_envs.evaluation.ladder"),
-    ],
-)
-def test_the_old_module_paths_still_import_with_a_deprecation_warning(old, new):
-    code = (
-        f"import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
-        f"try:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert f"{old} is deprecated" in out and new in out
-    name = "evaluate" if old.endswith("arena") else "main"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        module = __import__(old, fromlist=[name])
-    assert getattr(module, name) is getattr(__import__(new, fromlist=[name]), name)
-
-
 class OneTorchThreadAgent:
     """Plays its first legal action, and fails its match unless torch runs on one thread where it plays."""
 
@@ -442,7 +421,7 @@ def test_each_worker_runs_torch_on_one_thread():
     """Two workers with two torch threads each on two cores played policies at half the speed of one."""
     pytest.importorskip("torch")
     spec = f"{__name__}:OneTorchThreadAgent"
-    results = evaluate("citadels", 2, [spec, "random"], games=2, seed=0, jobs=2)
+    results = evaluate("citadels", 2, [spec, "random"], games=2, seed=0, runner=Runner(2))
     assert results["failures"] == [] and results["agents"][spec]["appearances"] == 2
 
 
@@ -492,14 +471,13 @@ def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_poli
 def test_a_run_of_the_baseline_shorthand_does_not_resume_once_the_baseline_is_replaced(tmp_path, kind, monkeypatch):
     """`ppo` and `net=ppo` name whatever baseline is committed: the log records its digest, so matches
     against a replaced baseline never mix with the old one's."""
-    from city_envs.evaluation import arena
-
     folder = tmp_path / "baselines"
     folder.mkdir()
     policy = folder / "citadels_2p.safetensors"
     policy.write_bytes(Path("training/baselines/citadels_2p.safetensors").read_bytes())
-    monkeypatch.setattr(arena, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
-    monkeypatch.setattr("city_envs.agents.policy_agent.baseline_path", arena.baseline_path)
+    monkeypatch.setattr(
+        "city_envs.agents.policy_agent.baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors"
+    )
     log = tmp_path / "matches.jsonl"
     whole = evaluate("citadels", 2, [kind, "random"], games=1, seed=0, log=log)
     header = json.loads(log.read_text().splitlines()[0])["run"]

@@ -17,6 +17,7 @@ from city_envs.evaluation.compare import compare_results
 from city_envs.evaluation.scheduling import match_seeds
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.verify import read_log, require_verified, verify_result
+from city_envs.evaluation.workers import Runner
 from tests.conftest import TINY_REPS
 
 REPS = TINY_REPS
@@ -76,7 +77,7 @@ def test_the_infoset_holds_a_sample_not_the_match(tiny_suites, tmp_path):
 )
 def test_a_candidate_that_crashes_cheats_or_hangs_loses_its_matches(attack, reason, timeout, tiny_suites, tmp_path):
     suite = load_suite("tiny-one")
-    results = run_agent_benchmark(f"{ATTACKS}:{attack}", suite, tmp_path, reps=REPS, match_timeout=timeout)
+    results = run_agent_benchmark(f"{ATTACKS}:{attack}", suite, tmp_path, Runner(match_timeout=timeout), reps=REPS)
     for lineup in results["tasks"]["citadels:2"]["lineups"].values():
         assert lineup["failures"] == 4 and lineup["win_share"] == [0.0] * 4
     log = (tmp_path / "runs" / "citadels_2p" / "random" / "matches.jsonl").read_text().splitlines()[1:]

@@ -20,6 +20,7 @@ from city_envs.evaluation.benchmark import (
 )
 from city_envs.evaluation.compare import compare_results, write_comparison
 from city_envs.evaluation.suite import load_suite
+from city_envs.evaluation.workers import Runner
 from tests.conftest import TINY_REPS
 
 REPS = 100  # bootstrap resamples: enough to exercise the code
@@ -66,7 +67,7 @@ def test_agent_benchmark_records_every_match_and_is_reproducible(tiny_results, t
     assert results["aggregate"]["ci95"][0] <= results["aggregate"]["iqm"] <= results["aggregate"]["ci95"][1]
     assert (results["jobs"], results["backend"], results["resumed"]) == (1, "process", False)
     assert "Took " in (tiny_results / "heuristic" / "report.md").read_text()
-    again = run_agent_benchmark("heuristic", suite, tmp_path / "b", jobs=2, reps=TINY_REPS)
+    again = run_agent_benchmark("heuristic", suite, tmp_path / "b", Runner(2), reps=TINY_REPS)
     assert strip_timing(json.loads(json.dumps(again))) == strip_timing(results)  # the same, whatever runs them
     for name in ("results.json", "report.md", "tasks.png", "profile.png", "marl_eval.json", "benchmark.json"):
         assert (tmp_path / "b" / name).is_file()

@@ -162,7 +162,7 @@ def test_publishing_a_finished_run_checks_it_first(tmp_path, baselines, capsys, 
 
 
 def test_the_privileged_ab_warm_start_of_a_continued_baseline_is_its_first_policy_s(tmp_path, baselines, monkeypatch):
-    from city_envs.training import privileged_ab
+    from lab import privileged_ab
 
     train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "first", log=lambda _: None)
     selfplay.publish_baseline(tmp_path / "first", games=4)

@@ -310,7 +310,8 @@ def test_a_privileged_run_resumed_after_a_stop_ends_with_the_parameters_of_an_un
 def test_the_measurement_runs_both_arms_with_equal_settings_and_summarizes_them(tmp_path, monkeypatch, capsys):
     """Every planned command is a valid `city-envs train` (its config is captured, not trained): the arms
     differ only in `privileged_critic`, and start from the warm start's file; the summary reads runs."""
-    from city_envs.training import privileged_ab, selfplay
+    from city_envs.training import selfplay
+    from lab import privileged_ab
 
     configs: dict[str, TrainConfig] = {}
 

@@ -54,8 +54,9 @@ def trap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     import city_envs.agents.policy_agent as policy_agent
     import city_envs.agents.policy_file as policy_file
     import city_envs.agents.registry as registry
+    from city_envs.agents.spec import AgentSpec
 
-    for module, name in ((registry, "user_agent"), (policy_file, "load_sb3_zip"), (policy_agent, "load_sb3_zip")):
+    for module, name in ((AgentSpec, "_build_user"), (policy_file, "load_sb3_zip"), (policy_agent, "load_sb3_zip")):
         monkeypatch.setattr(module, name, spy(f"{module.__name__}.{name}"))
     make_agent = registry.make_agent
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from city_envs.core.markdown import fill, section_names
-from city_envs.evaluation import guided_search
+from lab import guided_search
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def results(*tasks: dict) -> dict:
         "matches": 8,
         "timing_matches": 2,
         "seed": 1,
-        "commands": ["python -m city_envs.evaluation.guided_search --games 8"],
+        "commands": ["python -m lab.guided_search --games 8"],
         "tasks": list(tasks),
     }
 
@@ -113,7 +113,7 @@ def test_the_head_to_head_section_is_its_committed_json():
     text = page.read_text()
     section = guided_search.doc_section(guided_search.load_results(source), source, page, "guided-head-to-head")
     assert fill(text, {"guided-head-to-head": section}, placeholder=None) == text, (
-        "rerun: python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/head_to_head.json "
+        "rerun: python -m lab.guided_search --from-json benchmarks/guided/head_to_head.json "
         "--section guided-head-to-head --doc docs/leaderboard.md"
     )
 
@@ -123,8 +123,7 @@ def test_the_leaderboard_section_is_the_committed_json():
     if agrees is None:
         pytest.skip("benchmarks/guided/results.json is not committed yet (docs/leaderboard.md, Network-guided ISMCTS)")
     assert agrees, (
-        "rerun: python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/results.json "
-        "--doc docs/leaderboard.md"
+        "rerun: python -m lab.guided_search --from-json benchmarks/guided/results.json --doc docs/leaderboard.md"
     )
 
 

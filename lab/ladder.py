@@ -1,8 +1,8 @@
 """The strength ladder: one arena run per game and player count, gathered into one Markdown table.
 
-    python -m city_envs.evaluation.ladder --jobs 2 --out runs/ladder          # the README's leaderboard
-    python -m city_envs.evaluation.ladder --game citadels --players 2 --games 40 --out runs/ladder
-    python -m city_envs.evaluation.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
+    python -m lab.ladder --jobs 2 --out runs/ladder          # docs/leaderboard.md
+    python -m lab.ladder --game citadels --players 2 --games 40 --out runs/ladder
+    python -m lab.ladder --games 2:96,4:24 --out runs/ladder   # matches per player count
 
 Each run plays the rungs (random, heuristic, ISMCTS at two budgets) against each other with the
 arena's schedule, so every pair meets in every seat equally often, and writes its full reports to
@@ -24,6 +24,7 @@ from city_envs import GAMES
 from city_envs.core import progress
 from city_envs.evaluation.arena import evaluate
 from city_envs.evaluation.reports import write_reports
+from city_envs.evaluation.workers import Runner
 
 RUNGS = ("random", "heuristic", "ismcts:iters=10", "ismcts:iters=50")
 # games whose heuristic plays a match out fast enough for ISMCTS rollouts to go to the end; the others
@@ -128,7 +129,7 @@ def run(
                     print(f"{game} {n}p: reusing {run_dir}", flush=True)
                     bar.advance(played)
                     continue
-                result = evaluate(game, n, game_rungs(game, rungs), played, seed, jobs=jobs)
+                result = evaluate(game, n, game_rungs(game, rungs), played, seed, Runner(jobs))
                 write_reports(result, run_dir)
                 print("\n".join(leaderboard_rows(result)), flush=True)
     return write_leaderboard(out)

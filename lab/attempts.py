@@ -5,9 +5,9 @@ table of them.
 An attempt that failed is a result too (the project reports every one, with its figures), and a figure
 typed into a page drifts from the run that made it. So a run's figures enter the docs only this way:
 
-    python -m city_envs.training.attempts add runs/m4p_ei --label "Metropolys 4p, expert iteration" \\
+    python -m lab.attempts add runs/m4p_ei --label "Metropolys 4p, expert iteration" \\
         --why "the guided search as teacher" --start-record training/baselines/metropolys_4p.json
-    python -m city_envs.training.attempts --from-json benchmarks/attempts.json --doc docs/training.md
+    python -m lab.attempts --from-json benchmarks/attempts.json --doc docs/training.md
 
 `add` reads the run's `config.toml` (the settings that tell attempts apart), its curve (`curve.csv`,
 and `expert/curve.json` for expert rounds evaluated before the run chose its model) and its expert
@@ -253,7 +253,7 @@ def write_doc(page: str | Path, source: str | Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
-        prog="python -m city_envs.training.attempts",
+        prog="python -m lab.attempts",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from city_envs.core.markdown import fill, section_names
-from city_envs.training import privileged_ab
+from lab import privileged_ab
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "<!-- tables:privileged-ab -->\nold\n<!-- /tables:privileged-ab -->\n"
@@ -32,7 +32,7 @@ def arm(rate: float, variance: float | None = 0.5) -> dict:
 def summary(tasks: dict) -> dict:
     return {
         "measurement": "privileged_ab",
-        "command": "python -m city_envs.training.privileged_ab --out runs/privileged_ab",
+        "command": "python -m lab.privileged_ab --out runs/privileged_ab",
         "options": {"games": ["citadels"], "players": [2, 4], "timesteps": 300_000, "start": "warm", "seed": 0},
         "arm_settings": privileged_ab.ARM_SETTINGS,
         "tasks": tasks,
@@ -109,7 +109,7 @@ def test_a_stopped_run_has_its_summary_and_page_and_a_resumed_one_completes_them
     assert privileged_ab.main(argv) == 1
     saved = json.loads((out / "summary.json").read_text())
     assert list(saved["tasks"]) == ["citadels_2p"] and list(saved["tasks"]["citadels_2p"]) == ["plain"]
-    assert saved["command"] == "python -m city_envs.training.privileged_ab " + " ".join(argv)
+    assert saved["command"] == "python -m lab.privileged_ab " + " ".join(argv)
     assert saved["options"]["timesteps"] == 5 and saved["arm_settings"] == privileged_ab.ARM_SETTINGS
     assert (out / "summary.md").read_text() == privileged_ab.table(saved)
     assert "Not finished yet: citadels_2p (privileged, start), citadels_4p (nothing yet)" in page.read_text()
@@ -191,8 +191,7 @@ def test_the_training_page_section_is_the_committed_summary():
     if agrees is None:
         pytest.skip("benchmarks/privileged_ab/summary.json is not committed yet (docs/training.md, privileged critic)")
     assert agrees, (
-        "rerun: python -m city_envs.training.privileged_ab --from-json benchmarks/privileged_ab/summary.json "
-        "--doc docs/training.md"
+        "rerun: python -m lab.privileged_ab --from-json benchmarks/privileged_ab/summary.json --doc docs/training.md"
     )
 
 

@@ -1,8 +1,8 @@
 """Strength and cost per decision of network-guided ISMCTS, against the heuristic, the network alone and
 rollout ISMCTS.
 
-    python -m city_envs.evaluation.guided_search --game metropolys --players 2 --games 40 --out runs/guided
-    python -m city_envs.evaluation.guided_search --jobs 2 --out runs/guided     # every game, 2 and 4 players
+    python -m lab.guided_search --game metropolys --players 2 --games 40 --out runs/guided
+    python -m lab.guided_search --jobs 2 --out runs/guided     # every game, 2 and 4 players
 
 Strength: per game and player count, one arena run per opponent (`heuristic`, `ppo`, rollout ISMCTS):
 the guided search in one seat, the opponent in every other, seat-rotated and seeded as `city-envs
@@ -25,7 +25,7 @@ The figures reach the docs only from that JSON: `--doc PAGE` fills the page's `<
 -->` section as the run goes, and `--from-json FILE --doc PAGE` measures nothing, so the committed copy
 (`benchmarks/guided/results.json`) writes docs/leaderboard.md:
 
-    python -m city_envs.evaluation.guided_search --from-json benchmarks/guided/results.json --doc docs/leaderboard.md
+    python -m lab.guided_search --from-json benchmarks/guided/results.json --doc docs/leaderboard.md
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document
 from city_envs.evaluation.arena import evaluate, policy_digests
+from city_envs.evaluation.workers import Runner
 
 GUIDED = "ismcts:net=ppo:iters=100"
 ROLLOUT = "ismcts:iters=50:bias=3"  # the rollout search at the bias and budget it was first measured with
@@ -70,7 +71,7 @@ def strength(game: str, players: int, guided: str, opponent: str, matches: int, 
     out.mkdir(parents=True, exist_ok=True)
     log = out / "matches.jsonl"
     kinds = [guided] + [opponent] * (players - 1)
-    result = evaluate(game, players, kinds, matches, seed, jobs=jobs, log=log, resume=log.is_file())
+    result = evaluate(game, players, kinds, matches, seed, Runner(jobs), log=log, resume=log.is_file())
     (out / "results.json").write_text(json.dumps(result, indent=1))
     row = result["agents"][guided]
     return {
@@ -348,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         for game, n in tasks:  # a bad spec or a missing network stops the run before any match
             for spec in (args.guided, args.rollout, "ppo"):
                 prepare_agents([make_agent(spec, game, 0)], make_game(game, n, seed=0))
-        results = start_results(out, settings, f"python -m city_envs.evaluation.guided_search {shlex.join(argv)}")
+        results = start_results(out, settings, f"python -m lab.guided_search {shlex.join(argv)}")
     except ValueError as error:
         parser.error(str(error))
     started = time.time()

@@ -14,8 +14,8 @@ of the returns' variance the critic accounts for), and `summary.md` puts the arm
 are rewritten after each step, from every finished run in the folder, so a stopped measurement has
 them too.
 
-    python -m city_envs.training.privileged_ab --out runs/privileged_ab            # runs what is missing
-    python -m city_envs.training.privileged_ab --out runs/privileged_ab --dry-run  # the commands only
+    python -m lab.privileged_ab --out runs/privileged_ab            # runs what is missing
+    python -m lab.privileged_ab --out runs/privileged_ab --dry-run  # the commands only
 
 Every step is a `city-envs train` command (printed before it runs); a finished one is skipped and an
 interrupted one resumed, so the script can be stopped and run again. The folder's summary.json is the
@@ -28,7 +28,7 @@ The figures reach the docs only from that JSON: `--doc PAGE` fills the page's `<
 -->` section as the run goes, and `--from-json FILE --doc PAGE` measures nothing, so the committed copy
 (`benchmarks/privileged_ab/summary.json`) writes docs/training.md:
 
-    python -m city_envs.training.privileged_ab --from-json benchmarks/privileged_ab/summary.json --doc docs/training.md
+    python -m lab.privileged_ab --from-json benchmarks/privileged_ab/summary.json --doc docs/training.md
 """
 
 from __future__ import annotations
@@ -42,12 +42,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from city_envs.agents.policy_agent import BASELINES_DIR
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.registry import GAMES
 from city_envs.core.settings import read_document, read_measurement
 from city_envs.training.lineage import lineage_chain
 
-BASELINES = Path(__file__).resolve().parent / "baselines"
+BASELINES = BASELINES_DIR
 PLAYERS = (2, 4)
 ARMS = ("plain", "privileged")
 START = "start"  # the start policy itself, no PPO: the same final evaluation, the figure both arms move from
@@ -374,7 +375,7 @@ def publish(out: Path, command: str, options: dict, doc: str | None, earlier: di
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m city_envs.training.privileged_ab", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m lab.privileged_ab", description=__doc__)
     parser.add_argument("--out", default="runs/privileged_ab", help="folder of every run, summary.json and .md")
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
     parser.add_argument("--players", nargs="+", type=int, default=list(PLAYERS), choices=PLAYERS)
@@ -411,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--seed must be 0..900, --timesteps and --eval-jobs at least 1")
     out = Path(args.out)
     tasks = task_names(args.games, args.players)
-    command = f"python -m city_envs.training.privileged_ab {shlex.join(argv)}"
+    command = f"python -m lab.privileged_ab {shlex.join(argv)}"
     options = {
         "games": args.games,
         "players": args.players,

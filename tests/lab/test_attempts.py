@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from city_envs.core.markdown import fill, section_names
-from city_envs.training import attempts
 from city_envs.training.evaluation import write_curve
+from lab import attempts
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "<!-- tables:attempts -->\nold\n<!-- /tables:attempts -->\n"

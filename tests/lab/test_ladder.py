@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from city_envs.evaluation import ladder
+from lab import ladder
 
 RUNGS = "random,heuristic,ismcts:iters=3:max_rollout=5"
 
