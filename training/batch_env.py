@@ -47,7 +47,9 @@ class BatchVecEnv(SlotsVecEnv):
         if reward not in REWARDS:
             raise ValueError(f"invalid reward {reward!r}; allowed: {', '.join(REWARDS)}")
         if not batch_supports(pool, privileged):
-            raise ValueError("the native batch plays no snapshot opponents and no privileged critic: use SelfPlayVecEnv")
+            raise ValueError(
+                "the native batch plays no snapshot opponents and no privileged critic: use SelfPlayVecEnv"
+            )
         weights = {kind: pool.weights[kind] for kind in ("heuristic", "random")}
         self.batch = NativeBatch(game, players, n_envs, seed, weights, options, reward, score_scale, first_index)
         self.game_name, self.players, self.privileged = game, self.batch.players, False

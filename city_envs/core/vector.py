@@ -56,6 +56,11 @@ def opponent_cdf(weights: Mapping[str, float]) -> tuple[list[str], list[float]]:
     return kinds, [float(value) for value in cdf]
 
 
+def batch_available(game: str) -> bool:
+    """Whether this installation has the native batch of `game` (a known game name)."""
+    return _native is not None and hasattr(_native, f"{game_class(game, 'python').__name__}Batch")
+
+
 class NativeBatch:
     """`num_envs` training matches of `game` stepped by the native engine (see the module docstring).
 
@@ -130,10 +135,11 @@ class NativeBatch:
         """Play each slot's learner action (one legal action id per slot) and everything up to each
         learner's next decision; an illegal action is a ValueError naming its slot, and plays nothing."""
         values = np.asarray(actions)
-        if values.shape != (self.num_envs,) or not (
-            np.issubdtype(values.dtype, np.integer) or (values.size and np.all(np.mod(values, 1) == 0))
-        ):
-            raise ValueError(f"step needs one integer action per slot: shape ({self.num_envs},), not {values.shape}")
+        whole = values.dtype.kind in "iu" or (values.dtype.kind == "f" and bool(np.all(np.mod(values, 1) == 0)))
+        if values.shape != (self.num_envs,) or not whole:
+            raise ValueError(
+                f"step needs one integer action per slot: shape ({self.num_envs},), not {values.dtype} {values.shape}"
+            )
         if values.size and (values.min() < 0 or values.max() >= self.num_actions):
             raise ValueError(f"actions must be in 0..{self.num_actions - 1}")
         self._actions[:] = values

@@ -56,6 +56,7 @@ struct BatchSlot {
   double margin = 0.0;   // the learner's margin at its last step (`score` and `lead` rewards)
   std::array<SeatKind, G::kMaxPlayers> seats{};
   std::array<Pcg64, G::kMaxPlayers> seat_rngs{};
+  std::array<uint8_t, G::kNumActions> legal{};  // the learner's legal actions, while `ready`
   bool ready = false;  // waiting on its learner (after `reset` or `set`)
 };
 
@@ -116,20 +117,24 @@ class Batch {
 
   // The first slot whose action is not legal for its learner, or -1.
   int first_illegal(const int64_t* actions) const {
-    uint8_t mask[G::kNumActions];
     for (int i = 0; i < num_envs(); ++i) {
       const int64_t action = actions[i];
-      if (action < 0 || action >= G::kNumActions) return i;
-      slot(i).game.legal_actions(mask);
-      if (mask[action] == 0) return i;
+      if (action < 0 || action >= G::kNumActions || slot(i).legal[static_cast<size_t>(action)] == 0) return i;
     }
     return -1;
+  }
+
+  // Make `s` wait on its learner (a restored slot): its legal actions as `first_illegal` reads them.
+  static void mark_ready(Slot& s) {
+    s.game.legal_actions(s.legal.data());
+    s.ready = true;
   }
 
   // Every slot's learner plays its (legal) action; see the header comment.
   void step(const int64_t* actions, const BatchOut& out) {
     for (int i = 0; i < num_envs(); ++i) {
       Slot& s = slot(i);
+      s.ready = false;  // until it waits on its learner again (a fault midway leaves the batch to reset)
       play(s, static_cast<int>(actions[i]));
       play_opponents(s);
       float reward = 0.0F;  // float32 sums, as SelfPlayVecEnv's rewards array adds
@@ -148,6 +153,8 @@ class Batch {
         out.wins[i] = share;
         s.game.observation(s.learner, out.final_observations + static_cast<size_t>(i) * G::kObservationSize);
         start(s, i);
+      } else {
+        mark_ready(s);
       }
       out.rewards[i] = reward;
       write(i, out.observations, out.masks);
@@ -167,7 +174,7 @@ class Batch {
       new_match(s, i);
       play_opponents(s);
     } while (s.game.is_over());
-    s.ready = true;
+    mark_ready(s);
   }
 
   void new_match(Slot& s, int i) {
@@ -245,10 +252,8 @@ class Batch {
   void write(int i, float* observations, bool* masks) const {
     const Slot& s = slot(i);
     s.game.observation(s.learner, observations + static_cast<size_t>(i) * G::kObservationSize);
-    uint8_t mask[G::kNumActions];
-    s.game.legal_actions(mask);
     bool* row = masks + static_cast<size_t>(i) * G::kNumActions;
-    for (int a = 0; a < G::kNumActions; ++a) row[a] = mask[a] != 0;
+    for (int a = 0; a < G::kNumActions; ++a) row[a] = s.legal[static_cast<size_t>(a)] != 0;
   }
 
   int num_players_;

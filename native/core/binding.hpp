@@ -98,7 +98,7 @@ struct has_heuristic<G, std::void_t<decltype(std::declval<const G&>().heuristic(
 // ----- the batched vector env: `<Game>Batch` over `Batch<G>` (batch.hpp) ---------------------------------
 //
 // Observations, masks, rewards and flags are written into the caller's arrays (checked here: dtype,
-// shape, contiguity); an illegal action is a ValueError naming its slot, and nothing is played then.
+// shape, contiguity, and never converted: a converted copy would take the writes); an illegal action is a ValueError naming its slot, and nothing is played then.
 // `reset` and `step` run with the GIL released; a second thread stepping the same batch is refused.
 template <class G>
 void bind_batch(nb::module_& m, const std::string& class_name) {
@@ -175,7 +175,7 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
             nb::gil_scoped_release release;
             self.reset(observations.data(), masks.data());
           },
-          nb::arg("observations"), nb::arg("masks"),
+          nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
           "Start every slot's next match; write the learners' observations and legal masks.")
       .def(
           "step",
@@ -204,8 +204,9 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
                                           std::to_string(actions.data()[illegal]) +
                                           " is not legal for its learner (nothing was played)");
           },
-          nb::arg("actions"), nb::arg("observations"), nb::arg("masks"), nb::arg("rewards"), nb::arg("terminated"),
-          nb::arg("truncated"), nb::arg("final_observations"), nb::arg("wins"),
+          nb::arg("actions").noconvert(), nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
+          nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(), nb::arg("truncated").noconvert(),
+          nb::arg("final_observations").noconvert(), nb::arg("wins").noconvert(),
           "Play each slot's learner action (int64, one per slot) and its opponents' replies; write the results "
           "(final_observations and wins: the rows of the finished slots, whose next match has started).")
       .def(
@@ -268,7 +269,7 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
             next.learner = learner;
             next.episodes = episodes;
             next.margin = margin;
-            next.ready = true;
+            B::mark_ready(next);
             s = std::move(next);
           },
           nb::arg("slot"), nb::arg("match"), nb::arg("rng"), nb::arg("learner"), nb::arg("episodes"),
