@@ -128,3 +128,24 @@ def test_the_trainer_steps_on_the_batch_when_every_opponent_is_native():
     for values in ({"env_workers": 2}, {"privileged_critic": True, "timesteps": 1000}):
         config = make_config(game="citadels", pool_self=0.0, n_envs=2, **values)
         assert not selfplay.uses_batch(config, OpponentPool("citadels", config.pool_weights()))
+
+
+@pytest.mark.slow
+def test_training_on_the_batch_learns_what_selfplay_vec_env_teaches(tmp_path, monkeypatch):
+    """The trainer with native opponents only: the same final parameters on BatchVecEnv as on
+    SelfPlayVecEnv, and a run stopped and resumed on the batch ends as the uninterrupted one."""
+    torch = pytest.importorskip("torch")
+    from city_envs.training.config import TrainConfig
+    from tests.training.helpers import TINY, final_parameters, whole_and_resumed
+
+    config = TrainConfig("metropolys", timesteps=320, seed=3, pool_self=0.0, **{**TINY, "select_best": False})
+    assert selfplay.uses_batch(config, OpponentPool("metropolys", config.pool_weights()))
+    whole, resumed, state = whole_and_resumed(config, tmp_path / "batch")
+    assert state["num_timesteps"] == 128
+    monkeypatch.setattr(selfplay, "uses_batch", lambda config, pool: False)
+    selfplay.train(config, tmp_path / "reference", log=lambda _: None)
+    reference = final_parameters(tmp_path / "reference")
+    assert whole.keys() == resumed.keys() == reference.keys()
+    for key in whole:
+        assert torch.equal(whole[key], reference[key]), key
+        assert torch.equal(resumed[key], reference[key]), key
