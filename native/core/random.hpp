@@ -81,9 +81,11 @@ struct Pcg64 {
     return 2;
   }
 
-  // `np.random.default_rng(SeedSequence(entropy)).bit_generator` for entropy given as `words` 32-bit
-  // words (a list of integers `[a, b]` is the words of a, then the words of b: `append_entropy`).
+  // `np.random.default_rng(SeedSequence(entropy)).bit_generator` for entropy given as `words` <= 4
+  // 32-bit words, the size of its pool (a list of integers `[a, b]` is the words of a, then the words of
+  // b: `append_entropy`).
   static Pcg64 from_entropy(const uint32_t* entropy, size_t words) {
+    if (words > 4) throw std::invalid_argument("SeedSequence: at most 4 words of entropy here");
     constexpr uint32_t kInitA = 0x43b0d7e5U, kMultA = 0x931e8875U, kInitB = 0x8b51f9ddU, kMultB = 0x58f38dedU;
     constexpr uint32_t kMixL = 0xca01f9ddU, kMixR = 0x4973f715U;
     uint32_t hash_const = kInitA;
@@ -104,8 +106,6 @@ struct Pcg64 {
     for (int src = 0; src < 4; ++src)
       for (int dst = 0; dst < 4; ++dst)
         if (src != dst) pool[dst] = mix(pool[dst], hashmix(pool[src]));
-    for (size_t src = 4; src < words; ++src)
-      for (int dst = 0; dst < 4; ++dst) pool[dst] = mix(pool[dst], hashmix(entropy[src]));
     uint32_t state32[8];
     uint32_t out_const = kInitB;
     for (int i = 0; i < 8; ++i) {
