@@ -266,6 +266,7 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
         result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
     if native_class(game_class(name, "python")) is not None:
         result.update(native_figures(name, num_players, seconds, seed, **options))
+        result.update(batch_figures(name, num_players, seconds, seed, **options))
         if search:
             # the same first 40 positions as the Python column's: the same matches, sampled alike
             native_states = sample_states(name, num_players, 40, seed, engine="native", **options)
@@ -324,6 +325,46 @@ def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, *
     return figures
 
 
+BATCH_ENVS = 64  # matches per vector env in the batch figures (the trainer's default n_envs)
+
+
+def _vector_steps(env, seed: int) -> Iterator[int]:
+    """Yields the slots stepped (env steps) per step of a vector env with `action_masks()`, each slot's
+    learner playing a uniformly random legal action (one vectorised draw for all slots)."""
+    rng = np.random.default_rng(seed)
+    env.reset()
+    while True:
+        masks = env.action_masks()
+        env.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        yield len(masks)
+
+
+def batch_figures(name: str, num_players: int, seconds: float, seed: int = 0, **options) -> dict:
+    """Training env steps/s against heuristic opponents: the native batch (`BatchVecEnv`, every opponent
+    move in C++) beside `SelfPlayVecEnv` on the native engine (the trainer's env before it), both with
+    BATCH_ENVS matches, in alternating slices. Empty without the training extra or the native batch."""
+    from city_envs.core.vector import batch_available
+
+    try:
+        from city_envs.training.batch_env import BatchVecEnv
+        from city_envs.training.pool import OpponentPool
+        from city_envs.training.vec_env import SelfPlayVecEnv
+    except ImportError:  # stable-baselines3 (the train extra) is not installed
+        return {}
+    if not batch_available(name):
+        return {}
+    envs = [
+        kind(name, num_players, BATCH_ENVS, seed, OpponentPool(name, {"heuristic": 1.0}), options)
+        for kind in (BatchVecEnv, SelfPlayVecEnv)
+    ]
+    batch, reference = paired_rates(_vector_steps(envs[0], seed), _vector_steps(envs[1], seed), seconds)
+    return {
+        "batch_env_steps_per_s": batch,
+        "selfplay_env_steps_per_s_beside_batch": reference,
+        "batch_env_ratio_vs_selfplay": batch / reference,
+    }
+
+
 def run_all(seconds: float = 1.0, seed: int = 0, progress=None) -> dict:
     """`run` for every game at every player count it allows, with the search cost."""
     rows = []
@@ -363,6 +404,12 @@ TABLE_COLUMNS = (
     ("native clone µs", "native_clone_us", "{:.2f}"),
     ("native determinize µs", "native_determinize_us", "{:.2f}"),
     ("native observation µs", "native_observation_us", "{:.2f}"),
+)
+# `batch_figures`, in the one-game report and the JSON (not yet in docs/speed.md's table)
+BATCH_COLUMNS = (
+    ("batched env steps/s (heuristic opponents)", "batch_env_steps_per_s", "{:,.0f}"),
+    ("SelfPlayVecEnv env steps/s beside it", "selfplay_env_steps_per_s_beside_batch", "{:,.0f}"),
+    ("batched / SelfPlayVecEnv", "batch_env_ratio_vs_selfplay", "{:.1f}x"),
 )
 
 

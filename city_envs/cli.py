@@ -210,6 +210,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for heading, key, fmt in bench.TABLE_COLUMNS
         if key in native_keys and result.get(key) is not None
     ]
+    rows += [(heading, fmt.format(result[key])) for heading, key, fmt in bench.BATCH_COLUMNS if key in result]
     print(f"{name}, {args.players} players, random legal play, seed {args.seed}, ~{args.seconds:g} s each")
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

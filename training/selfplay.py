@@ -44,6 +44,7 @@ from city_envs.agents.policy_file import load_policy_file, policy_class, policy_
 from city_envs.agents.registry import is_user_agent
 from city_envs.core import progress
 from city_envs.core.settings import parse_assignments, read_toml
+from city_envs.core.vector import batch_available
 from city_envs.training import checkpoint
 from city_envs.training.config import TrainConfig, config_to_toml, load_config
 from city_envs.training.evaluation import curve_row, evaluate_model, format_evaluation, write_curve
@@ -51,13 +52,28 @@ from city_envs.training.lineage import check_policy_file, keep_parent, run_recor
 from city_envs.training.pool import OpponentPool
 
 
+def uses_batch(config: TrainConfig, pool: OpponentPool) -> bool:
+    """Whether `make_env` steps `config`'s matches on the native batch (`training/batch_env.py`)."""
+    if config.env_workers > 1 or not batch_available(config.game):
+        return False
+    from city_envs.training.batch_env import batch_supports
+
+    return batch_supports(pool, config.privileged_critic)
+
+
 def make_env(config: TrainConfig, pool: OpponentPool):
-    """The learner's vector env with SB3's episode statistics: in this process, or split over
-    `env_workers` processes (the same transitions either way)."""
+    """The learner's vector env with SB3's episode statistics: the native batch when every opponent is
+    native (no snapshots, no privileged critic, one process, the native engine built), else
+    SelfPlayVecEnv in this process or split over `env_workers` processes (the same transitions in
+    every case)."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     arguments = (config.game, config.players, config.n_envs, config.seed, pool, config.options, config.reward)
     settings: dict[str, Any] = {"score_scale": config.score_scale, "privileged": config.privileged_critic}
+    if uses_batch(config, pool):
+        from city_envs.training.batch_env import BatchVecEnv
+
+        return VecMonitor(BatchVecEnv(*arguments, **settings))
     if config.env_workers > 1:
         from city_envs.training.split_env import SplitVecEnv
 

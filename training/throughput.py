@@ -8,6 +8,11 @@ learn from the same pool mix (a snapshot of the initial policy stands in for the
 for the same number of env steps, one after the other in the same run, so the ratio is fair on a
 shared, noisy machine.
 
+`--batch` measures instead, for an opponent pool without snapshots (`NATIVE_POOL`), the default env
+(`SelfPlayVecEnv`) beside the native batch the trainer uses for such pools (`BatchVecEnv`,
+training/batch_env.py: the same transitions, every opponent move in C++), both with the default
+settings, one after the other.
+
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
 the ratio is the speed-up over 1 worker. `--doc` writes the rows as the generated table of a Markdown
@@ -19,6 +24,7 @@ measured before.
         --players 2 --steps 8192 --out docs/throughput_2p.json --doc docs/training.md
     python -m city_envs.training.throughput --games metropolys,blue_moon_city,big_city --players 4 \
         --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
+    python -m city_envs.training.throughput --batch --players 4 --steps 8192
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from city_envs.training.vec_env import SelfPlayVecEnv
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
 REFERENCE = {"n_envs": 2, "n_steps": 512, "batch_size": 256}
 DEFAULT = {"n_envs": 64, "n_steps": 64, "batch_size": 2048}
+NATIVE_POOL = {"self": 0.0, "heuristic": 0.75, "random": 0.25}  # `--batch`: every opponent native
 
 
 class OneMatchEnv(gym.Env):
@@ -145,6 +152,29 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
     }
 
 
+def measure_batch(game: str, players: int = 2, steps: int = 16_384) -> dict:
+    """Env steps/s of MaskablePPO learning against NATIVE_POOL's opponents on `SelfPlayVecEnv`, then on
+    `BatchVecEnv`, both with the default settings."""
+    import torch
+
+    from city_envs.training.batch_env import BatchVecEnv
+
+    torch.set_num_threads(1)
+    net_arch = {"pi": [256, 128], "vf": [128, 64]}
+    rates = {}
+    for name, kind in (("selfplay", SelfPlayVecEnv), ("batch", BatchVecEnv)):
+        venv = kind(game, players, DEFAULT["n_envs"], seed=0, pool=OpponentPool(game, NATIVE_POOL))
+        rates[name] = _learn(venv, DEFAULT, steps, net_arch)
+    return {
+        "game": game,
+        "players": players,
+        "steps": steps,
+        "selfplay_steps_per_s": round(rates["selfplay"]),
+        "batch_steps_per_s": round(rates["batch"]),
+        "batch_ratio": round(rates["batch"] / rates["selfplay"], 2),
+    }
+
+
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table: the reference, the default (1 worker) and each worker count's
     env steps/s with its speed-up over 1 worker."""
@@ -214,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         default=(1,),
         help="comma-separated worker counts of the default env, e.g. 1,2 (1 is always measured)",
     )
+    parser.add_argument(
+        "--batch", action="store_true", help="measure SelfPlayVecEnv beside the native batch (no snapshot opponents)"
+    )
     parser.add_argument("--out", help="also write the rows as JSON here")
     parser.add_argument(
         "--doc", help="write the rows' table into this Markdown file's generated section for the JSON (--out)"
@@ -229,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.error(f"--from-json {args.from_json} --doc {args.doc}: {error}")
         return 0
+    if args.batch and (args.doc or args.from_json or args.workers != (1,)):
+        parser.error("--batch measures one process and writes no --doc: drop --doc, --from-json and --workers")
     if args.doc and not args.out:
         parser.error("--doc needs --out: the table links the JSON it is made from")
     if args.doc:  # refused before the measurements, not after
@@ -246,6 +281,18 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             parser.error(f"--players {args.players}: {game}: {error}")
     rows = []
+    if args.batch:
+        print("| game | SelfPlayVecEnv env steps/s | native batch env steps/s | ratio |\n|---|---|---|---|", flush=True)
+        for game in games:
+            row = measure_batch(game, args.players, args.steps)
+            rows.append(row)
+            print(
+                f"| {game} | {row['selfplay_steps_per_s']:,} | {row['batch_steps_per_s']:,} | {row['batch_ratio']}x |",
+                flush=True,
+            )
+        if args.out:
+            Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
     counts = sorted(set(args.workers) - {1})
     header = "| game | reference env steps/s | default env steps/s | ratio |"
     header += "".join(f" {c} workers env steps/s | {c} workers / 1 worker |" for c in counts)

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "batch.hpp"
 #include "game.hpp"
 #include "json.hpp"
 #include "random.hpp"
@@ -93,6 +94,187 @@ struct has_heuristic : std::false_type {};
 template <class G>
 struct has_heuristic<G, std::void_t<decltype(std::declval<const G&>().heuristic(
                             0, static_cast<const int*>(nullptr), 0, std::declval<Random&>()))>> : std::true_type {};
+
+// ----- the batched vector env: `<Game>Batch` over `Batch<G>` (batch.hpp) ---------------------------------
+//
+// Observations, masks, rewards and flags are written into the caller's arrays (checked here: dtype,
+// shape, contiguity, and never converted: a converted copy would take the writes); an illegal action is a ValueError naming its slot, and nothing is played then.
+// `reset` and `step` run with the GIL released; a second thread stepping the same batch is refused.
+template <class G>
+void bind_batch(nb::module_& m, const std::string& class_name) {
+  using B = Batch<G>;
+  using M = Match<G>;
+  using Rows = nb::ndarray<float, nb::numpy, nb::shape<-1, G::kObservationSize>, nb::c_contig, nb::device::cpu>;
+  using Masks = nb::ndarray<bool, nb::numpy, nb::shape<-1, G::kNumActions>, nb::c_contig, nb::device::cpu>;
+  using Actions = nb::ndarray<const int64_t, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
+  using Floats = nb::ndarray<float, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
+  using Doubles = nb::ndarray<double, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
+  using Flags = nb::ndarray<bool, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
+
+  struct Busy {  // marks the batch as in use for one call, or refuses the call
+    std::atomic<bool>& flag;
+    explicit Busy(B& batch) : flag(batch.busy()) {
+      if (flag.exchange(true)) throw std::invalid_argument("the batch is in use by another thread");
+    }
+    ~Busy() { flag.store(false); }
+  };
+  auto rows = [](const B& self, size_t count, const char* what) {
+    if (count != static_cast<size_t>(self.num_envs()))
+      throw std::invalid_argument(std::string(what) + " has " + std::to_string(count) + " rows, not num_envs (" +
+                                  std::to_string(self.num_envs()) + ")");
+  };
+  auto slot_of = [](const B& self, int i) {
+    if (i < 0 || i >= self.num_envs())
+      throw std::invalid_argument("slot " + std::to_string(i) + " is not in 0.." + std::to_string(self.num_envs() - 1));
+    return i;
+  };
+
+  nb::class_<B>(m, class_name.c_str())
+      .def(
+          "__init__",
+          [](B* self, int num_players, const std::string& options, uint64_t seed, uint64_t first_index, int num_envs,
+             const std::vector<std::string>& kinds, const std::vector<double>& cdf, const std::string& reward,
+             double score_scale) {
+            checked_players<G>(num_players);
+            if (num_envs < 1 || num_envs > (1 << 20))
+              throw std::invalid_argument("num_envs must be in 1..1048576, not " + std::to_string(num_envs));
+            if (first_index > 0xFFFFFFFFULL) throw std::invalid_argument("first_index must be below 2**32");
+            if (kinds.empty() || kinds.size() != cdf.size())
+              throw std::invalid_argument("kinds and cdf: one cumulative weight per opponent kind, at least one");
+            std::vector<SeatKind> seats;
+            double previous = 0.0;
+            for (size_t k = 0; k < kinds.size(); ++k) {
+              const SeatKind kind = seat_kind(kinds[k]);
+              if (kind == SeatKind::kLearner) throw std::invalid_argument("kinds: 'learner' is not an opponent kind");
+              if (!(cdf[k] >= previous && cdf[k] <= 1.0))
+                throw std::invalid_argument("cdf: cumulative weights rise from 0 to 1");
+              previous = cdf[k];
+              seats.push_back(kind);
+            }
+            if (cdf.back() != 1.0) throw std::invalid_argument("cdf: the last cumulative weight is 1");
+            BatchReward kind = BatchReward::kWin;
+            if (reward == "score") kind = BatchReward::kScore;
+            else if (reward == "lead") kind = BatchReward::kLead;
+            else if (reward != "win") throw std::invalid_argument("invalid reward '" + reward + "'; allowed: win, score, lead");
+            if (!(score_scale > -1e300 && score_scale < 1e300)) throw std::invalid_argument("score_scale must be finite");
+            new (self) B(num_players, json::Reader::parse(options), seed, first_index, num_envs, std::move(seats), cdf,
+                         kind, score_scale);
+          },
+          nb::arg("num_players"), nb::arg("options"), nb::arg("seed"), nb::arg("first_index"), nb::arg("num_envs"),
+          nb::arg("kinds"), nb::arg("cdf"), nb::arg("reward"), nb::arg("score_scale"),
+          "num_envs slots (see batch.hpp): options as JSON, opponents of `kinds` ('heuristic', 'random') drawn by "
+          "their cumulative weights `cdf`, rewards 'win', 'score' or 'lead'.")
+      .def_prop_ro("num_envs", &B::num_envs)
+      .def_prop_ro("num_players", &B::num_players)
+      .def(
+          "reset",
+          [rows](B& self, Rows observations, Masks masks) {
+            rows(self, observations.shape(0), "observations");
+            rows(self, masks.shape(0), "masks");
+            Busy busy(self);
+            nb::gil_scoped_release release;
+            self.reset(observations.data(), masks.data());
+          },
+          nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
+          "Start every slot's next match; write the learners' observations and legal masks.")
+      .def(
+          "step",
+          [rows](B& self, Actions actions, Rows observations, Masks masks, Floats rewards, Flags terminated,
+                 Flags truncated, Rows final_observations, Doubles wins) {
+            rows(self, actions.shape(0), "actions");
+            rows(self, observations.shape(0), "observations");
+            rows(self, masks.shape(0), "masks");
+            rows(self, rewards.shape(0), "rewards");
+            rows(self, terminated.shape(0), "terminated");
+            rows(self, truncated.shape(0), "truncated");
+            rows(self, final_observations.shape(0), "final_observations");
+            rows(self, wins.shape(0), "wins");
+            if (!self.ready()) throw std::invalid_argument("reset the batch before stepping it");
+            Busy busy(self);
+            int illegal = -1;
+            {
+              nb::gil_scoped_release release;
+              illegal = self.first_illegal(actions.data());
+              if (illegal < 0)
+                self.step(actions.data(), BatchOut{observations.data(), masks.data(), rewards.data(), terminated.data(),
+                                                   truncated.data(), final_observations.data(), wins.data()});
+            }
+            if (illegal >= 0)
+              throw std::invalid_argument("slot " + std::to_string(illegal) + ": action " +
+                                          std::to_string(actions.data()[illegal]) +
+                                          " is not legal for its learner (nothing was played)");
+          },
+          nb::arg("actions").noconvert(), nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
+          nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(), nb::arg("truncated").noconvert(),
+          nb::arg("final_observations").noconvert(), nb::arg("wins").noconvert(),
+          "Play each slot's learner action (int64, one per slot) and its opponents' replies; write the results "
+          "(final_observations and wins: the rows of the finished slots, whose next match has started).")
+      .def(
+          "match",
+          [slot_of](B& self, int i) {
+            Busy busy(self);
+            const auto& s = self.slot(slot_of(self, i));
+            M match;
+            match.game = s.game;
+            match.rng = s.chance;
+            match.num_players = self.num_players();
+            match.history = s.history;
+            return match;
+          },
+          nb::arg("slot"), "A copy of the slot's match.")
+      .def(
+          "slot_state",
+          [slot_of](B& self, int i) {
+            Busy busy(self);
+            const auto& s = self.slot(slot_of(self, i));
+            std::vector<std::string> kinds;
+            std::vector<RngWords> rngs;
+            for (int seat = 0; seat < self.num_players(); ++seat) {
+              kinds.emplace_back(seat_kind_name(s.seats[static_cast<size_t>(seat)]));
+              rngs.push_back(pcg64_words(s.seat_rngs[static_cast<size_t>(seat)]));
+            }
+            return std::make_tuple(pcg64_words(s.rng), s.learner, s.episodes, s.margin, kinds, rngs);
+          },
+          nb::arg("slot"),
+          "The slot's generator, learner seat, matches started, margin, seat kinds and seat generators.")
+      .def(
+          "set_slot",
+          [slot_of](B& self, int i, const M& match, const RngWords& rng, int learner, int64_t episodes, double margin,
+                    const std::vector<std::string>& kinds, const std::vector<RngWords>& rngs) {
+            Busy busy(self);
+            auto& s = self.slot(slot_of(self, i));
+            const int players = self.num_players();
+            if (match.num_players != players)
+              throw std::invalid_argument("the match has " + std::to_string(match.num_players) + " players, not " +
+                                          std::to_string(players));
+            if (learner < 0 || learner >= players) throw std::invalid_argument("learner is not a seat of this match");
+            if (match.game.is_over() || match.game.current_player() != learner)
+              throw std::invalid_argument("the match must wait on its learner's decision");
+            if (episodes < 1) throw std::invalid_argument("episodes must be at least 1");
+            if (!(margin > -1e300 && margin < 1e300)) throw std::invalid_argument("margin must be finite");
+            if (kinds.size() != static_cast<size_t>(players) || rngs.size() != static_cast<size_t>(players))
+              throw std::invalid_argument("kinds and rngs: one per seat");
+            BatchSlot<G> next;
+            for (int seat = 0; seat < players; ++seat) {
+              const SeatKind kind = seat_kind(kinds[static_cast<size_t>(seat)]);
+              if ((kind == SeatKind::kLearner) != (seat == learner))
+                throw std::invalid_argument("kinds: the learner's seat and only it is 'learner'");
+              next.seats[static_cast<size_t>(seat)] = kind;
+              next.seat_rngs[static_cast<size_t>(seat)] = pcg64_from_words(rngs[static_cast<size_t>(seat)]);
+            }
+            next.game = match.game;
+            next.chance = match.rng;
+            next.history = match.history;
+            next.rng = pcg64_from_words(rng);
+            next.learner = learner;
+            next.episodes = episodes;
+            next.margin = margin;
+            B::mark_ready(next);
+            s = std::move(next);
+          },
+          nb::arg("slot"), nb::arg("match"), nb::arg("rng"), nb::arg("learner"), nb::arg("episodes"),
+          nb::arg("margin"), nb::arg("kinds"), nb::arg("rngs"), "Restore a slot as `match` and `slot_state` describe it.");
+}
 
 template <class G>
 void bind_game(nb::module_& m, const char* class_name) {
@@ -262,6 +444,8 @@ void bind_game(nb::module_& m, const char* class_name) {
         "The game's heuristic agent's pick for the seat to move (agents/<game>_heuristic.py, decision for "
         "decision), breaking ties with the numpy generator whose `bit_generator.capsule` is `rng`.");
   }
+  // ----- the batched vector env (batch.hpp), for the games with a native heuristic -----
+  if constexpr (has_heuristic<G>::value) bind_batch<G>(m, std::string(class_name) + "Batch");
 }
 
 }  // namespace city_envs::native

@@ -68,10 +68,26 @@ struct Pcg64 {
 
   // `np.random.default_rng(seed).bit_generator` for a seed in 0..2**64-1 (SeedSequence(seed), pool 4).
   static Pcg64 from_seed(uint64_t seed) {
+    uint32_t entropy[2];
+    return from_entropy(entropy, append_entropy(entropy, seed));
+  }
+
+  // SeedSequence's words of one non-negative integer written at `out`: its 32-bit words, lowest first
+  // ([0] for 0); returns how many (1 or 2).
+  static size_t append_entropy(uint32_t* out, uint64_t value) {
+    out[0] = static_cast<uint32_t>(value);
+    if ((value >> 32) == 0) return 1;
+    out[1] = static_cast<uint32_t>(value >> 32);
+    return 2;
+  }
+
+  // `np.random.default_rng(SeedSequence(entropy)).bit_generator` for entropy given as `words` <= 4
+  // 32-bit words, the size of its pool (a list of integers `[a, b]` is the words of a, then the words of
+  // b: `append_entropy`).
+  static Pcg64 from_entropy(const uint32_t* entropy, size_t words) {
+    if (words > 4) throw std::invalid_argument("SeedSequence: at most 4 words of entropy here");
     constexpr uint32_t kInitA = 0x43b0d7e5U, kMultA = 0x931e8875U, kInitB = 0x8b51f9ddU, kMultB = 0x58f38dedU;
     constexpr uint32_t kMixL = 0xca01f9ddU, kMixR = 0x4973f715U;
-    uint32_t entropy[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
-    const int words = (seed >> 32) != 0 ? 2 : 1;
     uint32_t hash_const = kInitA;
     auto hashmix = [&hash_const](uint32_t value) {
       value ^= hash_const;
@@ -86,7 +102,7 @@ struct Pcg64 {
       return result;
     };
     uint32_t pool[4];
-    for (int i = 0; i < 4; ++i) pool[i] = hashmix(i < words ? entropy[i] : 0U);
+    for (size_t i = 0; i < 4; ++i) pool[i] = hashmix(i < words ? entropy[i] : 0U);
     for (int src = 0; src < 4; ++src)
       for (int dst = 0; dst < 4; ++dst)
         if (src != dst) pool[dst] = mix(pool[dst], hashmix(pool[src]));
@@ -115,6 +131,12 @@ class Random {
 
   uint64_t next64() { return own_ != nullptr ? own_->next64() : numpy_->next_uint64(numpy_->state); }
   uint32_t next32() { return own_ != nullptr ? own_->next32() : numpy_->next_uint32(numpy_->state); }
+
+  // rng.random(): a double in [0, 1) from the top 53 bits of one 64-bit draw.
+  double random() {
+    if (own_ == nullptr) return numpy_->next_double(numpy_->state);
+    return static_cast<double>(own_->next64() >> 11) * (1.0 / 9007199254740992.0);
+  }
 
   // rng.integers(low, high): one int64 in [low, high); high > low.
   int64_t integers(int64_t low, int64_t high) {

@@ -105,6 +105,8 @@ def test_from_json_rewrites_only_its_own_section(tmp_path):
         (["--games", "metropolys", "--players", "9"], "--players 9: metropolys"),
         (["--doc", "x.md"], "--doc needs --out"),
         (["--from-json", "x.json"], "--from-json only writes a --doc"),
+        (["--batch", "--workers", "1,2"], "--batch measures one process and writes no --doc"),
+        (["--batch", "--out", "x.json", "--doc", "x.md"], "--batch measures one process and writes no --doc"),
         (
             ["--out", "x.json", "--doc", "no/such/page.md"],
             "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
@@ -117,3 +119,14 @@ def test_wrong_arguments_are_one_clear_error(argv, message, capsys):
     with pytest.raises(SystemExit):
         throughput.main(argv)
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_batch_mode_measures_selfplay_vec_env_beside_the_native_batch(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(throughput, "DEFAULT", {"n_envs": 2, "n_steps": 32, "batch_size": 32})
+    out = tmp_path / "batch.json"
+    assert throughput.main(["--batch", "--games", "citadels", "--steps", "64", "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["game"] == "citadels" and row["steps"] == 64
+    assert row["selfplay_steps_per_s"] > 0 and row["batch_steps_per_s"] > 0
+    assert "| game | SelfPlayVecEnv env steps/s | native batch env steps/s | ratio |" in capsys.readouterr().out
