@@ -133,15 +133,11 @@ class NativeGame(Game):
         return self._match.decision_name()
 
     def _legal_actions(self) -> np.ndarray:
-        mask = np.empty(self.num_actions, dtype=bool)
-        self._match.legal_actions(mask)
-        return mask
+        return np.frombuffer(self._match.legal_actions(), dtype=np.bool_)  # read-only: over bytes
 
     def legal_actions(self) -> np.ndarray:
         if self._mask is None:
-            mask = self._legal_actions()
-            mask.setflags(write=False)
-            self._mask = mask
+            self._mask = self._legal_actions()
         return self._mask
 
     def apply(self, action: int) -> None:

@@ -101,7 +101,7 @@ class Match {
     history.push_back(static_cast<int32_t>(action));
   }
 
-  // 1 where an action is legal (all zero once the match is over): kNumActions entries.
+  // 1 where an action is legal, else 0 (all 0 once the match is over): kNumActions entries.
   const uint8_t* legal_mask() const { return known().mask.data(); }
   // The legal ids ascending, `legal_count()` of them.
   const int* legal_ids() const { return known().ids.data(); }
@@ -114,8 +114,11 @@ class Match {
       if (game_.is_over()) legal_.mask.fill(0);
       else game_.legal_actions(legal_.mask.data());
       int count = 0;
-      for (int i = 0; i < G::kNumActions; ++i)
-        if (legal_.mask[static_cast<size_t>(i)] != 0) legal_.ids[static_cast<size_t>(count++)] = i;
+      for (int i = 0; i < G::kNumActions; ++i) {
+        uint8_t& legal = legal_.mask[static_cast<size_t>(i)];
+        legal = legal != 0;
+        if (legal) legal_.ids[static_cast<size_t>(count++)] = i;
+      }
       legal_.count = count;
     }
     return legal_;
@@ -152,7 +155,6 @@ struct has_heuristic<G, std::void_t<decltype(std::declval<const G&>().heuristic(
 template <class G>
 void bind_game(nb::module_& m, const char* class_name) {
   using M = Match<G>;
-  using Mask = nb::ndarray<bool, nb::numpy, nb::shape<G::kNumActions>, nb::c_contig, nb::device::cpu>;
   using Obs = nb::ndarray<float, nb::numpy, nb::shape<G::kObservationSize>, nb::c_contig, nb::device::cpu>;
 
   nb::class_<M> cls(m, class_name);
@@ -208,12 +210,9 @@ void bind_game(nb::module_& m, const char* class_name) {
       .def("decision_name", [](const M& self) { return std::string(self.game().decision_name()); })
       .def(
           "legal_actions",
-          [](const M& self, Mask out) {
-            const uint8_t* mask = self.legal_mask();
-            bool* data = out.data();
-            for (int i = 0; i < G::kNumActions; ++i) data[i] = mask[i] != 0;
-          },
-          nb::arg("out"), "Write the pending decision's legal actions into `out` (bool, num_actions).")
+          [](const M& self) { return nb::bytes(self.legal_mask(), G::kNumActions); },
+          "The pending decision's legal actions: num_actions bytes, 1 where legal, 0 elsewhere (a bool mask "
+          "through numpy.frombuffer).")
       .def("is_legal", [](const M& self, int64_t action) { return self.is_legal(action); })
       .def(
           "apply",
