@@ -6,8 +6,9 @@ machine's speed drifts (load, caches, frequency: back-to-back seconds of connect
 by up to 40% here), so each AEC and heuristic figure is a ratio to connect_four_v3 measured in the same
 process in alternating slices (reference, subject, subject, reference, ...), so that both sides share
 the drift, and every duration is the process's CPU time: time spent waiting for a core shared with
-other jobs counts for neither side. The Python engine's figures name it explicitly; where a game's
-native engine is built, its figures stand beside them, the native/Python ratio measured the same way.
+other jobs counts for neither side. Each such ratio comes with a bootstrap interval over its slice
+pairs. The Python engine's figures name it explicitly; where a game's native engine is built, its
+figures stand beside them, the native/Python ratio measured the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,8 @@ _CLOCK = time.process_time
 SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
 CLOCK_EVERY = 16  # steps between two reads of the clock in a timed loop
 SLICES = 12  # slices per side of a paired measurement, taken in turns with the other side's
+CONFIDENCE = 0.95  # of a ratio's bootstrap interval
+RESAMPLES = 10_000  # bootstrap resamples of the slice pairs
 
 
 def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -144,17 +148,56 @@ def _run_for(steps: Iterator[int], seconds: float) -> tuple[int, float]:
                 return count, _CLOCK() - start
 
 
-def paired_rates(subject: Iterator[int], reference: Iterator[int], seconds: float) -> tuple[float, float]:
-    """Steps/s of `subject` and of `reference`, each run for `seconds` in all, in turns of
-    `seconds / SLICES` (reference-subject, then subject-reference, ...) so that drift hits both alike."""
-    counts = {"subject": 0, "reference": 0}
-    spent = {"subject": 0.0, "reference": 0.0}
+@dataclass(frozen=True)
+class Paired:
+    """A paired measurement: one row per slice pair, (subject steps, subject CPU seconds, reference
+    steps, reference CPU seconds)."""
+
+    slices: np.ndarray
+
+    @property
+    def subject_rate(self) -> float:
+        return float(self.slices[:, 0].sum() / self.slices[:, 1].sum())
+
+    @property
+    def reference_rate(self) -> float:
+        return float(self.slices[:, 2].sum() / self.slices[:, 3].sum())
+
+    @property
+    def ratio(self) -> float:
+        """The subject's rate over the reference's, each its steps over its time in all slices."""
+        return self.subject_rate / self.reference_rate
+
+    def interval(self, seed: int = 0) -> tuple[float, float]:
+        """The ratio's CONFIDENCE percentile-bootstrap interval, resampling whole slice pairs (so the
+        drift a pair shares stays shared). numpy rather than scipy.stats.bootstrap: scipy is an optional
+        dependency and `city-envs bench` a core command."""
+        picks = np.random.default_rng(seed).integers(len(self.slices), size=(RESAMPLES, len(self.slices)))
+        totals = self.slices[picks].sum(axis=1)
+        ratios = (totals[:, 0] / totals[:, 1]) / (totals[:, 2] / totals[:, 3])
+        low, high = np.quantile(ratios, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+        return float(low), float(high)
+
+
+def paired(subject: Iterator[int], reference: Iterator[int], seconds: float) -> Paired:
+    """`subject` and `reference`, each run for `seconds` in all, in turns of `seconds / SLICES`
+    (reference-subject, then subject-reference, ...) so that drift hits both alike."""
+    slices = np.zeros((SLICES, 4))
     for slice_pair in range(SLICES):
         for side in ("reference", "subject") if slice_pair % 2 == 0 else ("subject", "reference"):
-            count, elapsed = _run_for(subject if side == "subject" else reference, seconds / SLICES)
-            counts[side] += count
-            spent[side] += elapsed
-    return counts["subject"] / spent["subject"], counts["reference"] / spent["reference"]
+            columns = slice(0, 2) if side == "subject" else slice(2, 4)
+            slices[slice_pair, columns] = _run_for(subject if side == "subject" else reference, seconds / SLICES)
+    return Paired(slices)
+
+
+def ratio_figures(key: str, measured: Paired, seed: int = 0) -> dict[str, Any]:
+    """A paired measurement's ratio under `key` and its interval under `key + "_interval"`."""
+    return {key: measured.ratio, f"{key}_interval": list(measured.interval(seed))}
+
+
+def _ratio_or_none(key: str, measured: Paired | None, seed: int) -> dict[str, Any]:
+    """`ratio_figures`, or None for both where the reference was not measured."""
+    return ratio_figures(key, measured, seed) if measured is not None else {key: None, f"{key}_interval": None}
 
 
 def aec_speed(env, seconds: float, seed: int = 0) -> float:
@@ -230,14 +273,15 @@ def connect_four_steps(seed: int = 0) -> Iterator[int] | None:
     return _aec_steps(connect_four_v3.env(), seed)
 
 
-def _beside_reference(subject: Iterator[int], seconds: float, seed: int) -> tuple[float, float | None]:
-    """The subject's rate and connect_four_v3's measured in alternating slices beside it (None if the
-    reference is not installed: then the subject alone)."""
+def _beside_reference(subject: Iterator[int], seconds: float, seed: int) -> tuple[float, Paired | None]:
+    """The subject's rate, and its measurement in alternating slices beside connect_four_v3 (None if
+    the reference is not installed: then the subject alone)."""
     reference = connect_four_steps(seed)
     if reference is None:
         count, elapsed = _run_for(subject, seconds)
         return count / elapsed, None
-    return paired_rates(subject, reference, seconds)
+    measured = paired(subject, reference, seconds)
+    return measured.subject_rate, measured
 
 
 def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search: bool = False, **options) -> dict:
@@ -251,17 +295,18 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
     }
     result.update(raw_game_speed(name, num_players, seconds, seed, **options))
     python_env = make_env(name, num_players, engine="python", **options)
-    aec, reference = _beside_reference(_aec_steps(python_env, seed), seconds, seed)
+    aec, beside_aec = _beside_reference(_aec_steps(python_env, seed), seconds, seed)
     result["aec_steps_per_s"] = aec
     states = sample_states(name, num_players, 200, seed, **options)
     result.update(per_call_micros(states, seed=seed))
+    reference = beside_aec.reference_rate if beside_aec else None
     result["connect_four_aec_steps_per_s"] = reference
-    result["aec_ratio_vs_connect_four"] = aec / reference if reference else None
+    result.update(_ratio_or_none("aec_ratio_vs_connect_four", beside_aec, seed))
     result["raw_ratio_vs_connect_four"] = result["decisions_per_s"] / reference if reference else None
     heuristic, beside = _beside_reference(_heuristic_decisions(name, num_players, seed, **options), seconds, seed)
     result["heuristic_decisions_per_s"] = heuristic
-    result["connect_four_aec_steps_per_s_beside_heuristic"] = beside
-    result["heuristic_ratio_vs_connect_four"] = heuristic / beside if beside else None
+    result["connect_four_aec_steps_per_s_beside_heuristic"] = beside.reference_rate if beside else None
+    result.update(_ratio_or_none("heuristic_ratio_vs_connect_four", beside, seed))
     if search:
         result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
     if native_class(game_class(name, "python")) is not None:
@@ -283,45 +328,45 @@ def native_figures(name: str, num_players: int, seconds: float, seed: int = 0, *
     loop (the ceiling of any engine's Game-API ratio); heuristic self-play beside the Python engine's
     (the agents pick in C++ where the game's heuristic is there); the per-call costs on positions of native matches;
     the AEC loop beside connect_four_v3."""
-    native, python = paired_rates(
+    native = paired(
         _random_decisions(name, num_players, seed, "native", **options),
         _random_decisions(name, num_players, seed, "python", **options),
         seconds,
     )
-    playout, python_beside_playout = paired_rates(
+    playout = paired(
         _native_playouts(name, num_players, seed, **options),
         _random_decisions(name, num_players, seed, "python", **options),
         seconds,
     )
     states = sample_states(name, num_players, 200, seed, engine="native", **options)
-    chooser, python_beside_chooser = paired_rates(
+    chooser = paired(
         _choices([game.legal_actions() for game in states], seed),
         _random_decisions(name, num_players, seed, "python", **options),
         seconds,
     )
     figures: dict[str, Any] = {
-        "chooser_decisions_per_s": chooser,
-        "python_decisions_per_s_beside_chooser": python_beside_chooser,
-        "game_api_ceiling_ratio_vs_python": chooser / python_beside_chooser,
-        "native_decisions_per_s": native,
-        "python_decisions_per_s_beside_native": python,
-        "native_raw_ratio_vs_python": native / python,
-        "native_playout_decisions_per_s": playout,
-        "python_decisions_per_s_beside_playout": python_beside_playout,
-        "native_playout_ratio_vs_python": playout / python_beside_playout,
+        "chooser_decisions_per_s": chooser.subject_rate,
+        "python_decisions_per_s_beside_chooser": chooser.reference_rate,
+        **ratio_figures("game_api_ceiling_ratio_vs_python", chooser, seed),
+        "native_decisions_per_s": native.subject_rate,
+        "python_decisions_per_s_beside_native": native.reference_rate,
+        **ratio_figures("native_raw_ratio_vs_python", native, seed),
+        "native_playout_decisions_per_s": playout.subject_rate,
+        "python_decisions_per_s_beside_playout": playout.reference_rate,
+        **ratio_figures("native_playout_ratio_vs_python", playout, seed),
     }
     figures.update({f"native_{key}": value for key, value in per_call_micros(states, seed=seed).items()})
-    heuristic, python_heuristic = paired_rates(
+    heuristic = paired(
         _heuristic_decisions(name, num_players, seed, "native", **options),
         _heuristic_decisions(name, num_players, seed, "python", **options),
         seconds,
     )
-    figures["native_heuristic_decisions_per_s"] = heuristic
-    figures["native_heuristic_ratio_vs_python"] = heuristic / python_heuristic
+    figures["native_heuristic_decisions_per_s"] = heuristic.subject_rate
+    figures.update(ratio_figures("native_heuristic_ratio_vs_python", heuristic, seed))
     native_env = make_env(name, num_players, engine="native", **options)
-    aec, reference = _beside_reference(_aec_steps(native_env, seed), seconds, seed)
+    aec, beside = _beside_reference(_aec_steps(native_env, seed), seconds, seed)
     figures["native_aec_steps_per_s"] = aec
-    figures["native_aec_ratio_vs_connect_four"] = aec / reference if reference else None
+    figures.update(_ratio_or_none("native_aec_ratio_vs_connect_four", beside, seed))
     return figures
 
 
@@ -413,22 +458,29 @@ BATCH_COLUMNS = (
 )
 
 
-def _cell(row: dict, key: str, fmt: str) -> str:
+def cell(row: dict, key: str, fmt: str) -> str:
+    """`row[key]` in `fmt`, "-" if not measured; a ratio with an interval as "x (lo-hi)"."""
     value = row.get(key)
-    return "-" if value is None else fmt.format(value)
+    if value is None:
+        return "-"
+    interval = row.get(f"{key}_interval")
+    if interval is None:
+        return fmt.format(value)
+    low, high = (fmt.format(bound).rstrip("x") for bound in interval)
+    return f"{fmt.format(value)} ({low}-{high})"
 
 
 def markdown_table(rows: list[dict]) -> str:
     """The figures as one Markdown table, a row per game and player count."""
     lines = ["| " + " | ".join(h for h, _, _ in TABLE_COLUMNS) + " |", "|" + "---|" * len(TABLE_COLUMNS)]
-    lines += ["| " + " | ".join(_cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def text_table(rows: list[dict]) -> str:
     """The same table aligned for a terminal."""
     cells = [[h for h, _, _ in TABLE_COLUMNS]]
-    cells += [[_cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS] for row in rows]
+    cells += [[cell(row, key, fmt) for _, key, fmt in TABLE_COLUMNS] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(TABLE_COLUMNS))]
     return "\n".join(
         "  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))

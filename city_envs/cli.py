@@ -198,15 +198,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if result["connect_four_aec_steps_per_s"]:
         rows += [
             ("connect_four_v3 AEC agent-steps/s", f"{result['connect_four_aec_steps_per_s']:,.0f}"),
-            ("AEC ratio vs connect_four_v3", f"{result['aec_ratio_vs_connect_four']:.2f}x"),
+            ("AEC ratio vs connect_four_v3", bench.cell(result, "aec_ratio_vs_connect_four", "{:.2f}x")),
             ("raw ratio vs connect_four_v3 AEC", f"{result['raw_ratio_vs_connect_four']:.2f}x"),
-            ("heuristic ratio vs connect_four_v3 AEC", f"{result['heuristic_ratio_vs_connect_four']:.2f}x"),
+            (
+                "heuristic ratio vs connect_four_v3 AEC",
+                bench.cell(result, "heuristic_ratio_vs_connect_four", "{:.2f}x"),
+            ),
         ]
     else:
         rows.append(("connect_four_v3", "not installed (pip install 'pettingzoo[classic]')"))
     native_keys = {"game_api_ceiling_ratio_vs_python"} | {key for key in result if key.startswith("native_")}
     rows += [
-        (heading, fmt.format(result[key]))
+        (heading, bench.cell(result, key, fmt))
         for heading, key, fmt in bench.TABLE_COLUMNS
         if key in native_keys and result.get(key) is not None
     ]

@@ -1,8 +1,9 @@
 // `bind_game<G>`: one Python class per native game, the same members for every game.
 //
-// A `Match<G>` is a game state, its match generator and its history. Observations and masks are
-// written into caller-owned numpy buffers; every argument is checked here (sizes, ranges,
-// legality) so nothing unchecked reaches the game's code, and faults surface as ValueError.
+// A `Match<G>` is a game state, its match generator, its history and its legal set (computed once per
+// state, forgotten by every change). Observations and masks are written into caller-owned numpy
+// buffers; every argument is checked here (sizes, ranges, legality) so nothing unchecked reaches the
+// game's code, and faults surface as ValueError.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -11,6 +12,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -55,12 +58,75 @@ inline NumpyBitGen* numpy_bitgen(const nb::capsule& capsule) {
   return static_cast<NumpyBitGen*>(capsule.data());
 }
 
+// The pending decision's legal actions: a mask and the legal ids ascending, or unknown (count < 0).
+// A copy copies only what is known.
+template <int N>
+struct LegalSet {
+  int count = -1;
+  std::array<uint8_t, N> mask;
+  std::array<int, N> ids;
+
+  LegalSet() = default;
+  LegalSet(const LegalSet& other) { *this = other; }
+  LegalSet& operator=(const LegalSet& other) {
+    count = other.count;
+    if (count >= 0) {
+      mask = other.mask;
+      std::copy_n(other.ids.data(), count, ids.data());
+    }
+    return *this;
+  }
+};
+
+// A match: the game state, its match generator, its history, and the pending decision's legal set,
+// computed once per state (a clone carries it). The state changes only through `edit()` and `play()`,
+// which forget the legal set, so a stale one is never read. The first read after a change fills it:
+// one thread at a time per match.
 template <class G>
-struct Match {
-  G game;
+class Match {
+ public:
   Pcg64 rng;
   int num_players = 0;
   std::vector<int32_t> history;
+
+  const G& game() const { return game_; }
+  // The state, to change: its legal set is forgotten.
+  G& edit() {
+    legal_.count = -1;
+    return game_;
+  }
+  // Play `action`, legal here, drawing chance from the match generator; record it in the history.
+  void play(int action) {
+    Random chance(rng);
+    edit().apply(action, chance);
+    history.push_back(static_cast<int32_t>(action));
+  }
+
+  // 1 where an action is legal, else 0 (all 0 once the match is over): kNumActions entries.
+  const uint8_t* legal_mask() const { return known().mask.data(); }
+  // The legal ids ascending, `legal_count()` of them.
+  const int* legal_ids() const { return known().ids.data(); }
+  int legal_count() const { return known().count; }
+  bool is_legal(int64_t action) const { return action >= 0 && action < G::kNumActions && legal_mask()[action] != 0; }
+
+ private:
+  const LegalSet<G::kNumActions>& known() const {
+    if (legal_.count < 0) {
+      if (game_.is_over()) legal_.mask.fill(0);
+      else game_.legal_actions(legal_.mask.data());
+      int count = 0;
+      for (int i = 0; i < G::kNumActions; ++i) {
+        uint8_t& legal = legal_.mask[static_cast<size_t>(i)];
+        legal = legal != 0;
+        if (legal) legal_.ids[static_cast<size_t>(count++)] = i;
+      }
+      legal_.count = count;
+    }
+    return legal_;
+  }
+
+  G game_;
+  mutable LegalSet<G::kNumActions> legal_;
 };
 
 template <class G>
@@ -76,14 +142,6 @@ int checked_seat(const Match<G>& match, int player) {
   if (player < 0 || player >= match.num_players)
     throw std::invalid_argument("player " + std::to_string(player) + " is not a seat of this match");
   return player;
-}
-
-template <class G>
-bool is_legal(const Match<G>& match, int64_t action) {
-  if (action < 0 || action >= G::kNumActions || match.game.is_over()) return false;
-  uint8_t mask[G::kNumActions];
-  match.game.legal_actions(mask);
-  return mask[action] != 0;
 }
 
 // Whether G has the game's heuristic agent in C++: `int heuristic(int player, const int* legal, int count,
@@ -279,7 +337,6 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
 template <class G>
 void bind_game(nb::module_& m, const char* class_name) {
   using M = Match<G>;
-  using Mask = nb::ndarray<bool, nb::numpy, nb::shape<G::kNumActions>, nb::c_contig, nb::device::cpu>;
   using Obs = nb::ndarray<float, nb::numpy, nb::shape<G::kObservationSize>, nb::c_contig, nb::device::cpu>;
 
   nb::class_<M> cls(m, class_name);
@@ -293,7 +350,7 @@ void bind_game(nb::module_& m, const char* class_name) {
             self->num_players = checked_players<G>(num_players);
             self->rng = pcg64_from_words(rng);
             Random chance(self->rng);
-            self->game.setup(num_players, json::Reader::parse(options), chance);
+            self->edit().setup(num_players, json::Reader::parse(options), chance);
           },
           nb::arg("num_players"), nb::arg("options"), nb::arg("rng"),
           "A new match: the options as JSON, the match generator's PCG64 state as six words.")
@@ -308,14 +365,14 @@ void bind_game(nb::module_& m, const char* class_name) {
               if (action < 0 || action >= G::kNumActions)
                 throw std::invalid_argument("history: an action out of range");
             match.history = history;
-            match.game.read_json(num_players, json::Reader::parse(options), json::Reader::parse(state));
+            match.edit().read_json(num_players, json::Reader::parse(options), json::Reader::parse(state));
             return match;
           },
           nb::arg("num_players"), nb::arg("options"), nb::arg("state"), nb::arg("rng"), nb::arg("history"),
           "The match `to_dict` described: options and state as JSON text.")
       .def("state_json", [](const M& self) {
         json::Writer out;
-        self.game.write_json(out);
+        self.game().write_json(out);
         return out.text();
       })
       .def("rng_words", [](const M& self) { return pcg64_words(self.rng); })
@@ -329,48 +386,41 @@ void bind_game(nb::module_& m, const char* class_name) {
             self.history = history;
           },
           nb::arg("history"), "Replace the record of played actions (the state is unchanged).")
-      .def("current_player", [](const M& self) { return self.game.current_player(); })
-      .def("is_over", [](const M& self) { return self.game.is_over(); })
-      .def("is_truncated", [](const M& self) { return self.game.is_truncated(); })
-      .def("decision_name", [](const M& self) { return std::string(self.game.decision_name()); })
+      .def("current_player", [](const M& self) { return self.game().current_player(); })
+      .def("is_over", [](const M& self) { return self.game().is_over(); })
+      .def("is_truncated", [](const M& self) { return self.game().is_truncated(); })
+      .def("decision_name", [](const M& self) { return std::string(self.game().decision_name()); })
       .def(
           "legal_actions",
-          [](const M& self, Mask out) {
-            uint8_t mask[G::kNumActions];
-            if (self.game.is_over()) std::memset(mask, 0, sizeof mask);
-            else self.game.legal_actions(mask);
-            bool* data = out.data();
-            for (int i = 0; i < G::kNumActions; ++i) data[i] = mask[i] != 0;
-          },
-          nb::arg("out"), "Write the pending decision's legal actions into `out` (bool, num_actions).")
-      .def("is_legal", [](const M& self, int64_t action) { return is_legal(self, action); })
+          [](const M& self) { return nb::bytes(self.legal_mask(), G::kNumActions); },
+          "The pending decision's legal actions: num_actions bytes, 1 where legal, 0 elsewhere (a bool mask "
+          "through numpy.frombuffer).")
+      .def("is_legal", [](const M& self, int64_t action) { return self.is_legal(action); })
       .def(
           "apply",
           [](M& self, int64_t action) {
-            if (!is_legal(self, action)) return false;
-            Random chance(self.rng);
-            self.game.apply(static_cast<int>(action), chance);
-            self.history.push_back(static_cast<int32_t>(action));
+            if (!self.is_legal(action)) return false;
+            self.play(static_cast<int>(action));
             return true;
           },
           nb::arg("action"), "Play `action` and return True, or change nothing and return False if it is illegal.")
       .def("scores",
            [](const M& self) {
              std::vector<double> out(static_cast<size_t>(self.num_players));
-             self.game.scores(out.data());
+             self.game().scores(out.data());
              return out;
            })
       .def("winners",
            [](const M& self) {
              std::vector<int> out;
-             self.game.winners(out);
+             self.game().winners(out);
              return out;
            })
       .def("standings",
            [](const M& self) {
              std::vector<double> flat;
              int width = 1;
-             self.game.standings(flat, width);
+             self.game().standings(flat, width);
              nb::list rows;
              for (int seat = 0; seat < self.num_players; ++seat) {
                nb::list row;
@@ -382,26 +432,18 @@ void bind_game(nb::module_& m, const char* class_name) {
       .def(
           "observation",
           [](const M& self, int player, Obs out) {
-            self.game.observation(checked_seat(self, player), out.data());
+            self.game().observation(checked_seat(self, player), out.data());
           },
           nb::arg("player"), nb::arg("out"), "Write `player`'s observation into `out` (float32, observation_size).")
       .def(
           "playout",
           [](M& self, const nb::capsule& capsule, int64_t max_decisions) {
             Random rng(numpy_bitgen(capsule));
-            uint8_t mask[G::kNumActions];
-            int legal[G::kNumActions];
             int64_t played = 0;
-            while (played < max_decisions && !self.game.is_over()) {
-              self.game.legal_actions(mask);
-              int count = 0;
-              for (int i = 0; i < G::kNumActions; ++i)
-                if (mask[i] != 0) legal[count++] = i;
+            while (played < max_decisions && !self.game().is_over()) {
+              const int count = self.legal_count();
               if (count == 0) break;
-              const int action = legal[rng.integers(count)];
-              Random chance(self.rng);
-              self.game.apply(action, chance);
-              self.history.push_back(static_cast<int32_t>(action));
+              self.play(self.legal_ids()[rng.integers(count)]);
               ++played;
             }
             return played;
@@ -410,7 +452,9 @@ void bind_game(nb::module_& m, const char* class_name) {
           "Play uniformly random legal actions (the k-th legal id, k = rng.integers(count), drawn from the "
           "numpy generator whose `bit_generator.capsule` is `rng`) until the end or `max_decisions`; "
           "return how many were played.")
-      .def("clone", [](const M& self) { return M(self); })
+      .def(
+          "clone", [](const M& self) -> const M& { return self; }, nb::rv_policy::copy,
+          "A copy of the match (copied once, straight into the new object).")
       .def(
           "determinize",
           [](const M& self, int player, const nb::capsule& capsule) {
@@ -419,7 +463,7 @@ void bind_game(nb::module_& m, const char* class_name) {
             M twin(self);
             twin.history.clear();
             twin.rng = Pcg64::from_seed(rng.below(uint64_t{1} << 63));  // default_rng(rng.integers(2**63))
-            twin.game.resample_hidden(player, rng);
+            twin.edit().resample_hidden(player, rng);
             return twin;
           },
           nb::arg("player"), nb::arg("rng"),
@@ -429,16 +473,12 @@ void bind_game(nb::module_& m, const char* class_name) {
     cls.def(
         "heuristic_action",
         [](const M& self, const nb::capsule& capsule) {
-          if (self.game.is_over()) throw std::invalid_argument("the match is over: no seat has a decision to make");
-          uint8_t mask[G::kNumActions];
-          int legal[G::kNumActions];
-          self.game.legal_actions(mask);
-          int count = 0;
-          for (int i = 0; i < G::kNumActions; ++i)
-            if (mask[i] != 0) legal[count++] = i;
+          if (self.game().is_over()) throw std::invalid_argument("the match is over: no seat has a decision to make");
+          const int* legal = self.legal_ids();
+          const int count = self.legal_count();
           if (count == 1) return legal[0];  // HeuristicAgent.act: no thinking and no draw
           Random rng(numpy_bitgen(capsule));
-          return self.game.heuristic(self.game.current_player(), legal, count, rng);
+          return self.game().heuristic(self.game().current_player(), legal, count, rng);
         },
         nb::arg("rng"),
         "The game's heuristic agent's pick for the seat to move (agents/<game>_heuristic.py, decision for "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from city_envs import bench
@@ -64,17 +65,65 @@ def test_bench_all_refuses_a_game_or_options(capsys):
     assert main(["bench"]) != 0
 
 
-def test_paired_rates_take_turns_and_count_each_side_on_its_own_clock(monkeypatch):
+def test_paired_slices_take_turns_and_count_each_side_on_its_own_clock(monkeypatch):
     """The subject and the reference run in alternating slices of equal length (reference first, then
-    the order flips), and each side's rate is its own steps over its own time."""
+    the order flips), each slice pair is a row, and each side's rate is its own steps over its own time."""
     subject, reference = iter(()), iter(())
     calls = []
 
     def fake_run_for(steps, seconds):
         calls.append((steps, seconds))
-        return (10, 0.01) if steps is subject else (5, 0.02)
+        return (10 + len(calls), 0.01) if steps is subject else (5, 0.02)
 
     monkeypatch.setattr(bench, "_run_for", fake_run_for)
-    assert bench.paired_rates(subject, reference, seconds=1.2) == (pytest.approx(1000), pytest.approx(250))
+    measured = bench.paired(subject, reference, seconds=1.2)
     assert [steps for steps, _ in calls] == [reference, subject, subject, reference] * (bench.SLICES // 2)
     assert all(seconds == pytest.approx(1.2 / bench.SLICES) for _, seconds in calls)
+    subject_steps = [10 + 1 + i for i, (steps, _) in enumerate(calls) if steps is subject]
+    assert measured.slices[:, 0].tolist() == subject_steps and measured.slices[:, 2].tolist() == [5] * bench.SLICES
+    assert measured.subject_rate == pytest.approx(sum(subject_steps) / (0.01 * bench.SLICES))
+    assert measured.reference_rate == pytest.approx(250)
+    assert measured.ratio == pytest.approx(measured.subject_rate / 250)
+
+
+def synthetic(ratio: float, drift: float, noise: float, seed: int) -> bench.Paired:
+    """Slice pairs whose subject runs `ratio` times the reference's rate: each pair shares a machine
+    speed drawn with spread `drift` and a slice length, and each slice has its own multiplicative `noise`."""
+    rng = np.random.default_rng(seed)
+    speed = np.exp(rng.normal(0, drift, bench.SLICES))
+    seconds = rng.uniform(0.09, 0.11, bench.SLICES)
+    jitter = np.exp(rng.normal(0, noise, (bench.SLICES, 2)))
+    subject = 1000 * ratio * speed * jitter[:, 0] * seconds
+    reference = 1000 * speed * jitter[:, 1] * seconds
+    return bench.Paired(np.column_stack([subject, seconds, reference, seconds]))
+
+
+def test_an_interval_holds_the_ratio_and_collapses_without_noise():
+    exact = synthetic(3.0, drift=0.3, noise=0.0, seed=0)
+    assert exact.ratio == pytest.approx(3.0)
+    assert exact.interval() == (pytest.approx(3.0), pytest.approx(3.0))
+    noisy = synthetic(3.0, drift=0.3, noise=0.1, seed=1)
+    low, high = noisy.interval()
+    assert low < noisy.ratio < high and high - low < 0.6
+    assert noisy.interval(seed=1) != (low, high) and noisy.interval() == (low, high), "seeded, and by its seed"
+
+
+def test_an_interval_resamples_pairs_so_shared_drift_cancels():
+    """Drift the two sides of a pair share cancels in the ratio: resampling the sides apart would not."""
+    low, high = synthetic(2.0, drift=0.5, noise=0.01, seed=2).interval()
+    assert low < 2.0 < high and high - low < 0.05
+
+
+def test_intervals_cover_the_true_ratio_about_as_often_as_they_claim():
+    covered = 0
+    trials = 200
+    for seed in range(trials):
+        low, high = synthetic(1.5, drift=0.3, noise=0.1, seed=seed).interval(seed)
+        covered += low <= 1.5 <= high
+    assert 0.85 <= covered / trials <= 0.99
+
+
+def test_a_ratio_cell_shows_its_interval():
+    row = {"r": 11.6, "r_interval": [10.94, 12.31], "s": 2.5, "t": None}
+    assert bench.cell(row, "r", "{:.1f}x") == "11.6x (10.9-12.3)"
+    assert bench.cell(row, "s", "{:.2f}") == "2.50" and bench.cell(row, "t", "{:.2f}") == "-"

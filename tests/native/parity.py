@@ -92,8 +92,7 @@ def assert_same_raw(python: Game, native_match: Any, where: object = "") -> None
     everything: legal actions, current player, over and truncated, decision name, JSON state, every
     seat's observation bit for bit, scores, winners, standings and the match generator's state.
     `where` (the seed, the step...) goes into each failure's message."""
-    mask = np.zeros(python.num_actions, dtype=bool)
-    native_match.legal_actions(mask)
+    mask = np.frombuffer(native_match.legal_actions(), dtype=bool)
     assert np.array_equal(mask, python.legal_actions()), where
     assert native_match.current_player() == python.current_player(), where
     assert native_match.is_over() == python.is_over(), where

@@ -108,7 +108,6 @@ def test_illegal_actions_are_refused_alike(name, num_players):
 
 def exercise(match, num_players: int) -> None:
     """Ask an accepted (perhaps odd) match everything, and play it a little: no crash may follow."""
-    mask = np.zeros(match.num_actions, dtype=bool)
     out = np.zeros(match.observation_size, dtype=np.float32)
     for _ in range(20):
         match.scores(), match.standings(), match.current_player(), match.decision_name(), match.state_json()
@@ -117,8 +116,7 @@ def exercise(match, num_players: int) -> None:
         if match.is_over():
             match.winners()
             return
-        match.legal_actions(mask)
-        legal = np.flatnonzero(mask)
+        legal = np.flatnonzero(np.frombuffer(match.legal_actions(), dtype=bool))
         if len(legal) == 0:
             return
         match.apply(int(legal[0]))

@@ -85,12 +85,11 @@ def test_the_door_takes_mutated_states_with_a_value_error_or_plays_them() -> Non
                 )
             except ValueError:
                 continue
-            mask = np.zeros(NativeUrbanSprawl.num_actions, dtype=bool)
             obs = np.zeros(NativeUrbanSprawl.observation_size, dtype=np.float32)
             for _ in range(20):
                 if loaded.is_over():
                     break
-                loaded.legal_actions(mask)
+                mask = np.frombuffer(loaded.legal_actions(), dtype=bool)
                 for seat in range(n):
                     loaded.observation(seat, obs)
                 if not mask.any():
