@@ -402,11 +402,11 @@ def batch_figures(name: str, num_players: int, seconds: float, seed: int = 0, **
         kind(name, num_players, BATCH_ENVS, seed, OpponentPool(name, {"heuristic": 1.0}), options)
         for kind in (BatchVecEnv, SelfPlayVecEnv)
     ]
-    batch, reference = paired_rates(_vector_steps(envs[0], seed), _vector_steps(envs[1], seed), seconds)
+    measured = paired(_vector_steps(envs[0], seed), _vector_steps(envs[1], seed), seconds)
     return {
-        "batch_env_steps_per_s": batch,
-        "selfplay_env_steps_per_s_beside_batch": reference,
-        "batch_env_ratio_vs_selfplay": batch / reference,
+        "batch_env_steps_per_s": measured.subject_rate,
+        "selfplay_env_steps_per_s_beside_batch": measured.reference_rate,
+        **ratio_figures("batch_env_ratio_vs_selfplay", measured, seed),
     }
 
 
@@ -422,6 +422,12 @@ def run_all(seconds: float = 1.0, seed: int = 0, progress=None) -> dict:
 
 
 # ----- the one table ---------------------------------------------------------------------------
+# `batch_figures`: the training env (native batch, heuristic opponents) beside SelfPlayVecEnv
+BATCH_COLUMNS = (
+    ("batched env steps/s (heuristic opponents)", "batch_env_steps_per_s", "{:,.0f}"),
+    ("SelfPlayVecEnv env steps/s beside it", "selfplay_env_steps_per_s_beside_batch", "{:,.0f}"),
+    ("batched / SelfPlayVecEnv", "batch_env_ratio_vs_selfplay", "{:.1f}x"),
+)
 TABLE_COLUMNS = (
     # (heading, key, format)
     ("game", "game", "{}"),
@@ -449,12 +455,7 @@ TABLE_COLUMNS = (
     ("native clone µs", "native_clone_us", "{:.2f}"),
     ("native determinize µs", "native_determinize_us", "{:.2f}"),
     ("native observation µs", "native_observation_us", "{:.2f}"),
-)
-# `batch_figures`, in the one-game report and the JSON (not yet in docs/speed.md's table)
-BATCH_COLUMNS = (
-    ("batched env steps/s (heuristic opponents)", "batch_env_steps_per_s", "{:,.0f}"),
-    ("SelfPlayVecEnv env steps/s beside it", "selfplay_env_steps_per_s_beside_batch", "{:,.0f}"),
-    ("batched / SelfPlayVecEnv", "batch_env_ratio_vs_selfplay", "{:.1f}x"),
+    *BATCH_COLUMNS,
 )
 
 

@@ -208,12 +208,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         rows.append(("connect_four_v3", "not installed (pip install 'pettingzoo[classic]')"))
     native_keys = {"game_api_ceiling_ratio_vs_python"} | {key for key in result if key.startswith("native_")}
+    native_keys |= {key for _, key, _ in bench.BATCH_COLUMNS}
     rows += [
         (heading, bench.cell(result, key, fmt))
         for heading, key, fmt in bench.TABLE_COLUMNS
         if key in native_keys and result.get(key) is not None
     ]
-    rows += [(heading, fmt.format(result[key])) for heading, key, fmt in bench.BATCH_COLUMNS if key in result]
     print(f"{name}, {args.players} players, random legal play, seed {args.seed}, ~{args.seconds:g} s each")
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

@@ -273,7 +273,7 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
             Busy busy(self);
             const auto& s = self.slot(slot_of(self, i));
             M match;
-            match.game = s.game;
+            match.edit() = s.game;
             match.rng = s.chance;
             match.num_players = self.num_players();
             match.history = s.history;
@@ -306,7 +306,7 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
               throw std::invalid_argument("the match has " + std::to_string(match.num_players) + " players, not " +
                                           std::to_string(players));
             if (learner < 0 || learner >= players) throw std::invalid_argument("learner is not a seat of this match");
-            if (match.game.is_over() || match.game.current_player() != learner)
+            if (match.game().is_over() || match.game().current_player() != learner)
               throw std::invalid_argument("the match must wait on its learner's decision");
             if (episodes < 1) throw std::invalid_argument("episodes must be at least 1");
             if (!(margin > -1e300 && margin < 1e300)) throw std::invalid_argument("margin must be finite");
@@ -320,7 +320,7 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
               next.seats[static_cast<size_t>(seat)] = kind;
               next.seat_rngs[static_cast<size_t>(seat)] = pcg64_from_words(rngs[static_cast<size_t>(seat)]);
             }
-            next.game = match.game;
+            next.game = match.game();
             next.chance = match.rng;
             next.history = match.history;
             next.rng = pcg64_from_words(rng);
