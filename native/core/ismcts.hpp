@@ -112,9 +112,9 @@ class Ismcts {
     uint64_t key;
     int seat;
     int action;
-    int available = 0;
+    int64_t available = 0;  // 64 bits: a time budget has no bound on the iterations
     bool edge = false;
-    int visits = 0;
+    int64_t visits = 0;
     double total = 0.0;
     int child = kNone;
   };
@@ -366,13 +366,13 @@ class Ismcts {
     const int count = legal_moves();
     const int hint = options_.bias > 0 ? hint_of(0, me_) : kNoHint;
     int best = -1;
-    int best_visits = 0;
+    int64_t best_visits = 0;
     bool best_hinted = false;
     double best_mean = 0.0;
     for (int k = 0; k < count; ++k) {
       const int action = legal_[k];
       const int index = find(0, me_, action, false);
-      int visits = -1;
+      int64_t visits = -1;
       double mean = 0.0;
       if (index != kNone && slots_[static_cast<size_t>(index)].edge && slots_[static_cast<size_t>(index)].visits > 0) {
         visits = slots_[static_cast<size_t>(index)].visits;
