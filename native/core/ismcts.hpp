@@ -65,7 +65,8 @@ struct IsmctsResult {
 template <class G, bool kHeuristic>
 class Ismcts {
  public:
-  // The seat `me` (to move in `root`, with two or more legal actions) and checked options.
+  // A search for seat `me` (a seat of the match, to move in `root`: the caller checks); the options are
+  // checked here. `run` once.
   Ismcts(const G& root, int num_players, int me, const IsmctsOptions& options)
       : root_(root), game_(root), num_players_(num_players), me_(me), options_(options) {
     options_.check();
