@@ -24,7 +24,10 @@ set and the `Game` API (`determinize`, `legal_actions`, `apply`, `is_over`, `ret
   to the next offering long before anyone makes one), mapped to [-1, 1].
 
 The budget is a number of iterations or a number of seconds; the agent's generator makes every
-random choice, so a seeded agent with an iteration budget is deterministic. `time_limit` stops the
+random choice, so a seeded agent with an iteration budget is deterministic. On a native match the whole
+search runs in C++ (native/core/ismcts.hpp) where the game has what it asks (its heuristic, when hints,
+rollouts or the opponent model need one): the same move, the same statistics and the same draws from
+the generator as this module's search on that match (`native=False` runs this one). `time_limit` stops the
 search after that many seconds whatever the budget (the web app's hard deadline per move). The move played is the
 root edge with the most visits; among equals the heuristic's move, then the best mean value.
 """
@@ -79,10 +82,11 @@ class ISMCTSAgent:
         bias: float = 1.0,
         opponents: str = "heuristic",
         time_limit: float | None = None,
+        native: bool = True,
     ) -> None:
         if (iters is None) == (seconds is None):
             raise ValueError("give exactly one budget: iters or seconds")
-        if (iters is not None and iters < 1) or (seconds is not None and seconds <= 0):
+        if (iters is not None and iters < 1) or (seconds is not None and not seconds > 0):
             raise ValueError("the budget must be positive")
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout {rollout!r}; allowed: {', '.join(ROLLOUTS)}")
@@ -90,8 +94,10 @@ class ISMCTSAgent:
             raise ValueError("max_rollout must be >= 0 (or None: play rollouts to the end)")
         if opponents not in OPPONENTS:
             raise ValueError(f"unknown opponents {opponents!r}; allowed: {', '.join(OPPONENTS)}")
-        if bias < 0:
-            raise ValueError("bias must be >= 0 (0: no heuristic guidance in the tree)")
+        if not 0 <= bias < math.inf:
+            raise ValueError("bias must be a finite number >= 0 (0: no heuristic guidance in the tree)")
+        if not math.isfinite(exploration):
+            raise ValueError("exploration must be a finite number")
         if time_limit is not None and not time_limit > 0:
             raise ValueError("time_limit must be > 0 seconds (None: no limit beyond the budget)")
         self.rng = make_rng(seed)
@@ -104,6 +110,7 @@ class ISMCTSAgent:
         self.time_limit = time_limit  # a hard stop, whatever the budget: the web app's bots must answer in time
         self.last_iterations = 0
         self.last_values: dict[int, float] = {}  # the root's own moves: mean value, for analysis
+        self.native = native  # search in C++ on a native match whose game has what the search asks
 
     def act(self, info_set: InfoSet) -> int:
         legal = info_set.legal_action_ids()
@@ -111,6 +118,10 @@ class ISMCTSAgent:
             raise ValueError(f"seat {info_set.player} has no decision to make now")
         if len(legal) == 1:
             return legal[0]
+        if self.native:
+            action = self._search_native(info_set)
+            if action is not None:
+                return action
         me = info_set.player
         heuristics = self._heuristics(info_set.game_name, info_set.num_players)
         root = Node()
@@ -127,6 +138,28 @@ class ISMCTSAgent:
         self.last_values = {a: e.total / e.visits for (seat, a), e in root.edges.items() if seat == me and e.visits}
         hint = root.hints.get(me)
         return max(legal, key=lambda a: self._rank_at_root(root, me, a, hint))
+
+    def _search_native(self, info_set: InfoSet) -> int | None:
+        """The move of the native engine's search (setting `last_iterations` and `last_values`), or None
+        where the match is not native or its game lacks the heuristic the search asks."""
+        cap = 1 << 62  # no budget or rollout reaches it; the binding takes 64-bit integers
+        found = info_set.ismcts_action(
+            self.rng,
+            self.needs_heuristic,
+            iters=None if self.iters is None else min(self.iters, cap),
+            seconds=self.seconds,
+            time_limit=self.time_limit,
+            exploration=self.exploration,
+            max_rollout=None if self.max_rollout is None else min(self.max_rollout, cap),
+            rollout=self.rollout,
+            bias=self.bias,
+            opponents=self.opponents,
+        )
+        if found is None:
+            return None
+        action, self.last_iterations, values = found
+        self.last_values = dict(values)
+        return action
 
     @staticmethod
     def _rank_at_root(root: Node, me: int, action: int, hint: int | None) -> tuple:

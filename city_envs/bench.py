@@ -30,6 +30,7 @@ from city_envs.core.registry import GAMES, game_class, make_env
 
 _CLOCK = time.process_time
 SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
+NATIVE_SEARCH_REPEATS = 20  # the native search's decisions timed again, so that its column sums a measurable time
 CLOCK_EVERY = 16  # steps between two reads of the clock in a timed loop
 SLICES = 12  # slices per side of a paired measurement, taken in turns with the other side's
 CONFIDENCE = 0.95  # of a ratio's bootstrap interval
@@ -251,17 +252,21 @@ def per_call_micros(states: list[Game], repeats: int = 20, seed: int = 0) -> dic
     }
 
 
-def search_iteration_micros(name: str, states: list, iterations: int = SEARCH_ITERATIONS, seed: int = 0) -> float:
+def search_iteration_micros(
+    name: str, states: list, iterations: int = SEARCH_ITERATIONS, seed: int = 0, repeats: int = 1
+) -> float:
     """Microseconds per iteration of the default ISMCTS agent (determinize, clone, the tree's and the
-    rollout's moves, heuristic opponents and rollouts), over the positions with a choice to make."""
+    rollout's moves, heuristic opponents and rollouts), over the positions with a choice to make, each
+    searched `repeats` times. On native matches the whole search runs in C++ (native/core/ismcts.hpp)."""
     from city_envs.agents.ismcts import ISMCTSAgent
 
     choices = [game for game in states if len(game.legal_action_ids()) > 1]
     agent = ISMCTSAgent(seed, iters=iterations)
     start = _CLOCK()
-    for game in choices:
-        agent.act(InfoSet(game, game.current_player()))
-    return (_CLOCK() - start) / (iterations * len(choices)) * 1e6
+    for _ in range(repeats):
+        for game in choices:
+            agent.act(InfoSet(game, game.current_player()))
+    return (_CLOCK() - start) / (iterations * len(choices) * repeats) * 1e6
 
 
 def connect_four_steps(seed: int = 0) -> Iterator[int] | None:
@@ -315,7 +320,7 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
         if search:
             # the same first 40 positions as the Python column's: the same matches, sampled alike
             native_states = sample_states(name, num_players, 40, seed, engine="native", **options)
-            native_search = search_iteration_micros(name, native_states, seed=seed)
+            native_search = search_iteration_micros(name, native_states, seed=seed, repeats=NATIVE_SEARCH_REPEATS)
             result["native_search_iteration_us"] = native_search
             result["native_search_ratio_vs_python"] = result["search_iteration_us"] / native_search
     return result

@@ -64,6 +64,17 @@ class InfoSet:
         choose = getattr(self.__game, "heuristic_action", None)
         return None if choose is None else choose(rng)
 
+    def ismcts_action(
+        self, rng: np.random.Generator, needs_heuristic: bool, **options: Any
+    ) -> tuple[int, int, list[tuple[int, float]]] | None:
+        """The native engine's ISMCTS for this seat (agents/ismcts.py's search, `options` its settings): the
+        move, the iterations run and the root's mean values; None where the match is not native or the
+        search needs a heuristic its game lacks in C++."""
+        if self.__game.current_player() != self.player:
+            raise ValueError(f"seat {self.player} has no decision to make now")
+        search = getattr(self.__game, "ismcts_action", None)
+        return None if search is None else search(self.player, rng, needs_heuristic, **options)
+
     def determinize(self, rng: np.random.Generator) -> Game:
         """A full match sampled from this seat's beliefs (for search agents)."""
         return self.__game.determinize(self.player, rng)

@@ -177,6 +177,17 @@ class NativeGame(Game):
         choose = getattr(self._match, "heuristic_action", None)
         return None if choose is None else choose(rng.bit_generator.capsule)
 
+    def ismcts_action(
+        self, player: int, rng: np.random.Generator, needs_heuristic: bool, **options: Any
+    ) -> tuple[int, int, list[tuple[int, float]]] | None:
+        """agents/ismcts.py's search for `player` in C++ (native/core/ismcts.hpp): the same move with the same
+        draws from `rng`, its lock held while the search runs without the GIL. Returns (action, iterations,
+        [(root action, mean value)]), or None where the search needs a heuristic this native game lacks."""
+        if needs_heuristic and not hasattr(self._match, "heuristic_action"):
+            return None
+        with rng.bit_generator.lock:
+            return self._match.ismcts_action(player, rng.bit_generator.capsule, **options)
+
     def observation(self, player: int) -> np.ndarray:
         out = np.empty(self.observation_shape, dtype=np.float32)
         self._match.observation(player, out)

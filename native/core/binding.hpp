@@ -8,6 +8,8 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -16,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -24,6 +27,7 @@
 
 #include "batch.hpp"
 #include "game.hpp"
+#include "ismcts.hpp"
 #include "json.hpp"
 #include "random.hpp"
 
@@ -486,6 +490,63 @@ void bind_game(nb::module_& m, const char* class_name) {
   }
   // ----- the batched vector env (batch.hpp), for the games with a native heuristic -----
   if constexpr (has_heuristic<G>::value) bind_batch<G>(m, std::string(class_name) + "Batch");
+
+  // ----- the ISMCTS search (ismcts.hpp) ---------------------------------------------------------------
+  cls.def(
+      "ismcts_action",
+      [](const M& self, int player, const nb::capsule& capsule, std::optional<int64_t> iters,
+         std::optional<double> seconds, std::optional<double> time_limit, double exploration,
+         std::optional<int64_t> max_rollout, const std::string& rollout, double bias, const std::string& opponents) {
+        checked_seat(self, player);
+        if (self.game().is_over() || self.game().current_player() != player)
+          throw std::invalid_argument("seat " + std::to_string(player) + " has no decision to make now");
+        if (iters.has_value() == seconds.has_value())
+          throw std::invalid_argument("give exactly one budget: iters or seconds");
+        if ((iters && *iters < 1) || (seconds && !(*seconds > 0)))
+          throw std::invalid_argument("the budget must be positive");
+        if (time_limit && !(*time_limit > 0))
+          throw std::invalid_argument("time_limit must be > 0 seconds (None: no limit beyond the budget)");
+        if (max_rollout && *max_rollout < 0)
+          throw std::invalid_argument("max_rollout must be >= 0 (or None: play rollouts to the end)");
+        if (rollout != "random" && rollout != "heuristic")
+          throw std::invalid_argument("unknown rollout '" + rollout + "'; allowed: random, heuristic");
+        if (opponents != "search" && opponents != "heuristic")
+          throw std::invalid_argument("unknown opponents '" + opponents + "'; allowed: search, heuristic");
+        IsmctsOptions options;
+        options.iters = iters.value_or(0);
+        options.seconds = seconds.value_or(0.0);
+        options.time_limit = time_limit.value_or(0.0);
+        options.exploration = exploration;
+        options.max_rollout = max_rollout.value_or(-1);
+        options.heuristic_rollout = rollout == "heuristic";
+        options.bias = bias;
+        options.heuristic_opponents = opponents == "heuristic";
+        uint8_t mask[G::kNumActions];
+        self.game().legal_actions(mask);
+        int count = 0, only = -1;
+        for (int i = 0; i < G::kNumActions; ++i)
+          if (mask[i] != 0) {
+            ++count;
+            only = i;
+          }
+        Ismcts<G, has_heuristic<G>::value> search(self.game(), self.num_players, player, options);
+        Random rng(numpy_bitgen(capsule));
+        if (count == 1) return std::make_tuple(only, int64_t{0}, std::vector<std::pair<int, double>>());
+        IsmctsResult result;
+        {
+          nb::gil_scoped_release release;
+          result = search.run(rng);
+        }
+        return std::make_tuple(result.action, result.iterations, std::move(result.values));
+      },
+      nb::arg("player"), nb::arg("rng"), nb::kw_only(), nb::arg("iters").none() = nb::none(),
+      nb::arg("seconds").none() = nb::none(), nb::arg("time_limit").none() = nb::none(),
+      nb::arg("exploration") = 0.7, nb::arg("max_rollout").none() = 40, nb::arg("rollout") = "heuristic",
+      nb::arg("bias") = 1.0, nb::arg("opponents") = "heuristic",
+      "agents/ismcts.py's search for `player` (to move), decision for decision the Python agent's, drawing from "
+      "the numpy generator whose `bit_generator.capsule` is `rng` (the caller holds its lock: the search runs "
+      "without the GIL). Returns (action, iterations, [(root action, mean value) in the order tried]); a "
+      "forced move is returned without a search or a draw.");
 }
 
 }  // namespace city_envs::native
