@@ -63,8 +63,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
+from city_envs.core.svg import SEAT_COLOURS
 from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
+from city_envs.web.panels import public_parts, resources
 from city_envs.web.replays import FileTooLarge, Replay, Sources
 from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
@@ -73,6 +75,7 @@ HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 64 * 1024
 MAX_OPTION_CHARS = 200
 MAX_SEED = 2**63 - 1
+MAX_MOVES_AT_ONCE = 100  # bot moves one request to /advance may ask for (the page asks for one at a time)
 BOT_THREADS = max(2, os.cpu_count() or 2)  # bot moves thinking at once (a search holds a core)
 CSRF_COOKIE = "city_envs_form_token"
 OWNER_COOKIE = "city_envs_owner"
@@ -175,6 +178,69 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
     if len(groups) == 1:
         return [(decision_words(game), next(iter(groups.values())))]
     return list(groups.items())
+
+
+MAX_LIST = 40  # the most choice buttons a page lists in one run; longer groups are split
+
+
+def split_long(groups: list[tuple[str, list[tuple[int, str]]]]) -> list[tuple[str, list[tuple[int, str]], bool]]:
+    """Each group of choices as (heading, items, folded): a group of more than `MAX_LIST` choices in
+    runs of at most that many, each folded under a heading naming its first and last choice."""
+    shown = []
+    for heading, items in groups:
+        if len(items) <= MAX_LIST:
+            shown.append((heading, items, False))
+            continue
+        runs = -(-len(items) // MAX_LIST)
+        size = -(-len(items) // runs)
+        for start in range(0, len(items), size):
+            run = items[start : start + size]
+            shown.append((f"{heading}: {run[0][1]} … {run[-1][1]} ({len(run)})", run, True))
+    return shown
+
+
+def player_panels(game: Game, who: Callable[[int], str], viewer: int | None) -> list[dict[str, Any]]:
+    """Each seat's panel: its name, public score and what that adds up from (where public), and its
+    public resources; which seat acts and which is the viewer's."""
+    parts = public_parts(game)
+    scores = game.scores() if game.is_over() else game.public_scores()
+    current = -1 if game.is_over() else game.current_player()
+    return [
+        {
+            "seat": seat,
+            "name": who(seat),
+            "score": f"{scores[seat]:g}",
+            "parts": " + ".join(f"{value:g} {what}" for what, value in parts[seat]) if parts is not None else "",
+            "resources": row,
+            "current": seat == current,
+            "mine": seat == viewer,
+            "colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)],
+        }
+        for seat, row in enumerate(resources(game))
+    ]
+
+
+def last_move(events: Sequence[Any]) -> Any | None:
+    """The move the board marks: the latest one with a place on the board, among the last seat's
+    latest run of moves (an older seat's move is not the last move)."""
+    if not events:
+        return None
+    seat = events[-1].seat
+    for event in reversed(events):
+        if event.seat != seat:
+            return None
+        if event.mark:
+            return event
+    return None
+
+
+def with_mark(board_svg: str | None, mark: str) -> str | None:
+    """The board with the last move's place outlined (its points are numbers only, from `board_mark`)."""
+    if not board_svg or not mark:
+        return board_svg
+    outline = f'<polygon class="last-move" points="{mark}"/>'
+    head, _, tail = board_svg.rpartition("</svg>")
+    return f"{head}{outline}</svg>{tail}"
 
 
 def outcome(game: Game, names: Sequence[str]) -> dict:
@@ -398,10 +464,11 @@ def new_session(
     seed: int,
     options: dict[str, Any],
     owner: str,
+    play_forced: bool = False,
 ) -> PlaySession:
     """A match of the seats `texts` (each parsed and checked, policy files loaded), owned by `owner`."""
     seats = [parse_seat(text, name, players, resolve) for text in texts]
-    return PlaySession(name, players, seats, seed, options, owner)
+    return PlaySession(name, players, seats, seed, options, owner, play_forced)
 
 
 async def create_game(request: Request) -> Response:
@@ -430,7 +497,8 @@ async def create_game(request: Request) -> Response:
         resolve = partial(served_policy_file, site(request).sources)
         owner, new_owner = browser_token(request, OWNER_COOKIE)
         # off the event loop: checking a policy file reads and loads it (seconds for a large one)
-        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options, owner)
+        forced = form.get("play_forced", "") == "on"  # a checkbox: sent only when ticked
+        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options, owner, forced)
     except FileTooLarge as error:
         raise BadRequest(str(error), 413) from None
     except (TypeError, ValueError, RecursionError, OSError) as error:
@@ -467,7 +535,10 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
         private = game.render_private(viewer) if viewer is not None else ""
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
         so_far = game.describe_partial() if choosing else ""
-        board_svg = game.render_svg({a: text for _, items in groups for a, text in items})
+        marked = last_move(session.log)
+        board_svg = with_mark(
+            game.render_svg({a: text for _, items in groups for a, text in items}), marked.mark if marked else ""
+        )
         own = [viewer] if viewer is not None else []
         context: dict[str, Any] = dict(
             session=session,
@@ -476,11 +547,14 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             game=game,
             viewer=viewer,
             current=current,
-            groups=groups,
+            groups=split_long(groups),
             board_svg=board_svg,
+            marked=marked,
+            panels=player_panels(game, who, viewer),
             clickable='class="choice"' in (board_svg or ""),
             private=private,
             events=events[-300:],
+            forced=session.forced_choice() is not None,
             so_far=so_far,
             step=len(game.history),
             decision=decision_words(game),
@@ -512,7 +586,12 @@ async def advance(request: Request) -> Response:
     session = session_of(request)
     seat = request.query_params.get("seat", "")
     back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
-    await to_thread.run_sync(session.advance, limiter=request.app.state.bot_moves)
+    moves = request.query_params.get("moves")
+    max_moves = int_param(moves, "moves") if moves else None
+    if max_moves is not None and not 1 <= max_moves <= MAX_MOVES_AT_ONCE:
+        raise BadRequest(f"moves must be 1..{MAX_MOVES_AT_ONCE}, not {max_moves}")
+    move = session.advance if max_moves is None else partial(session.advance, max_moves=max_moves)
+    await to_thread.run_sync(move, limiter=request.app.state.bot_moves)
     return RedirectResponse(back, status_code=303)
 
 

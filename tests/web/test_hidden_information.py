@@ -88,7 +88,8 @@ def test_the_play_page_shows_public_scores_and_the_end_screen_the_breakdown(clie
     assert "Final scores" in page and "The final table" in page
     assert "final" in page.split("The final table")[1]  # Metropolys' text names each final score
     # each seat's score with what it adds up from, the secret card's part included, and who won and why
-    assert page.count("prestige of the secret Area card") == 2 and "prestige of tokens" in page
+    final_scores = page.split("Final scores")[1].split("The final table")[0]
+    assert final_scores.count("prestige of the secret Area card") == 2 and "prestige of tokens" in final_scores
     assert re.search(
         r"seat \d \(random\) wins with \d+ prestige, against \d+ for seat \d \(random\)\.", page
     ) or re.search(r"tie on \d+ prestige; seat \d \(random\) wins on buildings built", page)
