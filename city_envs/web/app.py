@@ -68,7 +68,7 @@ from city_envs.web.at_hand import action_notes, legend, missing_choices, summary
 from city_envs.web.decisions import decision_words
 from city_envs.web.panels import public_parts, resources
 from city_envs.web.replays import FileTooLarge, Replay, Sources
-from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
+from city_envs.web.seats import BOTS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
 
 HERE = Path(__file__).resolve().parent
@@ -449,7 +449,7 @@ def new_game(request: Request) -> Response:
         game=name,
         cls=cls,
         players=players,
-        bots=BOT_SUGGESTIONS + tuple(policies),
+        bots=BOTS,
         person=PERSON,
         policies=policies,
         limits=SEARCH_LIMITS,
@@ -493,7 +493,10 @@ async def create_game(request: Request) -> Response:
                 options[key] = option.choices[int(text)]
             elif text:
                 options[key] = parse_value(text)
-        texts = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(players)]
+        texts = [
+            form.get(f"custom{seat}", "").strip() or form.get(f"seat{seat}", "").strip() or PERSON
+            for seat in range(players)
+        ]
         resolve = partial(served_policy_file, site(request).sources)
         owner, new_owner = browser_token(request, OWNER_COOKIE)
         # off the event loop: checking a policy file reads and loads it (seconds for a large one)

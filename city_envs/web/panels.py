@@ -92,13 +92,31 @@ def resources(game: Game) -> list[Resources]:
     return RESOURCES[game.name](state_game.state)
 
 
+def _big_city_parts(s: Any) -> list[list[tuple[str, float]]]:
+    """Big City's score by the kind of building that scored it (a piece's points are fixed when it is built)."""
+    parts = []
+    for seat in range(s.n):
+        by_kind: dict[int, float] = {}
+        for piece in s.pieces:
+            if piece.owner == seat and piece.points:
+                by_kind[piece.kind] = by_kind.get(piece.kind, 0.0) + piece.points
+        parts.append([(f"points for {big.KIND_NAMES[kind]}", points) for kind, points in sorted(by_kind.items())])
+    return parts
+
+
+SCORE_PARTS: dict[str, Callable[[Any], list[list[tuple[str, float]]]]] = {"big_city": _big_city_parts}
+
+
 def public_parts(game: Game) -> list[list[tuple[str, float]]] | None:
     """Each seat's score parts while every seat may see them: always in a game that counts no secret
-    points, and at the end in one that does (Metropolys' objectives); else None."""
+    points, and at the end in one that does (Metropolys' objectives); else None. A game that names its
+    score as one part is broken down here where its public state says more (Big City, by building)."""
     reference = python_game(game)
     secret = reference is None or type(reference).public_scores is not StateGame.public_scores
     if secret and not game.is_over():
         return None
+    if reference is not None and game.name in SCORE_PARTS:
+        return SCORE_PARTS[game.name](reference.state)
     return game.score_parts()
 
 
@@ -125,6 +143,9 @@ def payout_lines(before: Game, after: Game, names: Callable[[int], str] = lambda
         elif scores_after[seat] != scores_before[seat]:
             change = scores_after[seat] - scores_before[seat]
             lines.append(f"{final}{names(seat)} {change:+g} {after.standing_names[0]} (now {scores_after[seat]:g})")
+        if final:
+            total = " + ".join(f"{value:g} {what}" for what, value in parts_after[seat]) if parts_after else ""
+            lines.append(f"{final}{names(seat)} ends with {scores_after[seat]:g}" + (f" = {total}" if total else ""))
         old_row = dict(old_resources[seat]) if seat < len(old_resources) else {}
         for what, value in new_resources[seat]:
             if value != old_row.get(what, 0):
