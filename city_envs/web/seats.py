@@ -14,8 +14,8 @@ parser (which imports `module:Class` and may unpickle a `ppo:...:trust_pickle` z
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from importlib.util import find_spec

@@ -223,7 +223,8 @@ def css_rule(selector: str) -> dict[str, str]:
     css = STYLE.read_text()
     body = re.search(re.escape(selector) + r"\s*\{([^}]*)\}", css)
     assert body, selector
-    return {key.strip(): value.strip() for key, value in (part.split(":", 1) for part in body.group(1).split(";") if ":" in part)}
+    pairs = (part.split(":", 1) for part in body.group(1).split(";") if ":" in part)
+    return {key.strip(): value.strip() for key, value in pairs}
 
 
 def test_choices_and_the_last_move_have_marks_of_their_own_on_every_board():
