@@ -67,7 +67,8 @@ from city_envs.core.svg import SEAT_COLOURS
 from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
 from city_envs.web.panels import public_parts, resources
-from city_envs.web.replays import FileTooLarge, Replay, Sources
+from city_envs.web.replays import FileTooLarge, Replay, Sources, is_arena_run
+from city_envs.web.results import find_benchmarks, ladder_runs, ladder_table, ladders, read_benchmark, read_run
 from city_envs.web.seats import BOTS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
 
@@ -428,6 +429,8 @@ def home(request: Request) -> Response:
         runs=runs,
         files=files,
         roots=sources.roots,
+        ladders=ladders([name for name, _ in runs]),
+        benchmarks=find_benchmarks(sources),
     )
 
 
@@ -718,6 +721,35 @@ def replay_page(request: Request) -> Response:
     )
 
 
+def results_page(request: Request) -> Response:
+    """Win rates with their intervals from a served results file: an arena run, a ladder (a folder of
+    runs) or a benchmark (`city_envs.web.results`)."""
+    sources = site(request).sources
+    src = request.query_params.get("src", "")
+    try:
+        path = sources.resolve(src)
+        if path.is_dir() and is_arena_run(path):
+            summary = sources.resolve(sources.name(path / "results.json"))
+            return page(request, "results.html", kind="run", src=src, run=read_run(summary))
+        if path.is_dir() and not (path / "results.json").is_file():
+            runs = ladder_runs(sources, path)
+            if not runs:
+                raise ValueError(f"{src!r} holds no results.json and no arena runs")
+            return page(request, "results.html", kind="ladder", src=src, runs=runs, tables=ladder_table(runs))
+        file = sources.resolve(sources.name(path / "results.json")) if path.is_dir() else path
+        if file.name != "results.json":
+            raise ValueError(f"{src!r} is not a results.json or a folder of results")
+        if is_arena_run(file.parent):
+            return page(request, "results.html", kind="run", src=sources.name(file.parent), run=read_run(file))
+        return page(request, "results.html", kind="benchmark", src=src, benchmark=read_benchmark(file))
+    except FileTooLarge as error:
+        raise BadRequest(str(error), 413) from None
+    except FileNotFoundError as error:
+        raise BadRequest(str(error), 404) from None
+    except (OSError, ValueError) as error:
+        raise BadRequest(str(error)) from None
+
+
 def replay_board(request: Request) -> Response:
     replay, step, _, _ = load_replay(request)
     return png(replay.game_at(step))
@@ -763,6 +795,7 @@ ROUTES = [
     Route("/rules/{game_name}", rules),
     file_route("/replay", replay_page),
     file_route("/replay/board.png", replay_board),
+    file_route("/results", results_page),
     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
 ]
 

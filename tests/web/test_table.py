@@ -22,6 +22,7 @@ from city_envs.web.replays import play_step
 from .test_app import choices, start, step_of, text_of
 from .test_ownership import session_for
 
+SLOW_PAGES = {"metropolys", "big_city"}  # their many pages take a few seconds: in the slow run
 STYLE = Path(__file__).resolve().parents[2] / "city_envs" / "web" / "static" / "style.css"
 
 
@@ -60,8 +61,8 @@ def test_the_log_is_newest_first_with_a_line_for_each_payout(client):
 @pytest.mark.parametrize(
     ("game", "seats", "part"),
     [
-        ("metropolys", ["random", "random"], "prestige of the secret Area card"),
-        ("big_city", ["heuristic", "heuristic"], "points for"),
+        pytest.param("metropolys", ["random", "random"], "prestige of the secret Area card", marks=pytest.mark.slow),
+        pytest.param("big_city", ["heuristic", "heuristic"], "points for", marks=pytest.mark.slow),
         ("urban_sprawl", ["random", "random"], ""),
     ],
 )
@@ -107,15 +108,27 @@ def test_advance_can_play_one_bot_move_at_a_time(client):
         assert response.status_code == 400 and "moves" in response.text, bad
 
 
+def play_session(session, moves: int) -> None:
+    """The person's random choices straight on the session, the automatic moves between them."""
+    pick = random.Random(0).choice
+    for _ in range(moves):
+        if session.game.is_over():
+            return
+        if session.bots_to_move():
+            session.advance()
+            continue
+        session.act(0, pick(session.game.legal_action_ids()), len(session.game.history))
+
+
 def test_forced_choices_are_played_for_a_person_who_asks(client):
-    url = start(client, "urban_sprawl", ["person", "heuristic"], seed=2, play_forced="on")
-    play_random(client, url, 80)
+    url = start(client, "urban_sprawl", ["person", "random"], seed=2, play_forced="on")
     session = session_for(client, url)
+    play_session(session, 40)
     forced = [event for event in session.log if event.forced]
     assert forced and all(event.seat == 0 for event in forced)
     assert "(your only choice, played for you)" in client.get(url).text
-    other = start(client, "urban_sprawl", ["person", "heuristic"], seed=2)
-    play_random(client, other, 80)
+    other = start(client, "urban_sprawl", ["person", "random"], seed=2)
+    play_session(session_for(client, other), 40)
     assert not any(event.forced for event in session_for(client, other).log)
 
 
@@ -145,7 +158,9 @@ def without_step(page: str) -> str:
     return re.sub(r'(data-step="|board\.png\?v=|name="step" value=")\d+', r"\1", page)
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_PAGES else name for name in GAMES]
+)
 def test_a_seats_page_does_not_change_with_what_it_cannot_see(client, name):
     """The whole page of seat 0 (board, panels, log, legend, choices) is the same in a world that
     differs from the true one only in what seat 0 cannot see (`Game.determinize(0)`)."""
@@ -201,7 +216,9 @@ def test_long_choice_lists_are_folded_in_runs_of_at_most_the_limit():
     assert "street 0" in folded[0][0] and "street 39" in folded[0][0]
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_PAGES else name for name in GAMES]
+)
 def test_no_page_lists_more_than_the_limit_of_buttons(client, name):
     url = start(client, name, ["person", "heuristic"], seed=6)
     pick = random.Random(6).choice
