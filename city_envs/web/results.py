@@ -92,6 +92,11 @@ def _count(value: object, what: str) -> int:
     return value
 
 
+def _dict(value: object) -> dict:
+    """`value` if it is a table, else an empty one (for fields a page shows only when present)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _optional(value: object, what: str) -> float | None:
     return None if value is None else _number(value, what)
 
@@ -118,14 +123,14 @@ def read_run(path: Path) -> RunTable:
     if data.get("game") not in GAMES:
         raise ValueError(f"{path.name} is not an arena result (no known 'game' field)")
     agents = _table(data.get("agents"), f"{path.name}'s agents")
-    ratings = data.get("ratings") if isinstance(data.get("ratings"), dict) else {}
+    ratings = _dict(data.get("ratings"))
     lineup = data.get("lineup")
     if not isinstance(lineup, list) or not all(isinstance(kind, str) for kind in lineup):
         raise ValueError(f"{path.name}'s lineup is not a list of agents")
     rows = []
     for agent, stats in agents.items():
         stats = _table(stats, f"agent {agent!r}")
-        rating = ratings.get(agent) if isinstance(ratings.get(agent), dict) else {}
+        rating = _dict(ratings.get(agent))
         rate = _rate(stats.get("win_rate"), [stats.get("ci_low"), stats.get("ci_high")], f"agent {agent!r}")
         rows.append(
             AgentRow(
@@ -153,8 +158,7 @@ def read_benchmark(path: Path) -> BenchmarkTable:
     data = _table(parse_json(read_regular_file(path, MAX_SMALL_FILE_BYTES), path.name), path.name)
     if data.get("format") != BENCHMARK_FORMAT:
         raise ValueError(f"{path.name} is not a benchmark result (format {BENCHMARK_FORMAT})")
-    agent = data.get("agent") if isinstance(data.get("agent"), dict) else {}
-    suite = data.get("suite") if isinstance(data.get("suite"), dict) else {}
+    agent, suite = _dict(data.get("agent")), _dict(data.get("suite"))
     rows = []
     for task, entry in _table(data.get("tasks"), "tasks").items():
         lineups = _table(_table(entry, f"task {task!r}").get("lineups"), f"task {task!r}'s line-ups")
