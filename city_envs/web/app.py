@@ -561,6 +561,7 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             private=private,
             events=events[-300:],
             forced=session.forced_choice() is not None,
+            undoable=choosing and viewer is not None and session.undoable(viewer),
             so_far=so_far,
             step=len(game.history),
             decision=decision_words(game),
@@ -582,6 +583,19 @@ async def act(request: Request) -> Response:
     step = int_param(form.get("step"), "step")
     try:
         await to_thread.run_sync(session.act, seat, action, step, limiter=request.app.state.bot_moves)
+    except ValueError as error:
+        raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
+    return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
+
+
+async def undo(request: Request) -> Response:
+    """Take back the person's last move of a decision still being made (`PlaySession.undo`)."""
+    form = await form_data(request)
+    session = session_of(request)
+    seat = int_param(form.get("seat"), "seat")
+    step = int_param(form.get("step"), "step")
+    try:
+        await to_thread.run_sync(session.undo, seat, step)
     except ValueError as error:
         raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
     return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
@@ -786,6 +800,7 @@ ROUTES = [
     Route("/games/{game_id}", play),
     Route("/games/{game_id}/act", act, methods=["POST"]),
     Route("/games/{game_id}/advance", advance, methods=["POST"]),
+    Route("/games/{game_id}/undo", undo, methods=["POST"]),
     Route("/games/{game_id}/delete", delete_game, methods=["POST"]),
     file_route("/games/{game_id}/board.png", board),
     file_route("/games/{game_id}/save.json", save),

@@ -21,12 +21,17 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from city_envs.agents.base import Agent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
 from city_envs.web.replays import board_mark, play_step
 from city_envs.web.seats import PERSON, SeatSpec
+
+
+UNDO_SAMPLES = 3  # redrawn worlds in which a move must teach its seat nothing to be taken back
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class PlaySession:
         self.watch_id = secrets.token_urlsafe(16)  # the name of its read-only public view
         self.game: Game = make_game(game_name, num_players, seed=seed, **options)
         self.seed = seed
+        self.options = dict(options)
         self.seats = [spec.text for spec in seats]
         self.agents = [spec.build(seed + seat) for seat, spec in enumerate(seats)]
         self.handles = [InfoSet(self.game, seat) for seat in range(num_players)]
@@ -136,6 +142,41 @@ class PlaySession:
             if seat != game.current_player() or self.agents[seat] is not None:
                 raise ValueError(f"it is not seat {seat}'s turn to choose (seat {game.current_player()} acts)")
             self._apply(seat, action)  # IllegalActionError (a ValueError) names what was wrong
+
+    def undoable(self, seat: int) -> bool:
+        """Whether `seat`'s last move is an uncommitted part of the decision it is still making: the seat
+        moved last and is still choosing, what it chose so far shows (`describe_partial`), and the move
+        taught it nothing: made in worlds redrawn from what it could not see (`Game.determinize`), it
+        leaves the seat seeing the same (a card drawn would differ), so taking it back gains nothing."""
+        game = self.game
+        if game.is_over() or self.error or not self.log or self.agents[seat] is not None:
+            return False
+        if self.log[-1].seat != seat or game.current_player() != seat or not game.describe_partial():
+            return False
+        before, action = self._before_last(), game.history[-1]
+        rng = np.random.default_rng(len(game.history))
+        for _ in range(UNDO_SAMPLES):
+            twin = before.determinize(seat, rng)
+            if not twin.legal_actions()[action]:
+                return False
+            twin.apply(action)
+            if not np.array_equal(twin.observation(seat), game.observation(seat)):
+                return False
+        return True
+
+    def _before_last(self) -> Game:
+        return type(self.game).replay(self.game.num_players, self.seed, list(self.game.history[:-1]), **self.options)
+
+    def undo(self, seat: int, step: int) -> None:
+        """Take back `seat`'s last move, an uncommitted part of its decision (`undoable`)."""
+        with self.lock:
+            if step != len(self.game.history):
+                raise ValueError("that undo was asked on an out-of-date page; the game has moved on")
+            if not self.undoable(seat):
+                raise ValueError("nothing to undo: only the parts of a decision still being made can be taken back")
+            self.game = self._before_last()
+            self.handles = [InfoSet(self.game, other) for other in range(self.game.num_players)]
+            self.log.pop()
 
     def advance(self, budget_seconds: float = 2.0, max_moves: int | None = None) -> None:
         """Let the bots move (and play a person's forced choices, `forced_choice`) until a person must

@@ -153,11 +153,6 @@ def test_each_seat_has_a_panel_with_its_score_and_resources(client, game, words)
     assert "(you)" in text_of(panels.split('id="panel-0"')[1])
 
 
-def without_step(page: str) -> str:
-    """The page without the number of decisions made (public, and not kept by `Game.determinize`)."""
-    return re.sub(r'(data-step="|board\.png\?v=|name="step" value=")\d+', r"\1", page)
-
-
 @pytest.mark.parametrize(
     "name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_PAGES else name for name in GAMES]
 )
@@ -174,11 +169,12 @@ def test_a_seats_page_does_not_change_with_what_it_cannot_see(client, name):
             break
         if move % 6 == 5:
             twin = game.determinize(0, rng)
+            twin.history = list(game.history)  # the decisions made are public; determinize keeps none
             if np.array_equal(twin.observation(0), game.observation(0)):
-                seen = without_step(client.get(url).text)
+                seen = client.get(url).text
                 session.game = twin
                 try:
-                    assert without_step(client.get(url).text) == seen, (name, move)
+                    assert client.get(url).text == seen, (name, move)
                 finally:
                     session.game = game
                 compared += 1
@@ -278,3 +274,35 @@ def test_the_status_names_no_decision_number(client):
     url = start(client, "citadels", ["person", "heuristic"])
     status = text_of(client.get(url).text.split('id="status"')[1].split("</p>")[0])
     assert "Decision" not in status and "seat 0 (you) to choose" in status
+
+
+# ----- undo of a decision still being made ------------------------------------------------------
+def test_a_part_of_a_decision_still_being_made_can_be_taken_back(client):
+    """Big City's setup tile is placed in three clicks (tile, turn, edge ...): the parts before the last
+    are undone one by one, back to the position before them; a finished move cannot be."""
+    url = start(client, "big_city", ["person", "random"], seed=4)
+    page = client.get(url).text
+    assert 'id="undo"' not in page
+    session = session_for(client, url)
+    before = session.game.to_dict()
+    client.post(f"{url}/act", data={"seat": "0", "action": str(choices(page)[0]), "step": str(step_of(page))})
+    page = client.get(url).text
+    assert 'id="undo"' in page and "So far" in text_of(page)
+    response = client.post(f"{url}/undo", data={"seat": "0", "step": str(step_of(page))})
+    assert response.status_code == 200
+    assert session_for(client, url).game.to_dict() == before and len(session.log) == 0
+    # nothing to undo now, and a stale or malformed request is refused with its reason
+    refused = client.post(f"{url}/undo", data={"seat": "0", "step": "0"})
+    assert refused.status_code == 409 and "nothing to undo" in text_of(refused.text)
+    assert client.post(f"{url}/undo", data={"seat": "0", "step": "5"}).status_code == 409
+    assert client.post(f"{url}/undo", data={"seat": "x", "step": "0"}).status_code == 400
+
+
+def test_a_move_that_shows_something_to_another_seat_is_not_undoable(client):
+    """A Citadels character choice is no partial decision: once made, no undo is offered."""
+    url = start(client, "citadels", ["person", "person"], seed=1)
+    page = client.get(url).text
+    client.post(f"{url}/act", data={"seat": "0", "action": str(choices(page)[0]), "step": str(step_of(page))})
+    session = session_for(client, url)
+    assert not any(session.undoable(seat) for seat in range(2))
+    assert 'id="undo"' not in client.get(url).text
