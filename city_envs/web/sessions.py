@@ -30,7 +30,6 @@ from city_envs.core.registry import game_class, make_game
 from city_envs.web.replays import board_mark, play_step
 from city_envs.web.seats import PERSON, SeatSpec
 
-
 UNDO_SAMPLES = 3  # redrawn worlds in which a move must teach its seat nothing to be taken back
 
 
