@@ -211,7 +211,9 @@ def player_panels(game: Game, who: Callable[[int], str], viewer: int | None) -> 
             "seat": seat,
             "name": who(seat),
             "score": f"{scores[seat]:g}",
-            "parts": " + ".join(f"{value:g} {what}" for what, value in parts[seat]) if parts is not None else "",
+            "parts": " + ".join(f"{value:g} {what}" for what, value in parts[seat])
+            if parts is not None and len(parts[seat]) > 1
+            else (parts[seat][0][0] if parts is not None and parts[seat] else ""),
             "resources": row,
             "current": seat == current,
             "mine": seat == viewer,

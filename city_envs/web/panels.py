@@ -43,8 +43,8 @@ def _blue_moon_city(s: Any) -> list[Resources]:
         [
             ("crystals", s.crystals[seat]),
             ("cards in hand", sum(s.hands[seat])),
+            ("scales", s.scales[seat]),
             ("markers left", s.markers[seat]),
-            ("offerings", s.offerings[seat]),
         ]
         for seat in range(s.n)
     ]
