@@ -246,6 +246,8 @@ def test_choices_and_the_last_move_have_marks_of_their_own_on_every_board():
     choice, last = css_rule(".board-svg-frame .choice polygon"), css_rule(".board-svg-frame .last-move")
     assert choice["fill-opacity"] == "0" and choice["stroke-dasharray"] == "none"
     assert last["fill"] == "none" and "stroke-dasharray" not in last
+    # they multiply with the board: a number under an outline stays dark
+    assert choice["mix-blend-mode"] == last["mix-blend-mode"] == "multiply"
     marks = {choice["stroke"].lower(), last["stroke"].lower()}
     assert len(marks) == 2 and not marks & {colour.lower() for colour in SEAT_COLOURS}
     for name in GAMES:
