@@ -308,3 +308,18 @@ def test_a_move_that_shows_something_to_another_seat_is_not_undoable(client):
     session = session_for(client, url)
     assert not any(session.undoable(seat) for seat in range(2))
     assert 'id="undo"' not in client.get(url).text
+
+
+def test_another_browser_or_site_cannot_undo_or_advance(client):
+    from .conftest import form_client
+
+    url = start(client, "big_city", ["person", "random"], seed=4)
+    page = client.get(url).text
+    client.post(f"{url}/act", data={"seat": "0", "action": str(choices(page)[0]), "step": str(step_of(page))})
+    step = str(step_of(client.get(url).text))
+    with form_client(client.app) as stranger:
+        assert stranger.post(f"{url}/undo", data={"seat": "0", "step": step}).status_code == 404
+        assert stranger.post(f"{url}/advance?moves=1").status_code == 404
+    cross_site = client.post(f"{url}/undo", data={"seat": "0", "step": step}, headers={"Origin": "http://evil.example"})
+    assert cross_site.status_code == 403
+    assert 'id="undo"' in client.get(url).text  # still there: nothing was taken back
