@@ -34,7 +34,7 @@ def test_the_log_and_the_board_do_not_change_with_another_seats_hidden_items(nam
     """For each sampled position, an observer other than the seat to act, and a world that differs
     from the true one only in what the observer cannot see: the board image is the same, and every
     move the observer could not tell apart afterwards (its observation the same in both worlds) makes
-    the same log entry (public text, public points, outcome) and leaves the same board image."""
+    the same log entry (public text, public points, outcome, payout lines) and leaves the same board image."""
     rng = np.random.default_rng(0)
     entries = images = 0
     for game in sampled_states(name, 3, 5, every=4, limit=80):
@@ -51,7 +51,12 @@ def test_the_log_and_the_board_do_not_change_with_another_seats_hidden_items(nam
             seen, other = play_step(true_world, action), play_step(other_world, action)
             if not np.array_equal(true_world.observation(observer), other_world.observation(observer)):
                 continue  # the move revealed something that differs between the worlds: nothing to compare
-            assert (seen.public, seen.points, seen.outcome) == (other.public, other.points, other.outcome), (
+            assert (seen.public, seen.points, seen.outcome, seen.payouts) == (
+                other.public,
+                other.points,
+                other.outcome,
+                other.payouts,
+            ), (
                 name,
                 game.decision_name(),
                 action,
