@@ -332,3 +332,31 @@ def test_at_1366_by_768_the_log_the_last_move_and_the_players_stay_in_view(live_
                 browser.add_cookie(cookie)
     finally:
         browser.set_window_size(size["width"], size["height"])
+
+
+def test_a_watchers_page_takes_in_the_moves_without_reloading(live_server, browser):
+    """The watch link's page follows the match in place: a move made meanwhile arrives in the open page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    browser.get(f"{live_server}/new?game=citadels&players=2")
+    Select(browser.find_element(By.ID, "seat0")).select_by_value("random")
+    browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.ID, "watch-link"))
+    game_url = browser.current_url.split("?")[0]
+    watch_url = browser.find_element(By.ID, "watch-link").get_attribute("href")
+    token = browser.find_element(By.CSS_SELECTOR, "#delete input[name=csrf_token]").get_attribute("value")
+    browser.get(watch_url)  # the owner's page is left: nothing moves the bots but the request below
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.ID, "watching"))
+    browser.execute_script("window.sameDocument = true;")
+    before = browser.execute_script("return document.body.dataset.step")
+    status = browser.execute_script(
+        "return fetch(arguments[0] + '/advance?moves=1', {method: 'POST', body: new URLSearchParams("
+        "{csrf_token: arguments[1]})}).then(r => r.status)",
+        game_url,
+        token,
+    )
+    assert status == 200
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.body.dataset.step") != before)
+    assert browser.execute_script("return window.sameDocument === true")
+    assert browser.find_elements(By.ID, "watching") and not browser.find_elements(By.ID, "actions")
