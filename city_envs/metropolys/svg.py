@@ -131,7 +131,8 @@ def _status(s: State) -> list[tuple[str, int | None, bool]]:
             marks.append("to act")
         rows.append((f"seat {seat}" + (f": {', '.join(marks)}" if marks else ""), seat, True))
         trendy, subway, arch = s.tokens[seat]
-        rows.append((f"  built {s.built[seat]} of 13; tokens T{trendy} S{subway} A{arch}", None, False))
+        rows.append((f"  built {s.built[seat]} of 13", None, False))
+        rows.append((f"  tokens: {trendy} trendy, {subway} subway, {arch} arch.", None, False))
         rows.append((f"  public score {r.token_points(s, seat)}", None, False))
         supply = " ".join(map(str, r.values_of(s.supply[seat]))) or "-"
         rows.append((f"  supply {supply}", None, False))

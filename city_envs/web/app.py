@@ -63,16 +63,20 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
+from city_envs.core.svg import SEAT_COLOURS
 from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
-from city_envs.web.replays import FileTooLarge, Replay, Sources
-from city_envs.web.seats import BOT_SUGGESTIONS, PERSON, SEARCH_LIMITS, parse_seat
+from city_envs.web.panels import public_parts, resources
+from city_envs.web.replays import FileTooLarge, Replay, Sources, is_arena_run
+from city_envs.web.results import find_benchmarks, ladder_runs, ladder_table, ladders, read_benchmark, read_run
+from city_envs.web.seats import BOTS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
 
 HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 64 * 1024
 MAX_OPTION_CHARS = 200
 MAX_SEED = 2**63 - 1
+MAX_MOVES_AT_ONCE = 100  # bot moves one request to /advance may ask for (the page asks for one at a time)
 BOT_THREADS = max(2, os.cpu_count() or 2)  # bot moves thinking at once (a search holds a core)
 CSRF_COOKIE = "city_envs_form_token"
 OWNER_COOKIE = "city_envs_owner"
@@ -175,6 +179,71 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
     if len(groups) == 1:
         return [(decision_words(game), next(iter(groups.values())))]
     return list(groups.items())
+
+
+MAX_LIST = 40  # the most choice buttons a page lists in one run; longer groups are split
+
+
+def split_long(groups: list[tuple[str, list[tuple[int, str]]]]) -> list[tuple[str, list[tuple[int, str]], bool]]:
+    """Each group of choices as (heading, items, folded): a group of more than `MAX_LIST` choices in
+    runs of at most that many, each folded under a heading naming its first and last choice."""
+    shown = []
+    for heading, items in groups:
+        if len(items) <= MAX_LIST:
+            shown.append((heading, items, False))
+            continue
+        runs = -(-len(items) // MAX_LIST)
+        size = -(-len(items) // runs)
+        for start in range(0, len(items), size):
+            run = items[start : start + size]
+            shown.append((f"{heading}: {run[0][1]} … {run[-1][1]} ({len(run)})", run, True))
+    return shown
+
+
+def player_panels(game: Game, who: Callable[[int], str], viewer: int | None) -> list[dict[str, Any]]:
+    """Each seat's panel: its name, public score and what that adds up from (where public), and its
+    public resources; which seat acts and which is the viewer's."""
+    parts = public_parts(game)
+    scores = game.scores() if game.is_over() else game.public_scores()
+    current = -1 if game.is_over() else game.current_player()
+    return [
+        {
+            "seat": seat,
+            "name": who(seat),
+            "score": f"{scores[seat]:g}",
+            "parts": " + ".join(f"{value:g} {what}" for what, value in parts[seat])
+            if parts is not None and len(parts[seat]) > 1
+            else (parts[seat][0][0] if parts is not None and parts[seat] else ""),
+            "resources": row,
+            "current": seat == current,
+            "mine": seat == viewer,
+            "colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)],
+        }
+        for seat, row in enumerate(resources(game))
+    ]
+
+
+def last_move(events: Sequence[Any]) -> Any | None:
+    """The move the board marks: the latest one with a place on the board, among the last seat's
+    latest run of moves (an older seat's move is not the last move)."""
+    if not events:
+        return None
+    seat = events[-1].seat
+    for event in reversed(events):
+        if event.seat != seat:
+            return None
+        if event.mark:
+            return event
+    return None
+
+
+def with_mark(board_svg: str | None, mark: str) -> str | None:
+    """The board with the last move's place outlined (its points are numbers only, from `board_mark`)."""
+    if not board_svg or not mark:
+        return board_svg
+    outline = f'<polygon class="last-move" points="{mark}"/>'
+    head, _, tail = board_svg.rpartition("</svg>")
+    return f"{head}{outline}</svg>{tail}"
 
 
 def outcome(game: Game, names: Sequence[str]) -> dict:
@@ -362,6 +431,8 @@ def home(request: Request) -> Response:
         runs=runs,
         files=files,
         roots=sources.roots,
+        ladders=ladders([name for name, _ in runs]),
+        benchmarks=find_benchmarks(sources),
     )
 
 
@@ -383,7 +454,7 @@ def new_game(request: Request) -> Response:
         game=name,
         cls=cls,
         players=players,
-        bots=BOT_SUGGESTIONS + tuple(policies),
+        bots=BOTS,
         person=PERSON,
         policies=policies,
         limits=SEARCH_LIMITS,
@@ -398,10 +469,11 @@ def new_session(
     seed: int,
     options: dict[str, Any],
     owner: str,
+    play_forced: bool = False,
 ) -> PlaySession:
     """A match of the seats `texts` (each parsed and checked, policy files loaded), owned by `owner`."""
     seats = [parse_seat(text, name, players, resolve) for text in texts]
-    return PlaySession(name, players, seats, seed, options, owner)
+    return PlaySession(name, players, seats, seed, options, owner, play_forced)
 
 
 async def create_game(request: Request) -> Response:
@@ -426,11 +498,15 @@ async def create_game(request: Request) -> Response:
                 options[key] = option.choices[int(text)]
             elif text:
                 options[key] = parse_value(text)
-        texts = [form.get(f"seat{seat}", "").strip() or PERSON for seat in range(players)]
+        texts = [
+            form.get(f"custom{seat}", "").strip() or form.get(f"seat{seat}", "").strip() or PERSON
+            for seat in range(players)
+        ]
         resolve = partial(served_policy_file, site(request).sources)
         owner, new_owner = browser_token(request, OWNER_COOKIE)
         # off the event loop: checking a policy file reads and loads it (seconds for a large one)
-        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options, owner)
+        forced = form.get("play_forced", "") == "on"  # a checkbox: sent only when ticked
+        session = await run_in_threadpool(new_session, name, players, texts, resolve, seed, options, owner, forced)
     except FileTooLarge as error:
         raise BadRequest(str(error), 413) from None
     except (TypeError, ValueError, RecursionError, OSError) as error:
@@ -467,7 +543,10 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
         private = game.render_private(viewer) if viewer is not None else ""
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
         so_far = game.describe_partial() if choosing else ""
-        board_svg = game.render_svg({a: text for _, items in groups for a, text in items})
+        marked = last_move(session.log)
+        board_svg = with_mark(
+            game.render_svg({a: text for _, items in groups for a, text in items}), marked.mark if marked else ""
+        )
         own = [viewer] if viewer is not None else []
         context: dict[str, Any] = dict(
             session=session,
@@ -476,11 +555,15 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             game=game,
             viewer=viewer,
             current=current,
-            groups=groups,
+            groups=split_long(groups),
             board_svg=board_svg,
+            marked=marked,
+            panels=player_panels(game, who, viewer),
             clickable='class="choice"' in (board_svg or ""),
             private=private,
             events=events[-300:],
+            forced=session.forced_choice() is not None,
+            undoable=choosing and viewer is not None and session.undoable(viewer),
             so_far=so_far,
             step=len(game.history),
             decision=decision_words(game),
@@ -507,12 +590,30 @@ async def act(request: Request) -> Response:
     return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
 
 
+async def undo(request: Request) -> Response:
+    """Take back the person's last move of a decision still being made (`PlaySession.undo`)."""
+    form = await form_data(request)
+    session = session_of(request)
+    seat = int_param(form.get("seat"), "seat")
+    step = int_param(form.get("step"), "step")
+    try:
+        await to_thread.run_sync(session.undo, seat, step)
+    except ValueError as error:
+        raise BadRequest(str(error), 409, back=f"/games/{session.id}") from None
+    return RedirectResponse(f"/games/{session.id}?seat={seat}", status_code=303)
+
+
 async def advance(request: Request) -> Response:
     await form_data(request)
     session = session_of(request)
     seat = request.query_params.get("seat", "")
     back = f"/games/{session.id}" + (f"?seat={seat_param(session, seat)}" if seat else "")
-    await to_thread.run_sync(session.advance, limiter=request.app.state.bot_moves)
+    moves = request.query_params.get("moves")
+    max_moves = int_param(moves, "moves") if moves else None
+    if max_moves is not None and not 1 <= max_moves <= MAX_MOVES_AT_ONCE:
+        raise BadRequest(f"moves must be 1..{MAX_MOVES_AT_ONCE}, not {max_moves}")
+    move = session.advance if max_moves is None else partial(session.advance, max_moves=max_moves)
+    await to_thread.run_sync(move, limiter=request.app.state.bot_moves)
     return RedirectResponse(back, status_code=303)
 
 
@@ -636,6 +737,35 @@ def replay_page(request: Request) -> Response:
     )
 
 
+def results_page(request: Request) -> Response:
+    """Win rates with their intervals from a served results file: an arena run, a ladder (a folder of
+    runs) or a benchmark (`city_envs.web.results`)."""
+    sources = site(request).sources
+    src = request.query_params.get("src", "")
+    try:
+        path = sources.resolve(src)
+        if path.is_dir() and is_arena_run(path):
+            summary = sources.resolve(sources.name(path / "results.json"))
+            return page(request, "results.html", kind="run", src=src, run=read_run(summary))
+        if path.is_dir() and not (path / "results.json").is_file():
+            runs = ladder_runs(sources, path)
+            if not runs:
+                raise ValueError(f"{src!r} holds no results.json and no arena runs")
+            return page(request, "results.html", kind="ladder", src=src, runs=runs, tables=ladder_table(runs))
+        file = sources.resolve(sources.name(path / "results.json")) if path.is_dir() else path
+        if file.name != "results.json":
+            raise ValueError(f"{src!r} is not a results.json or a folder of results")
+        if is_arena_run(file.parent):
+            return page(request, "results.html", kind="run", src=sources.name(file.parent), run=read_run(file))
+        return page(request, "results.html", kind="benchmark", src=src, benchmark=read_benchmark(file))
+    except FileTooLarge as error:
+        raise BadRequest(str(error), 413) from None
+    except FileNotFoundError as error:
+        raise BadRequest(str(error), 404) from None
+    except (OSError, ValueError) as error:
+        raise BadRequest(str(error)) from None
+
+
 def replay_board(request: Request) -> Response:
     replay, step, _, _ = load_replay(request)
     return png(replay.game_at(step))
@@ -672,6 +802,7 @@ ROUTES = [
     Route("/games/{game_id}", play),
     Route("/games/{game_id}/act", act, methods=["POST"]),
     Route("/games/{game_id}/advance", advance, methods=["POST"]),
+    Route("/games/{game_id}/undo", undo, methods=["POST"]),
     Route("/games/{game_id}/delete", delete_game, methods=["POST"]),
     file_route("/games/{game_id}/board.png", board),
     file_route("/games/{game_id}/save.json", save),
@@ -681,6 +812,7 @@ ROUTES = [
     Route("/rules/{game_name}", rules),
     file_route("/replay", replay_page),
     file_route("/replay/board.png", replay_board),
+    file_route("/results", results_page),
     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
 ]
 

@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 import threading
 from collections import OrderedDict
@@ -34,6 +35,7 @@ from typing import TypeVar, cast
 
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
+from city_envs.web.panels import payout_lines
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a match list (matches.jsonl or matches.csv: a few KB a match)
 MAX_SMALL_FILE_BYTES = 1024 * 1024  # a saved game (about 10 KB) or a run's results.json (a few KB)
@@ -56,6 +58,7 @@ class Step:
     private: str
     points: tuple[float, ...] = ()  # each seat's change of public score (`Game.public_scores`)
     outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
+    payouts: tuple[str, ...] = ()  # each change of a public score part or resource (`payout_lines`)
 
 
 def play_step(game: Game, action: int) -> Step:
@@ -68,7 +71,21 @@ def play_step(game: Game, action: int) -> Step:
     before = game.clone()
     game.apply(action)
     points = tuple(float(a - b) for a, b in zip(game.public_scores(), before.public_scores(), strict=True))
-    return Step(len(game.history) - 1, seat, public, private, points, tuple(game.describe_outcome(before)))
+    outcome = tuple(game.describe_outcome(before))
+    return Step(len(game.history) - 1, seat, public, private, points, outcome, tuple(payout_lines(before, game)))
+
+
+CHOICE_PLACE = re.compile(r'<g class="choice" data-action="\d+"[^>]*>.*?<polygon points="([-0-9., ]+)"', re.S)
+
+
+def board_mark(game: Game, action: int) -> str:
+    """The points of the place on `game`'s SVG board that legal `action` is chosen on ("" for none), for
+    marking the last move: only of a move every seat sees as its seat does (its public text its own)."""
+    text = game.describe_action(action)
+    if text != game.describe_public_action(action):
+        return ""
+    found = CHOICE_PLACE.search(game.render_svg({action: text}) or "")
+    return found.group(1) if found else ""
 
 
 @dataclass

@@ -15,8 +15,10 @@ unpickles a zip), then held to the server's limits. A seat is one of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -26,7 +28,26 @@ from city_envs.agents.spec import AgentSpec
 from city_envs.web.replays import too_large
 
 PERSON = "person"
-BOT_SUGGESTIONS = ("random", "heuristic", "ismcts:iters=50", "ismcts:iters=200", "ppo", "ppo:sample")
+BOTS_FILE = "bots.json"  # the bots the new-game page offers, with their names and sentences (data)
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A bot the new-game page offers: its seat spec, a name by strength, and one sentence about it."""
+
+    spec: str
+    name: str
+    strength: int
+    about: str
+
+
+def bot_catalogue() -> tuple[BotInfo, ...]:
+    """The offered bots from `BOTS_FILE`, in the file's order (weakest first)."""
+    data = json.loads((resources.files("city_envs.web") / BOTS_FILE).read_text(encoding="utf-8"))
+    return tuple(BotInfo(**bot) for bot in data["bots"])
+
+
+BOTS = bot_catalogue()
 MAX_SEAT_CHARS = 300
 MAX_ISMCTS_ITERS = 2000
 MAX_MOVE_SECONDS = 2.0  # the hard deadline of one bot move

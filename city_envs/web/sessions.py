@@ -21,12 +21,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from city_envs.agents.base import Agent
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.registry import game_class, make_game
-from city_envs.web.replays import play_step
+from city_envs.web.replays import board_mark, play_step
 from city_envs.web.seats import PERSON, SeatSpec
+
+UNDO_SAMPLES = 3  # redrawn worlds in which a move must teach its seat nothing to be taken back
 
 
 @dataclass(frozen=True)
@@ -39,13 +43,23 @@ class Event:
     private: str
     points: tuple[float, ...]  # each seat's change of public score by this decision
     outcome: tuple[str, ...] = ()  # what the table learnt from it (`Game.describe_outcome`), public
+    payouts: tuple[str, ...] = ()  # each change of a seat's score or public resource, a line each, public
+    mark: str = ""  # the place on the board the move was made on (`board_mark`), for a public move only
+    forced: bool = False  # the seat's only choice, played for a person who asked for it
 
 
 class PlaySession:
     """One match in progress in the web app."""
 
     def __init__(
-        self, game_name: str, num_players: int, seats: list[SeatSpec], seed: int, options: dict, owner: str
+        self,
+        game_name: str,
+        num_players: int,
+        seats: list[SeatSpec],
+        seed: int,
+        options: dict,
+        owner: str,
+        play_forced: bool = False,
     ) -> None:
         cls = game_class(game_name)
         cls.check_num_players(num_players)
@@ -56,11 +70,13 @@ class PlaySession:
         self.watch_id = secrets.token_urlsafe(16)  # the name of its read-only public view
         self.game: Game = make_game(game_name, num_players, seed=seed, **options)
         self.seed = seed
+        self.options = dict(options)
         self.seats = [spec.text for spec in seats]
         self.agents = [spec.build(seed + seat) for seat, spec in enumerate(seats)]
         self.handles = [InfoSet(self.game, seat) for seat in range(num_players)]
         self.log: list[Event] = []
         self.error = ""  # a bot that failed stops the match; the page says why
+        self.play_forced = play_forced  # a person's only legal choice is played for them
         self.lock = threading.Lock()
         self.touched = 0.0  # set by the store, on its own clock
 
@@ -80,8 +96,19 @@ class PlaySession:
             return None
         return self.agents[self.game.current_player()]
 
+    def forced_choice(self) -> int | None:
+        """The only legal choice of the person to act, when they asked to have such choices played."""
+        if not self.play_forced or self.game.is_over() or self.error:
+            return None
+        seat = self.game.current_player()
+        if self.agents[seat] is not None:
+            return None
+        legal = self.game.legal_action_ids()
+        return legal[0] if len(legal) == 1 else None
+
     def bots_to_move(self) -> bool:
-        return self.bot_to_move() is not None
+        """Whether a move is made without the person: a bot's, or a person's forced choice."""
+        return self.bot_to_move() is not None or self.forced_choice() is not None
 
     def viewer(self, wanted: int | None) -> int | None:
         """The seat whose private information the page shows: the person to act, else the person
@@ -95,9 +122,13 @@ class PlaySession:
         return people[0] if people else None
 
     # ----- moves --------------------------------------------------------------------------------
-    def _apply(self, seat: int, action: int) -> None:
+    def _apply(self, seat: int, action: int, forced: bool = False) -> None:
+        game = self.game
+        mark = board_mark(game, action) if 0 <= action < game.num_actions and game.legal_actions()[action] else ""
         step = play_step(self.game, action)  # IllegalActionError before anything changes
-        self.log.append(Event(step.index, seat, step.public, step.private, step.points, step.outcome))
+        self.log.append(
+            Event(step.index, seat, step.public, step.private, step.points, step.outcome, step.payouts, mark, forced)
+        )
 
     def act(self, seat: int, action: int, step: int) -> None:
         """A person's choice, checked: their turn, the page they chose on is the current one, legal."""
@@ -111,14 +142,58 @@ class PlaySession:
                 raise ValueError(f"it is not seat {seat}'s turn to choose (seat {game.current_player()} acts)")
             self._apply(seat, action)  # IllegalActionError (a ValueError) names what was wrong
 
-    def advance(self, budget_seconds: float = 2.0) -> None:
-        """Let the bots move until a person must choose, the game ends, or the time budget is spent
-        (the page then asks for more, so a long bot-only match still shows its progress). Each bot
-        move is bounded itself (`city_envs.web.seats`), so this returns within the budget plus one move."""
+    def undoable(self, seat: int) -> bool:
+        """Whether `seat`'s last move is an uncommitted part of the decision it is still making: the seat
+        moved last and is still choosing, what it chose so far shows (`describe_partial`), and the move
+        taught it nothing: made in worlds redrawn from what it could not see (`Game.determinize`), it
+        leaves the seat seeing the same (a card drawn would differ), so taking it back gains nothing."""
+        game = self.game
+        if game.is_over() or self.error or not self.log or self.agents[seat] is not None:
+            return False
+        if self.log[-1].seat != seat or game.current_player() != seat or not game.describe_partial():
+            return False
+        before, action = self._before_last(), game.history[-1]
+        rng = np.random.default_rng(len(game.history))
+        for _ in range(UNDO_SAMPLES):
+            twin = before.determinize(seat, rng)
+            if not twin.legal_actions()[action]:
+                return False
+            twin.apply(action)
+            if not np.array_equal(twin.observation(seat), game.observation(seat)):
+                return False
+        return True
+
+    def _before_last(self) -> Game:
+        return type(self.game).replay(self.game.num_players, self.seed, list(self.game.history[:-1]), **self.options)
+
+    def undo(self, seat: int, step: int) -> None:
+        """Take back `seat`'s last move, an uncommitted part of its decision (`undoable`)."""
+        with self.lock:
+            if step != len(self.game.history):
+                raise ValueError("that undo was asked on an out-of-date page; the game has moved on")
+            if not self.undoable(seat):
+                raise ValueError("nothing to undo: only the parts of a decision still being made can be taken back")
+            self.game = self._before_last()
+            self.handles = [InfoSet(self.game, other) for other in range(self.game.num_players)]
+            self.log.pop()
+
+    def advance(self, budget_seconds: float = 2.0, max_moves: int | None = None) -> None:
+        """Let the bots move (and play a person's forced choices, `forced_choice`) until a person must
+        choose, the game ends, `max_moves` moves are made, or the time budget is spent (the page then
+        asks for more, so a long bot-only match still shows its progress). Each bot move is bounded
+        itself (`city_envs.web.seats`), so this returns within the budget plus one move."""
         with self.lock:
             deadline = time.monotonic() + budget_seconds
-            while (bot := self.bot_to_move()) is not None and time.monotonic() < deadline:
+            moves = 0
+            while self.bots_to_move() and time.monotonic() < deadline and (max_moves is None or moves < max_moves):
                 seat = self.game.current_player()
+                moves += 1
+                forced = self.forced_choice()
+                if forced is not None:
+                    self._apply(seat, forced, forced=True)
+                    continue
+                bot = self.agents[seat]
+                assert bot is not None
                 try:
                     action = bot.act(self.handles[seat])
                     self._apply(seat, int(action))

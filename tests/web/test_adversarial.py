@@ -260,7 +260,7 @@ def test_act_and_advance_need_the_token_too(web, raw, trap):
             ),
             403,
         )
-    assert "Decision 0:" in web.get(url).text  # nothing moved
+    assert 'data-step="0"' in web.get(url).text  # nothing moved
 
 
 @pytest.mark.parametrize(

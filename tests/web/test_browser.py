@@ -119,8 +119,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
         no_error(browser)
         if browser.find_elements(By.ID, "game-over"):
             break
-        buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
-        assert buttons, "the person's turn shows no choices"
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action") if b.is_displayed()]
+        assert buttons or browser.find_elements(By.CSS_SELECTOR, "#actions details"), "the turn shows no choices"
         assert browser.find_element(By.ID, "private").text.strip()
         areas = browser.find_elements(By.CSS_SELECTOR, "#board .choice")
         if decisions in (8, 15):
@@ -143,8 +143,12 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
             }
             click_and_wait(browser, area)
             board_clicks += 1
-        else:
+        elif buttons:
             click_and_wait(browser, chooser.choice(buttons))
+        else:  # every list folded: open one
+            folded = browser.find_element(By.CSS_SELECTOR, "#actions details summary")
+            folded.click()
+            click_and_wait(browser, chooser.choice(folded.find_elements(By.XPATH, "../div/button")))
         decisions += 1
     else:
         pytest.fail(f"{game} did not end within {MAX_PAGES} pages")
@@ -249,3 +253,110 @@ def test_another_browser_session_neither_sees_nor_acts_in_a_game(live_server, br
             browser.add_cookie(cookie)
     browser.get(game_url)
     assert browser.find_elements(By.ID, "actions")
+
+
+def in_view(driver, element) -> bool:
+    """Whether `element` shows on the screen: its box meets the window's, and it is drawn."""
+    return driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return r.width > 0 && r.height > 0"
+        " && r.top < window.innerHeight && r.bottom > 0 && r.left < window.innerWidth;",
+        element,
+    )
+
+
+@pytest.mark.parametrize("game", list(SHORT_GAMES))
+def test_at_1366_by_768_the_log_the_last_move_and_the_players_stay_in_view(live_server, browser, game):
+    """A laptop screen: bot moves arrive in the open page one by one (no reload), the log's newest move
+    and the players' panels are on screen however far the page is scrolled, no list holds more than
+    the limit of buttons, and another browser session can neither open nor act in the game."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from city_envs.web.app import MAX_LIST
+
+    size = browser.get_window_size()
+    browser.set_window_size(1366, 768)
+    try:
+        browser.get(f"{live_server}/new?game={game}&players=2")
+        seed = browser.find_element(By.ID, "seed")
+        seed.clear()
+        seed.send_keys("7")
+        click_and_wait(browser, browser.find_element(By.ID, "start"))
+        chooser = random.Random(1)
+        bot_moves_seen = False
+        for _ in range(12):
+            no_error(browser)
+            if browser.find_elements(By.ID, "game-over"):
+                break
+            for group in browser.find_elements(By.CSS_SELECTOR, "#actions .group"):
+                assert len(group.find_elements(By.CSS_SELECTOR, "button.action")) <= MAX_LIST
+            buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action") if b.is_displayed()]
+            root = browser.find_element(By.TAG_NAME, "html")
+            chooser.choice(buttons).click()
+            WebDriverWait(browser, 60).until(lambda _, old=root: gone(old))
+            if browser.execute_script("return document.body.dataset.botsToMove") == "1":
+                browser.execute_script("window.sameDocument = true;")
+                before = browser.execute_script("return document.body.dataset.step")
+                wait_for_page(browser)
+                # the bots moved in this very document: nothing reloaded it
+                assert browser.execute_script("return window.sameDocument === true")
+                bot_moves_seen |= browser.execute_script("return document.body.dataset.step") != before
+            else:
+                wait_for_page(browser)
+            for scroll in (0, 3000):
+                browser.execute_script(f"window.scrollTo(0, {scroll})")
+                assert in_view(browser, browser.find_element(By.CSS_SELECTOR, "#log li")), scroll
+                assert in_view(browser, browser.find_element(By.ID, "players")), scroll
+            browser.execute_script("window.scrollTo(0, 0)")
+        assert bot_moves_seen, "no bot move came into the open page"
+        newest = browser.find_element(By.CSS_SELECTOR, "#log li.newest")
+        assert in_view(browser, newest) and newest.text
+        if browser.find_elements(By.CSS_SELECTOR, "#board .last-move"):
+            assert in_view(browser, browser.find_element(By.ID, "last-move-key"))
+        game_url = browser.current_url.split("?")[0]
+        cookies = browser.get_cookies()
+        try:
+            browser.delete_all_cookies()  # another browser session
+            browser.get(game_url)
+            assert "no such game in this browser" in browser.find_element(By.ID, "error-message").text
+            status = browser.execute_script(
+                "return fetch(arguments[0] + '/act', {method: 'POST', body: new URLSearchParams("
+                "{seat: '0', action: '0', step: '0', csrf_token: 'x'})}).then(r => r.status)",
+                game_url,
+            )
+            assert status in (403, 404)
+        finally:
+            browser.delete_all_cookies()
+            browser.get(f"{live_server}/")
+            for cookie in cookies:
+                browser.add_cookie(cookie)
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
+def test_a_watchers_page_takes_in_the_moves_without_reloading(live_server, browser):
+    """The watch link's page follows the match in place: a move made meanwhile arrives in the open page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    browser.get(f"{live_server}/new?game=citadels&players=2")
+    Select(browser.find_element(By.ID, "seat0")).select_by_value("random")
+    browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.ID, "watch-link"))
+    game_url = browser.current_url.split("?")[0]
+    watch_url = browser.find_element(By.ID, "watch-link").get_attribute("href")
+    token = browser.find_element(By.CSS_SELECTOR, "#delete input[name=csrf_token]").get_attribute("value")
+    browser.get(watch_url)  # the owner's page is left: nothing moves the bots but the request below
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.ID, "watching"))
+    browser.execute_script("window.sameDocument = true;")
+    before = browser.execute_script("return document.body.dataset.step")
+    status = browser.execute_script(
+        "return fetch(arguments[0] + '/advance?moves=1', {method: 'POST', body: new URLSearchParams("
+        "{csrf_token: arguments[1]})}).then(r => r.status)",
+        game_url,
+        token,
+    )
+    assert status == 200
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.body.dataset.step") != before)
+    assert browser.execute_script("return window.sameDocument === true")
+    assert browser.find_elements(By.ID, "watching") and not browser.find_elements(By.ID, "actions")

@@ -34,7 +34,7 @@ def test_the_log_and_the_board_do_not_change_with_another_seats_hidden_items(nam
     """For each sampled position, an observer other than the seat to act, and a world that differs
     from the true one only in what the observer cannot see: the board image is the same, and every
     move the observer could not tell apart afterwards (its observation the same in both worlds) makes
-    the same log entry (public text, public points, outcome) and leaves the same board image."""
+    the same log entry (public text, public points, outcome, payout lines) and leaves the same board image."""
     rng = np.random.default_rng(0)
     entries = images = 0
     for game in sampled_states(name, 3, 5, every=4, limit=80):
@@ -51,7 +51,12 @@ def test_the_log_and_the_board_do_not_change_with_another_seats_hidden_items(nam
             seen, other = play_step(true_world, action), play_step(other_world, action)
             if not np.array_equal(true_world.observation(observer), other_world.observation(observer)):
                 continue  # the move revealed something that differs between the worlds: nothing to compare
-            assert (seen.public, seen.points, seen.outcome) == (other.public, other.points, other.outcome), (
+            assert (seen.public, seen.points, seen.outcome, seen.payouts) == (
+                other.public,
+                other.points,
+                other.outcome,
+                other.payouts,
+            ), (
                 name,
                 game.decision_name(),
                 action,
@@ -88,7 +93,8 @@ def test_the_play_page_shows_public_scores_and_the_end_screen_the_breakdown(clie
     assert "Final scores" in page and "The final table" in page
     assert "final" in page.split("The final table")[1]  # Metropolys' text names each final score
     # each seat's score with what it adds up from, the secret card's part included, and who won and why
-    assert page.count("prestige of the secret Area card") == 2 and "prestige of tokens" in page
+    final_scores = page.split("Final scores")[1].split("The final table")[0]
+    assert final_scores.count("prestige of the secret Area card") == 2 and "prestige of tokens" in final_scores
     assert re.search(
         r"seat \d \(random\) wins with \d+ prestige, against \d+ for seat \d \(random\)\.", page
     ) or re.search(r"tie on \d+ prestige; seat \d \(random\) wins on buildings built", page)

@@ -51,7 +51,7 @@ def test_a_person_chooses_on_the_svg_board(client, name):
     action = places[0].get("data-action")
     assert client.post(f"{url}/act", data={"seat": "0", "action": action, "step": str(step)}).status_code == 200
     after = client.get(url).text
-    assert 'id="game-over"' in after or int(re.search(r"Decision (\d+):", after).group(1)) == step + 1
+    assert 'id="game-over"' in after or int(re.search(r'data-step="(\d+)"', after).group(1)) == step + 1
 
 
 @pytest.mark.parametrize("name", SVG_GAMES)
