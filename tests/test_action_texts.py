@@ -16,7 +16,7 @@ import pytest
 import city_envs
 from city_envs.core.game import Game
 
-MATCHES = 3  # per game and player count; `-m slow` plays more
+MATCHES = 2  # per game and player count; `-m slow` plays more
 SLOW_MATCHES = 20
 RESOURCES = r"(gold|wealth|prestige|crystals)"
 PAID = re.compile(rf"\bfor (\d+) {RESOURCES}\b(?! for each)")

@@ -32,9 +32,8 @@ def seats(lineup: str, num_players: int) -> list[str]:
 @pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
 @pytest.mark.parametrize("lineup", list(LINEUPS))
 def test_the_same_match_for_the_same_seed(name, num_players, lineup):
-    for seed in range(2 if lineup == "random" else 1):
-        outcome = play_pair(name, num_players, seed, seats(lineup, num_players))
-        assert outcome.difference is None, f"seed {seed}: {outcome.difference}"
+    outcome = play_pair(name, num_players, 0, seats(lineup, num_players))  # `-m slow` plays many more
+    assert outcome.difference is None, outcome.difference
 
 
 @pytest.mark.slow
