@@ -228,6 +228,20 @@ class NativeGame(Game):
         return cls.from_reference(cls.reference_class.from_dict(data, verify_history=verify_history))
 
     @classmethod
+    def from_trusted_dict(cls, data: Mapping[str, Any]) -> Self:
+        """The match `to_dict` described, read by the native engine's own door (which checks every
+        index it reads) without the Python engine's `from_dict` checks: only for data this process or
+        its referee wrote (a candidate's sample of its match, `evaluation/seat.py`)."""
+        match = cls.native_type.from_json(
+            data["num_players"],
+            json.dumps(data["options"]),
+            json.dumps(data["state"]),
+            rng_words(data["rng"]),
+            list(data["history"]),
+        )
+        return cls._wrap(match, data["num_players"], dict(data["options"]), data["seed"])
+
+    @classmethod
     def from_reference(cls, game: Game) -> Self:
         """The native twin of a Python engine's match (a checked one: `from_dict` made it or it was played)."""
         data = game.to_dict()

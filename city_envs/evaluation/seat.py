@@ -165,8 +165,8 @@ def _answer(message: dict, state: dict) -> dict:
         prepare_agents([agent], make_game(str(check["game"]), int(check["players"]), seed=0))
         return {"modules": _module_files()}
     act = message["act"]
-    # the referee's own to_dict, read on the Python engine (the candidate's copy, whatever the referee plays on)
-    game = game_class(act["state"]["game"], "python").from_trusted_dict(act["state"])
+    # the referee's own to_dict (a sample of the match), read on the default engine: the candidate's copy
+    game = game_class(act["state"]["game"]).from_trusted_dict(act["state"])
     action = state["agent"].act(InfoSet(game, int(act["seat"])))
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action.item()
