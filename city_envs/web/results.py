@@ -1,5 +1,5 @@
 """Results read from the served folders, as tables of win rates with their 95% intervals: an arena
-run (`city-envs evaluate --out`), a ladder (a folder of arena runs, as `city_envs.evaluation.ladder`
+run (`city-envs evaluate --out`), a ladder (a folder of arena runs, as `lab/ladder.py`
 writes) and a benchmark (`city-envs benchmark`'s results.json).
 
 Each results.json is read like every served file (`city_envs.web.replays`): only inside a served

@@ -1,4 +1,4 @@
-"""city_envs.evaluation.ladder: one arena run per game and count, gathered into leaderboard.md."""
+"""lab/ladder.py: one arena run per game and count, gathered into leaderboard.md."""
 
 from __future__ import annotations
 
