@@ -73,7 +73,7 @@ def test_the_infoset_holds_a_sample_not_the_match(tiny_suites, tmp_path):
 
 @pytest.mark.parametrize(
     ("attack", "reason", "timeout"),
-    [("Crashes", "process ended", 120), ("Illegal", "IllegalActionError", 120), ("Hangs", "MatchTimeout", 5)],
+    [("Crashes", "process ended", 120), ("Illegal", "IllegalActionError", 120), ("Hangs", "MatchTimeout", 2)],
 )
 def test_a_candidate_that_crashes_cheats_or_hangs_loses_its_matches(attack, reason, timeout, tiny_suites, tmp_path):
     suite = load_suite("tiny-one")
