@@ -48,7 +48,6 @@ from city_envs.evaluation.suite import Suite, SuiteError, load_suite, parse_task
 # Results committed before match logs were kept, by the SHA-256 of their results.json: they cannot be
 # replayed, and are accepted (as legacy) by `compare` and `tables` only as these very files.
 LEGACY = {
-    "460ec1d38440172cc1e5c9ffae7531bd00f17d396026bc2aa481ae3cb7579180": "benchmarks/agents/v1/heuristic",
     "8eae9a4c333a021738e6504e64b75a155c7050dce394271a50f2ed05d1a5f490": "benchmarks/agents/v1/ppo",
 }
 SHOWN = 20  # differences printed in full; the rest are counted
