@@ -39,7 +39,7 @@ import socket
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial, wraps
 from pathlib import Path
@@ -667,36 +667,44 @@ def rules_index(request: Request) -> Response:
 
 
 # ----- replays ----------------------------------------------------------------------------
-def load_replay(request: Request) -> tuple[Replay, int, str, str]:
-    params = request.query_params
-    src = params.get("src", "")
-    match = int_param(params.get("match"), "match") if params.get("match") else None
+@contextlib.contextmanager
+def served_file_errors() -> Iterator[None]:
+    """A served file that cannot be read, as the page saying why: 413 over its cap, 404 missing, else 400."""
     try:
-        if src.startswith("live/"):
-            session = site(request).store.get(src.removeprefix("live/"), owner_of(request))
-            if not session.game.is_over():
-                raise BadRequest("a game can be replayed once it is over", 409)
-            game = session.game
-            replay = Replay(
-                f"{title(game.name)} played here",
-                game.name,
-                game.num_players,
-                dict(game.options),
-                game.seed,
-                list(game.history),
-                [session.who(s) for s in range(game.num_players)],
-            )
-            replay.describe_steps()
-        else:
-            replay = site(request).sources.load(src, match)
-    except KeyError:
-        raise BadRequest(NO_SUCH_GAME, 404) from None
+        yield
     except FileTooLarge as error:
         raise BadRequest(str(error), 413) from None
     except FileNotFoundError as error:
         raise BadRequest(str(error), 404) from None
     except (OSError, ValueError) as error:
         raise BadRequest(str(error)) from None
+
+
+def load_replay(request: Request) -> tuple[Replay, int, str, str]:
+    params = request.query_params
+    src = params.get("src", "")
+    match = int_param(params.get("match"), "match") if params.get("match") else None
+    try:
+        with served_file_errors():
+            if src.startswith("live/"):
+                session = site(request).store.get(src.removeprefix("live/"), owner_of(request))
+                if not session.game.is_over():
+                    raise BadRequest("a game can be replayed once it is over", 409)
+                game = session.game
+                replay = Replay(
+                    f"{title(game.name)} played here",
+                    game.name,
+                    game.num_players,
+                    dict(game.options),
+                    game.seed,
+                    list(game.history),
+                    [session.who(s) for s in range(game.num_players)],
+                )
+                replay.describe_steps()
+            else:
+                replay = site(request).sources.load(src, match)
+    except KeyError:
+        raise BadRequest(NO_SUCH_GAME, 404) from None
     step = int_param(params.get("step"), "step", 0)
     if not 0 <= step <= len(replay.history):
         raise BadRequest(f"decision {step} is outside this replay (0..{len(replay.history)})")
@@ -742,7 +750,7 @@ def results_page(request: Request) -> Response:
     runs) or a benchmark (`city_envs.web.results`)."""
     sources = site(request).sources
     src = request.query_params.get("src", "")
-    try:
+    with served_file_errors():
         path = sources.resolve(src)
         if path.is_dir() and is_arena_run(path):
             summary = sources.resolve(sources.name(path / "results.json"))
@@ -758,12 +766,6 @@ def results_page(request: Request) -> Response:
         if is_arena_run(file.parent):
             return page(request, "results.html", kind="run", src=sources.name(file.parent), run=read_run(file))
         return page(request, "results.html", kind="benchmark", src=src, benchmark=read_benchmark(file))
-    except FileTooLarge as error:
-        raise BadRequest(str(error), 413) from None
-    except FileNotFoundError as error:
-        raise BadRequest(str(error), 404) from None
-    except (OSError, ValueError) as error:
-        raise BadRequest(str(error)) from None
 
 
 def replay_board(request: Request) -> Response:
