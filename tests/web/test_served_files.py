@@ -171,9 +171,11 @@ def test_the_depth_check_keeps_nothing_for_the_numbers_of_a_list():
 
 def test_a_policy_file_over_its_cap_is_a_413_before_it_is_read(web, replay_folder, monkeypatch):
     pytest.importorskip("torch")
-    import city_envs.agents.policy_file as policy_file
+    import city_envs.agents.policy_agent as policy_agent
 
-    monkeypatch.setattr(policy_file, "load_policy_file", lambda *a, **k: pytest.fail("the policy file was read"))
+    # patched where it is looked up: patching `policy_file` before `policy_agent` is first imported
+    # would leave the stub bound in `policy_agent` for the rest of the process
+    monkeypatch.setattr(policy_agent, "load_policy_file", lambda *a, **k: pytest.fail("the policy file was read"))
     with open(replay_folder / "big.safetensors", "wb") as handle:
         handle.truncate(65 * 2**20)
     response = call(
