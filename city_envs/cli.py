@@ -430,9 +430,9 @@ def cmd_benchmark_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_benchmark_verify(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.benchmark import load_results, read_salt
+    from city_envs.evaluation.benchmark import BenchmarkError, load_results, read_salt
     from city_envs.evaluation.fresh import fresh_check, fresh_suite
-    from city_envs.evaluation.verify import LegacyResult, engine_notes, format_verdict, legacy_name, verify_result
+    from city_envs.evaluation.verify import engine_notes, format_verdict, verify_result
 
     salt = None if args.salt_file is None else read_salt(args.salt_file)
     results = {folder: load_results(folder) for folder in args.results}
@@ -442,10 +442,8 @@ def cmd_benchmark_verify(args: argparse.Namespace) -> int:
         for folder in args.results:
             try:
                 differences, played = verify_result(folder, salt)
-            except LegacyResult as legacy:
-                known = legacy_name(Path(folder).parent if Path(folder).name == "results.json" else Path(folder))
-                accepted = f" (the committed {known}: compare and tables accept it as it is)" if known else ""
-                print(f"{legacy}{accepted}")
+            except BenchmarkError as unverifiable:  # e.g. no match logs: the other folders are still checked
+                print(unverifiable)
                 clean = False
             else:
                 print(format_verdict(folder, differences, played))

@@ -14,7 +14,6 @@ for it and is accepted once its moves replay.
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,16 +44,7 @@ from city_envs.evaluation.benchmark import (
 from city_envs.evaluation.scheduling import match_seeds, schedule
 from city_envs.evaluation.suite import Suite, SuiteError, load_suite, parse_task
 
-# Results committed before match logs were kept, by the SHA-256 of their results.json: they cannot be
-# replayed, and are accepted (as legacy) by `compare` and `tables` only as these very files.
-LEGACY = {
-    "8eae9a4c333a021738e6504e64b75a155c7050dce394271a50f2ed05d1a5f490": "benchmarks/agents/v1/ppo",
-}
 SHOWN = 20  # differences printed in full; the rest are counted
-
-
-class LegacyResult(BenchmarkError):
-    """A result written before match logs were kept: nothing to replay."""
 
 
 def _replay(game_name: str, num_players: int, record: dict, candidate: int) -> list[str]:
@@ -191,12 +181,12 @@ def result_salt(folder: Path, results: dict, salt: bytes | None = None) -> tuple
 def verify_result(path: str | Path, salt: bytes | None = None) -> tuple[list[str], int]:
     """(every difference between the result in `path` and its replayed matches, matches replayed).
     A salted result's seeds are derived from `salt`, or from the salt revealed in its folder.
-    Raises `LegacyResult` for a result without match logs, `BenchmarkError` for one that is unreadable."""
+    Raises `BenchmarkError` for a result that is unreadable or has no match logs to replay."""
     path = Path(path)
     folder = path.parent if path.name == RESULTS else path
     results = load_results(folder)
     if results.get("logs") is None:
-        raise LegacyResult(f"{folder}: a legacy result, written before match logs were kept: nothing to replay")
+        raise BenchmarkError(f"{folder}: a result without match logs: nothing to replay, so it cannot be verified")
     salt, differences = result_salt(folder, results, salt)
     if differences:
         return differences, 0
@@ -314,24 +304,11 @@ def _ranges(numbers: Sequence[int]) -> str:
     return f"{shown}{', ...' if len(numbers) > 8 else ''} ({len(numbers)} records)" if numbers else "none"
 
 
-def legacy_name(folder: Path) -> str | None:
-    """Which committed legacy result the `results.json` in `folder` is, byte for byte (None: none)."""
-    return LEGACY.get(hashlib.sha256((folder / RESULTS).read_bytes()).hexdigest())
-
-
 def require_verified(path: str | Path) -> dict:
-    """The result in `path` once it verifies (or is one of the committed legacy results); otherwise a
-    `BenchmarkError` in one line."""
+    """The result in `path` once it verifies; otherwise a `BenchmarkError` in one line."""
     path = Path(path)
     folder = path.parent if path.name == RESULTS else path
-    try:
-        differences, _ = verify_result(folder)
-    except LegacyResult:
-        if legacy_name(folder) is not None:
-            return load_results(folder)
-        raise BenchmarkError(
-            f"{folder}: a result without match logs, and not one of the committed legacy results: it cannot be verified"
-        ) from None
+    differences, _ = verify_result(folder)
     if differences:
         raise BenchmarkError(
             f"{folder}: does not verify ({len(differences)} differences; first: {differences[0]}); "

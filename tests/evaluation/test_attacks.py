@@ -138,13 +138,16 @@ def test_edited_match_logs_are_refused(result, capsys):
     assert "does not replay as recorded" in err and len(err.splitlines()) == 1
 
 
-def test_a_result_without_logs_is_legacy_and_not_accepted(result, capsys):
+def test_a_result_without_logs_is_not_accepted(result, capsys):
     data = json.loads((result / "results.json").read_text())
     del data["logs"]
     (result / "results.json").write_text(json.dumps(data))
     assert main(["benchmark", "verify", str(result)]) == 1
-    assert "legacy result" in capsys.readouterr().out
-    with pytest.raises(BenchmarkError, match="not one of the committed legacy results"):
+    assert (
+        capsys.readouterr().out.strip()
+        == f"{result}: a result without match logs: nothing to replay, so it cannot be verified"
+    )
+    with pytest.raises(BenchmarkError, match="without match logs"):
         require_verified(result)
 
 
