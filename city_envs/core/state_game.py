@@ -1,7 +1,7 @@
-"""`StateGame`: the Game API forwarded to a game's rules, view and render modules.
+"""`StateGame`: the Game API forwarded to a game's rules, view, render and present modules.
 
 Every shipped game keeps its whole mutable state in one `state` object that plain functions in
-`rules.py`, `view.py` and `render.py` read and change. The forwarding is the same for all of them,
+`rules.py`, `view.py`, `render.py` and `present.py` read and change. The forwarding is the same for all of them,
 so it lives here once and each game's `game.py` only says what differs: options, setup, who acts,
 scores, winners and how its state fields become JSON.
 """
