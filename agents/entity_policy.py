@@ -11,7 +11,7 @@ sb3-contrib's `MaskableActorCriticPolicy`, so MaskablePPO, the warm start and th
 use it as they use the plain one.
 
 The head's spec is plain JSON (the layout plus `hidden`, the shared MLP's layer sizes; checked by
-`policy_file.check_entity_head`); a policy file stores it, so loading a file builds the same network
+`network_spec.check_entity_head`); a policy file stores it, so loading a file builds the same network
 and runs no code.
 """
 
@@ -25,7 +25,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-from city_envs.agents.policy_file import check_entity_head
+from city_envs.agents.network_spec import check_entity_head
 
 
 def row_indices(spec: dict) -> list[list[int]]:

@@ -23,7 +23,7 @@ from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
 from city_envs.agents.entity_policy import EntityActorCriticPolicy
-from city_envs.agents.policy_file import normalize_net_arch
+from city_envs.agents.network_spec import normalize_net_arch
 
 
 class SeatActorMlpExtractor(MlpExtractor):

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from city_envs.big_city import render, rules, validation, view
+from city_envs.big_city import present, render, rules, validation, view
 from city_envs.core.state_game import StateGame
 
 
@@ -21,6 +21,7 @@ class BigCity(StateGame):
     rules_module: ClassVar[ModuleType] = rules
     view_module: ClassVar[ModuleType] = view
     render_module: ClassVar[ModuleType] = render
+    present_module: ClassVar[ModuleType] = present
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     entity_layout = view.ENTITY_LAYOUT

@@ -8,7 +8,7 @@ from typing import ClassVar, cast
 import numpy as np
 
 from city_envs.citadels import components as cp
-from city_envs.citadels import render, rules, validation, view
+from city_envs.citadels import present, render, rules, validation, view
 from city_envs.citadels.rules import State
 from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
@@ -38,6 +38,7 @@ class Citadels(StateGame):
     rules_module: ClassVar[ModuleType] = rules
     view_module: ClassVar[ModuleType] = view
     render_module: ClassVar[ModuleType] = render
+    present_module: ClassVar[ModuleType] = present
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     obs_layout = view.LAYOUT

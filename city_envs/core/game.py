@@ -434,6 +434,49 @@ class Game(abc.ABC):
         mine = self.view(player)
         return "\n".join(f"{k}: {v}" for k, v in mine.items() if k != "player" and public.get(k) != v)
 
+    # ----- the game at hand: what a table page explains, public or the named seats' own -----------
+    @classmethod
+    def rules_summary(cls) -> str:
+        """The rules in short, as Markdown ("" for a game that has none)."""
+        return ""
+
+    @classmethod
+    def decision_texts(cls) -> dict[int, str]:
+        """Each kind of pending decision in words for a person, by its id in the game's decision table
+        (`core/decisions.py`); empty for a game that names its decisions for code only."""
+        return {}
+
+    def decision_words(self) -> str:
+        """The pending decision in words for a person (its code name, made readable, where the game
+        gives none)."""
+        return self.decision_name().replace("_", " ").lower()
+
+    @classmethod
+    def card_texts(cls) -> dict[str, str]:
+        """What each card, character or token does, by the name the choices' texts and the board give it."""
+        return {}
+
+    def legend(self, seats: Sequence[int]) -> list[tuple[str, str]]:
+        """(name, text) of the characters, cards and tokens on the public table and in the hands of
+        `seats` (the viewing seat; every seat for a full view); nothing of another seat's hidden items."""
+        return []
+
+    def missing_choices(self, seat: int) -> list[str]:
+        """One line per choice a rule removes that a person would expect, for `seat` while it decides
+        (none otherwise), from the public state and that seat's own hand."""
+        return []
+
+    def public_resources(self) -> list[list[tuple[str, int]]]:
+        """Each seat's public resources as (what, how many): gold, cards in hand (how many), wealth ..."""
+        return [[] for _ in range(self.num_players)]
+
+    def public_score_parts(self) -> list[list[tuple[str, float]]] | None:
+        """Each seat's score parts while every seat may see them: always in a game that counts no
+        secret points (`public_scores` is `scores`), at the end in one that does; else None."""
+        if type(self).public_scores is not Game.public_scores and not self.is_over():
+            return None
+        return self.score_parts()
+
     def action_id(self, action: Any) -> int:
         """`action` as an id in `0..num_actions - 1`, else `IllegalActionError`: describing an id out of
         range would describe another action (a table indexed from the end) or fail deep in the rules."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
+from city_envs.core.catalog import GAMES, python_class
 from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.regions import BoardMap
 
@@ -328,6 +329,33 @@ class NativeGame(Game):
     def render_private(self, player: int) -> str:
         return self.reference().render_private(player)
 
+    @classmethod
+    def rules_summary(cls) -> str:
+        return cls.reference_class.rules_summary()
+
+    @classmethod
+    def decision_texts(cls) -> dict[int, str]:
+        return cls.reference_class.decision_texts()
+
+    def decision_words(self) -> str:
+        return self.reference().decision_words()
+
+    @classmethod
+    def card_texts(cls) -> dict[str, str]:
+        return cls.reference_class.card_texts()
+
+    def legend(self, seats: Sequence[int]) -> list[tuple[str, str]]:
+        return self.reference().legend(seats)
+
+    def missing_choices(self, seat: int) -> list[str]:
+        return self.reference().missing_choices(seat)
+
+    def public_resources(self) -> list[list[tuple[str, int]]]:
+        return self.reference().public_resources()
+
+    def public_score_parts(self) -> list[list[tuple[str, float]]] | None:
+        return self.reference().public_score_parts()
+
     def render_text(self) -> str:
         return self.reference().render_text()
 
@@ -348,10 +376,8 @@ def __getattr__(name: str) -> type[NativeGame]:
     use, so that a class and its matches pickle by reference into other processes."""
     if name.startswith("_"):  # the import system's questions (__path__, ...), not a game
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from city_envs.core.registry import GAMES, game_class
-
     for game in GAMES:
-        reference = game_class(game, "python")
+        reference = python_class(game)
         if reference.__name__ == name:
             native = native_class(reference)
             if native is not None:

@@ -1,30 +1,17 @@
-"""Name → game class registry. Games are imported lazily so `import city_envs` stays cheap."""
+"""Name → game class registry: each game of `catalog` on the engine asked for, as a match or an environment."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from city_envs.core.catalog import GAMES, python_class
 from city_envs.core.game import Game
 from city_envs.core.native import select_engine
-
-# name -> "module:Class"; a game joins the project by adding one line here and an entry module.
-_GAME_CLASSES: dict[str, str] = {
-    "citadels": "city_envs.citadels.game:Citadels",
-    "metropolys": "city_envs.metropolys.game:Metropolys",
-    "blue_moon_city": "city_envs.blue_moon_city.game:BlueMoonCity",
-    "big_city": "city_envs.big_city.game:BigCity",
-    "urban_sprawl": "city_envs.urban_sprawl.game:UrbanSprawl",
-}
-GAMES: tuple[str, ...] = tuple(_GAME_CLASSES)
 
 
 def game_class(name: str, engine: str | None = None) -> type[Game]:
     """The class of `name`'s matches on `engine` ("native", "python"; None: see `select_engine`)."""
-    if name not in _GAME_CLASSES:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
-    module_name, class_name = _GAME_CLASSES[name].split(":")
-    return select_engine(getattr(importlib.import_module(module_name), class_name), engine)
+    return select_engine(python_class(name), engine)
 
 
 def make_game(name: str, num_players: int, seed: int | None = None, engine: str | None = None, **options: Any) -> Game:

@@ -1,7 +1,7 @@
-"""`StateGame`: the Game API forwarded to a game's rules, view and render modules.
+"""`StateGame`: the Game API forwarded to a game's rules, view, render and present modules.
 
 Every shipped game keeps its whole mutable state in one `state` object that plain functions in
-`rules.py`, `view.py` and `render.py` read and change. The forwarding is the same for all of them,
+`rules.py`, `view.py`, `render.py` and `present.py` read and change. The forwarding is the same for all of them,
 so it lives here once and each game's `game.py` only says what differs: options, setup, who acts,
 scores, winners and how its state fields become JSON.
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from importlib import resources
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,6 +24,8 @@ from city_envs.core.svg import choices_of
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11
 
+SUMMARY_FILE = "summary.md"  # each game package's rules in short
+
 
 class StateGame(Game):
     """A `Game` whose mutable state is `self.state`, handled by the modules named below.
@@ -33,13 +36,18 @@ class StateGame(Game):
     `render_module` provides `describe_action` and `render_text`, and may provide
     `describe_outcome(before, after)` and `describe_partial(state)`; the `image` module beside it
     provides `board_map(state, legal)`, and an `svg` module, where there is one,
-    `render_svg(state, choices)`. A game whose calls need more arguments (options, the chance
-    proxy) overrides the method concerned.
+    `render_svg(state, choices)`. `present_module` gives what a table page explains:
+    `DECISION_WORDS` (each decision id in words), `card_texts()`, `legend(state, seats)`,
+    `missing_choices(state, seat)` and `resources(state)`, and may give `score_parts(state)` (the
+    public score broken down further than `score_parts()`); the package's `summary.md` is its rules
+    in short. A game whose calls need more arguments (options, the chance proxy) overrides the method
+    concerned.
     """
 
     rules_module: ClassVar[ModuleType]
     view_module: ClassVar[ModuleType]
     render_module: ClassVar[ModuleType]
+    present_module: ClassVar[ModuleType]
 
     state: Any
 
@@ -99,3 +107,36 @@ class StateGame(Game):
             return None
         svg = importlib.import_module(name)
         return svg.render_svg(self.state, choices_of(self.legal_actions(), choices or {}))
+
+    # ----- the game at hand ---------------------------------------------------------------------
+    @classmethod
+    def rules_summary(cls) -> str:
+        package = cls.rules_module.__name__.rpartition(".")[0]
+        return (resources.files(package) / SUMMARY_FILE).read_text(encoding="utf-8")
+
+    @classmethod
+    def decision_texts(cls) -> dict[int, str]:
+        return cls.present_module.DECISION_WORDS
+
+    def decision_words(self) -> str:
+        return self.present_module.DECISION_WORDS.get(self.state.decision, super().decision_words())
+
+    @classmethod
+    def card_texts(cls) -> dict[str, str]:
+        return cls.present_module.card_texts()
+
+    def legend(self, seats: Sequence[int]) -> list[tuple[str, str]]:
+        return self.present_module.legend(self.state, seats)
+
+    def missing_choices(self, seat: int) -> list[str]:
+        if self.is_over() or self.current_player() != seat:
+            return []
+        return self.present_module.missing_choices(self.state, seat)
+
+    def public_resources(self) -> list[list[tuple[str, int]]]:
+        return self.present_module.resources(self.state)
+
+    def public_score_parts(self) -> list[list[tuple[str, float]]] | None:
+        parts = super().public_score_parts()
+        broken_down = getattr(self.present_module, "score_parts", None)
+        return broken_down(self.state) if parts is not None and broken_down is not None else parts

@@ -10,7 +10,7 @@ import numpy as np
 from city_envs.core.game import Option
 from city_envs.core.state_game import StateGame
 from city_envs.metropolys import components as cp
-from city_envs.metropolys import render, rules, validation, view
+from city_envs.metropolys import present, render, rules, validation, view
 from city_envs.metropolys.rules import State
 
 _PERIPHERAL_NAMES = tuple(cp.DISTRICT_NAMES[d] for d in cp.PERIPHERAL)
@@ -78,6 +78,7 @@ class Metropolys(StateGame):
     rules_module: ClassVar[ModuleType] = rules
     view_module: ClassVar[ModuleType] = view
     render_module: ClassVar[ModuleType] = render
+    present_module: ClassVar[ModuleType] = present
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     entity_layout = view.ENTITY_LAYOUT

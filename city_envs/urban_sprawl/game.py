@@ -10,7 +10,7 @@ import numpy as np
 from city_envs.core.game import Option, positive_int
 from city_envs.core.state_game import StateGame
 from city_envs.urban_sprawl import components as cp
-from city_envs.urban_sprawl import render, rules, validation, view
+from city_envs.urban_sprawl import present, render, rules, validation, view
 
 
 class UrbanSprawl(StateGame):
@@ -40,6 +40,7 @@ class UrbanSprawl(StateGame):
     rules_module: ClassVar[ModuleType] = rules
     view_module: ClassVar[ModuleType] = view
     render_module: ClassVar[ModuleType] = render
+    present_module: ClassVar[ModuleType] = present
     num_actions = rules.NUM_ACTIONS
     observation_shape = (view.LAYOUT.size,)
     obs_layout = view.LAYOUT

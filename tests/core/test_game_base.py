@@ -236,3 +236,14 @@ def test_truncation_flag():
 def test_a_seat_state_is_refused_clearly_where_a_game_offers_none():
     with pytest.raises(NotImplementedError, match="nim does not offer a seat state"):
         InfoSet(Nim(2, seed=1), 0).seat_state()
+
+
+def test_a_game_that_gives_no_texts_presents_itself_plainly():
+    """The `Game` API's defaults for what a table page explains: the code name made readable, no
+    texts, no legend or reasons, no resources, and the score parts (the toy counts no secret points)."""
+    game = Nim(2, heap=5)
+    assert game.decision_words() == "take"
+    assert Nim.rules_summary() == "" and Nim.decision_texts() == {} and Nim.card_texts() == {}
+    assert game.legend([0, 1]) == [] and game.missing_choices(game.current_player()) == []
+    assert game.public_resources() == [[], []]
+    assert game.public_score_parts() == game.score_parts()
