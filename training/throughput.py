@@ -8,10 +8,9 @@ learn from the same pool mix (a snapshot of the initial policy stands in for the
 for the same number of env steps, one after the other in the same run, so the ratio is fair on a
 shared, noisy machine.
 
-`--batch` measures instead, for an opponent pool without snapshots (`NATIVE_POOL`), the default env
-(`SelfPlayVecEnv`) beside the native batch the trainer uses for such pools (`BatchVecEnv`,
-training/batch_env.py: the same transitions, every opponent move in C++), both with the default
-settings, one after the other.
+`--batch` measures instead, with the same pool, `SelfPlayVecEnv` beside the native batch the trainer
+steps by default (`BatchVecEnv`, training/batch_env.py: the same transitions, the random and heuristic
+moves in C++), both with the default settings, one after the other.
 
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
@@ -49,7 +48,6 @@ from city_envs.training.vec_env import SelfPlayVecEnv
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
 REFERENCE = {"n_envs": 2, "n_steps": 512, "batch_size": 256}
 DEFAULT = {"n_envs": 64, "n_steps": 64, "batch_size": 2048}
-NATIVE_POOL = {"self": 0.0, "heuristic": 0.75, "random": 0.25}  # `--batch`: every opponent native
 
 
 class OneMatchEnv(gym.Env):
@@ -107,19 +105,9 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     torch.set_num_threads(1)
-    probe = make_game(game, players, seed=0)
     net_arch = {"pi": [256, 128], "vf": [128, 64]}
     with tempfile.TemporaryDirectory() as folder:
-        snapshot = str(
-            save_policy(
-                build_policy(probe.observation_shape, probe.num_actions, net_arch),
-                Path(folder) / "snapshot.safetensors",
-                game=game,
-                players=players,
-                net_arch=net_arch,
-                activation="tanh",
-            )
-        )
+        snapshot = _snapshot(game, players, net_arch, folder)
         reference_env = SubprocVecEnv(
             [functools.partial(OneMatchEnv, game, players, i, snapshot) for i in range(REFERENCE["n_envs"])]
         )
@@ -152,9 +140,17 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
     }
 
 
+def _snapshot(game: str, players: int, net_arch, folder: str) -> str:
+    """A policy file of the initial network: the pool's stand-in for the learner's snapshots."""
+    probe = make_game(game, players, seed=0)
+    policy = build_policy(probe.observation_shape, probe.num_actions, net_arch)
+    path = Path(folder) / "snapshot.safetensors"
+    return str(save_policy(policy, path, game=game, players=players, net_arch=net_arch, activation="tanh"))
+
+
 def measure_batch(game: str, players: int = 2, steps: int = 16_384) -> dict:
-    """Env steps/s of MaskablePPO learning against NATIVE_POOL's opponents on `SelfPlayVecEnv`, then on
-    `BatchVecEnv`, both with the default settings."""
+    """Env steps/s of MaskablePPO learning against the default pool (POOL, a snapshot included) on
+    `SelfPlayVecEnv`, then on `BatchVecEnv`, both with the default settings."""
     import torch
 
     from city_envs.training.batch_env import BatchVecEnv
@@ -162,9 +158,13 @@ def measure_batch(game: str, players: int = 2, steps: int = 16_384) -> dict:
     torch.set_num_threads(1)
     net_arch = {"pi": [256, 128], "vf": [128, 64]}
     rates = {}
-    for name, kind in (("selfplay", SelfPlayVecEnv), ("batch", BatchVecEnv)):
-        venv = kind(game, players, DEFAULT["n_envs"], seed=0, pool=OpponentPool(game, NATIVE_POOL))
-        rates[name] = _learn(venv, DEFAULT, steps, net_arch)
+    with tempfile.TemporaryDirectory() as folder:
+        snapshot = _snapshot(game, players, net_arch, folder)
+        for name, kind in (("selfplay", SelfPlayVecEnv), ("batch", BatchVecEnv)):
+            pool = OpponentPool(game, POOL)
+            pool.add_snapshot(snapshot)
+            venv = kind(game, players, DEFAULT["n_envs"], seed=0, pool=pool)
+            rates[name] = _learn(venv, DEFAULT, steps, net_arch)
     return {
         "game": game,
         "players": players,
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated worker counts of the default env, e.g. 1,2 (1 is always measured)",
     )
     parser.add_argument(
-        "--batch", action="store_true", help="measure SelfPlayVecEnv beside the native batch (no snapshot opponents)"
+        "--batch", action="store_true", help="measure SelfPlayVecEnv beside the native batch (the trainer's default)"
     )
     parser.add_argument("--out", help="also write the rows as JSON here")
     parser.add_argument(
