@@ -391,9 +391,7 @@ class Batch {
     uint8_t mask[G::kNumActions];
     int legal[G::kNumActions];
     s.game.legal_actions(mask);
-    int count = 0;
-    for (int a = 0; a < G::kNumActions; ++a)
-      if (mask[a] != 0) legal[count++] = a;
+    const int count = legal_ids(mask, G::kNumActions, legal);
     if (count == 0) throw std::logic_error(std::string(G::kName) + ": a seat to move has no legal action");
     Random rng(s.seat_rngs[static_cast<size_t>(seat)]);
     int action = legal[0];
