@@ -63,7 +63,7 @@ def batch_logits(policy, observations: np.ndarray, masks: np.ndarray) -> np.ndar
     """The policy's action logits for a batch of observations, -inf where a mask forbids."""
     import torch
 
-    with torch.no_grad():
+    with torch.inference_mode():  # no autograd bookkeeping at all: the cheapest forward pass, same values
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
         features = policy.extract_features(obs, policy.pi_features_extractor)
         if isinstance(features, tuple):

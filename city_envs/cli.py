@@ -183,7 +183,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     cls = game_class(name)
     options = cls.check_options(parse_assignments(args.option, "--option"))
     cls.check_num_players(args.players)
-    result = bench.run(name, args.players, seconds=args.seconds, seed=args.seed, **options)
+    result = bench.run(name, args.players, seconds=args.seconds, seed=args.seed, search=args.search, **options)
     rows = [
         ("raw Game API decisions/s", f"{result['decisions_per_s']:,.0f}"),
         ("AEC agent-steps/s (last + step)", f"{result['aec_steps_per_s']:,.0f}"),
@@ -207,7 +207,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ]
     else:
         rows.append(("connect_four_v3", "not installed (pip install 'pettingzoo[classic]')"))
-    native_keys = {"game_api_ceiling_ratio_vs_python"} | {key for key in result if key.startswith("native_")}
+    native_keys = {"game_api_ceiling_ratio_vs_python", "search_iteration_us"}
+    native_keys |= {key for key in result if key.startswith("native_")}
     native_keys |= {key for _, key, _ in bench.BATCH_COLUMNS}
     rows += [
         (heading, bench.cell(result, key, fmt))
@@ -731,6 +732,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--all", action="store_true", help="every game at every player count, as one table")
     bench.add_argument(
         "--seconds", type=positive_float, default=None, help="duration of each measurement (default 3, or 1 with --all)"
+    )
+    bench.add_argument(
+        "--search", action="store_true", help="also one ISMCTS iteration's cost, Python and native (--all always does)"
     )
     bench.add_argument("--json", help="also write the figures to this file")
     bench.add_argument("--docs", help="with --all: rewrite the generated table of this Markdown file (docs/speed.md)")

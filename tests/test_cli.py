@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import signal
@@ -77,6 +78,22 @@ def test_bench_reports_every_figure(capsys, tmp_path):
         "clone_us",
     ):
         assert figures[key] > 0, key
+    assert "search_iteration_us" not in figures
+
+
+@pytest.mark.slow
+def test_bench_search_adds_the_search_iterations_cost(capsys, tmp_path, monkeypatch):
+    from city_envs import bench
+
+    monkeypatch.setattr(bench, "NATIVE_SEARCH_REPEATS", 1)
+    path = tmp_path / "bench.json"
+    code, out, _ = run(
+        capsys, "bench", "metropolys", "--players", "2", "--seconds", "0.1", "--search", "--json", str(path)
+    )
+    figures = json.loads(path.read_text())
+    assert code == 0 and figures["search_iteration_us"] > 0 and "ISMCTS iteration" in out
+    if figures.get("native_search_iteration_us") is not None:
+        assert "Python / native ISMCTS iteration" in out
 
 
 def test_evaluate_prints_win_rates(capsys):

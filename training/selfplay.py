@@ -52,25 +52,25 @@ from city_envs.training.lineage import check_policy_file, keep_parent, run_recor
 from city_envs.training.pool import OpponentPool
 
 
-def uses_batch(config: TrainConfig, pool: OpponentPool) -> bool:
+def uses_batch(config: TrainConfig) -> bool:
     """Whether `make_env` steps `config`'s matches on the native batch (`training/batch_env.py`)."""
     if config.env_workers > 1 or not batch_available(config.game):
         return False
     from city_envs.training.batch_env import batch_supports
 
-    return batch_supports(pool, config.privileged_critic)
+    return batch_supports(config.privileged_critic)
 
 
 def make_env(config: TrainConfig, pool: OpponentPool):
-    """The learner's vector env with SB3's episode statistics: the native batch when every opponent is
-    native (no snapshots, no privileged critic, one process, the native engine built), else
-    SelfPlayVecEnv in this process or split over `env_workers` processes (the same transitions in
-    every case)."""
+    """The learner's vector env with SB3's episode statistics: the native batch (its snapshot opponents
+    evaluated here) where the native engine is built, unless the run asks for a privileged critic or
+    `env_workers` processes; else SelfPlayVecEnv in this process or split over `env_workers` processes
+    (the same transitions in every case)."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     arguments = (config.game, config.players, config.n_envs, config.seed, pool, config.options, config.reward)
     settings: dict[str, Any] = {"score_scale": config.score_scale, "privileged": config.privileged_critic}
-    if uses_batch(config, pool):
+    if uses_batch(config):
         from city_envs.training.batch_env import BatchVecEnv
 
         return VecMonitor(BatchVecEnv(*arguments, **settings))

@@ -8,10 +8,13 @@ learn from the same pool mix (a snapshot of the initial policy stands in for the
 for the same number of env steps, one after the other in the same run, so the ratio is fair on a
 shared, noisy machine.
 
-`--batch` measures instead, for an opponent pool without snapshots (`NATIVE_POOL`), the default env
-(`SelfPlayVecEnv`) beside the native batch the trainer uses for such pools (`BatchVecEnv`,
-training/batch_env.py: the same transitions, every opponent move in C++), both with the default
-settings, one after the other.
+`--batch` measures instead, with the same pool, `SelfPlayVecEnv` beside the native batch the trainer
+steps by default (`BatchVecEnv`, training/batch_env.py: the same transitions, the random and heuristic
+moves in C++), both with the default settings, one after the other.
+
+`--split` measures where a learning step's CPU time goes on the trainer's default env (`BatchVecEnv`,
+default pool and settings): the env's steps (of which the snapshot opponents' forward passes), the
+learner's own forward passes while it collects rollouts, and PPO's update.
 
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
@@ -25,16 +28,19 @@ measured before.
     python -m city_envs.training.throughput --games metropolys,blue_moon_city,big_city --players 4 \
         --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
     python -m city_envs.training.throughput --batch --players 4 --steps 8192
+    python -m city_envs.training.throughput --split --games metropolys,big_city --players 4 --steps 8192
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import gymnasium as gym
 import numpy as np
@@ -49,7 +55,6 @@ from city_envs.training.vec_env import SelfPlayVecEnv
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
 REFERENCE = {"n_envs": 2, "n_steps": 512, "batch_size": 256}
 DEFAULT = {"n_envs": 64, "n_steps": 64, "batch_size": 2048}
-NATIVE_POOL = {"self": 0.0, "heuristic": 0.75, "random": 0.25}  # `--batch`: every opponent native
 
 
 class OneMatchEnv(gym.Env):
@@ -107,19 +112,9 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     torch.set_num_threads(1)
-    probe = make_game(game, players, seed=0)
     net_arch = {"pi": [256, 128], "vf": [128, 64]}
     with tempfile.TemporaryDirectory() as folder:
-        snapshot = str(
-            save_policy(
-                build_policy(probe.observation_shape, probe.num_actions, net_arch),
-                Path(folder) / "snapshot.safetensors",
-                game=game,
-                players=players,
-                net_arch=net_arch,
-                activation="tanh",
-            )
-        )
+        snapshot = _snapshot(game, players, net_arch, folder)
         reference_env = SubprocVecEnv(
             [functools.partial(OneMatchEnv, game, players, i, snapshot) for i in range(REFERENCE["n_envs"])]
         )
@@ -152,9 +147,17 @@ def measure(game: str, players: int = 2, steps: int = 16_384, workers: tuple[int
     }
 
 
+def _snapshot(game: str, players: int, net_arch, folder: str) -> str:
+    """A policy file of the initial network: the pool's stand-in for the learner's snapshots."""
+    probe = make_game(game, players, seed=0)
+    policy = build_policy(probe.observation_shape, probe.num_actions, net_arch)
+    path = Path(folder) / "snapshot.safetensors"
+    return str(save_policy(policy, path, game=game, players=players, net_arch=net_arch, activation="tanh"))
+
+
 def measure_batch(game: str, players: int = 2, steps: int = 16_384) -> dict:
-    """Env steps/s of MaskablePPO learning against NATIVE_POOL's opponents on `SelfPlayVecEnv`, then on
-    `BatchVecEnv`, both with the default settings."""
+    """Env steps/s of MaskablePPO learning against the default pool (POOL, a snapshot included) on
+    `SelfPlayVecEnv`, then on `BatchVecEnv`, both with the default settings."""
     import torch
 
     from city_envs.training.batch_env import BatchVecEnv
@@ -162,9 +165,13 @@ def measure_batch(game: str, players: int = 2, steps: int = 16_384) -> dict:
     torch.set_num_threads(1)
     net_arch = {"pi": [256, 128], "vf": [128, 64]}
     rates = {}
-    for name, kind in (("selfplay", SelfPlayVecEnv), ("batch", BatchVecEnv)):
-        venv = kind(game, players, DEFAULT["n_envs"], seed=0, pool=OpponentPool(game, NATIVE_POOL))
-        rates[name] = _learn(venv, DEFAULT, steps, net_arch)
+    with tempfile.TemporaryDirectory() as folder:
+        snapshot = _snapshot(game, players, net_arch, folder)
+        for name, kind in (("selfplay", SelfPlayVecEnv), ("batch", BatchVecEnv)):
+            pool = OpponentPool(game, POOL)
+            pool.add_snapshot(snapshot)
+            venv = kind(game, players, DEFAULT["n_envs"], seed=0, pool=pool)
+            rates[name] = _learn(venv, DEFAULT, steps, net_arch)
     return {
         "game": game,
         "players": players,
@@ -172,6 +179,73 @@ def measure_batch(game: str, players: int = 2, steps: int = 16_384) -> dict:
         "selfplay_steps_per_s": round(rates["selfplay"]),
         "batch_steps_per_s": round(rates["batch"]),
         "batch_ratio": round(rates["batch"] / rates["selfplay"], 2),
+    }
+
+
+@contextlib.contextmanager
+def _cpu_timed(owner, name: str, totals: dict[str, float], key: str):
+    """While the block runs, add the process CPU seconds of every call of `owner.name` to totals[key]."""
+    original = getattr(owner, name)
+
+    def timed(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            totals[key] += time.process_time() - start
+
+    with mock.patch.object(owner, name, timed):
+        yield
+
+
+SPLIT_PARTS = ("env", "snapshot_forward", "learner_forward", "update")
+
+
+def measure_split(game: str, players: int = 2, steps: int = 16_384) -> dict:
+    """CPU seconds of MaskablePPO learning `steps` steps on the trainer's default env (`BatchVecEnv`, POOL,
+    DEFAULT settings): in the env's steps (`snapshot_forward` is the part of them in the snapshot
+    opponents' forward passes), the learner's forward passes during rollouts, PPO's update, the rest."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from city_envs.training import batch_env
+
+    torch.set_num_threads(1)
+    net_arch = {"pi": [256, 128], "vf": [128, 64]}
+    totals = dict.fromkeys(SPLIT_PARTS, 0.0)
+    with tempfile.TemporaryDirectory() as folder:
+        pool = OpponentPool(game, POOL)
+        pool.add_snapshot(_snapshot(game, players, net_arch, folder))
+        venv = batch_env.BatchVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool)
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            n_steps=DEFAULT["n_steps"],
+            batch_size=DEFAULT["batch_size"],
+            n_epochs=4,
+            device="cpu",
+            seed=0,
+            policy_kwargs={"net_arch": net_arch},
+        )
+        with contextlib.ExitStack() as stack:
+            for owner, name, key in (
+                (venv, "step_wait", "env"),
+                (batch_env, "batch_logits", "snapshot_forward"),
+                (model.policy, "forward", "learner_forward"),
+                (model, "train", "update"),
+            ):
+                stack.enter_context(_cpu_timed(owner, name, totals, key))
+            clock, cpu = time.perf_counter(), time.process_time()
+            model.learn(steps)
+            wall, cpu = time.perf_counter() - clock, time.process_time() - cpu
+    rest = cpu - totals["env"] - totals["learner_forward"] - totals["update"]
+    return {
+        "game": game,
+        "players": players,
+        "steps": steps,
+        "steps_per_s": round(model.num_timesteps / wall),
+        "cpu_seconds": round(cpu, 2),
+        "shares": {key: round(value / cpu, 3) for key, value in {**totals, "other": rest}.items()},
     }
 
 
@@ -221,6 +295,33 @@ def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
     replace_between(path, *doc_markers(source), doc_section(rows, source))
 
 
+def _split_rows(games: list[str], players: int, steps: int) -> list[dict]:
+    """`measure_split` of each game, each printed as a Markdown row as it is measured."""
+    print("| game | players | env steps/s | env | of it snapshot forwards | learner forwards | PPO update | other |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
+    rows = []
+    for game in games:
+        row = measure_split(game, players, steps)
+        rows.append(row)
+        parts = " | ".join(f"{row['shares'][key]:.0%}" for key in (*SPLIT_PARTS, "other"))
+        print(f"| {game} | {players} | {row['steps_per_s']:,} | {parts} |", flush=True)
+    return rows
+
+
+def _batch_rows(games: list[str], players: int, steps: int) -> list[dict]:
+    """`measure_batch` of each game, each printed as a Markdown row as it is measured."""
+    print("| game | SelfPlayVecEnv env steps/s | native batch env steps/s | ratio |\n|---|---|---|---|", flush=True)
+    rows = []
+    for game in games:
+        row = measure_batch(game, players, steps)
+        rows.append(row)
+        print(
+            f"| {game} | {row['selfplay_steps_per_s']:,} | {row['batch_steps_per_s']:,} | {row['batch_ratio']}x |",
+            flush=True,
+        )
+    return rows
+
+
 def _counts(text: str) -> tuple[int, ...]:
     try:
         counts = tuple(int(part) for part in text.split(","))
@@ -245,7 +346,10 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated worker counts of the default env, e.g. 1,2 (1 is always measured)",
     )
     parser.add_argument(
-        "--batch", action="store_true", help="measure SelfPlayVecEnv beside the native batch (no snapshot opponents)"
+        "--batch", action="store_true", help="measure SelfPlayVecEnv beside the native batch (the trainer's default)"
+    )
+    parser.add_argument(
+        "--split", action="store_true", help="where a learning step's CPU time goes on the trainer's default env"
     )
     parser.add_argument("--out", help="also write the rows as JSON here")
     parser.add_argument(
@@ -262,8 +366,10 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.error(f"--from-json {args.from_json} --doc {args.doc}: {error}")
         return 0
-    if args.batch and (args.doc or args.from_json or args.workers != (1,)):
-        parser.error("--batch measures one process and writes no --doc: drop --doc, --from-json and --workers")
+    if args.batch and args.split:
+        parser.error("--batch and --split are two measurements: ask for one")
+    if (args.batch or args.split) and (args.doc or args.from_json or args.workers != (1,)):
+        parser.error("--batch and --split measure one process, no --doc: drop --doc, --from-json and --workers")
     if args.doc and not args.out:
         parser.error("--doc needs --out: the table links the JSON it is made from")
     if args.doc:  # refused before the measurements, not after
@@ -281,15 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             parser.error(f"--players {args.players}: {game}: {error}")
     rows = []
-    if args.batch:
-        print("| game | SelfPlayVecEnv env steps/s | native batch env steps/s | ratio |\n|---|---|---|---|", flush=True)
-        for game in games:
-            row = measure_batch(game, args.players, args.steps)
-            rows.append(row)
-            print(
-                f"| {game} | {row['selfplay_steps_per_s']:,} | {row['batch_steps_per_s']:,} | {row['batch_ratio']}x |",
-                flush=True,
-            )
+    if args.split or args.batch:
+        rows = (_split_rows if args.split else _batch_rows)(games, args.players, args.steps)
         if args.out:
             Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
         return 0

@@ -1,28 +1,33 @@
 """Training matches stepped in batches by the native engine, and a Gymnasium `VectorEnv` over them.
 
 `NativeBatch` holds `num_envs` matches of one game and player count in C++ (`native/core/batch.hpp`): in
-each the learner plays one seat (rotated every match) and native random or heuristic opponents play the
-others. One `step` call applies every slot's learner action, plays the opponents until each learner is
-to move again, rewards the learners and starts a new match where one ended, with the GIL released; the
-results are written into arrays the batch allocates once (each call overwrites them).
+each the learner plays one seat (rotated every match) and opponents play the others: native random or
+heuristic agents, or snapshots of the learner (network policies the caller evaluates). One `step` call
+applies every slot's learner action, plays the opponents until each learner is to move again, rewards
+the learners and starts a new match where one ended, with the GIL released; the results are written into
+arrays the batch allocates once (each call overwrites them).
 
 The batch plays what `training/vec_env.py`'s SelfPlayVecEnv plays with an opponent pool of the same
-weights and no snapshots, decision for decision: slot i (index = first_index + i) draws from
-`default_rng([seed, index])`; its k-th match seats the learner at (k + index) % players, is dealt from
+weights, decision for decision: slot i (index = first_index + i) draws from `default_rng([seed,
+index])`; its k-th match seats the learner at (k + index) % players, is dealt from
 `default_rng(rng.integers(2**63))`, and gives each other seat an opponent of a kind drawn by weight
-(`OpponentPool.draw`) with its own generator `default_rng(rng.integers(2**63))`. Rewards are those of
-SelfPlayVecEnv: `win` the terminal `returns()` of the learner's seat, `score` and `lead` add
-`score_scale` x the change of its margin over the mean or best opponent score at each step.
+(`OpponentPool.draw`) with its own generator `default_rng(rng.integers(2**63))` and, for a snapshot, one
+of the pool's snapshots drawn uniformly (`set_snapshots`). Rewards are those of SelfPlayVecEnv: `win` the
+terminal `returns()` of the learner's seat, `score` and `lead` add `score_scale` x the change of its
+margin over the mean or best opponent score at each step.
 
-Snapshot (network) opponents are not played here: SelfPlayVecEnv plays those, batching their forward
-passes in Python.
+Snapshot opponents move in SelfPlayVecEnv's rounds: when a round reaches matches whose seat to move is a
+snapshot, `step` (or `reset`, or `answer`) returns their number and leaves them as requests
+(`request_slots`, `request_seats`, `request_snapshots`, `request_observations`, `request_masks`, first
+rows); the caller evaluates each snapshot once over its rows and hands `answer` each request's action
+probabilities (`pick_action`'s softmax), from which the seat's generator samples as `rng.choice` does.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -34,19 +39,23 @@ from city_envs.core.native import NativeGame, _native, native_class, rng_state, 
 from city_envs.core.registry import GAMES, game_class
 
 # the opponent kinds a batch plays, in OpponentPool's order of kinds (its draw picks by that order)
-OPPONENT_KINDS = ("heuristic", "random")
+OPPONENT_KINDS = ("self", "heuristic", "random")
+NATIVE_KINDS = ("heuristic", "random")
 REWARDS = ("win", "score", "lead")
 
 
-def opponent_cdf(weights: Mapping[str, float]) -> tuple[list[str], list[float]]:
+def opponent_cdf(weights: Mapping[str, float], snapshots: int = 0) -> tuple[list[str], list[float]]:
     """The kinds with a positive weight and their cumulative weights, as `OpponentPool.draw`'s
-    `rng.choice(len(kinds), p=p / p.sum())` computes them (uniform random play when all are 0)."""
+    `rng.choice(len(kinds), p=p / p.sum())` computes them with `snapshots` snapshots in the pool (`self`
+    only once there is one; uniform random play when all are 0)."""
     unknown = sorted(set(weights) - set(OPPONENT_KINDS))
     if unknown:
         raise ValueError(f"unknown opponent kinds {unknown}; a native batch plays: {', '.join(OPPONENT_KINDS)}")
     values = {kind: float(weights.get(kind, 0.0)) for kind in OPPONENT_KINDS}
     if not all(math.isfinite(value) and value >= 0 for value in values.values()):
         raise ValueError(f"opponent weights must be finite and >= 0: {dict(weights)}")
+    if snapshots == 0:
+        values["self"] = 0.0
     if sum(values.values()) <= 0:
         values["random"] = 1.0
     kinds = [kind for kind in OPPONENT_KINDS if values[kind] > 0]
@@ -68,6 +77,8 @@ class NativeBatch:
     each learner's pending decision; `step` also fills `rewards`, `terminated`, `truncated`, and for the
     slots whose match ended (and was replaced) `final_observations` and `wins` (the learner's share of
     the win). These arrays are the batch's own and each call overwrites them: copy what must outlive it.
+    Snapshots are named by the caller (`set_snapshots`: e.g. policy file paths); requests and slot states
+    give those names.
     """
 
     def __init__(
@@ -102,13 +113,17 @@ class NativeBatch:
             raise ValueError(f"the native batch of {game} is not available: this installation has no native engine")
         cls(self.players, seed=0, **self.options)  # options only the deal can judge fail here, with their words
         self.game_name, self.game_class = game, cls
-        self.kinds, cdf = opponent_cdf({"heuristic": 1.0} if opponents is None else opponents)
+        self.weights = dict({"heuristic": 1.0} if opponents is None else opponents)
+        self.kinds, cdf = opponent_cdf(self.weights)
         self.seed, self.first_index, self.num_envs = int(seed), int(first_index), int(num_envs)
         self.reward, self.score_scale = reward, float(score_scale)
         self._batch = batch_type(
             self.players, json.dumps(self.options), self.seed, self.first_index, self.num_envs, self.kinds, cdf, reward,
             self.score_scale,
         )  # fmt: skip
+        self.snapshots: list[str] = []  # the pool's snapshots a `self` seat draws from
+        self._names: list[str] = []  # every snapshot name seen, by id
+        self._ids: dict[str, int] = {}
         n, size, actions = self.num_envs, cls.observation_shape[0], cls.num_actions
         self.observations = np.zeros((n, size), dtype=np.float32)
         self.masks = np.zeros((n, actions), dtype=bool)
@@ -117,6 +132,16 @@ class NativeBatch:
         self.truncated = np.zeros(n, dtype=bool)
         self.final_observations = np.zeros((n, size), dtype=np.float32)
         self.wins = np.zeros(n, dtype=np.float64)
+        self.request_slots = np.zeros(n, dtype=np.int64)
+        self.request_seats = np.zeros(n, dtype=np.int64)
+        self._request_ids = np.zeros(n, dtype=np.int64)
+        self.request_observations = np.zeros((n, size), dtype=np.float32)
+        self.request_masks = np.zeros((n, actions), dtype=bool)
+        self._arrays = (
+            self.observations, self.masks, self.rewards, self.terminated, self.truncated, self.final_observations,
+            self.wins, self.request_slots, self.request_seats, self._request_ids, self.request_observations,
+            self.request_masks,
+        )  # fmt: skip
         self._actions = np.zeros(n, dtype=np.int64)
 
     @property
@@ -127,13 +152,33 @@ class NativeBatch:
     def num_actions(self) -> int:
         return int(self.game_class.num_actions)
 
-    def reset(self) -> None:
-        """Start every slot's next match and play it up to its learner's first decision."""
-        self._batch.reset(self.observations, self.masks)
+    def _id(self, name: str) -> int:
+        if name not in self._ids:
+            self._ids[name] = len(self._names)
+            self._names.append(name)
+        return self._ids[name]
 
-    def step(self, actions: Any) -> None:
+    def set_snapshots(self, names: Sequence[str]) -> None:
+        """The snapshots a `self` seat of the next matches draws from (uniformly, by position, as
+        `OpponentPool.draw` draws from its `snapshots`); `self` has weight only while there is one."""
+        names = [str(name) for name in names]
+        kinds, cdf = opponent_cdf(self.weights, len(names))
+        self._batch.set_pool(kinds, cdf, [self._id(name) for name in names])
+        self.snapshots = names
+
+    def request_snapshots(self, count: int) -> list[str]:
+        """The snapshot each of the first `count` requests asks to move."""
+        return [self._names[i] for i in self._request_ids[:count].tolist()]
+
+    def reset(self) -> int:
+        """Start every slot's next match and play it up to its learner's first decision; returns the
+        number of snapshot requests to `answer` (0: done)."""
+        return int(self._batch.reset(*self._arrays))
+
+    def step(self, actions: Any) -> int:
         """Play each slot's learner action (one legal action id per slot) and everything up to each
-        learner's next decision; an illegal action is a ValueError naming its slot, and plays nothing."""
+        learner's next decision; an illegal action is a ValueError naming its slot, and plays nothing.
+        Returns the number of snapshot requests to `answer` (0: the step is done)."""
         values = np.asarray(actions)
         whole = values.dtype.kind in "iu" or (values.dtype.kind == "f" and bool(np.all(np.mod(values, 1) == 0)))
         if values.shape != (self.num_envs,) or not whole:
@@ -143,17 +188,23 @@ class NativeBatch:
         if values.size and (values.min() < 0 or values.max() >= self.num_actions):
             raise ValueError(f"actions must be in 0..{self.num_actions - 1}")
         self._actions[:] = values
-        self._batch.step(
-            self._actions, self.observations, self.masks, self.rewards, self.terminated, self.truncated,
-            self.final_observations, self.wins,
-        )  # fmt: skip
+        return int(self._batch.step(self._actions, *self._arrays))
+
+    def answer(self, probabilities: np.ndarray) -> int:
+        """Each pending request's seat plays an action sampled from its row of `probabilities` (float32,
+        one row per request: a distribution over its legal actions), then the step goes on; returns the
+        next round's requests (0: done). Bad rows are a ValueError naming the request, and play nothing."""
+        rows = np.ascontiguousarray(probabilities, dtype=np.float32)
+        if rows.ndim != 2 or rows.shape[1] != self.num_actions:
+            raise ValueError(f"probabilities need one row of {self.num_actions} per request, not shape {rows.shape}")
+        return int(self._batch.answer(rows, *self._arrays))
 
     def learner(self, slot: int) -> int:
         """The seat the learner plays in `slot`'s match."""
         return int(self._batch.slot_state(slot)[1])
 
     def seat_kinds(self, slot: int) -> list[str]:
-        """Who plays each seat of `slot`'s match: 'learner', 'heuristic' or 'random'."""
+        """Who plays each seat of `slot`'s match: 'learner', 'self' (a snapshot), 'heuristic' or 'random'."""
         return list(self._batch.slot_state(slot)[4])
 
     def game(self, slot: int) -> NativeGame:
@@ -165,7 +216,7 @@ class NativeBatch:
         """Each slot as SelfPlayVecEnv's `get_state` writes it (matches, generators, opponents)."""
         states = []
         for i in range(self.num_envs):
-            rng, learner, episodes, margin, kinds, seat_rngs = self._batch.slot_state(i)
+            rng, learner, episodes, margin, kinds, seat_rngs, snapshots = self._batch.slot_state(i)
             states.append(
                 {
                     "match": self.game(i).to_dict(),
@@ -174,15 +225,21 @@ class NativeBatch:
                     "rng": rng_state(rng),
                     "margin": float(margin),
                     "opponents": [
-                        None if kind == "learner" else {"kind": kind, "snapshot": None, "rng": rng_state(words)}
-                        for kind, words in zip(kinds, seat_rngs, strict=True)
+                        None
+                        if kind == "learner"
+                        else {
+                            "kind": kind,
+                            "snapshot": self._names[snapshot] if kind == "self" else None,
+                            "rng": rng_state(words),
+                        }
+                        for kind, words, snapshot in zip(kinds, seat_rngs, snapshots, strict=True)
                     ],
                 }
             )
         return states
 
     def set_slot_states(self, states: list[dict]) -> None:
-        """Restore `slot_states` (or SelfPlayVecEnv's slots without snapshot opponents); checked first."""
+        """Restore `slot_states` (or SelfPlayVecEnv's slots); checked first."""
         if not isinstance(states, list) or len(states) != self.num_envs:
             raise ValueError(f"the env state needs one slot per env ({self.num_envs})")
         restored = []
@@ -191,18 +248,25 @@ class NativeBatch:
                 game = self.game_class.from_dict(slot["match"])
                 if game.num_players != self.players or dict(game.options) != self.options:
                     raise ValueError(f"the match is not of {self.players} players with options {self.options}")
-                kinds, seat_rngs = [], []
+                kinds, seat_rngs, snapshots = [], [], []
                 for seat, opponent in enumerate(slot["opponents"]):
                     if opponent is None:
                         kinds.append("learner")
                         seat_rngs.append(rng_words(slot["rng"]))  # unused: the learner draws nothing here
-                    elif opponent.get("kind") in OPPONENT_KINDS and opponent.get("snapshot") is None:
-                        kinds.append(opponent["kind"])
-                        seat_rngs.append(rng_words(opponent["rng"]))
-                    else:
-                        raise ValueError(f"seat {seat} is played by {opponent.get('kind')!r}, not a native opponent")
+                        snapshots.append(-1)
+                        continue
+                    kind, snapshot = opponent.get("kind"), opponent.get("snapshot")
+                    if kind not in OPPONENT_KINDS or (kind == "self") != isinstance(snapshot, str):
+                        raise ValueError(
+                            f"seat {seat} is played by {kind!r} (snapshot {snapshot!r}): not a batch opponent"
+                        )
+                    kinds.append(kind)
+                    seat_rngs.append(rng_words(opponent["rng"]))
+                    snapshots.append(self._id(snapshot) if kind == "self" else -1)
                 learner, episode, margin = int(slot["learner"]), int(slot["episode"]), float(slot["margin"])
-                restored.append((game._match, rng_words(slot["rng"]), learner, episode, margin, kinds, seat_rngs))
+                restored.append(
+                    (game._match, rng_words(slot["rng"]), learner, episode, margin, kinds, seat_rngs, snapshots)
+                )
             except ValueError as error:
                 raise ValueError(f"env state slot {i}: {error}") from None
             except (KeyError, TypeError, AttributeError, OverflowError) as error:
@@ -244,6 +308,10 @@ class CityVectorEnv(VectorEnv):
         reward: str = "win",
         score_scale: float = 0.0,
     ) -> None:
+        if opponents is not None and set(opponents) - set(NATIVE_KINDS):
+            raise ValueError(
+                f"CityVectorEnv plays native opponents only ({', '.join(NATIVE_KINDS)}), not {dict(opponents)}"
+            )
         self._settings = {"opponents": opponents, "options": options, "reward": reward, "score_scale": score_scale}
         self.batch = NativeBatch(game, players, num_envs, seed, **self._settings)  # type: ignore[arg-type]
         self.num_envs = self.batch.num_envs

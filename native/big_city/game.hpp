@@ -43,12 +43,20 @@ struct PlotSet {
   void add(int p) { bits[p >> 6] |= uint64_t{1} << (p & 63); }
   void remove(int p) { bits[p >> 6] &= ~(uint64_t{1} << (p & 63)); }
   bool has(int p) const { return p >= 0 && (bits[p >> 6] >> (p & 63) & 1U) != 0; }
+  // The plots in the set, ascending, into `out`; returns their count.
+  int list(int* out) const {
+    int count = 0;
+    for (int w = 0; w < 2; ++w)
+      for (uint64_t rest = bits[w]; rest != 0; rest &= rest - 1) out[count++] = 64 * w + __builtin_ctzll(rest);
+    return count;
+  }
 };
 
-// A placement: up to 4 plots, sorted (a tuple of plot indices).
+// A placement: up to 4 plots, sorted (a tuple of plot indices). Only the first `size` plots are set: the
+// buffers of placements (`Placements`) are left unwritten until used.
 struct Placement {
-  int8_t size = 0;
-  int8_t plots[4] = {0, 0, 0, 0};
+  int8_t size;
+  int8_t plots[4];
   bool has(int p) const {
     for (int k = 0; k < size; ++k)
       if (plots[k] == p) return true;
@@ -70,8 +78,11 @@ struct Placement {
 inline Placement sorted_placement(const int* plots, int size) {
   Placement out;
   out.size = static_cast<int8_t>(size);
-  for (int k = 0; k < size; ++k) out.plots[k] = static_cast<int8_t>(plots[k]);
-  std::sort(out.plots, out.plots + size);
+  for (int k = 0; k < size; ++k) {  // insertion sort: at most 4 plots
+    int m = k;
+    for (; m > 0 && out.plots[m - 1] > plots[k]; --m) out.plots[m] = out.plots[m - 1];
+    out.plots[m] = static_cast<int8_t>(plots[k]);
+  }
   return out;
 }
 
@@ -773,8 +784,10 @@ struct Game {
   template <int N>
   void shape_placements(const detail::PlotSet& plots, int size, detail::Placements<N>& out_) const {
     out_.count = 0;
-    for (int p = 0; p < cp::kNumPlots; ++p) {
-      if (!plots.has(p)) continue;
+    int members[cp::kNumPlots];
+    const int num_members = plots.list(members);
+    for (int m = 0; m < num_members; ++m) {
+      const int p = members[m];
       if (size == 1) {
         const int line[1] = {p};
         out_.push(detail::sorted_placement(line, 1));

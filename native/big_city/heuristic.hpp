@@ -59,11 +59,14 @@ class Seat {
   Seat(const Game& g, int me, const int* legal, int count, Random& rng)
       : g_(g), me_(me), legal_(legal), count_(count), rng_(rng), held_(g.hand_plots(me)) {
     std::fill(held_beside_, held_beside_ + cp::kNumPlots, 0);
-    for (int p = 0; p < cp::kNumPlots; ++p) {
-      if (!held_.has(p)) continue;
+    int held[cp::kNumPlots];
+    const int num_held = held_.list(held);
+    for (int m = 0; m < num_held; ++m) {
+      const int p = held[m];
       for (int side = 0; side < 4; ++side) {
         const int q = g_.neighbour(p, side);
         if (q >= 0) ++held_beside_[q];
+        held_keys_[num_held_keys_++] = g_.plot_key(p, side);
       }
     }
   }
@@ -114,6 +117,8 @@ class Seat {
   Random& rng_;
   detail::PlotSet held_;
   int held_beside_[cp::kNumPlots];  // Table.held_beside
+  int held_keys_[4 * cp::kNumPlots];  // the sides (geometric keys) of the held plots
+  int num_held_keys_ = 0;
 
   // _best over options scored `scores` (two or more options, or one): the index picked
   size_t tie_break(const std::vector<double>& scores) {
@@ -184,10 +189,8 @@ class Seat {
   }
   // key is a side of a held plot
   bool beside_held(int key) const {
-    for (int p = 0; p < cp::kNumPlots; ++p)
-      if (held_.has(p))
-        for (int side = 0; side < 4; ++side)
-          if (g_.plot_key(p, side) == key) return true;
+    for (int k = 0; k < num_held_keys_; ++k)
+      if (held_keys_[k] == key) return true;
     return false;
   }
   // key is a side of one of the placement's plots; `between`: it lies between two of them

@@ -159,16 +159,21 @@ struct has_heuristic<G, std::void_t<decltype(std::declval<const G&>().heuristic(
 
 // ----- the batched vector env: `<Game>Batch` over `Batch<G>` (batch.hpp) ---------------------------------
 //
-// Observations, masks, rewards and flags are written into the caller's arrays (checked here: dtype,
-// shape, contiguity, and never converted: a converted copy would take the writes); an illegal action is a ValueError naming its slot, and nothing is played then.
-// `reset` and `step` run with the GIL released; a second thread stepping the same batch is refused.
+// Observations, masks, rewards, flags and snapshot requests are written into the caller's arrays (checked
+// here: dtype, shape, contiguity, and never converted: a converted copy would take the writes); an illegal
+// action is a ValueError naming its slot, bad snapshot probabilities one naming the request, and nothing
+// is played then. `reset`, `step` and `answer` run with the GIL released; a second thread stepping the
+// same batch is refused.
 template <class G>
 void bind_batch(nb::module_& m, const std::string& class_name) {
   using B = Batch<G>;
   using M = Match<G>;
   using Rows = nb::ndarray<float, nb::numpy, nb::shape<-1, G::kObservationSize>, nb::c_contig, nb::device::cpu>;
   using Masks = nb::ndarray<bool, nb::numpy, nb::shape<-1, G::kNumActions>, nb::c_contig, nb::device::cpu>;
+  using Probabilities =
+      nb::ndarray<const float, nb::numpy, nb::shape<-1, G::kNumActions>, nb::c_contig, nb::device::cpu>;
   using Actions = nb::ndarray<const int64_t, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
+  using Ids = nb::ndarray<int64_t, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
   using Floats = nb::ndarray<float, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
   using Doubles = nb::ndarray<double, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
   using Flags = nb::ndarray<bool, nb::numpy, nb::shape<-1>, nb::c_contig, nb::device::cpu>;
@@ -190,30 +195,69 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
       throw std::invalid_argument("slot " + std::to_string(i) + " is not in 0.." + std::to_string(self.num_envs() - 1));
     return i;
   };
+  // The arrays a reset, step or answer writes, each checked to have num_envs rows.
+  struct Arrays {
+    BatchOut out;
+    BatchRequests requests;
+  };
+  auto arrays = [rows](const B& self, Rows observations, Masks masks, Floats rewards, Flags terminated,
+                       Flags truncated, Rows final_observations, Doubles wins, Ids request_slots, Ids request_seats,
+                       Ids request_snapshots, Rows request_observations, Masks request_masks) {
+    rows(self, observations.shape(0), "observations");
+    rows(self, masks.shape(0), "masks");
+    rows(self, rewards.shape(0), "rewards");
+    rows(self, terminated.shape(0), "terminated");
+    rows(self, truncated.shape(0), "truncated");
+    rows(self, final_observations.shape(0), "final_observations");
+    rows(self, wins.shape(0), "wins");
+    rows(self, request_slots.shape(0), "request_slots");
+    rows(self, request_seats.shape(0), "request_seats");
+    rows(self, request_snapshots.shape(0), "request_snapshots");
+    rows(self, request_observations.shape(0), "request_observations");
+    rows(self, request_masks.shape(0), "request_masks");
+    return Arrays{BatchOut{observations.data(), masks.data(), rewards.data(), terminated.data(), truncated.data(),
+                           final_observations.data(), wins.data()},
+                  BatchRequests{request_slots.data(), request_seats.data(), request_snapshots.data(),
+                                request_observations.data(), request_masks.data()}};
+  };
+  // The opponent kinds with their cumulative weights, checked; a snapshot kind of positive weight needs
+  // at least one snapshot id (>= 0).
+  auto pool = [](const std::vector<std::string>& kinds, const std::vector<double>& cdf,
+                 const std::vector<int64_t>& snapshots) {
+    if (kinds.empty() || kinds.size() != cdf.size())
+      throw std::invalid_argument("kinds and cdf: one cumulative weight per opponent kind, at least one");
+    std::vector<SeatKind> seats;
+    double previous = 0.0;
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      const SeatKind kind = seat_kind(kinds[k]);
+      if (kind == SeatKind::kLearner) throw std::invalid_argument("kinds: 'learner' is not an opponent kind");
+      if (!(cdf[k] >= previous && cdf[k] <= 1.0)) throw std::invalid_argument("cdf: cumulative weights rise from 0 to 1");
+      if (kind == SeatKind::kSnapshot && cdf[k] > previous && snapshots.empty())
+        throw std::invalid_argument("kinds: 'self' has a weight but there is no snapshot to draw");
+      previous = cdf[k];
+      seats.push_back(kind);
+    }
+    if (cdf.back() != 1.0) throw std::invalid_argument("cdf: the last cumulative weight is 1");
+    for (int64_t id : snapshots)
+      if (id < 0) throw std::invalid_argument("snapshots: ids are >= 0");
+    return seats;
+  };
+  const char* arrays_doc =
+      "; the arrays: observations, masks, rewards, terminated, truncated, final_observations, wins (num_envs "
+      "rows each) and the requests' slots, seats, snapshots, observations and masks. Returns the number of "
+      "snapshot requests written (their first rows), which `answer` must answer: 0 when the call is done.";
 
   nb::class_<B>(m, class_name.c_str())
       .def(
           "__init__",
-          [](B* self, int num_players, const std::string& options, uint64_t seed, uint64_t first_index, int num_envs,
-             const std::vector<std::string>& kinds, const std::vector<double>& cdf, const std::string& reward,
-             double score_scale) {
+          [pool](B* self, int num_players, const std::string& options, uint64_t seed, uint64_t first_index,
+                 int num_envs, const std::vector<std::string>& kinds, const std::vector<double>& cdf,
+                 const std::string& reward, double score_scale) {
             checked_players<G>(num_players);
             if (num_envs < 1 || num_envs > (1 << 20))
               throw std::invalid_argument("num_envs must be in 1..1048576, not " + std::to_string(num_envs));
             if (first_index > 0xFFFFFFFFULL) throw std::invalid_argument("first_index must be below 2**32");
-            if (kinds.empty() || kinds.size() != cdf.size())
-              throw std::invalid_argument("kinds and cdf: one cumulative weight per opponent kind, at least one");
-            std::vector<SeatKind> seats;
-            double previous = 0.0;
-            for (size_t k = 0; k < kinds.size(); ++k) {
-              const SeatKind kind = seat_kind(kinds[k]);
-              if (kind == SeatKind::kLearner) throw std::invalid_argument("kinds: 'learner' is not an opponent kind");
-              if (!(cdf[k] >= previous && cdf[k] <= 1.0))
-                throw std::invalid_argument("cdf: cumulative weights rise from 0 to 1");
-              previous = cdf[k];
-              seats.push_back(kind);
-            }
-            if (cdf.back() != 1.0) throw std::invalid_argument("cdf: the last cumulative weight is 1");
+            std::vector<SeatKind> seats = pool(kinds, cdf, {});
             BatchReward kind = BatchReward::kWin;
             if (reward == "score") kind = BatchReward::kScore;
             else if (reward == "lead") kind = BatchReward::kLead;
@@ -224,53 +268,113 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
           },
           nb::arg("num_players"), nb::arg("options"), nb::arg("seed"), nb::arg("first_index"), nb::arg("num_envs"),
           nb::arg("kinds"), nb::arg("cdf"), nb::arg("reward"), nb::arg("score_scale"),
-          "num_envs slots (see batch.hpp): options as JSON, opponents of `kinds` ('heuristic', 'random') drawn by "
-          "their cumulative weights `cdf`, rewards 'win', 'score' or 'lead'.")
+          "num_envs slots (see batch.hpp): options as JSON, opponents of `kinds` ('self', 'heuristic', 'random') "
+          "drawn by their cumulative weights `cdf` ('self' at weight 0 until `set_pool` gives snapshots), rewards "
+          "'win', 'score' or 'lead'.")
       .def_prop_ro("num_envs", &B::num_envs)
       .def_prop_ro("num_players", &B::num_players)
       .def(
+          "set_pool",
+          [pool](B& self, const std::vector<std::string>& kinds, const std::vector<double>& cdf,
+                 const std::vector<int64_t>& snapshots) {
+            std::vector<SeatKind> seats = pool(kinds, cdf, snapshots);
+            Busy busy(self);
+            self.set_pool(std::move(seats), cdf, snapshots);
+          },
+          nb::arg("kinds"), nb::arg("cdf"), nb::arg("snapshots"),
+          "The kinds and cumulative weights the next matches draw their opponents from, and the snapshot ids a "
+          "'self' seat draws uniformly.")
+      .def(
           "reset",
-          [rows](B& self, Rows observations, Masks masks) {
-            rows(self, observations.shape(0), "observations");
-            rows(self, masks.shape(0), "masks");
+          [arrays](B& self, Rows observations, Masks masks, Floats rewards, Flags terminated, Flags truncated,
+                   Rows final_observations, Doubles wins, Ids request_slots, Ids request_seats, Ids request_snapshots,
+                   Rows request_observations, Masks request_masks) {
+            const Arrays to = arrays(self, observations, masks, rewards, terminated, truncated, final_observations,
+                                     wins, request_slots, request_seats, request_snapshots, request_observations,
+                                     request_masks);
             Busy busy(self);
             nb::gil_scoped_release release;
-            self.reset(observations.data(), masks.data());
+            return self.reset(to.out, to.requests);
           },
-          nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
-          "Start every slot's next match; write the learners' observations and legal masks.")
+          nb::arg("observations").noconvert(), nb::arg("masks").noconvert(), nb::arg("rewards").noconvert(),
+          nb::arg("terminated").noconvert(), nb::arg("truncated").noconvert(),
+          nb::arg("final_observations").noconvert(), nb::arg("wins").noconvert(), nb::arg("request_slots").noconvert(),
+          nb::arg("request_seats").noconvert(), nb::arg("request_snapshots").noconvert(),
+          nb::arg("request_observations").noconvert(), nb::arg("request_masks").noconvert(),
+          (std::string("Start every slot's next match (a reset or step left midway is dropped) and play it up to "
+                       "its learner's first decision, writing the learners' observations and legal masks") +
+           arrays_doc)
+              .c_str())
       .def(
           "step",
-          [rows](B& self, Actions actions, Rows observations, Masks masks, Floats rewards, Flags terminated,
-                 Flags truncated, Rows final_observations, Doubles wins) {
+          [rows, arrays](B& self, Actions actions, Rows observations, Masks masks, Floats rewards, Flags terminated,
+                         Flags truncated, Rows final_observations, Doubles wins, Ids request_slots, Ids request_seats,
+                         Ids request_snapshots, Rows request_observations, Masks request_masks) {
             rows(self, actions.shape(0), "actions");
-            rows(self, observations.shape(0), "observations");
-            rows(self, masks.shape(0), "masks");
-            rows(self, rewards.shape(0), "rewards");
-            rows(self, terminated.shape(0), "terminated");
-            rows(self, truncated.shape(0), "truncated");
-            rows(self, final_observations.shape(0), "final_observations");
-            rows(self, wins.shape(0), "wins");
+            const Arrays to = arrays(self, observations, masks, rewards, terminated, truncated, final_observations,
+                                     wins, request_slots, request_seats, request_snapshots, request_observations,
+                                     request_masks);
+            if (self.asking()) throw std::invalid_argument("answer the snapshot requests before the next step");
             if (!self.ready()) throw std::invalid_argument("reset the batch before stepping it");
             Busy busy(self);
             int illegal = -1;
+            int asked = 0;
             {
               nb::gil_scoped_release release;
               illegal = self.first_illegal(actions.data());
-              if (illegal < 0)
-                self.step(actions.data(), BatchOut{observations.data(), masks.data(), rewards.data(), terminated.data(),
-                                                   truncated.data(), final_observations.data(), wins.data()});
+              if (illegal < 0) asked = self.step(actions.data(), to.out, to.requests);
             }
             if (illegal >= 0)
               throw std::invalid_argument("slot " + std::to_string(illegal) + ": action " +
                                           std::to_string(actions.data()[illegal]) +
                                           " is not legal for its learner (nothing was played)");
+            return asked;
           },
           nb::arg("actions").noconvert(), nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
           nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(), nb::arg("truncated").noconvert(),
-          nb::arg("final_observations").noconvert(), nb::arg("wins").noconvert(),
-          "Play each slot's learner action (int64, one per slot) and its opponents' replies; write the results "
-          "(final_observations and wins: the rows of the finished slots, whose next match has started).")
+          nb::arg("final_observations").noconvert(), nb::arg("wins").noconvert(), nb::arg("request_slots").noconvert(),
+          nb::arg("request_seats").noconvert(), nb::arg("request_snapshots").noconvert(),
+          nb::arg("request_observations").noconvert(), nb::arg("request_masks").noconvert(),
+          (std::string("Play each slot's learner action (int64, one per slot) and its opponents' replies; write the "
+                       "results (final_observations and wins: the rows of the finished slots, whose next match has "
+                       "started)") +
+           arrays_doc)
+              .c_str())
+      .def(
+          "answer",
+          [arrays](B& self, Probabilities probabilities, Rows observations, Masks masks, Floats rewards,
+                   Flags terminated, Flags truncated, Rows final_observations, Doubles wins, Ids request_slots,
+                   Ids request_seats, Ids request_snapshots, Rows request_observations, Masks request_masks) {
+            const Arrays to = arrays(self, observations, masks, rewards, terminated, truncated, final_observations,
+                                     wins, request_slots, request_seats, request_snapshots, request_observations,
+                                     request_masks);
+            if (!self.asking()) throw std::invalid_argument("the batch asks for no snapshot moves");
+            if (probabilities.shape(0) < static_cast<size_t>(self.requests()))
+              throw std::invalid_argument("probabilities has " + std::to_string(probabilities.shape(0)) +
+                                          " rows, fewer than the " + std::to_string(self.requests()) + " requests");
+            Busy busy(self);
+            int bad = -1;
+            int asked = 0;
+            {
+              nb::gil_scoped_release release;
+              bad = self.first_bad_answer(probabilities.data());
+              if (bad < 0) asked = self.answer(probabilities.data(), to.out, to.requests);
+            }
+            if (bad >= 0)
+              throw std::invalid_argument("request " + std::to_string(bad) +
+                                          ": the probabilities are not a distribution over its seat's legal actions "
+                                          "(nothing was played)");
+            return asked;
+          },
+          nb::arg("probabilities").noconvert(), nb::arg("observations").noconvert(), nb::arg("masks").noconvert(),
+          nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(), nb::arg("truncated").noconvert(),
+          nb::arg("final_observations").noconvert(), nb::arg("wins").noconvert(), nb::arg("request_slots").noconvert(),
+          nb::arg("request_seats").noconvert(), nb::arg("request_snapshots").noconvert(),
+          nb::arg("request_observations").noconvert(), nb::arg("request_masks").noconvert(),
+          (std::string("Each request's seat samples its action from its row of `probabilities` (float32, one row "
+                       "per request), then the reset or step goes on") +
+           arrays_doc)
+              .c_str())
       .def(
           "match",
           [slot_of](B& self, int i) {
@@ -291,21 +395,26 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
             const auto& s = self.slot(slot_of(self, i));
             std::vector<std::string> kinds;
             std::vector<RngWords> rngs;
+            std::vector<int64_t> snapshots;
             for (int seat = 0; seat < self.num_players(); ++seat) {
               kinds.emplace_back(seat_kind_name(s.seats[static_cast<size_t>(seat)]));
               rngs.push_back(pcg64_words(s.seat_rngs[static_cast<size_t>(seat)]));
+              snapshots.push_back(s.snapshots[static_cast<size_t>(seat)]);
             }
-            return std::make_tuple(pcg64_words(s.rng), s.learner, s.episodes, s.margin, kinds, rngs);
+            return std::make_tuple(pcg64_words(s.rng), s.learner, s.episodes, s.margin, kinds, rngs, snapshots);
           },
           nb::arg("slot"),
-          "The slot's generator, learner seat, matches started, margin, seat kinds and seat generators.")
+          "The slot's generator, learner seat, matches started, margin, seat kinds, seat generators and seat "
+          "snapshot ids (-1: not a snapshot).")
       .def(
           "set_slot",
           [slot_of](B& self, int i, const M& match, const RngWords& rng, int learner, int64_t episodes, double margin,
-                    const std::vector<std::string>& kinds, const std::vector<RngWords>& rngs) {
+                    const std::vector<std::string>& kinds, const std::vector<RngWords>& rngs,
+                    const std::vector<int64_t>& snapshots) {
             Busy busy(self);
             auto& s = self.slot(slot_of(self, i));
             const int players = self.num_players();
+            if (self.asking()) throw std::invalid_argument("answer the snapshot requests before restoring a slot");
             if (match.num_players != players)
               throw std::invalid_argument("the match has " + std::to_string(match.num_players) + " players, not " +
                                           std::to_string(players));
@@ -314,15 +423,21 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
               throw std::invalid_argument("the match must wait on its learner's decision");
             if (episodes < 1) throw std::invalid_argument("episodes must be at least 1");
             if (!(margin > -1e300 && margin < 1e300)) throw std::invalid_argument("margin must be finite");
-            if (kinds.size() != static_cast<size_t>(players) || rngs.size() != static_cast<size_t>(players))
-              throw std::invalid_argument("kinds and rngs: one per seat");
+            if (kinds.size() != static_cast<size_t>(players) || rngs.size() != static_cast<size_t>(players) ||
+                snapshots.size() != static_cast<size_t>(players))
+              throw std::invalid_argument("kinds, rngs and snapshots: one per seat");
             BatchSlot<G> next;
             for (int seat = 0; seat < players; ++seat) {
-              const SeatKind kind = seat_kind(kinds[static_cast<size_t>(seat)]);
+              const auto at = static_cast<size_t>(seat);
+              const SeatKind kind = seat_kind(kinds[at]);
               if ((kind == SeatKind::kLearner) != (seat == learner))
                 throw std::invalid_argument("kinds: the learner's seat and only it is 'learner'");
-              next.seats[static_cast<size_t>(seat)] = kind;
-              next.seat_rngs[static_cast<size_t>(seat)] = pcg64_from_words(rngs[static_cast<size_t>(seat)]);
+              if ((kind == SeatKind::kSnapshot) != (snapshots[at] >= 0))
+                throw std::invalid_argument("snapshots: an id >= 0 for each 'self' seat and -1 for the others");
+              next.seats[at] = kind;
+              next.seat_rngs[at] = pcg64_from_words(rngs[at]);
+              next.snapshots[at] = snapshots[at];
+              next.asks = next.asks || kind == SeatKind::kSnapshot;
             }
             next.game = match.game();
             next.chance = match.rng;
@@ -335,7 +450,8 @@ void bind_batch(nb::module_& m, const std::string& class_name) {
             s = std::move(next);
           },
           nb::arg("slot"), nb::arg("match"), nb::arg("rng"), nb::arg("learner"), nb::arg("episodes"),
-          nb::arg("margin"), nb::arg("kinds"), nb::arg("rngs"), "Restore a slot as `match` and `slot_state` describe it.");
+          nb::arg("margin"), nb::arg("kinds"), nb::arg("rngs"), nb::arg("snapshots"),
+          "Restore a slot as `match` and `slot_state` describe it.");
 }
 
 template <class G>

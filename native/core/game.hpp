@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,6 +56,23 @@ namespace city_envs::native {
 // An index read from a state, checked against the table it will index (the door's bound check).
 inline int checked_index(const json::Value& value, const char* what, int size) {
   return static_cast<int>(value.as_int(what, 0, static_cast<int64_t>(size) - 1));
+}
+
+// The ids of a legal mask's nonzero entries, ascending, into `out`; returns their count. Eight entries are
+// read at a time, so the mostly empty masks of large action spaces cost a word per eight ids.
+inline int legal_ids(const uint8_t* mask, int size, int* out) {
+  int count = 0;
+  int i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, mask + i, sizeof word);
+    if (word == 0) continue;
+    for (int k = 0; k < 8; ++k)
+      if (mask[i + k] != 0) out[count++] = i + k;
+  }
+  for (; i < size; ++i)
+    if (mask[i] != 0) out[count++] = i;
+  return count;
 }
 
 }  // namespace city_envs::native

@@ -192,10 +192,7 @@ class Ismcts {
   int legal_moves() {
     uint8_t mask[G::kNumActions];
     game_.legal_actions(mask);
-    int count = 0;
-    for (int i = 0; i < G::kNumActions; ++i)
-      if (mask[i] != 0) legal_[count++] = i;
-    return count;
+    return legal_ids(mask, G::kNumActions, legal_);
   }
 
   // HeuristicAgent.act for the seat to move: the only legal action without a draw, else the game's pick.

@@ -84,8 +84,10 @@ def test_the_learner_rotates_and_finished_matches_restart():
 def test_opponent_weights_become_the_pools_cumulative_weights():
     assert opponent_cdf({"heuristic": 0.6, "random": 0.2}) == (["heuristic", "random"], [0.75, 1.0])
     assert opponent_cdf({"heuristic": 0.0}) == (["random"], [1.0])  # no weight: random play, as the pool
+    assert opponent_cdf({"self": 1.0, "random": 1.0}) == (["random"], [1.0])  # `self` once there is a snapshot
+    assert opponent_cdf({"self": 1.0, "random": 1.0}, snapshots=2) == (["self", "random"], [0.5, 1.0])
     with pytest.raises(ValueError, match="unknown opponent kinds"):
-        opponent_cdf({"self": 1.0})
+        opponent_cdf({"clone": 1.0})
     with pytest.raises(ValueError, match="finite and >= 0"):
         opponent_cdf({"random": -1.0})
 
@@ -146,7 +148,7 @@ def test_a_batch_is_reset_before_it_steps():
         ({"first_index": 2**32}, "first_index must be an integer in 0..4294967295"),
         ({"reward": "money"}, "invalid reward 'money'"),
         ({"score_scale": float("nan")}, "score_scale must be finite"),
-        ({"opponents": {"self": 1.0}}, "unknown opponent kinds"),
+        ({"opponents": {"clone": 1.0}}, "unknown opponent kinds"),
         ({"options": {"no_such_option": 1}}, "no_such_option"),
     ],
 )
@@ -161,39 +163,37 @@ def test_the_native_door_checks_its_arrays_and_arguments(batch):
     width a TypeError (nanobind's), constructor arguments and restored slots are checked."""
     raw = batch._batch
     n, size, actions = 3, batch.observation_size, batch.num_actions
+    outputs = [np.zeros_like(array) for array in batch._arrays]
+    rest = outputs[2:]
     with pytest.raises(ValueError, match=r"observations has 2 rows, not num_envs \(3\)"):
-        raw.reset(np.zeros((2, size), np.float32), np.zeros((n, actions), bool))
+        raw.reset(np.zeros((2, size), np.float32), np.zeros((n, actions), bool), *rest)
     with pytest.raises(TypeError):
-        raw.reset(np.zeros((n, size), np.float64), np.zeros((n, actions), bool))
+        raw.reset(np.zeros((n, size), np.float64), np.zeros((n, actions), bool), *rest)
     with pytest.raises(TypeError):
-        raw.reset(np.zeros((n, size + 1), np.float32), np.zeros((n, actions), bool))
+        raw.reset(np.zeros((n, size + 1), np.float32), np.zeros((n, actions), bool), *rest)
     with pytest.raises(TypeError):
-        raw.reset(np.zeros((n, 2 * size), np.float32)[:, ::2], np.zeros((n, actions), bool))  # not contiguous
+        raw.reset(np.zeros((n, 2 * size), np.float32)[:, ::2], np.zeros((n, actions), bool), *rest)  # not contiguous
     frozen = np.zeros((n, size), np.float32)
     frozen.setflags(write=False)
     with pytest.raises(TypeError):
-        raw.reset(frozen, np.zeros((n, actions), bool))
-    outputs = [
-        np.zeros((n, size), np.float32),
-        np.zeros((n, actions), bool),
-        np.zeros(n, np.float32),
-        np.zeros(n, bool),
-        np.zeros(n, bool),
-        np.zeros((n, size), np.float32),
-        np.zeros(n, np.float64),
-    ]
+        raw.reset(frozen, np.zeros((n, actions), bool), *rest)
     with pytest.raises(ValueError, match=r"actions has 2 rows"):
         raw.step(np.zeros(2, np.int64), *outputs)
     with pytest.raises(ValueError, match=r"wins has 4 rows"):
-        raw.step(np.zeros(n, np.int64), *outputs[:-1], np.zeros(4, np.float64))
+        raw.step(np.zeros(n, np.int64), *outputs[:6], np.zeros(4, np.float64), *outputs[7:])
+    with pytest.raises(ValueError, match=r"request_masks has 2 rows"):
+        raw.step(np.zeros(n, np.int64), *outputs[:-1], np.zeros((2, actions), bool))
     with pytest.raises(TypeError):
         raw.step(np.zeros(n, np.int32), *outputs)
+    with pytest.raises(ValueError, match="the batch asks for no snapshot moves"):
+        raw.answer(np.zeros((n, actions), np.float32), *outputs)
     kind = type(raw)
     good = (3, "{}", 0, 0, 2, ["random"], [1.0], "win", 0.0)
     for index, value, message in [
         (4, 0, "num_envs must be in 1.."),
         (3, 2**32, "first_index must be below 2\\*\\*32"),
-        (5, ["self"], "unknown seat kind 'self'"),
+        (5, ["clone"], "unknown seat kind 'clone'"),
+        (5, ["self"], "'self' has a weight but there is no snapshot to draw"),
         (5, ["learner"], "'learner' is not an opponent kind"),
         (6, [0.5], "the last cumulative weight is 1"),
         (6, [1.5], "cumulative weights rise from 0 to 1"),
@@ -214,9 +214,15 @@ def test_the_native_door_checks_its_arrays_and_arguments(batch):
     with pytest.raises(ValueError, match="the match must wait on its learner's decision"):
         raw.set_slot(0, match, state[0], (state[1] + 1) % 3, *state[2:])
     with pytest.raises(ValueError, match="the learner's seat and only it is 'learner'"):
-        raw.set_slot(0, match, state[0], state[1], state[2], state[3], ["random"] * 3, state[5])
-    with pytest.raises(ValueError, match="kinds and rngs: one per seat"):
-        raw.set_slot(0, match, state[0], state[1], state[2], state[3], state[4][:2], state[5])
+        raw.set_slot(0, match, state[0], state[1], state[2], state[3], ["random"] * 3, state[5], state[6])
+    with pytest.raises(ValueError, match="kinds, rngs and snapshots: one per seat"):
+        raw.set_slot(0, match, state[0], state[1], state[2], state[3], state[4][:2], state[5], state[6])
+    with pytest.raises(ValueError, match="an id >= 0 for each 'self' seat and -1 for the others"):
+        raw.set_slot(0, match, *state[:6], [0] * 3)
+    with pytest.raises(ValueError, match="'self' has a weight but there is no snapshot to draw"):
+        raw.set_pool(["self"], [1.0], [])
+    with pytest.raises(ValueError, match="snapshots: ids are >= 0"):
+        raw.set_pool(["self"], [1.0], [-2])
     with pytest.raises(ValueError, match="increment is odd"):
         raw.set_slot(0, match, (0, 0, 0, 2, False, 0), *state[1:])
     with pytest.raises(ValueError, match="episodes must be at least 1"):
@@ -246,8 +252,11 @@ def test_bad_slot_states_are_refused_whole(batch):
     before = batch.slot_states()
     snapshot = json.loads(json.dumps(states))
     seat = next(s for s, o in enumerate(snapshot[2]["opponents"]) if o is not None)
-    snapshot[2]["opponents"][seat] = {"kind": "self", "snapshot": "x.safetensors", "rng": states[0]["rng"]}
-    with pytest.raises(ValueError, match=f"env state slot 2: seat {seat} is played by 'self'"):
+    snapshot[2]["opponents"][seat] = {"kind": "self", "snapshot": None, "rng": states[0]["rng"]}
+    with pytest.raises(ValueError, match=f"env state slot 2: seat {seat} is played by 'self' \\(snapshot None\\)"):
+        batch.set_slot_states(snapshot)
+    snapshot[2]["opponents"][seat] = {"kind": "clone", "snapshot": None, "rng": states[0]["rng"]}
+    with pytest.raises(ValueError, match=f"env state slot 2: seat {seat} is played by 'clone'"):
         batch.set_slot_states(snapshot)
     with pytest.raises(ValueError, match="env state slot 1: malformed"):
         batch.set_slot_states([states[0], {"match": states[1]["match"]}, states[2]])
@@ -266,3 +275,87 @@ def test_every_game_has_a_batch_class():
         kind = getattr(_native, f"{reference.__name__}Batch")
         made = kind(2, "{}", 0, 0, 1, ["random"], [1.0], "win", 0.0)
         assert made.num_envs == 1 and made.num_players == 2
+
+
+# ----- snapshot requests ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def asking() -> tuple[NativeBatch, int]:
+    """A batch whose every opponent is one of two snapshots, reset: (the batch, its pending requests)."""
+    made = NativeBatch("metropolys", 2, 4, seed=3, opponents={"self": 1.0})
+    made.set_snapshots(["first", "second"])
+    count = made.reset()
+    assert count > 0
+    return made, count
+
+
+def uniform(batch: NativeBatch, count: int) -> np.ndarray:
+    masks = batch.request_masks[:count].astype(np.float32)
+    return masks / masks.sum(axis=1, keepdims=True)
+
+
+def test_requests_are_the_seats_waiting_on_a_snapshot(asking):
+    batch, count = asking
+    for r in range(count):
+        slot, seat = int(batch.request_slots[r]), int(batch.request_seats[r])
+        game = batch.game(slot)
+        assert game.current_player() == seat != batch.learner(slot)
+        np.testing.assert_array_equal(batch.request_observations[r], game.observation(seat))
+        np.testing.assert_array_equal(batch.request_masks[r], game.legal_actions())
+        assert batch.seat_kinds(slot)[seat] == "self"
+    assert set(batch.request_snapshots(count)) <= {"first", "second"}
+    while count:
+        count = batch.answer(uniform(batch, count))
+    assert_views_are_the_matches(batch)
+
+
+def test_a_snapshot_move_is_rng_choice_of_its_probabilities(asking):
+    """The seat's generator samples as `rng.choice(len(p), p=p)` with the seat's numpy generator."""
+    from city_envs.core.native import rng_state
+
+    batch, count = asking
+    rows = np.random.default_rng(0).random((count, batch.num_actions)).astype(np.float32) * batch.request_masks[:count]
+    rows /= rows.sum(axis=1, keepdims=True)
+    expected = []
+    for r in range(count):
+        slot, seat = int(batch.request_slots[r]), int(batch.request_seats[r])
+        generator = np.random.default_rng()
+        generator.bit_generator.state = rng_state(batch._batch.slot_state(slot)[5][seat])
+        expected.append((slot, int(generator.choice(batch.num_actions, p=rows[r]))))
+    histories = {slot: batch.game(slot).history for slot, _ in expected}
+    batch.answer(rows)
+    for slot, action in expected:
+        assert batch.game(slot).history[: len(histories[slot]) + 1] == [*histories[slot], action]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda p, masks: np.where(masks, np.nan, p), "request 0: the probabilities are not a distribution"),
+        (lambda p, masks: p * 2, "request 0: the probabilities are not a distribution"),
+        (lambda p, masks: np.where(masks, p, 0.0) - np.where(masks, 0.0, 0.1), "not a distribution"),  # < 0
+        (lambda p, masks: np.where(masks, 0.0, 1.0 / (~masks).sum(axis=1, keepdims=True)), "not a distribution"),
+    ],
+)
+def test_bad_probabilities_name_their_request_and_play_nothing(asking, change, message):
+    batch, count = asking
+    before = batch.slot_states()
+    probabilities = uniform(batch, count)
+    with pytest.raises(ValueError, match=message):
+        batch.answer(change(probabilities, batch.request_masks[:count]).astype(np.float32))
+    assert batch.slot_states() == before
+    with pytest.raises(ValueError, match="one row of 69 per request"):
+        batch.answer(probabilities[:, :5])
+    with pytest.raises(ValueError, match="fewer than the"):
+        batch.answer(probabilities[: count - 1])
+    batch.answer(probabilities)  # still answerable
+
+
+def test_a_step_waits_for_the_answers(asking):
+    batch, count = asking
+    with pytest.raises(ValueError, match="answer the snapshot requests before the next step"):
+        batch.step(np.zeros(batch.num_envs, np.int64))
+    with pytest.raises(ValueError, match="answer the snapshot requests before restoring a slot"):
+        batch.set_slot_states(batch.slot_states())
+    assert batch.reset() > 0  # a reset drops the unanswered step and starts over

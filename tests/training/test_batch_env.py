@@ -22,10 +22,44 @@ LARGER = {"citadels": 5, "metropolys": 4, "blue_moon_city": 3, "big_city": 4, "u
 WEIGHTS = {"self": 0.0, "heuristic": 0.5, "random": 0.5}
 
 
-def pair(game: str, players: int, n_envs: int, seed: int, reward: str) -> tuple[SelfPlayVecEnv, BatchVecEnv]:
+SNAPSHOT_WEIGHTS = {"self": 0.6, "heuristic": 0.2, "random": 0.2}
+
+
+def pair(
+    game: str, players: int, n_envs: int, seed: int, reward: str, weights: dict | None = None, snapshots=()
+) -> tuple[SelfPlayVecEnv, BatchVecEnv]:
     settings = {"reward": reward, "score_scale": 0.25, "first_index": 1}
-    reference = SelfPlayVecEnv(game, players, n_envs, seed, OpponentPool(game, WEIGHTS), **settings)
-    return reference, BatchVecEnv(game, players, n_envs, seed, OpponentPool(game, WEIGHTS), **settings)
+    envs = []
+    for kind in (SelfPlayVecEnv, BatchVecEnv):
+        pool = OpponentPool(game, weights or WEIGHTS)
+        for snapshot in snapshots:
+            pool.add_snapshot(str(snapshot))
+        envs.append(kind(game, players, n_envs, seed, pool, **settings))
+    return envs[0], envs[1]
+
+
+def unseeded(state: dict) -> dict:
+    """An env state without its matches' `seed` fields (a batch's matches do not record the deal seed)."""
+    slots = [{**slot, "match": {k: v for k, v in slot["match"].items() if k != "seed"}} for slot in state["slots"]]
+    return {**state, "slots": slots}
+
+
+def snapshot_files(game: str, players: int, folder, count: int = 2) -> list[str]:
+    """`count` policy files of untrained networks (each of other weights) for `game`."""
+    import torch
+
+    from city_envs.agents.policy_file import build_policy, save_policy
+    from city_envs.core.registry import make_game
+
+    probe = make_game(game, players, seed=0)
+    paths = []
+    for k in range(count):
+        torch.manual_seed(k)
+        policy = build_policy(probe.observation_shape, probe.num_actions, [16])
+        path = folder / f"{game}_{players}p_{k}.safetensors"
+        save_policy(policy, path, game=game, players=players, net_arch=[16], activation="tanh")
+        paths.append(str(path))
+    return paths
 
 
 def assert_same_transitions(reference: SelfPlayVecEnv, batch: BatchVecEnv, steps: int, finished: int = 0) -> int:
@@ -106,10 +140,82 @@ def test_checkpoint_states_move_between_the_envs():
             np.testing.assert_array_equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("players", [2, "larger"])
+def test_a_batch_plays_snapshot_opponents_as_selfplay_vec_env(game, players, tmp_path):
+    """Snapshot opponents (two snapshots, drawn per seat and episode with the pool's weights) beside native
+    ones: the same draws, forward passes and sampled moves as SelfPlayVecEnv, over the first steps."""
+    players = LARGER[game] if players == "larger" else players
+    snapshots = snapshot_files(game, players, tmp_path)
+    reference, batch = pair(
+        game, players, 3, seed=2**33 + 5, reward="score", weights=SNAPSHOT_WEIGHTS, snapshots=snapshots
+    )
+    assert_same_transitions(reference, batch, steps=12)
+    kinds = {o.kind for opponents in reference.opponents for o in opponents if o is not None}
+    assert "self" in kinds
+    assert [batch.batch.seat_kinds(i) for i in range(3)] == [
+        [o.kind if o else "learner" for o in opponents] for opponents in reference.opponents
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("larger", [False, True])
+def test_a_batch_plays_snapshot_opponents_through_restarts(game, larger, tmp_path):
+    """As above, through at least two finished matches."""
+    players = LARGER[game] if larger else 2
+    snapshots = snapshot_files(game, players, tmp_path)
+    reference, batch = pair(
+        game, players, 4, seed=2**33 + 5, reward="lead", weights=SNAPSHOT_WEIGHTS, snapshots=snapshots
+    )
+    assert_same_transitions(reference, batch, steps=3000, finished=2)
+
+
+def test_snapshots_added_midway_join_the_next_matches_draws(tmp_path):
+    """A pool without snapshots draws no `self` seat; a snapshot added between steps (as the trainer adds
+    them at rollout starts) is drawn by the matches that start after it, in both envs alike."""
+    first, second = snapshot_files("metropolys", 3, tmp_path)
+    reference, batch = pair("metropolys", 3, 3, seed=12, reward="win", weights={"self": 1.0, "heuristic": 0.2})
+    assert_same_transitions(reference, batch, steps=3)
+    assert all(o.kind != "self" for opponents in reference.opponents for o in opponents if o is not None)
+    for path in (first, second):
+        reference.pool.add_snapshot(path)
+        batch.pool.add_snapshot(path)
+        rng = np.random.default_rng(1)
+        ended = 0
+        while ended < 1:
+            actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in reference.action_masks()])
+            want, got = reference.step(actions), batch.step(actions)
+            for x, y in zip(want[:3], got[:3], strict=True):
+                np.testing.assert_array_equal(x, y)
+            ended += int(want[2].sum())
+    assert unseeded(batch.get_state()) == unseeded(reference.get_state())
+    assert {o["snapshot"] for slot in batch.get_state()["slots"] for o in slot["opponents"] if o} & {first, second}
+
+
+def test_checkpoint_states_with_snapshot_opponents_move_between_the_envs(tmp_path):
+    snapshots = snapshot_files("citadels", 3, tmp_path)
+    reference, batch = pair("citadels", 3, 3, seed=4, reward="lead", weights=SNAPSHOT_WEIGHTS, snapshots=snapshots)
+    assert_same_transitions(reference, batch, steps=12)
+    state = reference.get_state()
+    assert unseeded(batch.get_state()) == unseeded(state)
+    assert any(o and o["kind"] == "self" for slot in state["slots"] for o in slot["opponents"])
+    resumed_reference, resumed_batch = pair(
+        "citadels", 3, 3, seed=4, reward="lead", weights=SNAPSHOT_WEIGHTS, snapshots=snapshots
+    )
+    np.testing.assert_array_equal(resumed_batch.set_state(state), resumed_reference.set_state(batch.get_state()))
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in reference.action_masks()])
+        want = reference.step(actions)
+        for env in (resumed_batch, resumed_reference):
+            got = env.step(actions)
+            for x, y in zip(want[:3], got[:3], strict=True):
+                np.testing.assert_array_equal(x, y)
+
+
 def test_a_batch_refuses_what_it_cannot_play():
-    with pytest.raises(ValueError, match="no snapshot opponents and no privileged critic"):
-        BatchVecEnv("citadels", 2, 2, 0, OpponentPool("citadels", {"self": 0.5, "random": 0.5}))
-    with pytest.raises(ValueError, match="no snapshot opponents and no privileged critic"):
+    with pytest.raises(ValueError, match="no privileged critic's observations"):
         BatchVecEnv("citadels", 2, 2, 0, OpponentPool("citadels", WEIGHTS), privileged=True)
     with pytest.raises(ValueError, match="invalid reward"):
         BatchVecEnv("citadels", 2, 2, 0, OpponentPool("citadels", WEIGHTS), reward="money")
@@ -118,31 +224,35 @@ def test_a_batch_refuses_what_it_cannot_play():
         env.set_state({**env.get_state(), "indices": [5, 6]})
 
 
-def test_the_trainer_steps_on_the_batch_when_every_opponent_is_native():
-    native = make_config(game="citadels", pool_self=0.0, n_envs=2)
-    env = selfplay.make_env(native, OpponentPool("citadels", native.pool_weights()))
-    assert isinstance(env.venv, BatchVecEnv)
-    snapshots = make_config(game="citadels", pool_self=0.2, n_envs=2)
-    env = selfplay.make_env(snapshots, OpponentPool("citadels", snapshots.pool_weights()))
-    assert isinstance(env.venv, SelfPlayVecEnv)
+def test_the_trainer_steps_on_the_batch_by_default():
+    """The default pool (snapshot opponents included) and a native one train on the batch; worker
+    processes and a privileged critic on SelfPlayVecEnv."""
+    for pool_self in (0.0, 0.2):
+        config = make_config(game="citadels", pool_self=pool_self, n_envs=2)
+        env = selfplay.make_env(config, OpponentPool("citadels", config.pool_weights()))
+        assert isinstance(env.venv, BatchVecEnv)
+    assert make_config(game="citadels").pool_self > 0
     for values in ({"env_workers": 2}, {"privileged_critic": True, "timesteps": 1000}):
-        config = make_config(game="citadels", pool_self=0.0, n_envs=2, **values)
-        assert not selfplay.uses_batch(config, OpponentPool("citadels", config.pool_weights()))
+        config = make_config(game="citadels", n_envs=2, **values)
+        assert not selfplay.uses_batch(config)
 
 
 @pytest.mark.slow
 def test_training_on_the_batch_learns_what_selfplay_vec_env_teaches(tmp_path, monkeypatch):
-    """The trainer with native opponents only: the same final parameters on BatchVecEnv as on
-    SelfPlayVecEnv, and a run stopped and resumed on the batch ends as the uninterrupted one."""
+    """The trainer with snapshot opponents (a snapshot every 64 steps, drawn in most seats): the same
+    final parameters on BatchVecEnv as on SelfPlayVecEnv, and a run stopped and resumed on the batch
+    ends as the uninterrupted one."""
     torch = pytest.importorskip("torch")
     from city_envs.training.config import TrainConfig
     from tests.training.helpers import TINY, final_parameters, whole_and_resumed
 
-    config = TrainConfig("metropolys", timesteps=320, seed=3, pool_self=0.0, **{**TINY, "select_best": False})
-    assert selfplay.uses_batch(config, OpponentPool("metropolys", config.pool_weights()))
+    config = TrainConfig("metropolys", timesteps=320, seed=3, pool_self=0.6, **{**TINY, "select_best": False})
+    assert selfplay.uses_batch(config)
     whole, resumed, state = whole_and_resumed(config, tmp_path / "batch")
     assert state["num_timesteps"] == 128
-    monkeypatch.setattr(selfplay, "uses_batch", lambda config, pool: False)
+    assert len(state["schedule"]["snapshots"]) == 2
+    assert any(o and o["kind"] == "self" for slot in state["env"]["slots"] for o in slot["opponents"])
+    monkeypatch.setattr(selfplay, "uses_batch", lambda config: False)
     selfplay.train(config, tmp_path / "reference", log=lambda _: None)
     reference = final_parameters(tmp_path / "reference")
     assert whole.keys() == resumed.keys() == reference.keys()

@@ -105,8 +105,10 @@ def test_from_json_rewrites_only_its_own_section(tmp_path):
         (["--games", "metropolys", "--players", "9"], "--players 9: metropolys"),
         (["--doc", "x.md"], "--doc needs --out"),
         (["--from-json", "x.json"], "--from-json only writes a --doc"),
-        (["--batch", "--workers", "1,2"], "--batch measures one process and writes no --doc"),
-        (["--batch", "--out", "x.json", "--doc", "x.md"], "--batch measures one process and writes no --doc"),
+        (["--batch", "--workers", "1,2"], "--batch and --split measure one process, no --doc"),
+        (["--batch", "--out", "x.json", "--doc", "x.md"], "--batch and --split measure one process, no --doc"),
+        (["--split", "--workers", "1,2"], "--batch and --split measure one process, no --doc"),
+        (["--split", "--batch"], "--batch and --split are two measurements"),
         (
             ["--out", "x.json", "--doc", "no/such/page.md"],
             "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
@@ -130,3 +132,24 @@ def test_batch_mode_measures_selfplay_vec_env_beside_the_native_batch(monkeypatc
     assert row["game"] == "citadels" and row["steps"] == 64
     assert row["selfplay_steps_per_s"] > 0 and row["batch_steps_per_s"] > 0
     assert "| game | SelfPlayVecEnv env steps/s | native batch env steps/s | ratio |" in capsys.readouterr().out
+
+
+def test_split_mode_says_where_a_learning_steps_cpu_time_goes(monkeypatch, capsys, tmp_path):
+    """On the default env (the native batch) with a snapshot in the pool: every part took time, and the
+    parts with the rest make up the whole."""
+    pytest.importorskip("sb3_contrib")
+    from city_envs.core.vector import batch_available
+
+    if not batch_available("citadels"):
+        pytest.skip("the native engine is not built")
+    monkeypatch.setattr(throughput, "DEFAULT", {"n_envs": 2, "n_steps": 16, "batch_size": 16})
+    monkeypatch.setattr(throughput, "POOL", {"self": 1.0})
+    out = tmp_path / "split.json"
+    assert throughput.main(["--split", "--games", "citadels", "--steps", "32", "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["game"] == "citadels" and row["steps"] == 32 and row["steps_per_s"] > 0
+    assert all(row["shares"][key] > 0 for key in throughput.SPLIT_PARTS)
+    assert row["shares"]["snapshot_forward"] < row["shares"]["env"]
+    parts = row["shares"]["env"] + row["shares"]["learner_forward"] + row["shares"]["update"] + row["shares"]["other"]
+    assert parts == pytest.approx(1.0, abs=0.01)
+    assert "| game | players | env steps/s | env | of it snapshot forwards |" in capsys.readouterr().out
