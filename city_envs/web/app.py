@@ -67,7 +67,7 @@ from city_envs.core.svg import SEAT_COLOURS
 from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
 from city_envs.web.panels import public_parts, resources
-from city_envs.web.replays import FileTooLarge, Replay, Sources, is_arena_run
+from city_envs.web.replays import SEATS_KEY, FileTooLarge, Replay, Sources, is_arena_run
 from city_envs.web.results import find_benchmarks, ladder_runs, ladder_table, ladders, read_benchmark, read_run
 from city_envs.web.seats import BOTS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
@@ -651,7 +651,8 @@ def save(request: Request) -> Response:
             back=f"/games/{session.id}",
         )
     name = f"{session.game.name}-seed{session.seed}.json"
-    return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    saved = session.game.to_dict() | {SEATS_KEY: list(session.seats)}  # its replay says who sat where
+    return JSONResponse(saved, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def rules(request: Request) -> Response:
@@ -719,7 +720,7 @@ def replay_page(request: Request) -> Response:
     game = replay.game_at(step)
     seats = range(replay.num_players) if view == "full" else [int(view)]
     private = [(seat, game.render_private(seat)) for seat in seats]
-    steps = replay.describe_steps()
+    steps = replay.describe_steps()[:step]  # the moves made so far: never one still to come
     shown = [(s, s.private if view == "full" or int(view) == s.seat else s.public) for s in steps]
     match = request.query_params.get("match", "")
 
@@ -739,6 +740,8 @@ def replay_page(request: Request) -> Response:
         link=link,
         total=len(replay.history),
         outcome=outcome(game, replay.seats),
+        next_seat=None if game.is_over() or step == len(replay.history) else game.current_player(),
+        decision=decision_words(game),
         legend=legend(game, list(seats)),
         board_svg=game.render_svg(),
         board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",
