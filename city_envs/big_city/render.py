@@ -177,12 +177,12 @@ def render_text(s: State) -> str:
     for seat in range(s.n):
         mark = ">" if seat == s.active else " "
         counts = " ".join(f"{i + 1}:{c}" for i, c in enumerate(_pile_counts(s.hands[seat])) if c)
-        lines.append(f"{mark} P{seat}: {s.scores[seat]} points, {len(s.hands[seat])} cards ({counts or 'none'})")
+        lines.append(f"{mark} seat {seat}: {s.scores[seat]} points, {len(s.hands[seat])} cards ({counts or 'none'})")
     if s.decision == r.GAME_OVER:
         reason = " (turn cap reached)" if s.truncated else ""
-        lines.append(f"game over{reason}; winners: {', '.join(f'P{w}' for w in s.winners)}")
+        lines.append(f"game over{reason}; winners: {', '.join(f'seat {w}' for w in s.winners)}")
     else:
-        lines.append(f"P{s.active} to decide: {r.Decision.name_of(s.decision)}")
+        lines.append(f"seat {s.active} to decide: {r.Decision.name_of(s.decision)}")
         if s.selected:
             lines.append(f"  {piece_name(s.kind)} on {plots_text(s.selected)} so far")
     return "\n".join(lines)

@@ -70,7 +70,7 @@ def describe_action(s: State, action: int) -> str:
         return f"grey circle {cp.CIRCLE_NAMES[g]}{what}"
     if action < r.OPT_A:
         seat = _seat(s, action - r.PLAYER)
-        return f"player {seat}" + (" (self)" if seat == s.decider else "")
+        return f"seat {seat}" + (" (yourself)" if seat == s.decider else "")
     return _option_text(s, action == r.OPT_A)
 
 
@@ -233,14 +233,14 @@ def render_text(s: State) -> str:
         favors = ", ".join(cp.CONTRACT_ID[c] for c in s.favors[seat]) or "-"
         marker = "*" if seat == s.active else " "
         lines.append(
-            f"{marker}player {seat}: wealth {s.wealth[seat]}, prestige {s.prestige[seat]}; hand {hand}; "
+            f"{marker}seat {seat}: wealth {s.wealth[seat]}, prestige {s.prestige[seat]}; hand {hand}; "
             f"favors {favors}; vocations {vocs}; offices {offices}"
         )
     if s.decision == r.GAME_OVER:
-        lines.append(f"game over; winners {s.winners}" + (" (truncated)" if s.truncated else ""))
+        lines.append(f"game over; winners: {', '.join(f'seat {w}' for w in s.winners)}" + (" (truncated)" if s.truncated else ""))
     else:
         lines.append(
-            f"turn {s.turns + 1}: player {s.active} active, {s.ap} AP; "
-            f"pending {r.Decision.name_of(s.decision)} for player {s.decider}"
+            f"turn {s.turns + 1}: seat {s.active} active, {s.ap} AP; "
+            f"pending {r.Decision.name_of(s.decision)} for seat {s.decider}"
         )
     return "\n".join(lines)

@@ -538,7 +538,8 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
     with session.lock:
         viewer = None if watching else session.viewer(wanted_seat)
         current = game.current_player()
-        choosing = viewer is not None and viewer == current and not session.error
+        forced = session.forced_choice() is not None  # played by the page's next advance, not a button
+        choosing = viewer is not None and viewer == current and not session.error and not forced
         groups = group_actions(game, game.presentation_order(game.legal_action_ids())) if choosing else []
         private = game.render_private(viewer) if viewer is not None else ""
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
@@ -562,7 +563,7 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             clickable='class="choice"' in (board_svg or ""),
             private=private,
             events=events[-300:],
-            forced=session.forced_choice() is not None,
+            forced=forced,
             undoable=choosing and viewer is not None and session.undoable(viewer),
             so_far=so_far,
             step=len(game.history),
