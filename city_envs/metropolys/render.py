@@ -76,7 +76,8 @@ def render_text(s: State) -> str:
         mark = ">" if seat == s.actor else " "
         line = (
             f"{mark} seat {seat}: built {s.built[seat]}/13, supply {r.values_of(s.supply[seat])}, "
-            f"tokens {trendy} trendy, {subway} subway, {arch} archaeological; {cards}public score {r.token_points(s, seat)}{status}"
+            f"tokens {trendy} trendy, {subway} subway, {arch} archaeological; "
+            f"{cards}public score {r.token_points(s, seat)}{status}"
         )
         if s.decision == r.GAME_OVER:
             secret = ", ".join(f"{k} {v}" for k, v in secret_cards(s, seat).items())

@@ -237,7 +237,8 @@ def render_text(s: State) -> str:
             f"favors {favors}; vocations {vocs}; offices {offices}"
         )
     if s.decision == r.GAME_OVER:
-        lines.append(f"game over; winners: {', '.join(f'seat {w}' for w in s.winners)}" + (" (truncated)" if s.truncated else ""))
+        winners = ", ".join(f"seat {w}" for w in s.winners)
+        lines.append(f"game over; winners: {winners}" + (" (truncated)" if s.truncated else ""))
     else:
         lines.append(
             f"turn {s.turns + 1}: seat {s.active} active, {s.ap} AP; "

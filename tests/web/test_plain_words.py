@@ -22,7 +22,9 @@ def developer_words(page: str) -> set[str]:
     return set(DEVELOPER_WORDS.findall(text_of(page)))
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in GAMES])
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in GAMES]
+)
 def test_no_page_of_a_random_match_shows_developer_words(client, name):
     url = start(client, name, ["person", "random", "random"], seed=3)
     pick = random.Random(3).choice
