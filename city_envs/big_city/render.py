@@ -47,6 +47,17 @@ def street_text(s: State, e: int) -> str:
     return f"the street {SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}"
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a street (for a tram or a new neighbourhood) under the
+    neighbourhood of the plot it is named from; "" for any other choice."""
+    trams = s.decision in (r.Decision.TRAM_EDGE, r.Decision.TRAM_EDGE_OPT)
+    if not (trams or s.decision == r.Decision.TILE_EDGE) or not r.EDGE <= action < r.LOCAL_CELL:
+        return ""
+    n = cp.PLOT_TILE[(action - r.EDGE) // 4]
+    first, last = cp.PLOT_NUMBER[cp.TILE_PLOTS[n][0]], cp.PLOT_NUMBER[cp.TILE_PLOTS[n][-1]]
+    return f"{'trams' if trams else 'streets'} of neighbourhood {n} (plots {first}-{last})"
+
+
 def describe_action(s: State, action: int) -> str:
     d = s.decision
     if action < r.BUILD:

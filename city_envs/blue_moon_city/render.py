@@ -15,6 +15,14 @@ def where(s: State, position: int) -> str:
     return f"p{position} {cp.TILE_NAMES[s.tile_at[position]]}"
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a dragon's moves under that dragon; "" for any other."""
+    if r.DRAGON_MOVE <= action < r.FLIT_BOOST:
+        d, rest = divmod(action - r.DRAGON_MOVE, 42)
+        return f"{'walk' if rest >= 21 else 'fly'} the {cp.DRAGON_NAMES[d]} dragon"
+    return ""
+
+
 def describe_action(s: State, action: int) -> str:
     if action < r.FLIT_BOOST:
         d, rest = divmod(action - r.DRAGON_MOVE, 42)

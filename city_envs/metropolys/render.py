@@ -15,6 +15,13 @@ def nbhd_label(nb: int) -> str:
     return f"{nb} ({cp.DISTRICT_NAMES[cp.DISTRICT[nb]]} district, {cp.COLOUR_NAMES[colour]} {cp.TYPE_NAMES[colour]})"
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a bid's neighbourhood under its district; "" for any other."""
+    if action < r.VALUE_ACTION:
+        return f"bid in the {cp.DISTRICT_NAMES[cp.DISTRICT[action]]} district"
+    return ""
+
+
 def describe_action(s: State, action: int) -> str:
     if action == r.PASS:
         return "pass (out of this call)"

@@ -25,6 +25,19 @@ ZONE_WORDS = ("civic", "commercial", "industrial", "residential", "park")
 SCOPE_WORDS = ("in the city", "adjacent to the new building", "in the new building's block row or column")
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a lot (a park's, a building's first) under its row of
+    blocks; "" for any other choice."""
+    if not r.LOT <= action < r.CIRCLE or s.decision in (r.Decision.PICK_BUILDING, r.Decision.START_BUY):
+        return ""
+    lot = action - r.LOT
+    if s.decision == r.Decision.PLACE:
+        block, variant = divmod(lot, 4)
+        lot = 4 * block + cp.FOOTPRINTS[cp.CONTRACT_SIZE[r.building_card(s)]][variant][0]
+    first = cp.LOT_COORDS[lot][0] // 2 * 2 + 1
+    return f"lots in rows {first}-{first + 1}"
+
+
 def describe_action(s: State, action: int) -> str:
     decision = s.decision
     if action < r.PASS:

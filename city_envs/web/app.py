@@ -60,11 +60,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from city_envs.big_city import render as big_city_render
+from city_envs.blue_moon_city import render as blue_moon_city_render
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
 from city_envs.core.svg import SEAT_COLOURS
-from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
+from city_envs.metropolys import render as metropolys_render
+from city_envs.urban_sprawl import render as urban_sprawl_render
+from city_envs.web.at_hand import action_notes, legend, missing_choices, python_game, summary_html
 from city_envs.web.decisions import decision_words
 from city_envs.web.panels import public_parts, resources
 from city_envs.web.replays import SEATS_KEY, FileTooLarge, Replay, Sources, is_arena_run
@@ -184,13 +188,40 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
 MAX_LIST = 40  # the most choice buttons a page lists in one run; longer groups are split
 
 
-def split_long(groups: list[tuple[str, list[tuple[int, str]]]]) -> list[tuple[str, list[tuple[int, str]], bool]]:
-    """Each group of choices as (heading, items, folded): a group of more than `MAX_LIST` choices in
-    runs of at most that many, each folded under a heading naming its first and last choice."""
+# per game, where a long list shows a choice (`choice_group(state, action)`: a heading, "" for none)
+CHOICE_GROUPS: dict[str, Callable[[Any, int], str]] = {
+    "big_city": big_city_render.choice_group,
+    "blue_moon_city": blue_moon_city_render.choice_group,
+    "metropolys": metropolys_render.choice_group,
+    "urban_sprawl": urban_sprawl_render.choice_group,
+}
+
+
+def subgroups(game: Game) -> Callable[[int], str] | None:
+    """The heading `game` puts a choice under in a long list (`CHOICE_GROUPS`), or None."""
+    state_game = python_game(game)
+    if state_game is None or game.name not in CHOICE_GROUPS:
+        return None
+    return partial(CHOICE_GROUPS[game.name], state_game.state)
+
+
+def split_long(
+    groups: list[tuple[str, list[tuple[int, str]]]], subgroup: Callable[[int], str] | None = None
+) -> list[tuple[str, list[tuple[int, str]], bool]]:
+    """Each group of choices as (heading, items, folded): a group of more than `MAX_LIST` choices folded
+    under the headings `subgroup` gives its choices (where it names each and none holds more than the
+    limit: Big City's streets by neighbourhood), else in runs of at most that many, each under a
+    heading naming its first and last choice."""
     shown = []
     for heading, items in groups:
         if len(items) <= MAX_LIST:
             shown.append((heading, items, False))
+            continue
+        parts: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        for item in items:
+            parts.setdefault(subgroup(item[0]) if subgroup else "", []).append(item)
+        if "" not in parts and all(len(part) <= MAX_LIST for part in parts.values()):
+            shown += [(f"{name} ({len(part)})", part, True) for name, part in parts.items()]
             continue
         runs = -(-len(items) // MAX_LIST)
         size = -(-len(items) // runs)
@@ -556,7 +587,7 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             game=game,
             viewer=viewer,
             current=current,
-            groups=split_long(groups),
+            groups=split_long(groups, subgroups(game)),
             board_svg=board_svg,
             marked=marked,
             panels=player_panels(game, who, viewer),
