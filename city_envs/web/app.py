@@ -552,8 +552,24 @@ async def create_game(request: Request) -> Response:
 def play(request: Request) -> Response:
     """A match's page for its owner: the table, the person's seat and its choices."""
     session = session_of(request)
-    wanted = request.query_params.get("seat")
-    return table_page(request, session, seat_param(session, wanted) if wanted else None, watching=False)
+    params = request.query_params
+    wanted = params.get("seat")
+    seat = seat_param(session, wanted) if wanted else None
+    if "action" not in params:
+        return table_page(request, session, seat, watching=False)
+    # a choice that completes a decision made in parts, shown before it is played (`PlaySession.preview`)
+    action, step = int_param(params.get("action"), "action"), int_param(params.get("step"), "step")
+    back = f"/games/{session.id}" + (f"?seat={seat}" if seat is not None else "")
+    if step != len(session.game.history):
+        raise BadRequest("that choice was made on an out-of-date page; the game has moved on", 409, back=back)
+    if seat is None or seat != session.game.current_player() or session.agents[seat] is not None:
+        raise BadRequest("only the seat to choose can preview its choice", 409, back=back)
+    with session.lock:
+        try:
+            after = session.preview(seat, action)
+        except ValueError as error:
+            raise BadRequest(str(error), 409, back=back) from None
+    return table_page(request, session, seat, watching=False, preview=(action, after))
 
 
 def watch(request: Request) -> Response:
@@ -561,9 +577,17 @@ def watch(request: Request) -> Response:
     return table_page(request, watched_session(request), None, watching=True)
 
 
-def table_page(request: Request, session: PlaySession, wanted_seat: int | None, watching: bool) -> Response:
+def table_page(
+    request: Request,
+    session: PlaySession,
+    wanted_seat: int | None,
+    watching: bool,
+    preview: tuple[int, Game | None] | None = None,
+) -> Response:
     """A match's page: to its owner, the seat `wanted_seat` (`PlaySession.viewer`) and its choices; to a
-    watcher, the table as no seat sees it."""
+    watcher, the table as no seat sees it. With `preview` (a choice completing a decision made in parts,
+    and the table after it where that shows nothing new to the seat), the table after it and a button
+    that plays it, in place of the choices."""
     game = session.game
     who = partial(session.who, to_owner=not watching)
     with session.lock:
@@ -579,6 +603,14 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
         board_svg = with_mark(
             game.render_svg({a: text for _, items in groups for a, text in items}), marked.mark if marked else ""
         )
+        finishing = session.finishing(viewer) if choosing and viewer is not None and so_far else set()
+        shown_preview = None
+        if preview is not None and choosing:
+            action, after = preview
+            shown_preview = {"action": action, "text": game.describe_action(action), "board": after is not None}
+            groups = []
+            if after is not None:
+                board_svg = after.render_svg()
         own = [viewer] if viewer is not None else []
         context: dict[str, Any] = dict(
             session=session,
@@ -597,6 +629,8 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             forced=forced,
             undoable=choosing and viewer is not None and session.undoable(viewer),
             so_far=so_far,
+            finishing=finishing,
+            preview=shown_preview,
             step=len(game.history),
             decision=decision_words(game),
             who=who,

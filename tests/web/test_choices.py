@@ -7,13 +7,14 @@ from __future__ import annotations
 import random
 import re
 
+import numpy as np
 import pytest
 
 from city_envs import make_game
 from city_envs.core.registry import GAMES
 from city_envs.web.app import MAX_LIST, group_actions, split_long, subgroups
 
-from .test_app import start
+from .test_app import choices, start, step_of, text_of
 from .test_ownership import session_for
 
 
@@ -102,3 +103,68 @@ def test_big_citys_tram_places_on_the_board_never_overlap():
         if checked == 2:
             break
     assert checked
+
+
+# ----- a decision made in parts: previewed before its last part is played ------------------------
+def to_the_last_part(client, url: str) -> str:
+    """Big City's first neighbourhood chosen, turned and put beside the city: the page of its last part."""
+    for _ in range(3):
+        page = client.get(url).text
+        assert 'form="preview-form"' not in page  # the parts before the last are played (and undone) at once
+        client.post(f"{url}/act", data={"seat": "0", "action": str(choices(page)[0]), "step": str(step_of(page))})
+    page = client.get(url).text
+    assert "TILE_CELL" == session_for(client, url).game.decision_name()
+    return page
+
+
+def test_big_citys_new_neighbourhood_is_previewed_then_played(client):
+    url = start(client, "big_city", ["person", "random"], seed=4)
+    page = to_the_last_part(client, url)
+    session = session_for(client, url)
+    step, last = step_of(page), choices(page)
+    assert page.count('form="preview-form"') == len(last) and 'id="preview-form"' in page
+    preview = client.get(f"{url}?seat=0&step={step}&action={last[0]}").text
+    assert len(session.game.history) == step  # nothing played yet
+    text = session.game.describe_action(last[0])
+    assert 'id="confirm"' in preview and text in text_of(preview) and 'id="choose-again"' in preview
+    after = session.game.clone()
+    after.apply(last[0])
+    assert after.render_svg() in preview  # the board as it will be
+    assert 'id="undo"' not in preview and choices(preview) == [last[0]]
+    client.post(f"{url}/act", data={"seat": "0", "action": str(last[0]), "step": str(step)})
+    assert session.game.history[step] == last[0]
+
+
+def test_a_preview_is_refused_with_its_reason(client):
+    url = start(client, "big_city", ["person", "random"], seed=4)
+    page = client.get(url).text
+    first = choices(page)[0]
+    response = client.get(f"{url}?seat=0&step=0&action={first}")  # the tile: not the decision's last part
+    assert response.status_code == 409 and "nothing to preview" in text_of(response.text)
+    page = to_the_last_part(client, url)
+    step, last = step_of(page), choices(page)[0]
+    assert client.get(f"{url}?seat=0&step={step - 1}&action={last}").status_code == 409
+    assert client.get(f"{url}?seat=1&step={step}&action={last}").status_code == 409
+    assert client.get(f"{url}?seat=0&step={step}&action=x").status_code == 400
+    from .conftest import form_client
+
+    with form_client(client.app) as stranger:
+        assert stranger.get(f"{url}?seat=0&step={step}&action={last}").status_code == 404
+
+
+def test_a_preview_does_not_change_with_what_its_seat_cannot_see(client):
+    """The preview page (the table after the choice, its button) is the same in a world redrawn from what
+    seat 0 cannot see (the piles' order, the other hand)."""
+    url = start(client, "big_city", ["person", "random"], seed=4)
+    page = to_the_last_part(client, url)
+    session = session_for(client, url)
+    game, rng = session.game, np.random.default_rng(0)
+    for action in choices(page):
+        seen = client.get(f"{url}?seat=0&step={step_of(page)}&action={action}").text
+        twin = game.determinize(0, rng)
+        twin.history = list(game.history)
+        session.game = twin
+        try:
+            assert client.get(f"{url}?seat=0&step={step_of(page)}&action={action}").text == seen
+        finally:
+            session.game = game
