@@ -166,7 +166,7 @@ CASES = {
         legal_actions_are_public=True,
         image_shape=(640, 1000, 3),
         image_progress=lambda game: bool(game.state.bids),
-        seat_label="P{seat}:",
+        seat_label="seat {seat}:",
         ansi_words=("centre:", "north:"),
     ),
     "blue_moon_city": Case(
@@ -198,7 +198,7 @@ CASES = {
         check_determinized=blue_moon_city_helpers.check_determinized,
         image_shape=(640, 1000, 3),
         image_progress=lambda game: game.state.figures[0] != COURTYARD_POSITION or game.is_over(),
-        seat_label="P{seat}:",
+        seat_label="seat {seat}:",
         ansi_words=("Courtyard",),
     ),
     "big_city": Case(
@@ -223,7 +223,7 @@ CASES = {
         check_determinized=big_city_helpers.check_determinized,
         image_shape=(640, 1000, 3),
         image_progress=lambda game: game.decision_name() == "MAIN",
-        seat_label="P{seat}:",
+        seat_label="seat {seat}:",
         ansi_words=("11", "SETUP_TILE"),
     ),
     "urban_sprawl": Case(
@@ -258,8 +258,8 @@ CASES = {
         legal_actions_are_public=True,
         image_shape=(640, 1120, 3),
         image_progress=lambda game: len(game.history) >= 1,  # a starting building bought
-        seat_label="player {seat}:",
-        ansi_words=("values", "C1 (1 AP)"),
+        seat_label="seat {seat}:",
+        ansi_words=("values", "contract space 1 (1 AP)"),
     ),
 }
 assert set(CASES) == set(city_envs.GAMES), "every registered game needs a row in CASES"

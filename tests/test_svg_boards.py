@@ -75,7 +75,7 @@ def _metropolys(text: str) -> list[str]:
 
 def _urban_sprawl(text: str) -> list[str]:
     """Lots by name (a1..l12), grey circles, and the cards on offer with their spaces."""
-    offered = re.findall(r"^(?:take|build) (.+?) from (\S+(?: top)?) for", text)
+    offered = re.findall(r"^(?:take|build) (.+?) from (.+?) for", text)
     return (
         re.findall(r"\b([a-l](?:1[0-2]|[1-9]))\b", text)
         + re.findall(r"^grey circle ([TR]\d)\b", text)

@@ -168,10 +168,13 @@ def render_image(s: State) -> np.ndarray:
     return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
+TRAM_END = 0.15  # a tram's place stops this far (in plots) short of each end of its street
+
+
 def edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]:
     """Edge e (side of placed plot q) in data units. For a tile, the quarter of the empty plot beyond it
     that touches the edge (the quarters of one empty plot never overlap); for a tram, a thin diamond
-    along the street."""
+    along the middle of the street, clear of its ends (two streets' diamonds never meet)."""
     q, side = divmod(e, 4)
     x, y = s.px[q], s.py[q]
     corners = (((x, y), (x + 1, y)), ((x + 1, y), (x + 1, y + 1)), ((x, y + 1), (x + 1, y + 1)), ((x, y), (x, y + 1)))[
@@ -182,7 +185,11 @@ def edge_shape(s: State, e: int, tile: bool) -> tuple[tuple[float, float], ...]:
     mx, my = (ax_ + bx) / 2, (ay_ + by) / 2
     if tile:
         return (ax_, ay_), (bx, by), (mx + dx * 0.5, my + dy * 0.5)
-    return (ax_, ay_), (mx + dx * 0.2, my + dy * 0.2), (bx, by), (mx - dx * 0.2, my - dy * 0.2)
+    start, end = (
+        (ax_ + (bx - ax_) * TRAM_END, ay_ + (by - ay_) * TRAM_END),
+        (bx + (ax_ - bx) * TRAM_END, by + (ay_ - by) * TRAM_END),
+    )
+    return start, (mx + dx * 0.2, my + dy * 0.2), end, (mx - dx * 0.2, my - dy * 0.2)
 
 
 def board_map(s: State, mask: np.ndarray) -> BoardMap:

@@ -47,6 +47,17 @@ def street_text(s: State, e: int) -> str:
     return f"the street {SIDE_PLACE[side]} plot {cp.PLOT_NUMBER[q]}"
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a street (for a tram or a new neighbourhood) under the
+    neighbourhood of the plot it is named from; "" for any other choice."""
+    trams = s.decision in (r.Decision.TRAM_EDGE, r.Decision.TRAM_EDGE_OPT)
+    if not (trams or s.decision == r.Decision.TILE_EDGE) or not r.EDGE <= action < r.LOCAL_CELL:
+        return ""
+    n = cp.PLOT_TILE[(action - r.EDGE) // 4]
+    first, last = cp.PLOT_NUMBER[cp.TILE_PLOTS[n][0]], cp.PLOT_NUMBER[cp.TILE_PLOTS[n][-1]]
+    return f"{'trams' if trams else 'streets'} of neighbourhood {n} (plots {first}-{last})"
+
+
 def describe_action(s: State, action: int) -> str:
     d = s.decision
     if action < r.BUILD:
@@ -177,12 +188,12 @@ def render_text(s: State) -> str:
     for seat in range(s.n):
         mark = ">" if seat == s.active else " "
         counts = " ".join(f"{i + 1}:{c}" for i, c in enumerate(_pile_counts(s.hands[seat])) if c)
-        lines.append(f"{mark} P{seat}: {s.scores[seat]} points, {len(s.hands[seat])} cards ({counts or 'none'})")
+        lines.append(f"{mark} seat {seat}: {s.scores[seat]} points, {len(s.hands[seat])} cards ({counts or 'none'})")
     if s.decision == r.GAME_OVER:
         reason = " (turn cap reached)" if s.truncated else ""
-        lines.append(f"game over{reason}; winners: {', '.join(f'P{w}' for w in s.winners)}")
+        lines.append(f"game over{reason}; winners: {', '.join(f'seat {w}' for w in s.winners)}")
     else:
-        lines.append(f"P{s.active} to decide: {r.Decision.name_of(s.decision)}")
+        lines.append(f"seat {s.active} to decide: {r.Decision.name_of(s.decision)}")
         if s.selected:
             lines.append(f"  {piece_name(s.kind)} on {plots_text(s.selected)} so far")
     return "\n".join(lines)

@@ -15,6 +15,14 @@ def where(s: State, position: int) -> str:
     return f"p{position} {cp.TILE_NAMES[s.tile_at[position]]}"
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a dragon's moves under that dragon; "" for any other."""
+    if r.DRAGON_MOVE <= action < r.FLIT_BOOST:
+        d, rest = divmod(action - r.DRAGON_MOVE, 42)
+        return f"{'walk' if rest >= 21 else 'fly'} the {cp.DRAGON_NAMES[d]} dragon"
+    return ""
+
+
 def describe_action(s: State, action: int) -> str:
     if action < r.FLIT_BOOST:
         d, rest = divmod(action - r.DRAGON_MOVE, 42)
@@ -102,20 +110,20 @@ def render_text(s: State) -> str:
                 parts.append(f"{name}{value}" + (f"=P{seat}" if seat >= 0 else ""))
             state = " ".join(parts)
         extras = [f"{cp.DRAGON_NAMES[d]} dragon" for d in range(3) if s.dragons[d] == position]
-        extras += [f"P{seat}" for seat in range(s.n) if s.figures[seat] == position]
+        extras += [f"seat {seat}" for seat in range(s.n) if s.figures[seat] == position]
         lines.append(f"  {where(s, position):<22} {state}" + (f"  [{', '.join(extras)}]" if extras else ""))
     for seat in range(s.n):
         mark = ">" if seat == s.active else " "
         pending = f", {len(s.pending)} pending" if seat == s.active and s.pending else ""
         lines.append(
-            f"{mark} P{seat}: {s.offerings[seat]} offerings, {s.crystals[seat]} crystals, "
+            f"{mark} seat {seat}: {s.offerings[seat]} offerings, {s.crystals[seat]} crystals, "
             f"{s.scales[seat]} scales, {s.markers[seat]} markers, {sum(s.hands[seat])} cards{pending}"
         )
     if s.decision == r.GAME_OVER:
         reason = " (max_rounds reached)" if s.truncated else ""
-        lines.append(f"game over{reason}; winners: {', '.join(f'P{w}' for w in s.winners)}")
+        lines.append(f"game over{reason}; winners: {', '.join(f'seat {w}' for w in s.winners)}")
     else:
-        lines.append(f"P{s.active} to decide: {r.Decision.name_of(s.decision)}")
+        lines.append(f"seat {s.active} to decide: {r.Decision.name_of(s.decision)}")
         if s.payment is not None:
             pay = s.payment
             paid_in = cp.COLOUR_NAMES[pay.colour] if pay.colour >= 0 else "(colour not chosen)"

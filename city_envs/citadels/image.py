@@ -77,7 +77,8 @@ def render_image(s: State) -> np.ndarray:
     for rank in cp.RANKS:
         x = _character_x(rank)
         face_up = s.face_up & r.bit(rank)
-        colour = "#bbbbbb" if face_up else ("#fff3c4" if rank == s.called else "#f4f4f4")
+        called = rank == s.called and s.decision != r.GAME_OVER
+        colour = "#bbbbbb" if face_up else ("#fff3c4" if called else "#f4f4f4")
         ax.add_patch(FancyBboxPatch((x, 0.75), 1.45, 1.05, boxstyle="round,pad=0.02", fc=colour, ec="#555555"))
         ax.text(x + 0.72, 0.98, f"{rank} {cp.CHARACTERS[rank].name}", ha="center", fontsize=9, weight="bold")
         ax.text(x + 0.72, 1.4, "\n".join(character_notes(s, rank)), ha="center", va="center", fontsize=8)

@@ -6,6 +6,8 @@ wrapping onto more lines rather than shrinking. Hands and the characters held fa
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from city_envs.citadels import components as cp
@@ -19,6 +21,8 @@ HEADER = 52.0
 CHAR_TOP, CHAR_W, CHAR_H = HEADER, 123.0, 112.0
 SEATS_TOP = CHAR_TOP + CHAR_H + 12
 INFO_W = 196.0  # a seat's own column, left of its city
+INFO_CHARS = 25  # the characters of 13 px text that fit that column; longer lines wrap
+LINE_H = 20.0  # between two lines of a seat's column
 CARD_W, CARD_H, CARD_GAP = 100.0, 78.0, 4.0
 PER_LINE = int((WIDTH - INFO_W - 8) // (CARD_W + CARD_GAP))
 # pale tints per district type (noble, religious, trade, military, unique); the card also names its type
@@ -36,11 +40,13 @@ def _character_box(rank: int) -> tuple[float, float, float, float]:
 
 
 def _seat_rows(s: State) -> list[tuple[float, float]]:
-    """Each seat's row: its top and height (one line of cards, or more for a large city)."""
+    """Each seat's row: its top and height (one line of cards, or more for a large city; its column's
+    lines of text all inside it)."""
     rows, top = [], SEATS_TOP
     for seat in range(s.n):
         lines = max(1, -(-int(s.cities[seat].sum()) // PER_LINE))
-        height = max(112.0, 12 + lines * (CARD_H + CARD_GAP))
+        text_lines = len(_seat_lines(s, seat, r.score(s, seat)))
+        height = max(112.0, 12 + lines * (CARD_H + CARD_GAP), 16 + text_lines * LINE_H)
         rows.append((top, height))
         top += height + 6
     return rows
@@ -60,7 +66,7 @@ def _draw_characters(d: Drawing, s: State) -> None:
             top,
             width,
             height,
-            fill=FACE_UP if face_up else CALLED if rank == s.called else PLAIN,
+            fill=FACE_UP if face_up else CALLED if rank == s.called and s.decision != r.GAME_OVER else PLAIN,
             stroke="#555555",
             rx=6,
         )
@@ -75,27 +81,29 @@ def _draw_characters(d: Drawing, s: State) -> None:
 
 
 def _seat_lines(s: State, seat: int, score: int) -> list[tuple[str, int | None, bool]]:
+    """A seat's column, line by line (text, seat colour, bold): every line fits the column (`INFO_CHARS`)."""
     marks = seat_marks(s, seat)
     played = played_characters(s, seat)
-    to_act = " (to act)" if seat == s.actor else ""
-    return [
+    to_act = " (to act)" if seat == s.actor and s.decision != r.GAME_OVER else ""
+    lines = [
         (f"seat {seat}{to_act}", seat, True),
         (f"{s.gold[seat]} gold, {int(s.hands[seat].sum())} cards", None, False),
-        (f"score {score}" + (f"; {', '.join(marks)}" if marks else ""), None, False),
-        ("played " + ", ".join(played) if played else "", None, False),
     ]
+    wrapped = textwrap.wrap(f"score {score}" + (f"; {', '.join(marks)}" if marks else ""), INFO_CHARS)
+    wrapped += textwrap.wrap("played " + ", ".join(played), INFO_CHARS) if played else []
+    return lines + [(text, None, False) for text in wrapped]
 
 
 def _draw_seats(d: Drawing, s: State) -> None:
     for seat, (top, height) in enumerate(_seat_rows(s)):
-        active = seat == s.actor
+        active = seat == s.actor and s.decision != r.GAME_OVER
         d.rect(2, top, WIDTH - 4, height, fill="#fffbea" if active else "#ffffff", stroke="#aab7b8", rx=5)
         d.rect(4, top + 2, INFO_W - 4, height - 4, fill=None, seat=seat, stroke_width=3 if active else 1.5, rx=4)
         lines = _seat_lines(s, seat, r.score(s, seat))
         text_top = top + 6
         for index, (text, colour_seat, bold) in enumerate(lines):
             if text:
-                d.text(12, text_top + 18 + index * 20, text, size=14 if bold else 13, bold=bold, seat=colour_seat)
+                d.text(12, text_top + 18 + index * LINE_H, text, size=14 if bold else 13, bold=bold, seat=colour_seat)
         for slot, kind in enumerate(np.flatnonzero(s.cities[seat]).tolist()):
             district = cp.DISTRICTS[kind]
             left, card_top, width, card_h = _card_box(top, slot)

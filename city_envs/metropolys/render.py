@@ -15,6 +15,13 @@ def nbhd_label(nb: int) -> str:
     return f"{nb} ({cp.DISTRICT_NAMES[cp.DISTRICT[nb]]} district, {cp.COLOUR_NAMES[colour]} {cp.TYPE_NAMES[colour]})"
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a bid's neighbourhood under its district; "" for any other."""
+    if action < r.VALUE_ACTION:
+        return f"bid in the {cp.DISTRICT_NAMES[cp.DISTRICT[action]]} district"
+    return ""
+
+
 def describe_action(s: State, action: int) -> str:
     if action == r.PASS:
         return "pass (out of this call)"
@@ -75,21 +82,22 @@ def render_text(s: State) -> str:
         status = " passed" if s.passed >> seat & 1 else ""
         mark = ">" if seat == s.actor else " "
         line = (
-            f"{mark} P{seat}: built {s.built[seat]}/13, supply {r.values_of(s.supply[seat])}, "
-            f"tokens T{trendy} S{subway} A{arch} {cards}public score {r.token_points(s, seat)}{status}"
+            f"{mark} seat {seat}: built {s.built[seat]}/13, supply {r.values_of(s.supply[seat])}, "
+            f"tokens {trendy} trendy, {subway} subway, {arch} archaeological; "
+            f"{cards}public score {r.token_points(s, seat)}{status}"
         )
         if s.decision == r.GAME_OVER:
             secret = ", ".join(f"{k} {v}" for k, v in secret_cards(s, seat).items())
             line += f", cards: {secret}, final {r.score(s, seat)}"
         lines.append(line)
     if s.decision == r.GAME_OVER:
-        lines.append(f"game over; winners: {', '.join(f'P{w}' for w in r.winners(s))}")
+        lines.append(f"game over; winners: {', '.join(f'seat {w}' for w in r.winners(s))}")
     elif s.bids:
         seat, nb, value = s.bids[-1]
         lines.append(
-            f"top bid: P{seat} {value} on {nb}; P{s.actor} to "
+            f"top bid: seat {seat} {value} on {nb}; seat {s.actor} to "
             + ("choose a value" if s.decision == r.Decision.VALUE else "outbid or pass")
         )
     else:
-        lines.append(f"P{s.actor} opens the call")
+        lines.append(f"seat {s.actor} opens the call")
     return "\n".join(lines)

@@ -123,11 +123,20 @@ TILES = (
 )
 
 # ----- card spaces and AP costs (2.5) ------------------------------------------------------------
-# planning spaces: 0 = deck top, 1 = PL4, 2 = PL3, 3 = PL2, 4 = PL1
-PLANNING_SPACE_NAMES = ("planning top", "PL4", "PL3", "PL2", "PL1")
+# planning spaces: 0 = deck top, 1 = PL4, 2 = PL3, 3 = PL2, 4 = PL1 (named in words: a person reads them)
+PLANNING_SPACE_NAMES = ("planning top", "planning space 4", "planning space 3", "planning space 2", "planning space 1")
 PLANNING_AP = (5, 4, 3, 2, 1)
 # contract spaces: 0 Town top, 1 City top, 2 Metropolis top, 3 C5, 4 C4, 5 C3, 6 C2, 7 C1
-CONTRACT_SPACE_NAMES = ("Town top", "City top", "Metropolis top", "C5", "C4", "C3", "C2", "C1")
+CONTRACT_SPACE_NAMES = (
+    "Town top",
+    "City top",
+    "Metropolis top",
+    "contract space 5",
+    "contract space 4",
+    "contract space 3",
+    "contract space 2",
+    "contract space 1",
+)
 CONTRACT_AP = (6, 5, 4, 5, 4, 3, 2, 1)
 TOWN, CITY, METRO = range(3)
 DECK_NAMES = ("Town", "City", "Metropolis")

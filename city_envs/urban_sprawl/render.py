@@ -25,6 +25,19 @@ ZONE_WORDS = ("civic", "commercial", "industrial", "residential", "park")
 SCOPE_WORDS = ("in the city", "adjacent to the new building", "in the new building's block row or column")
 
 
+def choice_group(s: State, action: int) -> str:
+    """Where a long list of choices shows `action`: a lot (a park's, a building's first) under its row of
+    blocks; "" for any other choice."""
+    if not r.LOT <= action < r.CIRCLE or s.decision in (r.Decision.PICK_BUILDING, r.Decision.START_BUY):
+        return ""
+    lot = action - r.LOT
+    if s.decision == r.Decision.PLACE:
+        block, variant = divmod(lot, 4)
+        lot = 4 * block + cp.FOOTPRINTS[cp.CONTRACT_SIZE[r.building_card(s)]][variant][0]
+    first = cp.LOT_COORDS[lot][0] // 2 * 2 + 1
+    return f"lots in rows {first}-{first + 1}"
+
+
 def describe_action(s: State, action: int) -> str:
     decision = s.decision
     if action < r.PASS:
@@ -70,7 +83,7 @@ def describe_action(s: State, action: int) -> str:
         return f"grey circle {cp.CIRCLE_NAMES[g]}{what}"
     if action < r.OPT_A:
         seat = _seat(s, action - r.PLAYER)
-        return f"player {seat}" + (" (self)" if seat == s.decider else "")
+        return f"seat {seat}" + (" (yourself)" if seat == s.decider else "")
     return _option_text(s, action == r.OPT_A)
 
 
@@ -233,14 +246,15 @@ def render_text(s: State) -> str:
         favors = ", ".join(cp.CONTRACT_ID[c] for c in s.favors[seat]) or "-"
         marker = "*" if seat == s.active else " "
         lines.append(
-            f"{marker}player {seat}: wealth {s.wealth[seat]}, prestige {s.prestige[seat]}; hand {hand}; "
+            f"{marker}seat {seat}: wealth {s.wealth[seat]}, prestige {s.prestige[seat]}; hand {hand}; "
             f"favors {favors}; vocations {vocs}; offices {offices}"
         )
     if s.decision == r.GAME_OVER:
-        lines.append(f"game over; winners {s.winners}" + (" (truncated)" if s.truncated else ""))
+        winners = ", ".join(f"seat {w}" for w in s.winners)
+        lines.append(f"game over; winners: {winners}" + (" (truncated)" if s.truncated else ""))
     else:
         lines.append(
-            f"turn {s.turns + 1}: player {s.active} active, {s.ap} AP; "
-            f"pending {r.Decision.name_of(s.decision)} for player {s.decider}"
+            f"turn {s.turns + 1}: seat {s.active} active, {s.ap} AP; "
+            f"pending {r.Decision.name_of(s.decision)} for seat {s.decider}"
         )
     return "\n".join(lines)

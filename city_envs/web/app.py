@@ -60,14 +60,18 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from city_envs.big_city import render as big_city_render
+from city_envs.blue_moon_city import render as blue_moon_city_render
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
 from city_envs.core.svg import SEAT_COLOURS
-from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
+from city_envs.metropolys import render as metropolys_render
+from city_envs.urban_sprawl import render as urban_sprawl_render
+from city_envs.web.at_hand import action_notes, legend, missing_choices, python_game, summary_html
 from city_envs.web.decisions import decision_words
 from city_envs.web.panels import public_parts, resources
-from city_envs.web.replays import FileTooLarge, Replay, Sources, is_arena_run
+from city_envs.web.replays import SEATS_KEY, FileTooLarge, Replay, Sources, is_arena_run
 from city_envs.web.results import find_benchmarks, ladder_runs, ladder_table, ladders, read_benchmark, read_run
 from city_envs.web.seats import BOTS, PERSON, SEARCH_LIMITS, parse_seat
 from city_envs.web.sessions import PlaySession, SessionStore
@@ -184,13 +188,40 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
 MAX_LIST = 40  # the most choice buttons a page lists in one run; longer groups are split
 
 
-def split_long(groups: list[tuple[str, list[tuple[int, str]]]]) -> list[tuple[str, list[tuple[int, str]], bool]]:
-    """Each group of choices as (heading, items, folded): a group of more than `MAX_LIST` choices in
-    runs of at most that many, each folded under a heading naming its first and last choice."""
+# per game, where a long list shows a choice (`choice_group(state, action)`: a heading, "" for none)
+CHOICE_GROUPS: dict[str, Callable[[Any, int], str]] = {
+    "big_city": big_city_render.choice_group,
+    "blue_moon_city": blue_moon_city_render.choice_group,
+    "metropolys": metropolys_render.choice_group,
+    "urban_sprawl": urban_sprawl_render.choice_group,
+}
+
+
+def subgroups(game: Game) -> Callable[[int], str] | None:
+    """The heading `game` puts a choice under in a long list (`CHOICE_GROUPS`), or None."""
+    state_game = python_game(game)
+    if state_game is None or game.name not in CHOICE_GROUPS:
+        return None
+    return partial(CHOICE_GROUPS[game.name], state_game.state)
+
+
+def split_long(
+    groups: list[tuple[str, list[tuple[int, str]]]], subgroup: Callable[[int], str] | None = None
+) -> list[tuple[str, list[tuple[int, str]], bool]]:
+    """Each group of choices as (heading, items, folded): a group of more than `MAX_LIST` choices folded
+    under the headings `subgroup` gives its choices (where it names each and none holds more than the
+    limit: Big City's streets by neighbourhood), else in runs of at most that many, each under a
+    heading naming its first and last choice."""
     shown = []
     for heading, items in groups:
         if len(items) <= MAX_LIST:
             shown.append((heading, items, False))
+            continue
+        parts: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        for item in items:
+            parts.setdefault(subgroup(item[0]) if subgroup else "", []).append(item)
+        if "" not in parts and all(len(part) <= MAX_LIST for part in parts.values()):
+            shown += [(f"{name} ({len(part)})", part, True) for name, part in parts.items()]
             continue
         runs = -(-len(items) // MAX_LIST)
         size = -(-len(items) // runs)
@@ -521,8 +552,24 @@ async def create_game(request: Request) -> Response:
 def play(request: Request) -> Response:
     """A match's page for its owner: the table, the person's seat and its choices."""
     session = session_of(request)
-    wanted = request.query_params.get("seat")
-    return table_page(request, session, seat_param(session, wanted) if wanted else None, watching=False)
+    params = request.query_params
+    wanted = params.get("seat")
+    seat = seat_param(session, wanted) if wanted else None
+    if "action" not in params:
+        return table_page(request, session, seat, watching=False)
+    # a choice that completes a decision made in parts, shown before it is played (`PlaySession.preview`)
+    action, step = int_param(params.get("action"), "action"), int_param(params.get("step"), "step")
+    back = f"/games/{session.id}" + (f"?seat={seat}" if seat is not None else "")
+    if step != len(session.game.history):
+        raise BadRequest("that choice was made on an out-of-date page; the game has moved on", 409, back=back)
+    if seat is None or seat != session.game.current_player() or session.agents[seat] is not None:
+        raise BadRequest("only the seat to choose can preview its choice", 409, back=back)
+    with session.lock:
+        try:
+            after = session.preview(seat, action)
+        except ValueError as error:
+            raise BadRequest(str(error), 409, back=back) from None
+    return table_page(request, session, seat, watching=False, preview=(action, after))
 
 
 def watch(request: Request) -> Response:
@@ -530,15 +577,24 @@ def watch(request: Request) -> Response:
     return table_page(request, watched_session(request), None, watching=True)
 
 
-def table_page(request: Request, session: PlaySession, wanted_seat: int | None, watching: bool) -> Response:
+def table_page(
+    request: Request,
+    session: PlaySession,
+    wanted_seat: int | None,
+    watching: bool,
+    preview: tuple[int, Game | None] | None = None,
+) -> Response:
     """A match's page: to its owner, the seat `wanted_seat` (`PlaySession.viewer`) and its choices; to a
-    watcher, the table as no seat sees it."""
+    watcher, the table as no seat sees it. With `preview` (a choice completing a decision made in parts,
+    and the table after it where that shows nothing new to the seat), the table after it and a button
+    that plays it, in place of the choices."""
     game = session.game
     who = partial(session.who, to_owner=not watching)
     with session.lock:
         viewer = None if watching else session.viewer(wanted_seat)
         current = game.current_player()
-        choosing = viewer is not None and viewer == current and not session.error
+        forced = session.forced_choice() is not None  # played by the page's next advance, not a button
+        choosing = viewer is not None and viewer == current and not session.error and not forced
         groups = group_actions(game, game.presentation_order(game.legal_action_ids())) if choosing else []
         private = game.render_private(viewer) if viewer is not None else ""
         events = [(event, event.private if event.seat == viewer else event.public) for event in session.log]
@@ -547,6 +603,14 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
         board_svg = with_mark(
             game.render_svg({a: text for _, items in groups for a, text in items}), marked.mark if marked else ""
         )
+        finishing = session.finishing(viewer) if choosing and viewer is not None and so_far else set()
+        shown_preview = None
+        if preview is not None and choosing:
+            action, after = preview
+            shown_preview = {"action": action, "text": game.describe_action(action), "board": after is not None}
+            groups = []
+            if after is not None:
+                board_svg = after.render_svg()
         own = [viewer] if viewer is not None else []
         context: dict[str, Any] = dict(
             session=session,
@@ -555,16 +619,18 @@ def table_page(request: Request, session: PlaySession, wanted_seat: int | None, 
             game=game,
             viewer=viewer,
             current=current,
-            groups=split_long(groups),
+            groups=split_long(groups, subgroups(game)),
             board_svg=board_svg,
             marked=marked,
             panels=player_panels(game, who, viewer),
             clickable='class="choice"' in (board_svg or ""),
             private=private,
             events=events[-300:],
-            forced=session.forced_choice() is not None,
+            forced=forced,
             undoable=choosing and viewer is not None and session.undoable(viewer),
             so_far=so_far,
+            finishing=finishing,
+            preview=shown_preview,
             step=len(game.history),
             decision=decision_words(game),
             who=who,
@@ -651,7 +717,8 @@ def save(request: Request) -> Response:
             back=f"/games/{session.id}",
         )
     name = f"{session.game.name}-seed{session.seed}.json"
-    return JSONResponse(session.game.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    saved = session.game.to_dict() | {SEATS_KEY: list(session.seats)}  # its replay says who sat where
+    return JSONResponse(saved, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def rules(request: Request) -> Response:
@@ -719,7 +786,7 @@ def replay_page(request: Request) -> Response:
     game = replay.game_at(step)
     seats = range(replay.num_players) if view == "full" else [int(view)]
     private = [(seat, game.render_private(seat)) for seat in seats]
-    steps = replay.describe_steps()
+    steps = replay.describe_steps()[:step]  # the moves made so far: never one still to come
     shown = [(s, s.private if view == "full" or int(view) == s.seat else s.public) for s in steps]
     match = request.query_params.get("match", "")
 
@@ -739,6 +806,8 @@ def replay_page(request: Request) -> Response:
         link=link,
         total=len(replay.history),
         outcome=outcome(game, replay.seats),
+        next_seat=None if game.is_over() or step == len(replay.history) else game.current_player(),
+        decision=decision_words(game),
         legend=legend(game, list(seats)),
         board_svg=game.render_svg(),
         board=f"/replay/board.png?{urlencode({'src': src, 'step': step, 'match': match})}",

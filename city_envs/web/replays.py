@@ -44,6 +44,7 @@ SUMMARY_FIELDS = ("game", "num_players", "options", "games", "lineup")  # what t
 MAX_SUMMARY_CHARS = 4096  # those fields of a results.json, as JSON (a line-up of agents and a few options)
 MAX_JSON_DEPTH = 32  # a saved game is about 5 deep; json itself gives up near 1,000 with a RecursionError
 MAX_LISTED = 400  # files shown on the home page; deeper trees are still reachable by link
+SEATS_KEY = "seats"  # what a game saved by the web app adds to `Game.to_dict()`: each seat's agent
 MAX_FOLDERS_WALKED = 2000  # the home page's walk stops there, however deep the served tree
 
 
@@ -205,11 +206,34 @@ def parse_json(text: str | bytes, name: str) -> object:
     return data
 
 
+MAX_SEAT_CHARS = 200  # a seat's agent as a saved game names it (an agent spec, like the command line's)
+
+
+def saved_seats(data: dict, name: str) -> list[str] | None:
+    """Who sat where, as a game saved by the web app names it (`SEATS_KEY`: each seat's agent, "person"
+    for a person); None when the file does not say. Taken out of `data`, which is `to_dict()` then."""
+    if SEATS_KEY not in data:
+        return None
+    seats = data.pop(SEATS_KEY)
+    players = data.get("num_players")
+    if (
+        not isinstance(seats, list)
+        or len(seats) != players
+        or not all(isinstance(seat, str) and 0 < len(seat) <= MAX_SEAT_CHARS and seat.isprintable() for seat in seats)
+    ):
+        raise ValueError(
+            f"{name}: '{SEATS_KEY}' must list one agent name (1..{MAX_SEAT_CHARS} printable characters) per seat"
+        )
+    return seats
+
+
 def load_saved_game(path: Path) -> Replay:
-    """A `to_dict()` file: checked by `from_dict`, and its history must lead to its saved state."""
+    """A `to_dict()` file (with who sat where, `SEATS_KEY`, when the web app saved it): checked by
+    `from_dict`, and its history must lead to its saved state."""
     data = parse_json(read_regular_file(path, MAX_SMALL_FILE_BYTES), path.name)
     if not isinstance(data, dict) or data.get("game") not in GAMES:
         raise ValueError(f"{path.name} is not a saved city-envs game (no known 'game' field)")
+    seats = saved_seats(data, path.name)
     try:
         game = game_class(data["game"]).from_dict(data)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as error:
@@ -223,7 +247,7 @@ def load_saved_game(path: Path) -> Replay:
         dict(game.options),
         game.seed,
         list(game.history),
-        [f"seat {seat}" for seat in range(game.num_players)],
+        [f"seat {seat}" + (f" ({seats[seat]})" if seats else "") for seat in range(game.num_players)],
     )
     try:
         final = replay.game_at(len(replay.history))

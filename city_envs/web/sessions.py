@@ -163,6 +163,42 @@ class PlaySession:
                 return False
         return True
 
+    def finishing(self, seat: int) -> set[int]:
+        """The legal choices that complete the decision `seat` is making in parts (what it chose so far
+        shows, `describe_partial`): after one, the seat has nothing more of it to choose. The page
+        previews such a choice before it is played (`preview`)."""
+        game = self.game
+        if game.is_over() or self.error or game.current_player() != seat or not game.describe_partial():
+            return set()
+        done = set()
+        for action in game.legal_action_ids():
+            twin = game.clone()
+            twin.apply(action)
+            if twin.is_over() or twin.current_player() != seat or not twin.describe_partial():
+                done.add(action)
+        return done
+
+    def preview(self, seat: int, action: int) -> Game | None:
+        """The table after `seat`'s `action`, one of its `finishing` choices, to show before it is played:
+        None unless that table is the same, as `seat` sees it, in worlds redrawn from what it cannot see
+        (`Game.determinize`), so the preview shows nothing the seat may not know yet."""
+        if action not in self.finishing(seat):
+            raise ValueError(
+                f"choice {action} does not complete the decision being made, so there is nothing to preview"
+            )
+        after = self.game.clone()
+        after.apply(action)
+        board = after.render_svg()
+        rng = np.random.default_rng(len(self.game.history))
+        for _ in range(UNDO_SAMPLES):
+            twin = self.game.determinize(seat, rng)
+            if not twin.legal_actions()[action]:
+                return None
+            twin.apply(action)
+            if twin.render_svg() != board or not np.array_equal(twin.observation(seat), after.observation(seat)):
+                return None
+        return after
+
     def _before_last(self) -> Game:
         return type(self.game).replay(self.game.num_players, self.seed, list(self.game.history[:-1]), **self.options)
 

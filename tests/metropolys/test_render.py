@@ -87,7 +87,7 @@ def test_env_ansi_shows_every_seat_and_no_secret_card_before_the_end(n, version)
     rng = np.random.default_rng(n)
     for step in range(60):
         text = env.render()
-        assert isinstance(text, str) and all(f"P{seat}:" in text for seat in range(n))
+        assert isinstance(text, str) and all(f"seat {seat}:" in text for seat in range(n))
         assert "cards:" not in text and not words(text) & CARD_NAMES, text
         for seat in range(n):
             mine = {name for name in game.view(seat)["my_cards"].values() if name is not None}

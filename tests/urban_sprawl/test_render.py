@@ -13,4 +13,4 @@ def test_text_shows_hands_offices_and_the_pending_decision():
     text = game.render_text()
     for seat in range(4):
         assert all(f"P{c:02d}" in text for c in s.hands[seat])
-    assert "offices Mayor" in text and "pending INVEST for player 0" in text
+    assert "offices Mayor" in text and "pending INVEST for seat 0" in text

@@ -176,7 +176,8 @@ def test_urban_sprawl_legend_shows_the_cards_on_the_table(client):
     url = start(client, "urban_sprawl", ["person", "random"])
     page = html.unescape(client.get(url).text)
     legend = page.split('id="legend"')[1].split("</details>")[0]
-    assert legend.count("<dt>PL") == 4 and "building permit worth" in legend and "<dt>C1: " in legend
+    assert legend.count("<dt>planning space") == 4 and "building permit worth" in legend
+    assert "<dt>contract space 1: " in legend
 
 
 def test_metropolys_legend_shows_only_the_viewers_secret_card(client):

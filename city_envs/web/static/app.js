@@ -72,14 +72,9 @@ function settle() {
   } else if (document.body.dataset.follow === "1") {
     setTimeout(() => follow().catch(() => window.location.reload()), FOLLOW_MS);
   }
-  // a replay's log shows the decision asked for in its middle, or its last decisions at the end
-  const log = document.querySelector(".log");
-  const current = log && log.querySelector("li.current");
-  if (current) {
-    log.scrollTop = current.offsetTop - log.offsetTop - log.clientHeight / 2;
-  } else if (log && log.classList.contains("at-end")) {
-    log.scrollTop = log.scrollHeight;
-  }
+  // a replay's log (the moves made so far, oldest first) shows its latest
+  const log = document.querySelector(".log.at-end");
+  if (log) log.scrollTop = log.scrollHeight;
 }
 
 document.addEventListener("DOMContentLoaded", settle);
