@@ -419,6 +419,11 @@ class Game(abc.ABC):
         shown only to that seat, so it may name its own secrets."""
         return ""
 
+    def choice_group(self, action: int) -> str:
+        """The heading a long list of choices shows `action` under (a street under its neighbourhood,
+        a bid under its district); "" where the game groups no such choice."""
+        return ""
+
     def board_map(self) -> BoardMap | None:
         """The clickable regions of `render_image()` for the legal actions drawn on it (None: no board)."""
         return None

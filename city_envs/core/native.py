@@ -317,6 +317,9 @@ class NativeGame(Game):
     def describe_partial(self) -> str:
         return self.reference().describe_partial()
 
+    def choice_group(self, action: int) -> str:
+        return self.reference().choice_group(action)
+
     def presentation_order(self, actions: list[int]) -> list[int]:
         return self.reference().presentation_order(actions)
 

@@ -34,8 +34,8 @@ class StateGame(Game):
     `apply_action(state, action)` and `standing_keys(state)` (the per-seat ranking keys its winners
     are chosen by); `view_module` provides `view`, `observation`, `determinize` and `copy_state`;
     `render_module` provides `describe_action` and `render_text`, and may provide
-    `describe_outcome(before, after)` and `describe_partial(state)`; the `image` module beside it
-    provides `board_map(state, legal)`, and an `svg` module, where there is one,
+    `describe_outcome(before, after)`, `describe_partial(state)` and `choice_group(state, action)`;
+    the `image` module beside it provides `board_map(state, legal)`, and an `svg` module, where there is one,
     `render_svg(state, choices)`. `present_module` gives what a table page explains:
     `DECISION_WORDS` (each decision id in words), `card_texts()`, `legend(state, seats)`,
     `missing_choices(state, seat)` and `resources(state)`, and may give `score_parts(state)` (the
@@ -94,6 +94,10 @@ class StateGame(Game):
     def describe_partial(self) -> str:
         describe = getattr(self.render_module, "describe_partial", None)
         return describe(self.state) if describe else ""
+
+    def choice_group(self, action: int) -> str:
+        group = getattr(self.render_module, "choice_group", None)
+        return group(self.state, action) if group else ""
 
     def board_map(self) -> BoardMap | None:
         # imported on use: the image modules load matplotlib

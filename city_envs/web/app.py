@@ -60,15 +60,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from city_envs.big_city import render as big_city_render
-from city_envs.blue_moon_city import render as blue_moon_city_render
 from city_envs.core.game import Game
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import parse_value
 from city_envs.core.svg import SEAT_COLOURS
-from city_envs.metropolys import render as metropolys_render
-from city_envs.urban_sprawl import render as urban_sprawl_render
-from city_envs.web.at_hand import action_notes, legend, missing_choices, python_game, summary_html
+from city_envs.web.at_hand import action_notes, legend, missing_choices, summary_html
 from city_envs.web.decisions import decision_words
 from city_envs.web.panels import public_parts, resources
 from city_envs.web.replays import SEATS_KEY, FileTooLarge, Replay, Sources, is_arena_run
@@ -186,23 +182,6 @@ def group_actions(game: Game, actions: list[int]) -> list[tuple[str, list[tuple[
 
 
 MAX_LIST = 40  # the most choice buttons a page lists in one run; longer groups are split
-
-
-# per game, where a long list shows a choice (`choice_group(state, action)`: a heading, "" for none)
-CHOICE_GROUPS: dict[str, Callable[[Any, int], str]] = {
-    "big_city": big_city_render.choice_group,
-    "blue_moon_city": blue_moon_city_render.choice_group,
-    "metropolys": metropolys_render.choice_group,
-    "urban_sprawl": urban_sprawl_render.choice_group,
-}
-
-
-def subgroups(game: Game) -> Callable[[int], str] | None:
-    """The heading `game` puts a choice under in a long list (`CHOICE_GROUPS`), or None."""
-    state_game = python_game(game)
-    if state_game is None or game.name not in CHOICE_GROUPS:
-        return None
-    return partial(CHOICE_GROUPS[game.name], state_game.state)
 
 
 def split_long(
@@ -619,7 +598,7 @@ def table_page(
             game=game,
             viewer=viewer,
             current=current,
-            groups=split_long(groups, subgroups(game)),
+            groups=split_long(groups, game.choice_group),
             board_svg=board_svg,
             marked=marked,
             panels=player_panels(game, who, viewer),

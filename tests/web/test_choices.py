@@ -12,7 +12,7 @@ import pytest
 
 from city_envs import make_game
 from city_envs.core.registry import GAMES
-from city_envs.web.app import MAX_LIST, group_actions, split_long, subgroups
+from city_envs.web.app import MAX_LIST, group_actions, split_long
 
 from .test_app import choices, start, step_of, text_of
 from .test_ownership import session_for
@@ -45,7 +45,7 @@ def long_lists(name: str, players: int, seed: int, prefer=None):
         ids = game.legal_action_ids()
         if len(ids) > MAX_LIST:
             groups = group_actions(game, game.presentation_order(ids))
-            yield game, split_long(groups, subgroups(game))
+            yield game, split_long(groups, game.choice_group)
         preferred = prefer(game, ids) if prefer else []
         game.apply(pick(preferred or ids))
 
