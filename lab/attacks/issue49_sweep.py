@@ -604,8 +604,8 @@ def class_result_text(w: Worker) -> None:
     past the replay."""
     from city_envs.core.markdown import fill
     from city_envs.evaluation import compare as compare_module
-    from city_envs.evaluation.benchmark import load_results
     from city_envs.evaluation.compare import write_comparison
+    from city_envs.evaluation.results import load_results
     from city_envs.evaluation.tables import all_tables
 
     made = made_results(w)

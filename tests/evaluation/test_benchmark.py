@@ -11,14 +11,10 @@ import pytest
 
 from city_envs.cli import main
 from city_envs.evaluation import plots
-from city_envs.evaluation.benchmark import (
-    BenchmarkError,
-    candidate_matches,
-    load_results,
-    run_agent_benchmark,
-    score_array,
-)
+from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import compare_results, write_comparison
+from city_envs.evaluation.results import BenchmarkError, load_results
+from city_envs.evaluation.scoring import candidate_matches, score_array
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.workers import Runner
 from tests.conftest import TINY_REPS

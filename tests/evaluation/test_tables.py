@@ -14,8 +14,9 @@ from city_envs.cli import main
 from city_envs.core.markdown import MARKER, fill
 from city_envs.evaluation import compare as compare_module
 from city_envs.evaluation import suite as suite_module
-from city_envs.evaluation.benchmark import BenchmarkError, load_results, run_agent_benchmark
+from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import write_comparison
+from city_envs.evaluation.results import BenchmarkError, load_results
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.tables import all_tables
 
