@@ -124,10 +124,11 @@ def _relocated(config: Path, folder: Path, task: str, chain: tuple[str, ...]) ->
 def lineage_chain(record: Path) -> list[Path]:
     """The records (paths without suffix) of the policies a baseline was made from, first to last: the
     policies its runs continued (each config's `init_from`, kept as `lineage/<task>_<sha256 prefix>`),
-    then the baseline's own `record`."""
+    then `record` itself (a baseline's, or a kept parent's)."""
     chain = [record]
-    task = record.name
-    folder = record.parent / LINEAGE
+    kept = record.parent.name == LINEAGE  # a kept parent's record: `<task>_<sha256 prefix>` in the lineage
+    task = record.name.rsplit("_", 1)[0] if kept else record.name
+    folder = record.parent if kept else record.parent / LINEAGE
     while init := read_toml(chain[0].with_suffix(".toml")).get("init_from"):
         digest = Path(init).stem
         parent = folder / f"{task}_{digest[:12]}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from city_envs.cli import main
 from city_envs.evaluation import plots
 from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import compare_results, write_comparison
-from city_envs.evaluation.results import BenchmarkError, load_results
+from city_envs.evaluation.results import BenchmarkError, load_results, write_results
 from city_envs.evaluation.scoring import candidate_matches, score_array
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.workers import Runner
@@ -175,3 +176,20 @@ def test_benchmark_suites_lists_the_variants(capsys):
     assert main(["benchmark", "suites"]) == 0
     out = capsys.readouterr().out
     assert "v1-lite: the 2-player tasks" in out and "citadels:7: against random, heuristic" in out
+
+
+def test_a_result_is_written_through_the_model_that_reads_it(tmp_path):
+    """`write_results` writes what `load_results` reads back unchanged, and refuses, writing nothing, a
+    result that `load_results` would refuse (a non-finite score, a figure missing)."""
+    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "agents" / "v1-lite" / "random"
+    results = load_results(committed)
+    assert write_results(results, tmp_path) == results and load_results(tmp_path) == results
+    (tmp_path / "results.json").unlink()
+    broken = json.loads(json.dumps(results))
+    next(iter(broken["tasks"].values()))["score"] = float("nan")
+    with pytest.raises(BenchmarkError, match="not a complete benchmark result \\(nothing written\\): tasks.*score"):
+        write_results(broken, tmp_path)
+    broken = {key: value for key, value in results.items() if key != "aggregate"}
+    with pytest.raises(BenchmarkError, match="aggregate: Field required"):
+        write_results(broken, tmp_path)
+    assert not (tmp_path / "results.json").exists()
