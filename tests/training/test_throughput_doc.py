@@ -100,8 +100,8 @@ def test_from_json_rewrites_only_its_own_section(tmp_path):
             ["--out", "x.json", "--doc", "no/such/page.md"],
             "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
         ),
-        (["--out", "x.json", "--doc", str(ROOT / "README.md")], "README.md has no generated section"),
-        (["--out", "x.json", "--doc", str(ROOT / "docs" / "training.md")], "from x.json; do not edit"),
+        (["--out", "x.json", "--doc", str(ROOT / "README.md")], "README.md has no <!-- tables:x --> section"),
+        (["--out", "x.json", "--doc", str(ROOT / "docs" / "training.md")], "training.md has no <!-- tables:x -->"),
     ],
 )
 def test_wrong_arguments_are_one_clear_error(argv, message, capsys):
