@@ -821,7 +821,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-run",
         metavar="RUN",
         help="train nothing: publish this finished run of the game and player count (its config becomes the "
-        "committed one; a policy it continued is kept in training/baselines/lineage/)",
+        "committed one; a policy it continued is kept in training/baselines/policies/, its record in lineage/)",
     )
     baseline.add_argument(
         "--tables",
