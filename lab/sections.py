@@ -8,7 +8,10 @@ each game's observation layout, the speed and throughput tables (`docs/*.json`) 
 typed by hand, and `tests/lab/test_sections.py` checks that every section is what this writes.
 
     python -m lab.sections            # rewrite every generated section
-    python -m lab.sections --check    # list the sections that are not current; exit 1 if any
+    python -m lab.sections --check    # list the pages whose sections are not current; exit 1 if any
+
+Both replay every committed benchmark result first (`benchmark verify`: minutes), as `city-envs
+benchmark tables` does; the test compares the pages with the JSON alone.
 
 Each source also has its own command, which measures and then writes its sections (`city-envs
 benchmark tables`, `city-envs baseline --tables`, `city-envs layout GAME --docs`, `city-envs bench

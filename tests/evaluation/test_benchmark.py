@@ -17,10 +17,12 @@ from city_envs.evaluation.compare import compare_results, write_comparison
 from city_envs.evaluation.results import BenchmarkError, load_results, write_results
 from city_envs.evaluation.scoring import candidate_matches, score_array
 from city_envs.evaluation.suite import load_suite
+from city_envs.evaluation.verify import check_records, read_log
 from city_envs.evaluation.workers import Runner
 from tests.conftest import TINY_REPS
 
 REPS = 100  # bootstrap resamples: enough to exercise the code
+ROOT = Path(__file__).resolve().parents[2]
 
 
 TIMING = ("seconds", "jobs", "backend", "resumed")  # how a run was made, not what it measured
@@ -181,7 +183,7 @@ def test_benchmark_suites_lists_the_variants(capsys):
 def test_a_result_is_written_through_the_model_that_reads_it(tmp_path):
     """`write_results` writes what `load_results` reads back unchanged, and refuses, writing nothing, a
     result that `load_results` would refuse (a non-finite score, a figure missing)."""
-    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "agents" / "v1-lite" / "random"
+    committed = ROOT / "benchmarks" / "agents" / "v1-lite" / "random"
     results = load_results(committed)
     assert write_results(results, tmp_path) == results and load_results(tmp_path) == results
     (tmp_path / "results.json").unlink()
@@ -193,3 +195,20 @@ def test_a_result_is_written_through_the_model_that_reads_it(tmp_path):
     with pytest.raises(BenchmarkError, match="aggregate: Field required"):
         write_results(broken, tmp_path)
     assert not (tmp_path / "results.json").exists()
+
+
+def test_a_log_s_policies_are_compared_by_the_digest_its_header_recorded():
+    """A committed log names the suite's reference policy where it lay when the run was made; replaying
+    it compares that policy by the SHA-256 its header recorded, so it verifies wherever the file lies
+    now, and a header whose digest is another policy's does not."""
+    suite = load_suite("v1-lite")
+    task = suite.task("citadels:2")
+    log = ROOT / "benchmarks" / "agents" / "v1-lite" / "random" / "runs" / task.slug / "reference" / "matches.jsonl"
+    header, records = read_log(log)
+    records = sorted(records, key=lambda r: r["match"])[:2]
+    lineup = ["random", suite.opponent_spec(task, "reference")]
+    assert all(kind.startswith("ppo:") for kind in header["policies"])
+    assert check_records(task.game, task.players, lineup, suite.seed("reference"), records, header["policies"]) == []
+    other = {kind: "0" * 64 for kind in header["policies"]}
+    found = check_records(task.game, task.players, lineup, suite.seed("reference"), records, other)
+    assert len(found) == 2 and all("are not the schedule's" in text for text in found)
