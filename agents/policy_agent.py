@@ -26,6 +26,7 @@ from city_envs.core.infoset import InfoSet
 # the training package sits next to this one, in the repository (agents/, training/) and installed alike
 BASELINES_DIR = Path(__file__).resolve().parent.parent / "training" / "baselines"
 STORE = "policies"  # the policy store, a folder of the baselines' one: every committed policy file, by SHA-256
+LINEAGE = "lineage"  # the records and configs of the policies the baselines continued, beside the store
 POLICY_CACHE_SIZE = 16  # loaded policies kept per process (a pool holds at most a few snapshots)
 _POLICIES: OrderedDict[tuple[str, float, bool], object] = OrderedDict()
 
@@ -35,6 +36,22 @@ def stored_policy(sha256: object) -> Path:
     if not isinstance(sha256, str) or len(sha256) != 64 or not all(c in "0123456789abcdef" for c in sha256):
         raise ValueError(f"{sha256!r} is not a SHA-256 (64 lower-case hex digits)")
     return BASELINES_DIR / STORE / f"{sha256}{SUFFIX}"
+
+
+def stored_record(path: Path) -> Path | None:
+    """The record (without its `.json` suffix) that names the policy file `path` when it lies in a
+    policy store: a baseline's or a continued policy's, whose `policy` is the file's name, in the
+    folder above the store; None for any other file."""
+    if path.parent.name != STORE:
+        return None
+    home = path.parent.parent
+    for record in (*sorted(home.glob("*.json")), *sorted(home.glob(f"{LINEAGE}/*.json"))):
+        try:
+            if json.loads(record.read_text()).get("policy") == path.stem:
+                return record.with_suffix("")
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def baseline_stem(game_name: str, num_players: int) -> Path:

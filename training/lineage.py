@@ -19,12 +19,10 @@ from pathlib import Path
 
 import tomli_w
 
-from city_envs.agents.policy_agent import STORE
+from city_envs.agents.policy_agent import LINEAGE, STORE, stored_record
 from city_envs.agents.policy_file import SUFFIX, check_tensor_index, read_metadata
 from city_envs.core.settings import read_json, read_toml
 from city_envs.training.evaluation import read_curve
-
-LINEAGE = "lineage"
 
 
 def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tuple[str, ...] = ()) -> str:
@@ -45,7 +43,7 @@ def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tupl
         shutil.copyfile(init, policy)
     folder = baselines / LINEAGE
     folder.mkdir(parents=True, exist_ok=True)
-    published = _published_stem(init, digest)
+    published = stored_record(init)
     config = _parent_config(init, published)
     if config is not None and not (folder / f"{stem}.toml").is_file():
         (folder / f"{stem}.toml").write_text(tomli_w.dumps(_relocated(config, folder, task, (*_chain, stem))))
@@ -56,20 +54,6 @@ def keep_parent(init: str | Path, baselines: str | Path, task: str, _chain: tupl
         elif (init.parent / "evaluation.json").is_file():  # a run folder's model: how the run made it
             record.write_text(json.dumps({"policy": digest, **run_record(init.parent)}, indent=2) + "\n")
     return policy.relative_to(baselines).as_posix()
-
-
-def _published_stem(init: Path, digest: str) -> Path | None:
-    """The record (without its suffix) that names `init` when it is a policy of a baselines folder: a
-    baseline's or a kept parent's, whose `policy` is `digest`, in the folder above the store."""
-    if init.parent.name != STORE:
-        return None
-    for record in (*sorted(init.parent.parent.glob("*.json")), *sorted(init.parent.parent.glob(f"{LINEAGE}/*.json"))):
-        try:
-            if json.loads(record.read_text()).get("policy") == digest:
-                return record.with_suffix("")
-        except (OSError, ValueError, AttributeError):
-            continue
-    return None
 
 
 def check_policy_file(init: Path) -> None:

@@ -11,7 +11,14 @@ import pytest
 
 from city_envs import GAMES
 from city_envs.agents import policy_agent
-from city_envs.agents.policy_agent import BASELINES_DIR, STORE, baseline_path, baseline_stem, stored_policy
+from city_envs.agents.policy_agent import (
+    BASELINES_DIR,
+    STORE,
+    baseline_path,
+    baseline_stem,
+    stored_policy,
+    stored_record,
+)
 from city_envs.evaluation.suite import SUITES_DIR, load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,6 +44,7 @@ def test_the_records_and_the_suites_name_policies_of_the_store():
         for players in (2, 4):
             record = json.loads(baseline_stem(game, players).with_suffix(".json").read_text())
             assert baseline_path(game, players) == stored_policy(record["policy"])
+            assert stored_record(baseline_path(game, players)) == baseline_stem(game, players)  # its config beside
 
 
 @pytest.mark.parametrize("text", ["", "84123219", "../" + "0" * 61, "A" * 64, 7])
