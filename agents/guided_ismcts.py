@@ -24,7 +24,8 @@ plus, with `reward = "score"` or `"lead"`, `score_scale` times the change of the
 come. The search adds the margin already earned to every leaf value (and to `returns()` at the end),
 so that a leaf's value is the whole return the network was trained to maximize. The reward settings
 are read from the run's config next to the file (`<name>.toml`, or `config.toml` in its folder, as
-training and the baselines write them); without one the reward is `win` (no margin).
+training writes them; for a committed policy, the config beside the record that names it in the policy
+store); without one the reward is `win` (no margin).
 
 The final move is the most visited root move (`temperature=0`; ties: the larger prior, then the lower
 id), or one drawn with probability proportional to visits^(1/temperature). The agent's generator makes
@@ -43,6 +44,7 @@ from typing import NamedTuple
 import numpy as np
 
 from city_envs.agents.base import make_rng
+from city_envs.agents.policy_agent import stored_record
 from city_envs.agents.policy_file import PolicyFileError, critic_observation, load_policy_file, read_metadata
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
@@ -89,9 +91,11 @@ class Moves:
 
 
 def reward_settings(path: Path) -> tuple[str, float]:
-    """(reward kind, score_scale) of the run that trained `path`, from its config beside it; `win` without one."""
-    for config in (path.with_suffix(".toml"), path.parent / "config.toml"):
-        if config.is_file():
+    """(reward kind, score_scale) of the run that trained `path`, from its config beside it (or, for a
+    file of the policy store, beside the record that names it); `win` without one."""
+    record = stored_record(path)
+    for config in (path.with_suffix(".toml"), path.parent / "config.toml", record and record.with_suffix(".toml")):
+        if config is not None and config.is_file():
             try:
                 table = read_toml(config)
             except (OSError, ValueError) as error:

@@ -1,15 +1,19 @@
 """A trained policy playing one seat through the information-set handle.
 
 `ppo:PATH` loads a policy file (`*.safetensors`, see `agents/policy_file.py`: data only, nothing
-runs on load); `ppo` alone loads the committed baseline `training/baselines/<game>_<players>p.safetensors`
-for the match's player count. SB3's pickled `.zip` files load only with `trust_pickle=True`
-(`ppo:PATH.zip:trust_pickle`), since opening one can run code. The policy picks the most likely
+runs on load); `ppo` alone loads the committed baseline for the match's player count: the policy whose
+SHA-256 its record `training/baselines/<game>_<players>p.json` names, in the policy store
+`training/baselines/policies/<sha256>.safetensors` (each policy stored once, there, by its content:
+the baselines, the policies they continued and the benchmark suites' references). SB3's pickled
+`.zip` files load only with `trust_pickle=True` (`ppo:PATH.zip:trust_pickle`), since opening one can
+run code. The policy picks the most likely
 legal action (greedy), or samples from its masked distribution with the agent's own seeded numpy
 generator when `greedy=False`, so play is reproducible either way.
 """
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from pathlib import Path
 
@@ -21,12 +25,50 @@ from city_envs.core.infoset import InfoSet
 
 # the training package sits next to this one, in the repository (agents/, training/) and installed alike
 BASELINES_DIR = Path(__file__).resolve().parent.parent / "training" / "baselines"
+STORE = "policies"  # the policy store, a folder of the baselines' one: every committed policy file, by SHA-256
+LINEAGE = "lineage"  # the records and configs of the policies the baselines continued, beside the store
 POLICY_CACHE_SIZE = 16  # loaded policies kept per process (a pool holds at most a few snapshots)
 _POLICIES: OrderedDict[tuple[str, float, bool], object] = OrderedDict()
 
 
+def stored_policy(sha256: object) -> Path:
+    """The policy store's file of content `sha256` (64 hex digits; one ValueError otherwise)."""
+    if not isinstance(sha256, str) or len(sha256) != 64 or not all(c in "0123456789abcdef" for c in sha256):
+        raise ValueError(f"{sha256!r} is not a SHA-256 (64 lower-case hex digits)")
+    return BASELINES_DIR / STORE / f"{sha256}{SUFFIX}"
+
+
+def stored_record(path: Path) -> Path | None:
+    """The record (without its `.json` suffix) that names the policy file `path` when it lies in a
+    policy store: a baseline's or a continued policy's, whose `policy` is the file's name, in the
+    folder above the store; None for any other file."""
+    if path.parent.name != STORE:
+        return None
+    home = path.parent.parent
+    for record in (*sorted(home.glob("*.json")), *sorted(home.glob(f"{LINEAGE}/*.json"))):
+        try:
+            if json.loads(record.read_text()).get("policy") == path.stem:
+                return record.with_suffix("")
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
+
+
+def baseline_stem(game_name: str, num_players: int) -> Path:
+    """The committed baseline's files without their suffix: its record (`.json`), config (`.toml`)
+    and learning curve (`_curve.png`)."""
+    return BASELINES_DIR / f"{game_name}_{num_players}p"
+
+
 def baseline_path(game_name: str, num_players: int) -> Path:
-    return BASELINES_DIR / f"{game_name}_{num_players}p{SUFFIX}"
+    """The committed baseline's policy file: the store's file of the SHA-256 its record names (where
+    no baseline is committed, a path that is no file, so that loading it says which is missing)."""
+    record = baseline_stem(game_name, num_players).with_suffix(".json")
+    try:
+        sha256 = json.loads(record.read_text())["policy"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return baseline_stem(game_name, num_players).with_suffix(SUFFIX)
+    return stored_policy(sha256)
 
 
 def load_policy(path: str | Path, trust_pickle: bool = False):

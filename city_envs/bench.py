@@ -24,7 +24,7 @@ import numpy as np
 
 from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
-from city_envs.core.markdown import replace_between
+from city_envs.core.markdown import write_sections
 from city_envs.core.native import native_class
 from city_envs.core.registry import GAMES, game_class, make_env
 
@@ -494,22 +494,21 @@ def text_table(rows: list[dict]) -> str:
     )
 
 
-DOC_BEGIN = "<!-- begin: written by `city-envs bench --all --docs` from its JSON; do not edit -->"
-DOC_END = "<!-- end: written by `city-envs bench --all --docs` -->"
+SECTION = "speed"  # docs/speed.md's <!-- tables:speed --> section
 
 
 def doc_section(result: dict) -> str:
-    """The generated part of docs/speed.md, made from `run_all`'s JSON alone."""
+    """The generated section of docs/speed.md, made from `run_all`'s JSON alone."""
     return (
-        f"{DOC_BEGIN}\n{markdown_table(result['rows'])}\n\n"
+        f"{markdown_table(result['rows'])}\n\n"
         f"Each measurement ran about {result['seconds']:g} s (seed {result['seed']}); the raw figures are in "
-        f"[speed.json](speed.json).\n{DOC_END}"
+        f"[speed.json](speed.json)."
     )
 
 
 def write_doc(path: str | Path, result: dict) -> None:
-    """Replace the generated section of the Markdown file at `path` (between its markers) by `doc_section`."""
-    replace_between(path, DOC_BEGIN, DOC_END, doc_section(result))
+    """Fill the `speed` section of the Markdown file at `path` with `doc_section` (one ValueError if it has none)."""
+    write_sections(path, {SECTION: doc_section(result)}, (SECTION,), placeholder=None)
 
 
 def write_json(path: str | Path, result: dict) -> None:

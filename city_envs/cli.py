@@ -298,7 +298,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     """Retrain a committed baseline from its own config (resuming a stopped run) and publish it, or measure
     its reference, or only write the baseline tables from the committed JSON; the first two rewrite the
     tables of the README and docs/training.md after."""
-    from city_envs.agents.policy_agent import baseline_path
+    from city_envs.agents.policy_agent import baseline_path, baseline_stem
     from city_envs.training.baseline_tables import PAGES, measure_reference, reference_path, write_baseline_tables
 
     if args.tables is not None:
@@ -327,7 +327,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
             out = Path(args.from_run)
             check_finished_run(out, args.game_name, args.players)
         else:
-            config_path = baseline_path(args.game_name, args.players).with_suffix(".toml")
+            config_path = baseline_stem(args.game_name, args.players).with_suffix(".toml")
             if not config_path.is_file():
                 raise ValueError(f"no baseline config {config_path} for {args.game_name} with {args.players} players")
             out = Path(args.out or f"runs/baseline_{args.game_name}_{args.players}p")
@@ -381,7 +381,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_benchmark_agent(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.benchmark import SALT_FILE, format_agent_results, read_salt, run_agent_benchmark
+    from city_envs.evaluation.benchmark import run_agent_benchmark
+    from city_envs.evaluation.benchmark_report import format_agent_results
+    from city_envs.evaluation.results import SALT_FILE
+    from city_envs.evaluation.salt import read_salt
     from city_envs.evaluation.suite import load_suite
 
     suite = load_suite(args.suite)
@@ -431,8 +434,9 @@ def cmd_benchmark_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_benchmark_verify(args: argparse.Namespace) -> int:
-    from city_envs.evaluation.benchmark import BenchmarkError, load_results, read_salt
     from city_envs.evaluation.fresh import fresh_check, fresh_suite
+    from city_envs.evaluation.results import BenchmarkError, load_results
+    from city_envs.evaluation.salt import read_salt
     from city_envs.evaluation.verify import engine_notes, format_verdict, verify_result
 
     salt = None if args.salt_file is None else read_salt(args.salt_file)
@@ -819,7 +823,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-run",
         metavar="RUN",
         help="train nothing: publish this finished run of the game and player count (its config becomes the "
-        "committed one; a policy it continued is kept in training/baselines/lineage/)",
+        "committed one; a policy it continued is kept in training/baselines/policies/, its record in lineage/)",
     )
     baseline.add_argument(
         "--tables",

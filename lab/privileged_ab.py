@@ -42,10 +42,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from city_envs.agents.policy_agent import BASELINES_DIR
+from city_envs.agents.policy_agent import BASELINES_DIR, STORE
 from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.registry import GAMES
-from city_envs.core.settings import read_document, read_measurement
+from city_envs.core.settings import read_document, read_json, read_measurement
 from city_envs.training.lineage import lineage_chain
 
 BASELINES = BASELINES_DIR
@@ -100,7 +100,7 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_j
     if not recipe.is_file():
         raise ValueError(f"no committed recipe {recipe} for task {task}")
     if start == "warm":  # a baseline that continued earlier policies: the warm start is its first one's
-        recipe = lineage_chain(BASELINES / f"{task}.safetensors")[0].with_suffix(".toml")
+        recipe = lineage_chain(BASELINES / task)[0].with_suffix(".toml")
     folder = out / task
     common = ["--config", str(recipe), f"--seed={seed}", "--quiet"]
     steps = []
@@ -111,7 +111,7 @@ def plan(out: Path, task: str, timesteps: int, start: str, seed: int = 0, eval_j
         steps.append(Step(f"{task} warm start", warm, args))
         init = warm / "model.safetensors"
     elif start == "baseline":
-        init = BASELINES / f"{task}.safetensors"
+        init = BASELINES / STORE / f"{read_json(BASELINES / f'{task}.json')['policy']}.safetensors"
     else:
         raise ValueError(f"start must be 'warm' or 'baseline', not {start!r}")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from city_envs.agents.policy_agent import baseline_path
+from city_envs.agents.policy_agent import baseline_stem
 from city_envs.core.markdown import MARKER
 from city_envs.training.baseline_tables import reference_path
 
@@ -38,7 +38,7 @@ class Claim:
     def source(self) -> Path:
         if self.reference:
             return reference_path(self.game, self.players)
-        return baseline_path(self.game, self.players).with_suffix(".json")
+        return baseline_stem(self.game, self.players).with_suffix(".json")
 
 
 TRAINING = "docs/training.md"

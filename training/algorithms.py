@@ -31,15 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from city_envs.evaluation.benchmark import (
-    BenchmarkError,
-    check_agent,
-    evaluate_task,
-    open_run,
-    package_versions,
-    task_score,
-)
+from city_envs.evaluation.benchmark import check_agent, evaluate_task, open_run
 from city_envs.evaluation.plots import plot_profiles
+from city_envs.evaluation.provenance import package_versions
+from city_envs.evaluation.results import BenchmarkError
+from city_envs.evaluation.scoring import task_score
 from city_envs.evaluation.statistics import (
     BOOTSTRAP_REPS,
     BOOTSTRAP_SEED,

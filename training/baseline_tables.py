@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from city_envs.agents.policy_agent import baseline_path
+from city_envs.agents.policy_agent import baseline_stem
 from city_envs.core.markdown import section_names, write_sections
 from city_envs.core.registry import GAMES
 from city_envs.core.settings import read_document, read_toml
@@ -34,7 +34,7 @@ PAGES = (README, TRAINING_DOC)
 
 
 def reference_path(game: str, players: int) -> Path:
-    return baseline_path(game, players).with_name(f"{game}_{players}p_reference.json")
+    return baseline_stem(game, players).with_name(f"{game}_{players}p_reference.json")
 
 
 def measure_reference(game: str, players: int, games: int = 400, seed: int = 1000, jobs: int = 1) -> dict:
@@ -87,9 +87,9 @@ def _name(game: str) -> str:
 
 
 def baseline_table(players: int) -> str:
-    records = [json.loads(baseline_path(game, players).with_suffix(".json").read_text()) for game in GAMES]
+    records = [json.loads(baseline_stem(game, players).with_suffix(".json").read_text()) for game in GAMES]
     references = [json.loads(reference_path(game, players).read_text())["evaluation"]["random"] for game in GAMES]
-    configs = [read_toml(baseline_path(game, players).with_suffix(".toml")) for game in GAMES]
+    configs = [read_toml(baseline_stem(game, players).with_suffix(".toml")) for game in GAMES]
     games = records[0]["evaluation"]["random"]["games"]
     rows = {
         "policy vs random": [_rate(r["evaluation"]["random"], games) for r in records],
@@ -148,13 +148,14 @@ def runs_table() -> str:
     ]
     for players in PLAYER_COUNTS:
         for game in GAMES:
-            chain = lineage_chain(baseline_path(game, players))
+            chain = lineage_chain(baseline_stem(game, players))
             lines += [_run_row(game, players, path, continued=path != chain[-1]) for path in chain]
     return "\n".join(lines)
 
 
 def _run_row(game: str, players: int, path: Path, continued: bool) -> str:
-    """One run's row; `continued`: an earlier policy of the baseline, the start of the next row."""
+    """One run's row from its record and config (`path` without their suffix); `continued`: an earlier
+    policy of the baseline, the start of the next row."""
     record, config = json.loads(path.with_suffix(".json").read_text()), read_toml(path.with_suffix(".toml"))
     training = record["training"]
     ppo = "—"

@@ -30,6 +30,7 @@ resumed after a crash ends with the same parameters as an uninterrupted one (one
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -568,7 +569,7 @@ def run_config(run: Path) -> TrainConfig:
     """A run folder's config.toml, loaded only when the file decides no code: its teacher is a built-in
     agent (never a module of the user's, `module:Class`, nor a pickle, `:trust_pickle`), and its
     `init_from` lies in the run folder or the committed baselines' folder."""
-    from city_envs.agents.policy_agent import baseline_path
+    from city_envs.agents.policy_agent import BASELINES_DIR
 
     path = run / "config.toml"
     values = read_toml(path)
@@ -584,7 +585,7 @@ def run_config(run: Path) -> TrainConfig:
                 f"{run} continued {config.init_from}, which is gone: publishing keeps the policy a run continued"
             )
         start = Path(config.init_from).resolve()
-        places = (run.resolve(), baseline_path(config.game, config.players).parent.resolve())
+        places = (run.resolve(), BASELINES_DIR.resolve())
         if not any(start.is_relative_to(place) for place in places):
             raise ValueError(
                 f"{path}: init_from = {config.init_from!r} lies outside the run folder and the baselines' folder; "
@@ -595,12 +596,14 @@ def run_config(run: Path) -> TrainConfig:
 
 
 def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: int = 1) -> dict:
-    """Copy a finished run's policy and config to `training/baselines/<game>_<n>p.*`, with a `games`-game
-    seat-rotated evaluation against random and the heuristic on `seed` (one training never used: runs
-    evaluate on seeds `seed + 1` and `seed + 2` of their config, 0-100 in the committed ones). A run that
-    continued a policy (`init_from`) keeps it in `training/baselines/lineage/` (`training/lineage.py`).
-    All or nothing: every file is written into a temporary folder beside the baselines, then moved."""
-    from city_envs.agents.policy_agent import baseline_path
+    """Copy a finished run's policy into the policy store (`training/baselines/policies/<sha256>.safetensors`)
+    and its config, curve and record to `training/baselines/<game>_<n>p.*`, the record naming the
+    policy's SHA-256, with a `games`-game seat-rotated evaluation against random and the heuristic on
+    `seed` (one training never used: runs evaluate on seeds `seed + 1` and `seed + 2` of their config,
+    0-100 in the committed ones). A run that continued a policy (`init_from`) keeps it
+    (`training/lineage.py`). All or nothing: every file is written into a temporary folder beside the
+    baselines, then moved, the record last."""
+    from city_envs.agents.policy_agent import STORE, baseline_stem
 
     run = Path(run)
     config = run_config(run)
@@ -612,29 +615,32 @@ def publish_baseline(run: str | Path, games: int = 400, seed: int = 1000, jobs: 
     failed = {opponent: r["failures"] for opponent, r in evaluation.items() if r["failures"]}
     if failed:  # e.g. worker processes that could not start: a baseline is never published on lost matches
         raise RuntimeError(f"failed evaluation matches {failed} (see `city-envs evaluate`): nothing published")
-    target = baseline_path(config.game, config.players)
+    target = baseline_stem(config.game, config.players)
     target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256((run / "model.safetensors").read_bytes()).hexdigest()
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".publishing-") as folder:
         staged = Path(folder)
-        if config.init_from:  # kept before the target is overwritten: it may be the policy the run continued
-            config.init_from = keep_parent(config.init_from, staged, target.stem)
-        shutil.copyfile(run / "model.safetensors", staged / target.name)
-        (staged / target.with_suffix(".toml").name).write_text(config_to_toml(config))
+        if config.init_from:  # kept before the record is replaced: it may be the policy the run continued
+            config.init_from = keep_parent(config.init_from, staged, target.name)
+        (staged / STORE).mkdir(exist_ok=True)
+        shutil.copyfile(run / "model.safetensors", staged / STORE / f"{digest}.safetensors")
+        (staged / f"{target.name}.toml").write_text(config_to_toml(config))
         if curve is not None:
-            shutil.copyfile(curve, staged / (target.stem + "_curve.png"))
+            shutil.copyfile(curve, staged / f"{target.name}_curve.png")
         record = {
             "game": config.game,
             "players": config.players,
             "eval_seed": seed,
             "agent": "ppo",
+            "policy": digest,
             "training": made["training"],
             "init_from": config.init_from,
             "selected": made["selected"],
             "curve": made["curve"],
             "evaluation": evaluation,
         }
-        (staged / target.with_suffix(".json").name).write_text(json.dumps(record, indent=2) + "\n")
-        for file in sorted(staged.rglob("*"), key=lambda p: p.name == target.name):  # the policy last
+        (staged / f"{target.name}.json").write_text(json.dumps(record, indent=2) + "\n")
+        for file in sorted(staged.rglob("*"), key=lambda p: p.name == f"{target.name}.json"):  # the record last
             if file.is_file():
                 destination = target.parent / file.relative_to(staged)
                 destination.parent.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,9 @@ import gymnasium as gym
 import numpy as np
 
 from city_envs.agents.policy_file import build_policy, save_policy
-from city_envs.core.markdown import parts_around, replace_between
+from city_envs.core.markdown import section_names, write_sections
 from city_envs.core.registry import GAMES, game_class, make_game
+from city_envs.core.settings import read_document
 from city_envs.training.pool import OpponentPool
 from city_envs.training.split_env import SplitVecEnv
 from city_envs.training.vec_env import SelfPlayVecEnv
@@ -273,26 +274,22 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def doc_markers(source: str | Path) -> tuple[str, str]:
-    """The lines around the generated table of the JSON `source` in a Markdown file, keyed by its file
-    name, so a page holds one table per JSON (docs/training.md: throughput_2p.json, throughput_4p.json)."""
+def section_name(source: str | Path) -> str:
+    """The name of the generated section of the JSON `source`'s table, made from its file name, so a page
+    holds one table per JSON (docs/training.md: throughput-2p and throughput-4p)."""
+    return Path(source).stem.replace("_", "-")
+
+
+def doc_section(rows: list[dict], source: str | Path) -> str:
+    """The generated section of a Markdown file: the table of `rows` and where its JSON is."""
     name = Path(source).name
-    return (
-        f"<!-- begin: written by `python -m city_envs.training.throughput ... --doc` from {name}; do not edit -->",
-        f"<!-- end: written by `python -m city_envs.training.throughput ... --doc` from {name} -->",
-    )
+    return f"{table(rows)}\n\nThe raw figures are in [{name}]({name})."
 
 
-def doc_section(rows: list[dict], source: str) -> str:
-    """The generated part of a Markdown file: the table of `rows` and where its JSON is."""
-    begin, end = doc_markers(source)
-    name = Path(source).name
-    return f"{begin}\n{table(rows)}\n\nThe raw figures are in [{name}]({name}).\n{end}"
-
-
-def write_doc(path: str | Path, rows: list[dict], source: str) -> None:
-    """Replace the generated section of `source`'s table in the Markdown file at `path` by `doc_section`."""
-    replace_between(path, *doc_markers(source), doc_section(rows, source))
+def write_doc(path: str | Path, rows: list[dict], source: str | Path) -> None:
+    """Fill the section of `source`'s table in the Markdown file at `path` (one ValueError if it has none)."""
+    name = section_name(source)
+    write_sections(path, {name: doc_section(rows, source)}, (name,), placeholder=None)
 
 
 def _split_rows(games: list[str], players: int, steps: int) -> list[dict]:
@@ -374,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--doc needs --out: the table links the JSON it is made from")
     if args.doc:  # refused before the measurements, not after
         try:
-            parts_around(args.doc, *doc_markers(args.out))
+            if section_name(args.out) not in section_names(read_document(args.doc)):
+                raise ValueError(f"{args.doc} has no <!-- tables:{section_name(args.out)} --> section to fill")
         except (OSError, ValueError) as error:
             parser.error(f"--doc {args.doc}: {error}")
     games = args.games.split(",")

@@ -1,9 +1,9 @@
 """Generated sections of Markdown pages: a command writes its figures between two markers from the JSON it
 measured, so no figure there is typed by hand, and a test compares the page with what the command writes.
 
-Two kinds of markers: named sections `<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` (`fill`,
-`write_sections`), several per page, and one section between a command's own begin and end lines
-(`replace_between`).
+One marker style: named sections `<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` (`fill`,
+`write_sections`), several per page; `lab/sections.py` writes (or checks) every one of the repository's
+pages from its committed JSON.
 """
 
 from __future__ import annotations
@@ -70,22 +70,6 @@ def write_sections(
         raise ValueError(f"{path} has no <!-- tables:NAME --> sections to fill")
     path.write_text(fill(text, tables, placeholder))
     return names if placeholder is not None else [name for name in names if name in tables]
-
-
-def parts_around(path: str | Path, begin: str, end: str) -> tuple[str, str]:
-    """The page's text before `begin` and after `end` (one ValueError if it lacks either)."""
-    text = read_document(path)
-    head, found_begin, rest = text.partition(begin)
-    _, found_end, tail = rest.partition(end)
-    if not found_begin or not found_end:
-        raise ValueError(f"{path} has no generated section (lines {begin!r} ... {end!r})")
-    return head, tail
-
-
-def replace_between(path: str | Path, begin: str, end: str, section: str) -> None:
-    """Replace the page's text from `begin` to `end` by `section` (which starts and ends with them)."""
-    head, tail = parts_around(path, begin, end)
-    Path(path).write_text(head + section + tail)
 
 
 def link_from(page: str | Path, target: str | Path) -> str:

@@ -18,6 +18,7 @@ from typing import Annotated, Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
+from city_envs.agents.policy_agent import BASELINES_DIR
 from city_envs.agents.spec import AgentSpec
 from city_envs.core.progress import stage
 from city_envs.core.settings import loads_json
@@ -27,11 +28,16 @@ from city_envs.evaluation.workers import Runner, check_lineup, run_matches
 
 def portable_path(path: str | Path) -> str:
     """`path` as a log or result records it, never as a machine's absolute path: a file of the package
-    (a suite's reference policy) as `city_envs/...`, the same from a checkout or an install; else
-    relative to where the run started when it lies below it; else its file name alone."""
+    (a committed policy, such as a suite's reference) as `city_envs/...`, the same from a checkout or
+    an install; else relative to where the run started when it lies below it; else its file name alone."""
     path = Path(path).resolve()
     package = Path(__file__).resolve().parents[1]
-    for root, prefix in ((package, "city_envs/"), (Path.cwd().resolve(), "")):
+    roots = (
+        (BASELINES_DIR.resolve(), "city_envs/training/baselines/"),
+        (package, "city_envs/"),
+        (Path.cwd().resolve(), ""),
+    )
+    for root, prefix in roots:
         if path.is_relative_to(root):
             return prefix + path.relative_to(root).as_posix()
     return path.name

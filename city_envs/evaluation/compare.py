@@ -9,8 +9,9 @@ from pathlib import Path
 
 from city_envs.core.markdown import cell
 from city_envs.core.progress import stage
-from city_envs.evaluation.benchmark import BenchmarkError, score_array
 from city_envs.evaluation.plots import plot_profiles, plot_tasks
+from city_envs.evaluation.results import BenchmarkError
+from city_envs.evaluation.scoring import score_array
 from city_envs.evaluation.statistics import (
     BOOTSTRAP_REPS,
     maximal_lottery_tiers,

@@ -22,14 +22,10 @@ from statistics import NormalDist
 
 import numpy as np
 
-from city_envs.evaluation.benchmark import (
-    BenchmarkError,
-    agent_files,
-    check_agent,
-    evaluate_task,
-    normalised,
-    task_score,
-)
+from city_envs.evaluation.benchmark import check_agent, evaluate_task
+from city_envs.evaluation.provenance import agent_files
+from city_envs.evaluation.results import BenchmarkError
+from city_envs.evaluation.scoring import normalised, task_score
 from city_envs.evaluation.suite import Suite, SuiteError, load_suite
 from city_envs.evaluation.workers import Runner
 

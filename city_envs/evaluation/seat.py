@@ -27,6 +27,7 @@ import numpy as np
 
 from city_envs.core.game import SERIAL_FORMAT, Game
 from city_envs.core.infoset import InfoSet
+from city_envs.evaluation.child import die_with_parent, one_thread
 
 
 class SeatProcessError(RuntimeError):
@@ -177,11 +178,9 @@ def _answer(message: dict, state: dict) -> dict:
 
 def main(argv: list[str]) -> None:
     """Serve the referee's messages on the inherited socket until it closes."""
-    from city_envs.evaluation.workers import _die_with_parent, _one_thread
-
     fd, parent = int(argv[0]), int(argv[1])
-    _die_with_parent(parent)
-    _one_thread()
+    die_with_parent(parent)
+    one_thread()
     conn = Connection(fd)
     state: dict[str, Any] = {}
     while True:

@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from city_envs.agents.policy_agent import stored_policy
 from city_envs.core.aec import ENV_VERSION
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import read_toml
@@ -38,10 +39,9 @@ class Lineup(BaseModel):
 
 
 class Reference(BaseModel):
-    """A frozen policy file beside the suite file, and the SHA-256 it must have."""
+    """A frozen policy, by its SHA-256: the policy store's file of that content."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    file: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
@@ -158,13 +158,13 @@ class Suite(BaseModel):
     def reference_path(self, task: Task) -> Path:
         """The task's frozen reference policy, checked against its SHA-256."""
         reference = self.spec.references[task.name]
-        path = (SUITES_DIR / reference.file).resolve()
-        if SUITES_DIR.resolve() not in path.parents or not path.is_file():
-            raise SuiteError(f"suite {self.version}: the reference policy of {task.name} ({reference.file}) is missing")
+        path = stored_policy(reference.sha256)
+        if not path.is_file():
+            raise SuiteError(f"suite {self.version}: the reference policy of {task.name} ({path.name}) is missing")
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         if digest != reference.sha256:
             raise SuiteError(
-                f"suite {self.version}: {reference.file} has SHA-256 {digest}, not the frozen {reference.sha256}"
+                f"suite {self.version}: {path.name} has SHA-256 {digest}, not the frozen {reference.sha256}"
             )
         return path
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from city_envs.core.markdown import cell, code_cell, section_names, write_sections
 from city_envs.core.settings import read_document, read_json
-from city_envs.evaluation.benchmark import BenchmarkError, load_results
+from city_envs.evaluation.results import BenchmarkError, load_results
 from city_envs.evaluation.verify import require_verified
 
 

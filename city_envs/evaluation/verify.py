@@ -23,25 +23,21 @@ from city_envs.core.game import Game
 from city_envs.core.progress import Stage, stage
 from city_envs.core.registry import make_game
 from city_envs.core.settings import loads_json
-from city_envs.evaluation.arena import _same_run, run_settings
-from city_envs.evaluation.benchmark import (
+from city_envs.evaluation.arena import _policy_identity, _same_run, policy_digests, run_settings
+from city_envs.evaluation.provenance import engine_provenance
+from city_envs.evaluation.results import (
     RESULTS,
     RUNS,
     SALT_FILE,
     BenchmarkError,
-    add_aggregate,
-    candidate_matches,
-    engine_provenance,
-    lineup_seed,
-    lineup_summary,
     load_results,
     log_bytes,
     log_files,
     logs_digest,
-    read_salt,
-    salt_digest,
 )
+from city_envs.evaluation.salt import lineup_seed, read_salt, salt_digest
 from city_envs.evaluation.scheduling import match_seeds, schedule
+from city_envs.evaluation.scoring import add_aggregate, candidate_matches, lineup_summary
 from city_envs.evaluation.suite import Suite, SuiteError, load_suite, parse_task
 
 SHOWN = 20  # differences printed in full; the rest are counted
@@ -120,18 +116,27 @@ def read_log(path: Path, complete: bool = True) -> tuple[Any, list[dict]]:
     return rows[0]["run"], records
 
 
-def _seats(kinds) -> list | None:
-    """Seat specs with a policy file named by its file name alone: the suite's frozen policies (checked
-    by SHA-256 when the suite loads) lie in another folder on every machine."""
-    if not isinstance(kinds, list):
+def _seats(kinds: object, digests: dict, game_name: str, num_players: int) -> list | None:
+    """Seat specs with each policy named by its content (`AgentSpec.identity`), its SHA-256 from
+    `digests` (by kind: a log header's `policies`) or read from its file: the suite's frozen policies
+    lie in another folder on every machine, and a log names them as its run found them."""
+    if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         return None
-    return [k.rsplit("/", 1)[-1] if isinstance(k, str) and k.startswith("ppo:") else k for k in kinds]
+    return [_policy_identity(k, digests, game_name, num_players) for k in kinds]
 
 
 def check_records(
-    game_name: str, num_players: int, lineup: Sequence[str], seed: int, records: Sequence[dict]
+    game_name: str,
+    num_players: int,
+    lineup: Sequence[str],
+    seed: int,
+    records: Sequence[dict],
+    digests: object = None,
 ) -> list[str]:
-    """The differences between `records` (of a benchmark line-up: the candidate first) and their replays."""
+    """The differences between `records` (of a benchmark line-up: the candidate first) and their replays;
+    `digests`: the policies' SHA-256 by kind as the log's header recorded them."""
+    recorded = digests if isinstance(digests, dict) else {}
+    expected = policy_digests(list(lineup), game_name, num_players)
     differences = []
     for record in records:
         match = record["match"]
@@ -139,7 +144,8 @@ def check_records(
         if record.get("seed") != match_seeds(seed, match, num_players)[0]:
             differences.append(f"{where}: seed {record.get('seed')!r} is not the suite's")
             continue
-        if _seats(record.get("kinds")) != _seats(schedule(lineup, num_players, match)):
+        theirs = _seats(record.get("kinds"), recorded, game_name, num_players)
+        if theirs != _seats(schedule(lineup, num_players, match), expected, game_name, num_players):
             differences.append(f"{where}: seats {record.get('kinds')!r} are not the schedule's")
             continue
         try:
@@ -249,7 +255,8 @@ def _replay_tasks(
                 )
                 continue
             records = sorted(records, key=lambda r: r["match"])
-            differences += [f"{where}, {text}" for text in check_records(task.game, task.players, kinds, seed, records)]
+            found = check_records(task.game, task.players, kinds, seed, records, header.get("policies"))
+            differences += [f"{where}, {text}" for text in found]
             played += len(records)
             figures = candidate_matches(records, task.players)
             replayed["tasks"][task.name]["lineups"][lineup].update(

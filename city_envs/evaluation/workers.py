@@ -10,7 +10,6 @@ import multiprocessing as mp
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import numpy as np
 from city_envs import make_game
 from city_envs.agents.registry import make_agent
 from city_envs.core.infoset import InfoSet
+from city_envs.evaluation.child import die_with_parent, one_thread
 from city_envs.evaluation.scheduling import match_seeds, schedule
 from city_envs.evaluation.seat import IsolatedAgent, SeatProcess
 
@@ -272,49 +272,11 @@ def check_timeout(match_timeout: float | None) -> None:
 
 
 # ----- worker processes ---------------------------------------------------------------------------
-def _die_with_parent(parent: int) -> None:
-    """Make this worker end when the process that started it ends, even by SIGKILL: the kernel's
-    parent-death signal on Linux, and a watchdog thread that polls the parent's id elsewhere."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (a fork server's child: when it ends)
-
-    def alive() -> bool:  # a forked worker's parent is the caller; a fork server's child asks after it by id
-        if os.getppid() == parent:
-            return True
-        try:
-            os.kill(parent, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-    if not alive():  # the caller died before the signal was armed
-        os._exit(1)
-
-    def watch() -> None:
-        while alive():
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _one_thread() -> None:
-    """One torch thread in this worker: the run's workers already fill the cores, and the policies are
-    small networks whose operations gain nothing from a thread pool (more threads only contend)."""
-    os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when this worker first imports it
-    if "torch" in sys.modules:  # imported already: by a fork server's preload, or by a forked caller
-        sys.modules["torch"].set_num_threads(1)
-
-
 def _worker_main(conn: Connection, seat: Any, parent: int) -> None:
     """Play the jobs that come down `conn` until told to stop (None), sending back each record."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C; a KeyboardInterrupt here is an agent's
-    _die_with_parent(parent)
-    _one_thread()
+    die_with_parent(parent)
+    one_thread()
 
     def on_turn(who: int) -> None:
         seat.value = who

@@ -269,7 +269,7 @@ def class_from_run(w: Worker) -> None:
 
     baselines = w.tmp / "baselines"
     shutil.copytree(ROOT / "training" / "baselines", baselines, ignore=shutil.ignore_patterns("*_curve.png"))
-    policy_agent.baseline_path = lambda game, players: baselines / f"{game}_{players}p.safetensors"
+    policy_agent.BASELINES_DIR = baselines
     baseline_tables.PAGES = ()  # the checkout's pages stay as they are
     evaluated: list[bool] = []
 
@@ -285,7 +285,7 @@ def class_from_run(w: Worker) -> None:
         run = w.tmp / f"run{i}"
         run.mkdir()
         shutil.copyfile(baselines / "big_city_2p.toml", run / "config.toml")
-        shutil.copyfile(baselines / "big_city_2p.safetensors", run / "model.safetensors")
+        shutil.copyfile(policy_agent.baseline_path("big_city", 2), run / "model.safetensors")
         (run / "evaluation.json").write_text(json.dumps({"game": "big_city", "players": 2, "timesteps": 10}))
         (run / "evilteacher.py").write_text(evil)
         return run
@@ -294,7 +294,7 @@ def class_from_run(w: Worker) -> None:
         (run / "config.toml").write_text(tomli_w.dumps({**read_toml(run / "config.toml"), **values}))
 
     outside = w.tmp / "outside.safetensors"
-    shutil.copyfile(baselines / "big_city_2p.safetensors", outside)
+    shutil.copyfile(policy_agent.baseline_path("big_city", 2), outside)
     deep = "[" * 100_000 + "]" * 100_000
     crafts: list[tuple[str, Callable[[Path], None]]] = [
         ("teacher pickle", lambda r: set_config(r, teacher=f"ppo:{r / 'm.zip'}:trust_pickle")),
@@ -343,11 +343,11 @@ def class_from_run(w: Worker) -> None:
         ("model not a policy", lambda r: (r / "model.safetensors").write_text("not a policy")),
         (
             "model of another game",
-            lambda r: shutil.copyfile(baselines / "metropolys_2p.safetensors", r / "model.safetensors"),
+            lambda r: shutil.copyfile(policy_agent.baseline_path("metropolys", 2), r / "model.safetensors"),
         ),
         (
             "model of another player count",
-            lambda r: shutil.copyfile(baselines / "big_city_4p.safetensors", r / "model.safetensors"),
+            lambda r: shutil.copyfile(policy_agent.baseline_path("big_city", 4), r / "model.safetensors"),
         ),
         (
             "curve.csv a stage with <script>",
@@ -604,8 +604,8 @@ def class_result_text(w: Worker) -> None:
     past the replay."""
     from city_envs.core.markdown import fill
     from city_envs.evaluation import compare as compare_module
-    from city_envs.evaluation.benchmark import load_results
     from city_envs.evaluation.compare import write_comparison
+    from city_envs.evaluation.results import load_results
     from city_envs.evaluation.tables import all_tables
 
     made = made_results(w)

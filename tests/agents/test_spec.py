@@ -13,7 +13,7 @@ from city_envs.agents.policy_agent import baseline_path
 from city_envs.agents.random_agent import RandomAgent
 from city_envs.agents.spec import AgentSpec
 from city_envs.evaluation.arena import lineup_label, policy_digests, portable_kind
-from city_envs.evaluation.benchmark import agent_files
+from city_envs.evaluation.provenance import agent_files
 from city_envs.evaluation.suite import Task
 
 

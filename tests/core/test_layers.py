@@ -67,25 +67,15 @@ def graph() -> nx.DiGraph:
     return edges
 
 
-# circles through imports made inside functions, still to be untangled (issue 47): the list may only
-# shrink, and a circle that is gone must leave it
-KNOWN_CIRCLES = {
-    frozenset({"city_envs.evaluation.benchmark", "city_envs.evaluation.verify"}),
-    frozenset({"city_envs.evaluation.workers", "city_envs.evaluation.seat"}),
-}
-
-
-def test_no_new_import_circles():
-    # a package's __init__ re-exporting its own modules is not a circle of logic
-    circles = {
-        frozenset(cycle)
+def test_no_import_circles():
+    # a package's __init__ re-exporting its own modules is not a circle of logic; imports made inside
+    # functions count
+    circles = [
+        sorted(cycle)
         for cycle in nx.simple_cycles(graph())
         if not any(node in SOURCES or node.count(".") == 1 for node in cycle)
-    }
-    assert circles <= KNOWN_CIRCLES, f"new import circles: {[sorted(c) for c in circles - KNOWN_CIRCLES]}"
-    assert KNOWN_CIRCLES <= circles, (
-        f"circles gone, drop them from KNOWN_CIRCLES: {[sorted(c) for c in KNOWN_CIRCLES - circles]}"
-    )
+    ]
+    assert not circles, f"import circles: {circles}"
 
 
 def test_layers_import_downward_only():

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from city_envs import make_game
+from city_envs.agents.policy_agent import baseline_path
 from city_envs.cli import main as cli_main
 from city_envs.evaluation import evaluate, format_results, match_seeds, schedule, seat_lineup, wilson_interval, workers
 from city_envs.evaluation.reports import write_reports
@@ -431,7 +432,7 @@ def test_a_run_resumes_from_a_moved_copy_of_its_policy_but_not_from_another_poli
     from safetensors import safe_open
     from safetensors.numpy import load_file, save_file
 
-    baseline = Path("training/baselines/citadels_2p.safetensors")
+    baseline = baseline_path("citadels", 2)
     here, there = tmp_path / "here", tmp_path / "there"
     for folder in (here, there):
         folder.mkdir()
@@ -474,7 +475,7 @@ def test_a_run_of_the_baseline_shorthand_does_not_resume_once_the_baseline_is_re
     folder = tmp_path / "baselines"
     folder.mkdir()
     policy = folder / "citadels_2p.safetensors"
-    policy.write_bytes(Path("training/baselines/citadels_2p.safetensors").read_bytes())
+    policy.write_bytes(baseline_path("citadels", 2).read_bytes())
     monkeypatch.setattr(
         "city_envs.agents.policy_agent.baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors"
     )
@@ -483,7 +484,7 @@ def test_a_run_of_the_baseline_shorthand_does_not_resume_once_the_baseline_is_re
     header = json.loads(log.read_text().splitlines()[0])["run"]
     assert set(header["policies"]) == {kind}
     assert evaluate("citadels", 2, [kind, "random"], games=1, seed=0, log=log, resume=True) == whole
-    policy.write_bytes(Path("training/baselines/citadels_4p.safetensors").read_bytes())  # another baseline
+    policy.write_bytes(baseline_path("citadels", 4).read_bytes())  # another baseline
     with pytest.raises(ValueError, match="not a log of this run"):
         evaluate("citadels", 2, [kind, "random"], games=1, seed=0, log=log, resume=True)
 

@@ -12,8 +12,9 @@ import pytest
 
 from city_envs import make_game
 from city_envs.cli import main
-from city_envs.evaluation.benchmark import BenchmarkError, load_results, run_agent_benchmark
+from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import compare_results
+from city_envs.evaluation.results import BenchmarkError, load_results
 from city_envs.evaluation.scheduling import match_seeds
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.verify import read_log, require_verified, verify_result

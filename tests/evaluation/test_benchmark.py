@@ -5,25 +5,24 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from city_envs.cli import main
 from city_envs.evaluation import plots
-from city_envs.evaluation.benchmark import (
-    BenchmarkError,
-    candidate_matches,
-    load_results,
-    run_agent_benchmark,
-    score_array,
-)
+from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import compare_results, write_comparison
+from city_envs.evaluation.results import BenchmarkError, load_results, write_results
+from city_envs.evaluation.scoring import candidate_matches, score_array
 from city_envs.evaluation.suite import load_suite
+from city_envs.evaluation.verify import check_records, read_log
 from city_envs.evaluation.workers import Runner
 from tests.conftest import TINY_REPS
 
 REPS = 100  # bootstrap resamples: enough to exercise the code
+ROOT = Path(__file__).resolve().parents[2]
 
 
 TIMING = ("seconds", "jobs", "backend", "resumed")  # how a run was made, not what it measured
@@ -179,3 +178,37 @@ def test_benchmark_suites_lists_the_variants(capsys):
     assert main(["benchmark", "suites"]) == 0
     out = capsys.readouterr().out
     assert "v1-lite: the 2-player tasks" in out and "citadels:7: against random, heuristic" in out
+
+
+def test_a_result_is_written_through_the_model_that_reads_it(tmp_path):
+    """`write_results` writes what `load_results` reads back unchanged, and refuses, writing nothing, a
+    result that `load_results` would refuse (a non-finite score, a figure missing)."""
+    committed = ROOT / "benchmarks" / "agents" / "v1-lite" / "random"
+    results = load_results(committed)
+    assert write_results(results, tmp_path) == results and load_results(tmp_path) == results
+    (tmp_path / "results.json").unlink()
+    broken = json.loads(json.dumps(results))
+    next(iter(broken["tasks"].values()))["score"] = float("nan")
+    with pytest.raises(BenchmarkError, match="not a complete benchmark result \\(nothing written\\): tasks.*score"):
+        write_results(broken, tmp_path)
+    broken = {key: value for key, value in results.items() if key != "aggregate"}
+    with pytest.raises(BenchmarkError, match="aggregate: Field required"):
+        write_results(broken, tmp_path)
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_a_log_s_policies_are_compared_by_the_digest_its_header_recorded():
+    """A committed log names the suite's reference policy where it lay when the run was made; replaying
+    it compares that policy by the SHA-256 its header recorded, so it verifies wherever the file lies
+    now, and a header whose digest is another policy's does not."""
+    suite = load_suite("v1-lite")
+    task = suite.task("citadels:2")
+    log = ROOT / "benchmarks" / "agents" / "v1-lite" / "random" / "runs" / task.slug / "reference" / "matches.jsonl"
+    header, records = read_log(log)
+    records = sorted(records, key=lambda r: r["match"])[:2]
+    lineup = ["random", suite.opponent_spec(task, "reference")]
+    assert all(kind.startswith("ppo:") for kind in header["policies"])
+    assert check_records(task.game, task.players, lineup, suite.seed("reference"), records, header["policies"]) == []
+    other = {kind: "0" * 64 for kind in header["policies"]}
+    found = check_records(task.game, task.players, lineup, suite.seed("reference"), records, other)
+    assert len(found) == 2 and all("are not the schedule's" in text for text in found)

@@ -15,14 +15,16 @@ import pytest
 from rich.console import Console
 from rich.progress import Progress
 
+from city_envs.agents.policy_agent import BASELINES_DIR
 from city_envs.cli import main
 from city_envs.core import native, progress
 from city_envs.core.registry import game_class
 from city_envs.core.settings import read_toml
 from city_envs.evaluation import statistics
 from city_envs.evaluation.arena import MatchLog, run_settings
-from city_envs.evaluation.benchmark import load_results, run_agent_benchmark
-from city_envs.evaluation.suite import SUITES_DIR, load_suite
+from city_envs.evaluation.benchmark import run_agent_benchmark
+from city_envs.evaluation.results import load_results
+from city_envs.evaluation.suite import load_suite, parse_task
 
 REPS = 50
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +66,7 @@ def test_match_logs_record_policy_paths_that_are_not_absolute(tmp_path, monkeypa
     outside = tmp_path / "elsewhere" / "mine.safetensors"
     outside.parent.mkdir()
     outside.write_bytes(b"weights")
-    reference = SUITES_DIR / "v1" / "citadels_2p.safetensors"
+    reference = load_suite("v1").reference_path(parse_task("citadels:2"))
     monkeypatch.chdir(tmp_path / "elsewhere")
     (tmp_path / "run").mkdir()
     monkeypatch.chdir(tmp_path / "run")
@@ -75,9 +77,9 @@ def test_match_logs_record_policy_paths_that_are_not_absolute(tmp_path, monkeypa
                 "decisions": [0, 0], "scores": [0.0, 0.0], "truncated": False, "win_share": [0.5, 0.5],
                 "winners": [0, 1], "history": []})  # fmt: skip
     text = (tmp_path / "run" / "m.jsonl").read_text()
-    assert str(tmp_path) not in text and str(SUITES_DIR) not in text
+    assert str(tmp_path) not in text and str(BASELINES_DIR) not in text
     header = json.loads(text.splitlines()[0])["run"]
-    assert header["lineup"] == ["ppo:mine.safetensors", "ppo:city_envs/evaluation/suites/v1/citadels_2p.safetensors"]
+    assert header["lineup"] == ["ppo:mine.safetensors", f"ppo:city_envs/training/baselines/policies/{reference.name}"]
     assert MatchLog(tmp_path / "run" / "m.jsonl", settings, resume=True).records[0]["kinds"] == kinds
 
 

@@ -11,7 +11,9 @@ import pytest
 
 from city_envs.cli import main
 from city_envs.evaluation import benchmark, fresh
-from city_envs.evaluation.benchmark import BenchmarkError, load_results, run_agent_benchmark, salted_seed
+from city_envs.evaluation.benchmark import run_agent_benchmark
+from city_envs.evaluation.results import BenchmarkError, load_results
+from city_envs.evaluation.salt import salted_seed
 from city_envs.evaluation.scheduling import match_seeds
 from city_envs.evaluation.suite import load_suite
 from city_envs.evaluation.verify import require_verified, verify_result

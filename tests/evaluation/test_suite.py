@@ -7,6 +7,8 @@ import hashlib
 import pytest
 
 from city_envs import GAMES
+from city_envs.agents import policy_agent
+from city_envs.agents.policy_agent import STORE, stored_policy
 from city_envs.evaluation.suite import SUITES_DIR, SuiteError, available_suites, load_suite, parse_task
 
 
@@ -22,13 +24,14 @@ def test_v1_has_every_game_at_2_and_4_players_and_a_lite_and_full_variant():
             assert suite.lineups_for(task)[:2] == ["random", "heuristic"]
 
 
-def test_the_reference_line_up_plays_the_frozen_copy_of_each_baseline():
+def test_the_reference_line_up_plays_the_stored_policy_of_each_frozen_digest():
     suite = load_suite("v1")
     for task in suite.tasks:
         assert suite.lineups_for(task) == ["random", "heuristic", "reference"]
         path = suite.reference_path(task)
-        assert path.parent == SUITES_DIR / "v1" and suite.opponent_spec(task, "reference") == f"ppo:{path}"
-        assert hashlib.sha256(path.read_bytes()).hexdigest() == suite.spec.references[task.name].sha256
+        digest = suite.spec.references[task.name].sha256
+        assert path == stored_policy(digest) and suite.opponent_spec(task, "reference") == f"ppo:{path}"
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
     full = load_suite("v1-full")
     assert full.lineups_for(parse_task("citadels:7")) == ["random", "heuristic"]  # no reference policy there
 
@@ -39,21 +42,24 @@ def test_seeds_differ_between_line_ups_and_from_training_seeds():
     assert not set(seeds) & {0, 1, 2, 3, 1000}  # the trainer's evaluation and selection seeds, the baselines'
 
 
-def test_a_changed_reference_policy_is_refused(tiny_suites, tmp_path):
-    copy = tiny_suites / "v1copy"
-    copy.mkdir()
-    policy = copy / "citadels_2p.safetensors"
-    policy.write_bytes((SUITES_DIR / "v1" / "citadels_2p.safetensors").read_bytes() + b" ")
-    text = (
-        (SUITES_DIR / "v1.toml")
-        .read_text()
-        .replace('name = "v1"', 'name = "v9"')
-        .replace("v1/citadels_2p", "v1copy/citadels_2p")
-    )
-    (tiny_suites / "v9.toml").write_text(text)
-    suite = load_suite("v9")
+def test_a_changed_or_missing_reference_policy_is_refused(tmp_path, monkeypatch):
+    suite = load_suite("v1")
+    task, other = parse_task("citadels:2"), parse_task("citadels:4")
+    digest = suite.spec.references[task.name].sha256
+    (tmp_path / STORE).mkdir()
+    (tmp_path / STORE / f"{digest}.safetensors").write_bytes(stored_policy(digest).read_bytes() + b" ")
+    monkeypatch.setattr(policy_agent, "BASELINES_DIR", tmp_path)
     with pytest.raises(SuiteError, match="not the frozen"):
-        suite.opponent_spec(parse_task("citadels:2"), "reference")
+        suite.opponent_spec(task, "reference")
+    with pytest.raises(SuiteError, match="the reference policy of citadels:4 .* is missing"):
+        suite.opponent_spec(other, "reference")
+
+
+def test_a_suite_reference_of_no_digest_is_refused(tiny_suites):
+    text = (SUITES_DIR / "v1.toml").read_text().replace('name = "v1"', 'name = "v9"')
+    (tiny_suites / "v9.toml").write_text(text.replace('{ sha256 = "84123219', '{ sha256 = "../../84123219'))
+    with pytest.raises(SuiteError, match="references.citadels:2.sha256"):
+        load_suite("v9")
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from city_envs.core.markdown import fill, section_names
 from city_envs.training.evaluation import write_curve
 from lab import attempts
 
@@ -163,14 +162,6 @@ def test_bad_input_is_one_clear_error(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         attempts.main([names.get(arg, arg) for arg in argv])
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
-
-
-def test_the_training_page_section_is_the_committed_ledger():
-    page, source = ROOT / "docs" / "training.md", ROOT / "benchmarks" / "attempts.json"
-    text = page.read_text()
-    assert attempts.SECTION in section_names(text)
-    section = attempts.doc_section(attempts.load_ledger(source), source, page)
-    assert fill(text, {attempts.SECTION: section}, placeholder=None) == text
 
 
 def test_a_finished_run_shows_its_final_evaluation_and_an_opponent_pool_of_its_own(tmp_path):

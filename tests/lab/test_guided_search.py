@@ -108,25 +108,6 @@ def page_agrees(root: Path) -> bool | None:
     return fill(text, {guided_search.SECTION: section}, placeholder=None) == text
 
 
-def test_the_head_to_head_section_is_its_committed_json():
-    page, source = ROOT / "docs" / "leaderboard.md", ROOT / "benchmarks" / "guided" / "head_to_head.json"
-    text = page.read_text()
-    section = guided_search.doc_section(guided_search.load_results(source), source, page, "guided-head-to-head")
-    assert fill(text, {"guided-head-to-head": section}, placeholder=None) == text, (
-        "rerun: python -m lab.guided_search --from-json benchmarks/guided/head_to_head.json "
-        "--section guided-head-to-head --doc docs/leaderboard.md"
-    )
-
-
-def test_the_leaderboard_section_is_the_committed_json():
-    agrees = page_agrees(ROOT)
-    if agrees is None:
-        pytest.skip("benchmarks/guided/results.json is not committed yet (docs/leaderboard.md, Network-guided ISMCTS)")
-    assert agrees, (
-        "rerun: python -m lab.guided_search --from-json benchmarks/guided/results.json --doc docs/leaderboard.md"
-    )
-
-
 def test_the_page_check_fails_when_the_json_exists_and_the_page_disagrees(tmp_path, capsys):
     (tmp_path / "docs").mkdir()
     page = tmp_path / "docs" / "leaderboard.md"

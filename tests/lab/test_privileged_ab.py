@@ -186,15 +186,6 @@ def page_agrees(root: Path) -> bool | None:
     return fill(text, {privileged_ab.SECTION: section}, placeholder=None) == text
 
 
-def test_the_training_page_section_is_the_committed_summary():
-    agrees = page_agrees(ROOT)
-    if agrees is None:
-        pytest.skip("benchmarks/privileged_ab/summary.json is not committed yet (docs/training.md, privileged critic)")
-    assert agrees, (
-        "rerun: python -m lab.privileged_ab --from-json benchmarks/privileged_ab/summary.json --doc docs/training.md"
-    )
-
-
 def test_the_page_check_fails_when_the_summary_exists_and_the_page_disagrees(tmp_path, capsys):
     (tmp_path / "docs").mkdir()
     page = tmp_path / "docs" / "training.md"

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from city_envs.evaluation.benchmark import BenchmarkError
+from city_envs.evaluation.results import BenchmarkError
 from city_envs.evaluation.suite import load_suite
 from city_envs.training import algorithms
 from city_envs.training.algorithms import TrainRequest, checkpoint_steps, run_algorithm_benchmark

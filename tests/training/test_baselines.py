@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from city_envs.agents.policy_agent import baseline_path  # noqa: E402
+from city_envs.agents.policy_agent import baseline_path, baseline_stem  # noqa: E402
 from city_envs.agents.policy_file import read_metadata  # noqa: E402
 from city_envs.core.registry import GAMES  # noqa: E402
 from city_envs.evaluation import evaluate  # noqa: E402
@@ -20,7 +20,7 @@ BASELINES = [(game, players) for game in GAMES for players in (2, 4)]
 
 
 def record(game: str, players: int) -> dict:
-    return json.loads(baseline_path(game, players).with_suffix(".json").read_text())
+    return json.loads(baseline_stem(game, players).with_suffix(".json").read_text())
 
 
 @pytest.mark.parametrize(("game", "players"), BASELINES)
@@ -29,13 +29,13 @@ def test_every_game_ships_small_baselines_with_config_curve_and_figures(game, pl
     assert path.is_file() and path.stat().st_size < 5_000_000
     meta = read_metadata(path)
     assert (meta["game"], meta["players"]) == (game, players)
-    config = load_config(game, path.with_suffix(".toml"))
+    config = load_config(game, baseline_stem(game, players).with_suffix(".toml"))
     assert config.players == players and meta["entity_head"] == config.entity_head_spec()  # the config rebuilds it
     figures = record(game, players)["evaluation"]
     assert set(figures) == {"random", "heuristic"}
     assert all(r["games"] >= 400 and r["failures"] == 0 for r in figures.values())
     assert record(game, players)["eval_seed"] not in (config.seed + 1, config.seed + 2)  # not a training seed
-    assert path.with_name(path.stem + "_curve.png").is_file()
+    assert baseline_stem(game, players).with_name(f"{game}_{players}p_curve.png").is_file()
 
 
 @pytest.mark.parametrize(("game", "players"), BASELINES)

@@ -1,10 +1,12 @@
-"""A baseline that continued another policy: publishing keeps the parent (policy, config, record) in the
-baselines' lineage folder, the published config names it relative to its own folder, and that config
-reruns from anywhere; the runs table shows the chain."""
+"""A baseline that continued another policy: publishing keeps the parent (its policy in the policy store,
+its config and record in the baselines' lineage folder), the published config names it relative to its
+own folder, and that config reruns from anywhere; the runs table shows the chain."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import pytest
 import tomli_w
@@ -23,6 +25,8 @@ from city_envs.training.lineage import keep_parent, lineage_chain  # noqa: E402
 from city_envs.training.selfplay import train  # noqa: E402
 from tests.training.helpers import TINY  # noqa: E402
 
+METROPOLYS_2P = committed_baseline("metropolys", 2)  # found before a test moves the baselines' folder
+
 
 def quiet_evaluation(*args, **kwargs):  # the matches themselves are tested elsewhere
     return {
@@ -33,7 +37,7 @@ def quiet_evaluation(*args, **kwargs):  # the matches themselves are tested else
 @pytest.fixture
 def baselines(tmp_path, monkeypatch):
     folder = tmp_path / "baselines"
-    monkeypatch.setattr(policy_agent, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
+    monkeypatch.setattr(policy_agent, "BASELINES_DIR", folder)
     monkeypatch.setattr(selfplay, "evaluate_model", quiet_evaluation)
     monkeypatch.setattr(selfplay, "_evaluate_point", quick_point)
     return folder
@@ -50,18 +54,21 @@ def test_a_run_that_continued_the_baseline_keeps_it_and_reruns_from_its_publishe
 ):
     train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "first", log=lambda _: None)
     selfplay.publish_baseline(tmp_path / "first", games=4)
-    first = (baselines / "citadels_2p.safetensors").read_bytes()
-    continued = TrainConfig("citadels", timesteps=64, init_from=str(baselines / "citadels_2p.safetensors"), **TINY)
+    first = policy_agent.baseline_path("citadels", 2).read_bytes()
+    assert first == (tmp_path / "first" / "model.safetensors").read_bytes()
+    continued = TrainConfig("citadels", timesteps=64, init_from=str(policy_agent.baseline_path("citadels", 2)), **TINY)
     train(continued, tmp_path / "second", log=lambda _: None)
     record = selfplay.publish_baseline(tmp_path / "second", games=4)
 
     kept = baselines / record["init_from"]
-    assert record["init_from"].startswith("lineage/citadels_2p_") and kept.read_bytes() == first
+    digest = hashlib.sha256(first).hexdigest()
+    assert record["init_from"] == f"policies/{digest}.safetensors" and kept.read_bytes() == first
+    assert policy_agent.baseline_path("citadels", 2) == baselines / "policies" / f"{record['policy']}.safetensors"
     assert read_toml(baselines / "citadels_2p.toml")["init_from"] == record["init_from"]  # relative: ships in a wheel
-    assert read_toml(kept.with_suffix(".toml"))["init_from"] == ""  # the parent's own config and record came along
-    assert json.loads(kept.with_suffix(".json").read_text())["init_from"] == ""
-    published = baselines / "citadels_2p.safetensors"
-    assert lineage_chain(published) == [kept.resolve(), published.resolve()]
+    parent = baselines / "lineage" / f"citadels_2p_{digest[:12]}"
+    assert read_toml(parent.with_suffix(".toml"))["init_from"] == ""  # the parent's own config and record came along
+    assert json.loads(parent.with_suffix(".json").read_text())["policy"] == digest
+    assert lineage_chain(baselines / "citadels_2p") == [parent, baselines / "citadels_2p"]
 
     monkeypatch.chdir(tmp_path / "first")  # another working directory: the config's folder is what counts
     config = load_config("citadels", baselines / "citadels_2p.toml")
@@ -75,12 +82,14 @@ def test_a_chain_of_runs_is_kept_whole_and_a_loop_is_refused(tmp_path):
     b = TrainConfig("citadels", timesteps=64, init_from=str(tmp_path / "a" / "model.safetensors"), **TINY)
     train(b, tmp_path / "b", log=lambda _: None)
     kept = keep_parent(tmp_path / "b" / "model.safetensors", tmp_path / "baselines", "citadels_2p")
-    parent = tmp_path / "baselines" / kept
-    grandparent = parent.parent / read_toml(parent.with_suffix(".toml"))["init_from"]
-    assert grandparent.read_bytes() == (tmp_path / "a" / "model.safetensors").read_bytes()
+    assert (tmp_path / "baselines" / kept).read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
+    parent = tmp_path / "baselines" / "lineage" / f"citadels_2p_{Path(kept).stem[:12]}"
+    grandparent, _ = lineage_chain(parent)
+    stored = parent.parent / read_toml(parent.with_suffix(".toml"))["init_from"]
+    assert stored.read_bytes() == (tmp_path / "a" / "model.safetensors").read_bytes()
     assert read_toml(grandparent.with_suffix(".toml"))["init_from"] == ""
-    for kept_model, run in ((parent, "b"), (grandparent, "a")):  # records made from the run folders
-        record = json.loads(kept_model.with_suffix(".json").read_text())
+    for record_stem, run in ((parent, "b"), (grandparent, "a")):  # records made from the run folders
+        record = json.loads(record_stem.with_suffix(".json").read_text())
         assert (
             record["training"]["timesteps"] == json.loads((tmp_path / run / "evaluation.json").read_text())["timesteps"]
         )
@@ -120,10 +129,9 @@ def test_the_runs_table_shows_the_policy_a_baseline_continued_above_it(tmp_path,
     evaluated = {**TINY, "eval_every": 64, "eval_games": 2}
     train(TrainConfig("citadels", timesteps=64, **evaluated), tmp_path / "first", log=lambda _: None)
     selfplay.publish_baseline(tmp_path / "first", games=4)
-    continued = {**evaluated, "init_from": str(baselines / "citadels_2p.safetensors"), "privileged_critic": True}
+    continued = {**evaluated, "init_from": str(policy_agent.baseline_path("citadels", 2)), "privileged_critic": True}
     train(TrainConfig("citadels", timesteps=64, **continued), tmp_path / "second", log=lambda _: None)
     selfplay.publish_baseline(tmp_path / "second", games=4)
-    monkeypatch.setattr(baseline_tables, "baseline_path", policy_agent.baseline_path)
     monkeypatch.setattr(baseline_tables, "GAMES", ("citadels",))
     monkeypatch.setattr(baseline_tables, "PLAYER_COUNTS", (2,))
     rows = runs_table().splitlines()[2:]
@@ -158,7 +166,9 @@ def test_publishing_a_finished_run_checks_it_first(tmp_path, baselines, capsys, 
     assert f"continued {start}, which is gone" in capsys.readouterr().err
     monkeypatch.setattr(selfplay, "evaluate_model", quiet_evaluation)
     assert cli.main(["baseline", "citadels", "--from-run", str(tmp_path / "run"), "--games", "4"]) == 0
-    assert (baselines / "citadels_2p.safetensors").read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
+    assert (
+        policy_agent.baseline_path("citadels", 2).read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
+    )
 
 
 def test_the_privileged_ab_warm_start_of_a_continued_baseline_is_its_first_policy_s(tmp_path, baselines, monkeypatch):
@@ -166,12 +176,12 @@ def test_the_privileged_ab_warm_start_of_a_continued_baseline_is_its_first_polic
 
     train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "first", log=lambda _: None)
     selfplay.publish_baseline(tmp_path / "first", games=4)
-    continued = TrainConfig("citadels", timesteps=64, init_from=str(baselines / "citadels_2p.safetensors"), **TINY)
+    continued = TrainConfig("citadels", timesteps=64, init_from=str(policy_agent.baseline_path("citadels", 2)), **TINY)
     train(continued, tmp_path / "second", log=lambda _: None)
     record = selfplay.publish_baseline(tmp_path / "second", games=4)
     monkeypatch.setattr(privileged_ab, "BASELINES", baselines)
     warm, *arms = privileged_ab.plan(tmp_path / "ab", "citadels_2p", 64, "warm")
-    root = str((baselines / record["init_from"]).resolve().with_suffix(".toml"))
+    root = str(baselines / "lineage" / f"citadels_2p_{Path(record['init_from']).stem[:12]}.toml")
     assert warm.args[warm.args.index("--config") + 1] == root
     assert all(step.args[step.args.index("--config") + 1] == root for step in arms)
     first, *_ = privileged_ab.plan(tmp_path / "ab", "citadels_2p", 64, "baseline")
@@ -245,7 +255,7 @@ def test_a_run_folder_decides_no_code_and_no_file_copied(finished_run, baselines
     elif case == "model_not_a_policy":
         (run / "model.safetensors").write_text("root:x:0:0:root:/root:/bin/bash\n")
     elif case == "model_of_another_game":
-        (run / "model.safetensors").write_bytes(committed_baseline("metropolys", 2).read_bytes())
+        (run / "model.safetensors").write_bytes(METROPOLYS_2P.read_bytes())
     elif case.startswith("curve_") and case != "curve_png_link_out":
         header = ["stage", "step", "seconds", "win_rate_vs_random", "ci_low_vs_random", "games_vs_random"]
         row = ["ppo", "64", "1.0", "0.5", "0.2", "4"]

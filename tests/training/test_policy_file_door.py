@@ -131,9 +131,9 @@ def test_another_game_or_player_count_than_asked_is_refused(good_file):
 
 def test_the_expected_shapes_are_those_of_every_committed_baseline():
     """The shapes worked out from a header alone match the networks the trainer saved (flat and entity heads)."""
-    from city_envs.agents.policy_agent import BASELINES_DIR
+    from city_envs.agents.policy_agent import BASELINES_DIR, STORE
 
-    files = sorted(BASELINES_DIR.glob("*.safetensors"))
+    files = sorted((BASELINES_DIR / STORE).glob("*.safetensors"))
     assert any(read_metadata(f)["entity_head"] for f in files) and any(
         not read_metadata(f)["entity_head"] for f in files
     )

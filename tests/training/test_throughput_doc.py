@@ -1,5 +1,5 @@
-"""The throughput benchmark's tables in docs/training.md are made from their JSON (one section per JSON
-file), and its command line's doors."""
+"""The throughput benchmark's tables are made from their JSON (one section per JSON file; that the
+committed ones are current, `tests/lab/test_sections.py`), and its command line's doors."""
 
 from __future__ import annotations
 
@@ -38,20 +38,6 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize("name", ["throughput_2p.json", "throughput_4p.json"])
-def test_each_table_in_the_docs_is_its_json(name):
-    source = ROOT / "docs" / name
-    page = (ROOT / "docs" / "training.md").read_text()
-    begin, end = throughput.doc_markers(source)
-    assert page.count(begin) == 1 and page.count(end) == 1
-    if not source.is_file():
-        pytest.skip(f"docs/{name} is not measured yet (see docs/training.md, Throughput)")
-    section = throughput.doc_section(json.loads(source.read_text()), f"docs/{name}")
-    assert section in page, (
-        f"rerun: python -m city_envs.training.throughput --from-json docs/{name} --doc docs/training.md"
-    )
-
-
 def test_the_4_player_table_is_measured():
     assert (ROOT / "docs" / "throughput_4p.json").is_file()
 
@@ -73,7 +59,10 @@ def test_from_json_rewrites_only_its_own_section(tmp_path):
     rows_2p = tmp_path / "throughput_2p.json"
     rows_2p.write_text(json.dumps([{**row, "players": 2, "workers": {}, "workers_speedup": {}} for row in ROWS]))
     page = tmp_path / "page.md"
-    sections = {name: "\n".join(throughput.doc_markers(name)) for name in ("throughput_2p.json", "throughput_4p.json")}
+    sections = {
+        name: f"<!-- tables:{throughput.section_name(name)} -->\n<!-- /tables:{throughput.section_name(name)} -->"
+        for name in ("throughput_2p.json", "throughput_4p.json")
+    }
     page.write_text(f"intro\n{sections['throughput_2p.json']}\nmiddle\n{sections['throughput_4p.json']}\noutro\n")
     assert throughput.main(["--from-json", str(rows_4p), "--doc", str(page)]) == 0
     text = page.read_text()
@@ -113,8 +102,8 @@ def test_from_json_rewrites_only_its_own_section(tmp_path):
             ["--out", "x.json", "--doc", "no/such/page.md"],
             "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
         ),
-        (["--out", "x.json", "--doc", str(ROOT / "README.md")], "README.md has no generated section"),
-        (["--out", "x.json", "--doc", str(ROOT / "docs" / "training.md")], "from x.json; do not edit"),
+        (["--out", "x.json", "--doc", str(ROOT / "README.md")], "README.md has no <!-- tables:x --> section"),
+        (["--out", "x.json", "--doc", str(ROOT / "docs" / "training.md")], "training.md has no <!-- tables:x -->"),
     ],
 )
 def test_wrong_arguments_are_one_clear_error(argv, message, capsys):
