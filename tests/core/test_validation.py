@@ -17,7 +17,7 @@ from city_envs.core.game import Game, IllegalActionError
 from city_envs.core.registry import game_class, make_env, make_game, make_raw_env
 from city_envs.core.validation import InvalidStateError
 
-from .game_helpers import random_action
+from ..game_helpers import random_action
 
 Mutation = Callable[[dict], object]
 
