@@ -693,31 +693,19 @@ def add_benchmark_parser(sub, match_timeout: float) -> None:
     exploit.set_defaults(func=cmd_benchmark_exploit)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="city-envs", description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        help="which engine plays every match of the command, its workers' too (default: native where it is built)",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def game_command(sub, name: str, helptext: str, players: int | None) -> argparse.ArgumentParser:
+    """A subcommand that plays one game: its name, `--players`, `--seed` and `--option`."""
+    command = sub.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
+    command.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    command.add_argument("--players", type=int, default=players, help="player count")
+    command.add_argument("--seed", type=int, default=0, help="seed of the matches (and of the bots)")
+    command.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
+    return command
 
-    sub.add_parser(
-        "list",
-        help="games, player counts and options",
-        formatter_class=HelpFormatter,
-        description="games, player counts and options",
-    ).set_defaults(func=cmd_list)
 
-    def game_command(name: str, helptext: str, players: int | None) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=helptext, description=helptext, formatter_class=HelpFormatter)
-        command.add_argument("game", help=f"one of: {', '.join(GAMES)}")
-        command.add_argument("--players", type=int, default=players, help="player count")
-        command.add_argument("--seed", type=int, default=0, help="seed of the matches (and of the bots)")
-        command.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
-        return command
-
-    play = game_command("play", "play in the terminal against bots", 4)
+def add_play_parser(sub) -> None:
+    """`city-envs play`."""
+    play = game_command(sub, "play", "play in the terminal against bots", 4)
     play.add_argument(
         "--seats",
         help="comma-separated per seat: human, heuristic, random, ismcts, ppo[:PATH], "
@@ -726,6 +714,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="do not print the bots' moves")
     play.set_defaults(func=cmd_play)
 
+
+def add_bench_parser(sub) -> None:
+    """`city-envs bench`."""
     helptext = "measure speed (random legal play, heuristic self-play; with --all also search)"
     bench = sub.add_parser("bench", help=helptext, description=helptext, formatter_class=HelpFormatter)
     # not `game`: check_setup checks a named game before any command, and with --all there is none
@@ -744,6 +735,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--docs", help="with --all: rewrite the generated table of this Markdown file (docs/speed.md)")
     bench.set_defaults(func=cmd_bench)
 
+
+def add_layout_parser(sub) -> None:
+    """`city-envs layout`."""
     helptext = "a game's observation layout: its blocks as a Markdown table, or each value's name"
     layout = sub.add_parser("layout", help=helptext, description=helptext, formatter_class=HelpFormatter)
     layout.add_argument("game_name", metavar="game", help=f"one of: {', '.join(GAMES)}")
@@ -754,9 +748,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     layout.set_defaults(func=cmd_layout)
 
-    from city_envs.evaluation import DEFAULT_MATCH_TIMEOUT
 
-    evaluate = game_command("evaluate", "seat-rotated matches between bots, with win rates", 2)
+def add_evaluate_parser(sub, match_timeout: float) -> None:
+    """`city-envs evaluate`."""
+    evaluate = game_command(sub, "evaluate", "seat-rotated matches between bots, with win rates", 2)
     evaluate.add_argument(
         "--agents",
         default="heuristic,random",
@@ -781,7 +776,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--match-timeout",
         type=float,
-        default=DEFAULT_MATCH_TIMEOUT,
+        default=match_timeout,
         metavar="SECONDS",
         help="stop a match after this long, as a loss for the agent thinking (0: no limit)",
     )
@@ -789,7 +784,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(func=cmd_evaluate)
 
+
+def add_training_parsers(sub) -> None:
+    """`city-envs train` and `city-envs baseline`."""
     train = game_command(
+        sub,
         "train",
         "the main job: warm start and self-play MaskablePPO, then evaluate the policy (needs the train extra)",
         None,
@@ -834,6 +833,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     baseline.set_defaults(func=cmd_baseline)
 
+
+def add_tool_parsers(sub) -> None:
+    """`city-envs convert-model` and `city-envs serve`."""
     convert = sub.add_parser("convert-model", help="rewrite a trusted SB3 MaskablePPO zip as a policy file")
     convert.add_argument("zip", help="the SB3 zip (a pickle: opening it can run code)")
     convert.add_argument("out", help="the policy file to write (*.safetensors)")
@@ -848,12 +850,41 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
 
-    add_benchmark_parser(sub, DEFAULT_MATCH_TIMEOUT)
 
-    demo = game_command("demo", "a first look without torch: a rendered bot match and a short evaluation", 4)
+def add_demo_parser(sub) -> None:
+    """`city-envs demo`."""
+    demo = game_command(sub, "demo", "a first look without torch: a rendered bot match and a short evaluation", 4)
     demo.add_argument("--games", type=positive_int, default=100, help="matches of the evaluation")
     demo.add_argument("--image", default="city-envs-demo.png", help="PNG of the final table ('' for none)")
     demo.set_defaults(func=cmd_demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="city-envs", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help="which engine plays every match of the command, its workers' too (default: native where it is built)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser(
+        "list",
+        help="games, player counts and options",
+        formatter_class=HelpFormatter,
+        description="games, player counts and options",
+    ).set_defaults(func=cmd_list)
+
+    add_play_parser(sub)
+    add_bench_parser(sub)
+    add_layout_parser(sub)
+    from city_envs.evaluation import DEFAULT_MATCH_TIMEOUT
+
+    add_evaluate_parser(sub, DEFAULT_MATCH_TIMEOUT)
+    add_training_parsers(sub)
+    add_tool_parsers(sub)
+    add_benchmark_parser(sub, DEFAULT_MATCH_TIMEOUT)
+    add_demo_parser(sub)
     return parser
 
 
