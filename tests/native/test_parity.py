@@ -1,7 +1,8 @@
 """Two engines, one truth: every native game plays the same match as the Python engine for the same
 seed, decision by decision, and takes hostile input at every door with a clear error.
 
-The default suite plays a few matches per game and player count; `-m slow` plays many more (set
+The default suite plays one match per game and line-up at the game's smallest player count, and one
+of the mixed line-up at its largest; `-m slow` plays every count and many more matches (set
 CITY_ENVS_PARITY_MATCHES for the count per line-up).
 """
 
@@ -29,8 +30,21 @@ def seats(lineup: str, num_players: int) -> list[str]:
     return ["heuristic" if seat % 2 else "random" for seat in range(num_players)]
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
-@pytest.mark.parametrize("lineup", list(LINEUPS))
+def one_match_cases() -> list:
+    """Every line-up at every game and player count: the default suite plays each game at its smallest
+    count with every line-up, and at its largest with the mixed one; the other cases are `slow`."""
+    cases = []
+    for lineup in LINEUPS:
+        for (name, n), case_id in zip(CASES, IDS, strict=True):
+            counts = game_class(name, "python").allowed_player_counts()
+            default = n == min(counts) or (lineup == "mixed" and n == max(counts))
+            cases.append(
+                pytest.param(name, n, lineup, id=f"{lineup}-{case_id}", marks=() if default else pytest.mark.slow)
+            )
+    return cases
+
+
+@pytest.mark.parametrize(("name", "num_players", "lineup"), one_match_cases())
 def test_the_same_match_for_the_same_seed(name, num_players, lineup):
     outcome = play_pair(name, num_players, 0, seats(lineup, num_players))  # `-m slow` plays many more
     assert outcome.difference is None, outcome.difference

@@ -51,13 +51,13 @@ def test_checkpoints_are_a_quarter_of_the_budget_apart():
 
 
 def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_path, plugins):
-    suite = load_suite("tiny")
+    suite = load_suite("tiny-one")  # one task, two seeds: the protocol's every step at the least cost
     name = "test_algorithms_plugins:heuristic_at_every_checkpoint"
     summary = run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, reps=REPS)
     assert [(r.task.name, r.seed, r.budget, r.checkpoints) for r in CALLS] == [
-        (task, seed, 400, (100, 200, 300, 400)) for task in ("citadels:2", "metropolys:2") for seed in (0, 1)
+        ("citadels:2", seed, 400, (100, 200, 300, 400)) for seed in (0, 1)
     ]
-    assert summary["failures"] == [] and summary["tasks"] == ["citadels:2", "metropolys:2"]
+    assert summary["failures"] == [] and summary["tasks"] == ["citadels:2"]
     folder = tmp_path / "test_algorithms_plugins_heuristic_at_every_checkpoint"
     record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
     assert [p["step"] for p in record["checkpoints"]] == [100, 200, 300, 400]
@@ -66,7 +66,7 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     # the same agent on the same seeds: every seed scores the same, and the IQM is that score's IQM
     scores = np.array(summary["scores"])
     assert (scores[0] == scores[1]).all()
-    assert summary["aggregate"]["iqm"] == pytest.approx(np.mean(scores))  # two tasks: nothing trimmed
+    assert summary["aggregate"]["iqm"] == pytest.approx(np.mean(scores))  # two equal seeds: their IQM is their mean
     assert len(summary["curve"]) == 4
     for name_ in ("summary.json", "report.md", "curves.png", "profile.png", "marl_eval.json"):
         assert (folder / name_).is_file()
@@ -81,10 +81,10 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
 
 def test_a_failing_seed_is_recorded_and_the_run_goes_on(tiny_suites, tmp_path, plugins):
     summary = run_algorithm_benchmark(
-        "test_algorithms_plugins:broken", load_suite("tiny-one"), 40, [0, 1, 2], tmp_path, reps=REPS
-    )
+        "test_algorithms_plugins:broken", load_suite("tiny-one"), 40, [1, 2], tmp_path, reps=REPS
+    )  # seed 1 fails first; seed 2 still trains and is scored
     assert summary["failures"] == [{"task": "citadels:2", "seed": 1, "error": "RuntimeError: diverged"}]
-    assert summary["aggregate"]["seeds_used"] == 2
+    assert summary["aggregate"]["seeds_used"] == 1
     report = (tmp_path / "test_algorithms_plugins_broken" / "report.md").read_text()
     assert "citadels:2 seed 1: RuntimeError: diverged" in report and "failed" in report
 
