@@ -3,7 +3,8 @@ seed, decision by decision, and takes hostile input at every door with a clear e
 
 The default suite plays one match per game and line-up at the game's smallest player count, and one
 of the mixed line-up at its largest; `-m slow` plays every count and many more matches (set
-CITY_ENVS_PARITY_MATCHES for the count per line-up).
+CITY_ENVS_PARITY_MATCHES for the count per line-up). Determinization and clones are checked at each
+game's smallest count, hostile states at its smallest and largest; `-m slow` checks every count.
 """
 
 from __future__ import annotations
@@ -21,6 +22,19 @@ from tests.native.parity import difference, native_games, pair, play_pair
 
 CASES = [(name, n) for name in native_games() for n in game_class(name, "python").allowed_player_counts()]
 IDS = [f"{name}-{n}p" for name, n in CASES]
+
+
+def default_cases(largest: bool) -> list:
+    """`CASES` as pytest params: each game's smallest player count (and its largest with `largest`) in
+    the default suite, the other counts behind `slow`."""
+    params = []
+    for (name, n), case_id in zip(CASES, IDS, strict=True):
+        counts = game_class(name, "python").allowed_player_counts()
+        default = n == min(counts) or (largest and n == max(counts))
+        params.append(pytest.param(name, n, id=case_id, marks=() if default else pytest.mark.slow))
+    return params
+
+
 LINEUPS = {"random": "random", "heuristic": "heuristic", "mixed": None}
 
 
@@ -75,7 +89,7 @@ def positions(name: str, num_players: int, seed: int, every: int = 7):
     yield python, native
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "num_players"), default_cases(largest=False))
 def test_determinize_samples_alike(name, num_players):
     for python, native in positions(name, num_players, seed=3):
         for seat in range(num_players):
@@ -86,7 +100,7 @@ def test_determinize_samples_alike(name, num_players):
             assert difference(sampled, native_sampled) is None
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "num_players"), default_cases(largest=False))
 def test_clones_are_independent_and_states_round_trip(name, num_players):
     for python, native in positions(name, num_players, seed=5, every=11):
         twin = native.clone()
@@ -149,7 +163,7 @@ def mutations(value, rng: np.random.Generator, depth: int = 0):
     return hostile[int(rng.integers(len(hostile)))]
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "num_players"), default_cases(largest=True))
 def test_hostile_states_get_a_value_error_never_a_crash(name, num_players):
     """The C++ door itself (not only the Python validation in front of it) takes broken states."""
     native_type = game_class(name, "native").native_type
