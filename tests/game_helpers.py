@@ -17,6 +17,13 @@ from city_envs.core.game import Game, IllegalActionError
 G = TypeVar("G", bound=Game)
 
 
+def end_counts_first(counts: Iterable[int]) -> list:
+    """pytest params of the player `counts`: the smallest and the largest run in the default suite, the
+    counts between them behind `slow`."""
+    counts = list(counts)
+    return [pytest.param(n, marks=() if n in (min(counts), max(counts)) else pytest.mark.slow) for n in counts]
+
+
 def legal(game: Game) -> set[int]:
     return set(np.flatnonzero(game.legal_actions()).tolist())
 

@@ -2,7 +2,9 @@
 
 One test per property, parametrized over `city_envs.GAMES` (test ids are the game names). What differs
 between games (player counts, variants, the texts their errors list, where to sample positions) is in
-`CASES` below; each game's own folder keeps the tests of its rules and of what only it has.
+`CASES` below; each game's own folder keeps the tests of its rules and of what only it has. Tests
+over player counts run each game's smallest and largest count in the default suite (and every option
+once at least); the counts between run with `-m slow`.
 """
 
 from __future__ import annotations
@@ -265,18 +267,37 @@ CASES = {
 assert set(CASES) == set(city_envs.GAMES), "every registered game needs a row in CASES"
 
 GAMES = pytest.mark.parametrize("name", city_envs.GAMES)
-EVERY_COUNT = [pytest.param(name, n, id=f"{name}-{n}p") for name, case in CASES.items() for n in case.counts]
+
+
+def ends(case: Case) -> tuple[int, int]:
+    """The game's smallest and largest player counts: those the default suite plays."""
+    return min(case.counts), max(case.counts)
+
+
+def slow_unless(default: bool) -> tuple:
+    return () if default else (pytest.mark.slow,)
+
+
+EVERY_COUNT = [
+    pytest.param(name, n, id=f"{name}-{n}p", marks=slow_unless(n in ends(case)))
+    for name, case in CASES.items()
+    for n in case.counts
+]
 
 
 def configs(attribute: str, per_count: bool = True) -> list:
-    """pytest params (name, num_players, options) of every game; ids like `metropolys-3p-version=expert`."""
+    """pytest params (name, num_players, options) of every game; ids like `metropolys-3p-version=expert`.
+    The default suite plays those at the game's smallest and largest counts, and every option at least
+    once; the others are `slow`."""
     params = []
     for name, case in CASES.items():
         value = getattr(case, attribute)
         pairs = [(n, options) for n in case.counts for options in value] if per_count else list(value)
+        at_ends = [options for n, options in pairs if n in ends(case)]
         for n, options in pairs:
             label = "-".join([name, f"{n}p", *(f"{k}={v}" for k, v in options.items())])
-            params.append(pytest.param(name, n, options, id=label))
+            default = n in ends(case) or options not in at_ends
+            params.append(pytest.param(name, n, options, id=label, marks=slow_unless(default)))
     return params
 
 

@@ -433,6 +433,11 @@ def _ci(bounds: Sequence[float], seeds: int, form: str, label: str = "") -> str:
     return f"{label}{bounds[0]:{form}} to {bounds[1]:{form}}"
 
 
+def _finished(scores: Sequence[Sequence[float]]) -> int:
+    """The seeds (rows) of a curve point's scores that finished every task (no NaN)."""
+    return int((~np.isnan(np.array(scores, dtype=float)).any(axis=1)).sum())
+
+
 def format_algorithm_summary(summary: dict) -> str:
     suite = summary["suite"]
     lines = [
@@ -459,10 +464,9 @@ def format_algorithm_summary(summary: dict) -> str:
             task_ci = _ci(agg["task_ci95"][task], agg["seeds_used"], "+.3f")
             lines.append(f"| {task} | {agg['task_scores'][task]:+.3f} ({task_ci}) | {per_seed} |")
         lines += ["", "| budget share | step | IQM (95% CI) |", "|---|---|---|"]
-        lines += [
-            f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({_ci(p['ci95'], len(p['scores']), '+.3f')}) |"
-            for p in summary["curve"]
-        ]
+        for p in summary["curve"]:
+            point_ci = _ci(p["ci95"], _finished(p["scores"]), "+.3f")
+            lines.append(f"| {p['fraction']:.0%} | {p['step']:,} | {p['iqm']:+.3f} ({point_ci}) |")
     if summary["failures"]:
         lines += ["", "Failed runs:", ""] + [
             f"- {f['task']} seed {f['seed']}: {f['error']}" for f in summary["failures"]

@@ -2,7 +2,8 @@
 
 GAME_DONE.md "Tests": cards conserved, no negative resources, masks never empty before the end
 and limited to the pending decision, the game always ends, returns sum to 0, scores equal an
-independent recount, winners follow the tie-break.
+independent recount, winners follow the tie-break. The default run plays the smallest and largest player counts; the
+counts between them run with `-m slow`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from city_envs.citadels import components as cp
 from city_envs.citadels.game import Citadels
 
+from ..game_helpers import end_counts_first
 from .helpers import (
     SPEC_COPIES,
     SPEC_COST,
@@ -97,7 +99,7 @@ def test_spec_component_totals():
     assert cp.COST.tolist() == SPEC_COST and cp.TYPE_OF.tolist() == SPEC_TYPE
 
 
-@pytest.mark.parametrize("n", range(2, 8))
+@pytest.mark.parametrize("n", end_counts_first(range(2, 8)))
 def test_random_games(n):
     stats = run_batch(n, GAMES_PER_COUNT, seed0=1000 * n)
     # random play must finish by the completion rule, well before the max_rounds safety valve
@@ -105,7 +107,7 @@ def test_random_games(n):
     assert stats["max_rounds"] < 50, stats
 
 
-@pytest.mark.parametrize("n", range(4, 8))
+@pytest.mark.parametrize("n", end_counts_first(range(4, 8)))
 def test_random_games_classic_variant(n):
     stats = run_batch(n, CLASSIC_GAMES_PER_COUNT, seed0=50_000 + 1000 * n, classic_variant=True)
     assert stats["truncated"] == 0, stats

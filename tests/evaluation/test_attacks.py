@@ -74,11 +74,13 @@ def test_the_infoset_holds_a_sample_not_the_match(tiny_suites, tmp_path):
 
 @pytest.mark.parametrize(
     ("attack", "reason", "timeout"),
-    [("Crashes", "process ended", 120), ("Illegal", "IllegalActionError", 120), ("Hangs", "MatchTimeout", 2)],
+    [("Crashes", "process ended", 120), ("Illegal", "IllegalActionError", 120), ("Hangs", "MatchTimeout", 1)],
 )
 def test_a_candidate_that_crashes_cheats_or_hangs_loses_its_matches(attack, reason, timeout, tiny_suites, tmp_path):
+    """Two workers: the hanging candidate's eight matches wait out their 1 s timeouts two at a time."""
     suite = load_suite("tiny-one")
-    results = run_agent_benchmark(f"{ATTACKS}:{attack}", suite, tmp_path, Runner(match_timeout=timeout), reps=REPS)
+    runner = Runner(jobs=2, match_timeout=timeout)
+    results = run_agent_benchmark(f"{ATTACKS}:{attack}", suite, tmp_path, runner, reps=REPS)
     for lineup in results["tasks"]["citadels:2"]["lineups"].values():
         assert lineup["failures"] == 4 and lineup["win_share"] == [0.0] * 4
     log = (tmp_path / "runs" / "citadels_2p" / "random" / "matches.jsonl").read_text().splitlines()[1:]

@@ -4,6 +4,7 @@ terminal and explains its lottery column; the statistics need neither pref-votin
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -20,7 +21,7 @@ from city_envs.cli import main
 from city_envs.core import native, progress
 from city_envs.core.registry import game_class
 from city_envs.core.settings import read_toml
-from city_envs.evaluation import statistics
+from city_envs.evaluation import compare, statistics
 from city_envs.evaluation.arena import MatchLog, run_settings
 from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.results import load_results
@@ -112,6 +113,7 @@ def test_compare_shows_its_progress_on_a_terminal_only(tiny_results, monkeypatch
             seen.append(description)
             return super().add_task(description, *args, **kwargs)
 
+    monkeypatch.setattr(compare, "write_comparison", functools.partial(compare.write_comparison, reps=REPS))
     monkeypatch.setattr(progress, "terminal_bars", lambda: Bars(console=Console(file=io.StringIO())))
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(argv) == 0

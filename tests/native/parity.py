@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 
 from city_envs.agents.base import Agent, HeuristicAgent
 from city_envs.agents.random_agent import RandomAgent
@@ -27,6 +28,18 @@ from city_envs.core.game import Game, first_difference
 from city_envs.core.infoset import InfoSet
 from city_envs.core.native import NativeGame, native_class, rng_words
 from city_envs.core.registry import GAMES, game_class
+
+
+def diagonal(options: Sequence[Any], counts: Sequence[int], ids: Sequence[str]) -> list:
+    """pytest params (num_players, options) of every option at every player count, with ids
+    `<option id>-<count>`: the default suite plays each option once and each count at least once (the
+    pairs taken in turn), the other pairs behind `slow`."""
+    chosen = {(i % len(options), i % len(counts)) for i in range(max(len(options), len(counts)))}
+    return [
+        pytest.param(n, option, id=f"{ids[i]}-{n}", marks=() if (i, j) in chosen else pytest.mark.slow)
+        for i, option in enumerate(options)
+        for j, n in enumerate(counts)
+    ]
 
 
 def native_games() -> list[str]:

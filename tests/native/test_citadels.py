@@ -8,18 +8,20 @@ import pytest
 
 from city_envs.core.native import native_class, rng_words
 from city_envs.core.registry import game_class
-from tests.native.parity import play_pair
+from tests.native.parity import diagonal, play_pair
 
 pytestmark = pytest.mark.skipif(
     native_class(game_class("citadels", "python")) is None, reason="the native Citadels engine is not built"
 )
 
 
-@pytest.mark.parametrize("num_players", [2, 4, 5, 7])
 @pytest.mark.parametrize(
-    "options",
-    [{"classic_variant": True}, {"max_rounds": 2}, {"classic_variant": True, "max_rounds": 4}],
-    ids=["classic", "two-rounds", "classic-four-rounds"],
+    ("num_players", "options"),
+    diagonal(
+        [{"classic_variant": True}, {"max_rounds": 2}, {"classic_variant": True, "max_rounds": 4}],
+        [2, 4, 5, 7],
+        ["classic", "two-rounds", "classic-four-rounds"],
+    ),
 )
 def test_options_play_the_same_match(num_players, options):
     for seed in range(2):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from city_envs.metropolys.game import Metropolys
-from tests.native.parity import assert_same_raw, words
+from tests.native.parity import assert_same_raw, diagonal, words
 
 native = pytest.importorskip("city_envs._native")
 NativeMetropolys = native.Metropolys
@@ -23,8 +23,9 @@ OPTIONS = [
 REMOVALS = {2: [None, "north,east", ["west", "north"]], 3: [None, "south"], 4: [None, ""]}
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: f"{o['version']}-{o['layout']}")
+@pytest.mark.parametrize(
+    ("num_players", "options"), diagonal(OPTIONS, [2, 3, 4], [f"{o['version']}-{o['layout']}" for o in OPTIONS])
+)
 def test_matches_agree_over_the_options(num_players: int, options: dict) -> None:
     for seed, removed in enumerate(REMOVALS[num_players]):
         opts = dict(options, removed_districts=removed, start_player=seed % num_players)

@@ -1,8 +1,10 @@
 """Two engines, one truth: every native game plays the same match as the Python engine for the same
 seed, decision by decision, and takes hostile input at every door with a clear error.
 
-The default suite plays a few matches per game and player count; `-m slow` plays many more (set
-CITY_ENVS_PARITY_MATCHES for the count per line-up).
+The default suite plays one match per game and line-up at the game's smallest player count, and one
+of the mixed line-up at its largest; `-m slow` plays every count and many more matches (set
+CITY_ENVS_PARITY_MATCHES for the count per line-up). Determinization and clones are checked at each
+game's smallest count, hostile states at its smallest and largest; `-m slow` checks every count.
 """
 
 from __future__ import annotations
@@ -20,6 +22,19 @@ from tests.native.parity import difference, native_games, pair, play_pair
 
 CASES = [(name, n) for name in native_games() for n in game_class(name, "python").allowed_player_counts()]
 IDS = [f"{name}-{n}p" for name, n in CASES]
+
+
+def default_cases(largest: bool) -> list:
+    """`CASES` as pytest params: each game's smallest player count (and its largest with `largest`) in
+    the default suite, the other counts behind `slow`."""
+    params = []
+    for (name, n), case_id in zip(CASES, IDS, strict=True):
+        counts = game_class(name, "python").allowed_player_counts()
+        default = n == min(counts) or (largest and n == max(counts))
+        params.append(pytest.param(name, n, id=case_id, marks=() if default else pytest.mark.slow))
+    return params
+
+
 LINEUPS = {"random": "random", "heuristic": "heuristic", "mixed": None}
 
 
@@ -29,8 +44,21 @@ def seats(lineup: str, num_players: int) -> list[str]:
     return ["heuristic" if seat % 2 else "random" for seat in range(num_players)]
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
-@pytest.mark.parametrize("lineup", list(LINEUPS))
+def one_match_cases() -> list:
+    """Every line-up at every game and player count: the default suite plays each game at its smallest
+    count with every line-up, and at its largest with the mixed one; the other cases are `slow`."""
+    cases = []
+    for lineup in LINEUPS:
+        for (name, n), case_id in zip(CASES, IDS, strict=True):
+            counts = game_class(name, "python").allowed_player_counts()
+            default = n == min(counts) or (lineup == "mixed" and n == max(counts))
+            cases.append(
+                pytest.param(name, n, lineup, id=f"{lineup}-{case_id}", marks=() if default else pytest.mark.slow)
+            )
+    return cases
+
+
+@pytest.mark.parametrize(("name", "num_players", "lineup"), one_match_cases())
 def test_the_same_match_for_the_same_seed(name, num_players, lineup):
     outcome = play_pair(name, num_players, 0, seats(lineup, num_players))  # `-m slow` plays many more
     assert outcome.difference is None, outcome.difference
@@ -61,7 +89,7 @@ def positions(name: str, num_players: int, seed: int, every: int = 7):
     yield python, native
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "num_players"), default_cases(largest=False))
 def test_determinize_samples_alike(name, num_players):
     for python, native in positions(name, num_players, seed=3):
         for seat in range(num_players):
@@ -72,7 +100,7 @@ def test_determinize_samples_alike(name, num_players):
             assert difference(sampled, native_sampled) is None
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "num_players"), default_cases(largest=False))
 def test_clones_are_independent_and_states_round_trip(name, num_players):
     for python, native in positions(name, num_players, seed=5, every=11):
         twin = native.clone()
@@ -135,7 +163,7 @@ def mutations(value, rng: np.random.Generator, depth: int = 0):
     return hostile[int(rng.integers(len(hostile)))]
 
 
-@pytest.mark.parametrize(("name", "num_players"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "num_players"), default_cases(largest=True))
 def test_hostile_states_get_a_value_error_never_a_crash(name, num_players):
     """The C++ door itself (not only the Python validation in front of it) takes broken states."""
     native_type = game_class(name, "native").native_type

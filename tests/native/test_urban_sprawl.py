@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from city_envs.urban_sprawl.game import UrbanSprawl
-from tests.native.parity import assert_same_raw, words
+from tests.native.parity import assert_same_raw, diagonal, words
 
 native = pytest.importorskip("city_envs._native")
 NativeUrbanSprawl = native.UrbanSprawl
@@ -26,8 +26,9 @@ OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(str(v) for v in o.values()))
+@pytest.mark.parametrize(
+    ("num_players", "options"), diagonal(OPTIONS, [2, 3, 4], ["-".join(str(v) for v in o.values()) for o in OPTIONS])
+)
 def test_matches_agree_over_the_options(num_players: int, options: dict) -> None:
     seed = 11 * num_players + len(options)
     py = UrbanSprawl(num_players, seed=seed, **options)
