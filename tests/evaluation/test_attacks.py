@@ -74,10 +74,11 @@ def test_the_infoset_holds_a_sample_not_the_match(tiny_suites, tmp_path):
 
 @pytest.mark.parametrize(
     ("attack", "reason", "timeout"),
-    [("Crashes", "process ended", 120), ("Illegal", "IllegalActionError", 120), ("Hangs", "MatchTimeout", 1)],
+    [("Crashes", "process ended", 120), ("Illegal", "IllegalActionError", 120), ("Hangs", "MatchTimeout", 2)],
 )
 def test_a_candidate_that_crashes_cheats_or_hangs_loses_its_matches(attack, reason, timeout, tiny_suites, tmp_path):
-    """Two workers: the hanging candidate's eight matches wait out their 1 s timeouts two at a time."""
+    """Two workers: the hanging candidate's eight matches wait out their 2 s timeouts two at a time
+    (a margin for a replacement worker to start)."""
     suite = load_suite("tiny-one")
     runner = Runner(jobs=2, match_timeout=timeout)
     results = run_agent_benchmark(f"{ATTACKS}:{attack}", suite, tmp_path, runner, reps=REPS)
