@@ -349,12 +349,8 @@ def _draw_panel(fig: Figure, s: State) -> None:
         supply = " ".join(map(str, r.values_of(s.supply[seat]))) or "-"
         bids = ", ".join(f"{value} on {nb}" for bidder, nb, value in s.bids if bidder == seat)
         body = [
-            (
-                f"built {s.built[seat]}/13    tokens T{trendy} S{subway} A{arch}    "
-                f"public score {r.token_points(s, seat)}",
-                "black",
-                False,
-            ),
+            (f"built {s.built[seat]}/13    public score {r.token_points(s, seat)}", "black", False),
+            (f"tokens {trendy} trendy, {subway} subway, {arch} archaeological", "black", False),
             (f"supply {supply}", "black", False),
         ]
         if bids:

@@ -64,6 +64,28 @@ def test_image_is_a_fixed_size_rgb_frame_that_follows_the_game(n, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+def test_image_lines_are_words_that_end_inside_the_frame(version, monkeypatch):
+    """Every text line of the image, in play and at the end, ends inside the frame and names the
+    tokens in words (not "T2 S1 A0")."""
+    drawn: list[tuple[float, str, float, bool, bool]] = []
+    original = image._Text.line
+
+    def record(self, x, y, text, size=8.5, colour="black", bold=False, right=False):
+        drawn.append((x, text, size, bold, right))
+        original(self, x, y, text, size, colour, bold, right)
+
+    monkeypatch.setattr(image._Text, "line", record)
+    game = advance(Metropolys(4, seed=3, version=version), 30, seed=3)
+    game.render_image()
+    play_out(game, np.random.default_rng(3)).render_image()
+    assert any("trendy" in text for _, text, *_ in drawn)
+    for x, text, size, bold, right in drawn:
+        assert not re.search(r"\bT\d+ S\d+ A\d+\b", text), text
+        end = x if right else x + image._width(text, size, bold) * image.DPI / 72
+        assert end <= image.WIDTH, f"{text!r} ends at {end:.0f} px, past {image.WIDTH}"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_image_hides_secret_cards_until_the_end(version):
     game = advance(Metropolys(4, seed=5, version=version), 40, seed=5)
     assert not game.is_over()
