@@ -175,7 +175,7 @@ def render_text(s: State) -> str:
     hall = "built" if r.city_hall_built(s) else "not built"
     lines = [
         f"Big City, {s.n} players, turn {s.turns + 1}; City Hall {hall}; trams left {r.trams_left(s)}; "
-        f"piles " + " ".join(f"{i + 1}:{len(pile)}" for i, pile in enumerate(s.piles))
+        "cards left in piles 1-8: " + " ".join(str(len(pile)) for pile in s.piles)
     ]
     lines += city_map(s)
     lines.append(
@@ -187,7 +187,7 @@ def render_text(s: State) -> str:
         lines.append("  trams on edges " + ", ".join(map(str, edges)))
     for seat in range(s.n):
         mark = ">" if seat == s.active else " "
-        counts = " ".join(f"{i + 1}:{c}" for i, c in enumerate(_pile_counts(s.hands[seat])) if c)
+        counts = ", ".join(f"{c} from pile {i + 1}" for i, c in enumerate(_pile_counts(s.hands[seat])) if c)
         lines.append(f"{mark} seat {seat}: {s.scores[seat]} points, {len(s.hands[seat])} cards ({counts or 'none'})")
     if s.decision == r.GAME_OVER:
         reason = " (turn cap reached)" if s.truncated else ""

@@ -3,6 +3,8 @@ image and the texts show and hide."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from city_envs.big_city import components as cp
@@ -29,6 +31,14 @@ def test_public_text_never_shows_hands():
         for seat in range(3):
             private = game.render_private(seat)
             assert all(cp.card_name(c) in private for c in game.state.hands[seat])
+
+
+def test_public_text_counts_piles_and_hands_in_words():
+    """The piles and each seat's cards by pile read as words ("2 from pile 6"), not "6:2"."""
+    for game in mid_game_states(3, range(2), per_game=2):
+        text = game.render_text()
+        assert "cards left in piles 1-8:" in text and " from pile " in text
+        assert not re.search(r"\b\d+:\d+\b", text), text
 
 
 def test_exchange_choices_are_described_without_the_card_to_the_table():
