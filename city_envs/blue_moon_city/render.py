@@ -107,11 +107,12 @@ def render_text(s: State) -> str:
             for i, (colour, value) in enumerate(cp.SECTIONS[tile]):
                 seat = s.markers_on[position][i]
                 name = "any" if colour == cp.ANY else cp.COLOUR_NAMES[colour]
-                parts.append(f"{name}{value}" + (f"=P{seat}" if seat >= 0 else ""))
+                parts.append(f"{name}{value}" + (f"=seat{seat}" if seat >= 0 else ""))
             state = " ".join(parts)
         extras = [f"{cp.DRAGON_NAMES[d]} dragon" for d in range(3) if s.dragons[d] == position]
         extras += [f"seat {seat}" for seat in range(s.n) if s.figures[seat] == position]
         lines.append(f"  {where(s, position):<22} {state}" + (f"  [{', '.join(extras)}]" if extras else ""))
+    lines.append("  (each section: the colour and value it costs; =seat k: seat k's marker is on it)")
     for seat in range(s.n):
         mark = ">" if seat == s.active else " "
         pending = f", {len(s.pending)} pending" if seat == s.active and s.pending else ""

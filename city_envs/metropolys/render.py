@@ -68,14 +68,17 @@ def render_text(s: State) -> str:
             if cp.DISTRICT[nb] != district:
                 continue
             if s.owner[nb] >= 0:
-                cell = f"{nb}=P{s.owner[nb]}:{s.built_value[nb]}"
+                cell = f"{nb}=seat{s.owner[nb]}:{s.built_value[nb]}"
             elif s.bid_owner[nb] >= 0:
-                cell = f"{nb}?P{s.bid_owner[nb]}:{s.bid_value[nb]}"
+                cell = f"{nb}?seat{s.bid_owner[nb]}:{s.bid_value[nb]}"
             else:
                 cell = f"{nb}"
             cells.append(cell + _TOKEN_MARK[s.token[nb]])
         lines.append(f"  {cp.DISTRICT_NAMES[district]:>6}: " + " ".join(cells))
-    lines.append("  (n=Pk:v built, n?Pk:v bid; T trendy, S subway, A archaeological token on the board)")
+    lines.append(
+        "  (n=seatk:v: neighbourhood n built by seat k, value v; n?seatk:v: seat k bids v on it; "
+        "T trendy, S subway, A archaeological token on the board)"
+    )
     for seat in range(s.n):
         trendy, subway, arch = s.tokens[seat]
         cards = ("Subway card " if s.subway_card == seat else "") + ("Arch card " if s.arch_card == seat else "")

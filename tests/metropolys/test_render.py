@@ -145,3 +145,11 @@ def test_every_legal_action_has_a_distinct_description(n, version):
         texts = [game.describe_action(a) for a in ids]
         assert all(texts) and len(set(texts)) == len(texts), texts
         game.apply(random_action(game, rng))
+
+
+def test_public_text_names_builders_and_bidders_by_seat():
+    """A neighbourhood built or bid on reads "n=seatk:v" / "n?seatk:v" (with a legend line), never "=Pk"."""
+    game = advance(Metropolys(3, seed=4), 40, seed=4)
+    text = game.render_text()
+    assert re.search(r"\b\d+=seat\d:\d+", text) and "neighbourhood n built by seat k" in text
+    assert not re.search(r"[=?]P\d", text), text
