@@ -435,7 +435,7 @@ def cmd_benchmark_compare(args: argparse.Namespace) -> int:
 
 def cmd_benchmark_verify(args: argparse.Namespace) -> int:
     from city_envs.evaluation.fresh import fresh_check, fresh_suite
-    from city_envs.evaluation.results import BenchmarkError, load_results
+    from city_envs.evaluation.results import load_results
     from city_envs.evaluation.salt import read_salt
     from city_envs.evaluation.verify import engine_notes, format_verdict, verify_result
 
@@ -445,15 +445,10 @@ def cmd_benchmark_verify(args: argparse.Namespace) -> int:
     clean = True
     with progress.showing(sys.stdout.isatty()):
         for folder in args.results:
-            try:
-                differences, played = verify_result(folder, salt)
-            except BenchmarkError as unverifiable:  # e.g. no match logs: the other folders are still checked
-                print(unverifiable)
-                clean = False
-            else:
-                print(format_verdict(folder, differences, played))
-                print("".join(f"  note: {note}\n" for note in engine_notes(results[folder])), end="")
-                clean = clean and not differences
+            differences, played = verify_result(folder, salt)
+            print(format_verdict(folder, differences, played))
+            print("".join(f"  note: {note}\n" for note in engine_notes(results[folder])), end="")
+            clean = clean and not differences
             if folder in suites:
                 fresh = fresh_check(results[folder], suites[folder], args.fresh, match_runner(args))
                 clean = clean and fresh

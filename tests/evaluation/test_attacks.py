@@ -146,11 +146,10 @@ def test_a_result_without_logs_is_not_accepted(result, capsys):
     data = json.loads((result / "results.json").read_text())
     del data["logs"]
     (result / "results.json").write_text(json.dumps(data))
-    assert main(["benchmark", "verify", str(result)]) == 1
-    assert (
-        capsys.readouterr().out.strip()
-        == f"{result}: a result without match logs: nothing to replay, so it cannot be verified"
-    )
+    assert main(["benchmark", "verify", str(result)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{result}: a result without match logs: nothing to replay, so it cannot be verified")
+    assert len(err.splitlines()) == 1
     with pytest.raises(BenchmarkError, match="without match logs"):
         require_verified(result)
 

@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file  # noqa: E402
 
 from city_envs import cli, make_game  # noqa: E402
 from city_envs.agents.base import play_game  # noqa: E402
-from city_envs.agents.policy_agent import PolicyAgent, batch_logits  # noqa: E402
+from city_envs.agents.policy_agent import PolicyAgent, baseline_path, batch_logits  # noqa: E402
 from city_envs.agents.policy_file import (  # noqa: E402
     PolicyFileError,
     build_policy,
@@ -338,7 +338,7 @@ def test_the_measurement_runs_both_arms_with_equal_settings_and_summarizes_them(
         assert {k for k, v in plain.__dict__.items() if start.__dict__[k] != v} == {"timesteps"}
     assert [
         s.args[s.args.index("--init-from") + 1] for s in privileged_ab.plan(tmp_path, "citadels_4p", 5, "baseline")[:1]
-    ] == [str(privileged_ab.BASELINES / "citadels_4p.safetensors")]
+    ] == [str(baseline_path("citadels", 4))]
     with pytest.raises(ValueError, match="no committed recipe"):
         privileged_ab.plan(tmp_path, "citadels_3p", 5, "warm")
 

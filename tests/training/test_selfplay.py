@@ -416,7 +416,7 @@ def test_a_baseline_is_published_only_on_an_evaluation_without_failed_matches(tm
 
     train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "run", log=lambda _: None)
     folder = tmp_path / "baselines"
-    monkeypatch.setattr(policy_agent, "baseline_path", lambda game, players: folder / f"{game}_{players}p.safetensors")
+    monkeypatch.setattr(policy_agent, "baseline_stem", lambda game, players: folder / f"{game}_{players}p")
     evaluate_model = selfplay.evaluate_model
     monkeypatch.setattr(
         selfplay,
@@ -430,7 +430,8 @@ def test_a_baseline_is_published_only_on_an_evaluation_without_failed_matches(tm
     record = selfplay.publish_baseline(tmp_path / "run", games=4)
     assert record["evaluation"]["random"]["games"] == 4 and record["eval_seed"] == 1000
     assert json.loads((folder / "citadels_2p.json").read_text()) == json.loads(json.dumps(record))
-    assert (folder / "citadels_2p.safetensors").read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
+    stored = folder / "policies" / f"{record['policy']}.safetensors"
+    assert stored.read_bytes() == (tmp_path / "run" / "model.safetensors").read_bytes()
 
 
 def test_the_best_evaluated_point_becomes_the_model(tmp_path):
