@@ -109,7 +109,7 @@ class ResultFile(_Checked):
     jobs: int | None = Field(default=None, ge=1)  # None: a result written before runs recorded how they ran
     backend: str | None = None
     resumed: bool | None = None
-    logs: _Logs | None = None  # None: a legacy result, written before the match logs were kept with it
+    logs: _Logs | None = None  # None: a result without match logs, which `verify` refuses
     aggregate: _Aggregate
 
 
