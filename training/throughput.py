@@ -87,11 +87,11 @@ class OneMatchEnv(gym.Env):
         return self.slot.action_masks()[0]
 
 
-def _learn(venv, settings: dict, steps: int, net_arch) -> float:
-    """Env steps per second of MaskablePPO learning `steps` steps on `venv` (including its updates)."""
+def _ppo(venv, settings: dict, net_arch):
+    """The MaskablePPO both measurements train: `settings`' rollout and batch sizes, 4 epochs, on the CPU."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO(
+    return MaskablePPO(
         "MlpPolicy",
         venv,
         n_steps=settings["n_steps"],
@@ -101,6 +101,12 @@ def _learn(venv, settings: dict, steps: int, net_arch) -> float:
         seed=0,
         policy_kwargs={"net_arch": net_arch},
     )
+
+
+def _learn(venv, settings: dict, steps: int, net_arch) -> float:
+    """Env steps per second of MaskablePPO learning `steps` steps on `venv` (including its updates)."""
+
+    model = _ppo(venv, settings, net_arch)
     clock = time.perf_counter()
     model.learn(steps)
     return model.num_timesteps / (time.perf_counter() - clock)
@@ -207,7 +213,6 @@ def measure_split(game: str, players: int = 2, steps: int = 16_384) -> dict:
     DEFAULT settings): in the env's steps (`snapshot_forward` is the part of them in the snapshot
     opponents' forward passes), the learner's forward passes during rollouts, PPO's update, the rest."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from city_envs.training import batch_env
 
@@ -218,16 +223,7 @@ def measure_split(game: str, players: int = 2, steps: int = 16_384) -> dict:
         pool = OpponentPool(game, POOL)
         pool.add_snapshot(_snapshot(game, players, net_arch, folder))
         venv = batch_env.BatchVecEnv(game, players, DEFAULT["n_envs"], seed=0, pool=pool)
-        model = MaskablePPO(
-            "MlpPolicy",
-            venv,
-            n_steps=DEFAULT["n_steps"],
-            batch_size=DEFAULT["batch_size"],
-            n_epochs=4,
-            device="cpu",
-            seed=0,
-            policy_kwargs={"net_arch": net_arch},
-        )
+        model = _ppo(venv, DEFAULT, net_arch)
         with contextlib.ExitStack() as stack:
             for owner, name, key in (
                 (venv, "step_wait", "env"),
