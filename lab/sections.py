@@ -4,8 +4,8 @@ A page's generated sections lie between `<!-- tables:NAME -->` and `<!-- /tables
 (`city_envs.core.markdown`); `PAGES` names, for each page, what writes its sections: the baselines'
 tables (their records under `training/baselines/`), the benchmark's reference tables (`benchmarks/`),
 each game's observation layout, the speed and throughput tables (`docs/*.json`) and the studies' tables
-(`benchmarks/guided/`, `benchmarks/privileged_ab/`, `benchmarks/attempts.json`). Nothing in them is
-typed by hand, and `tests/lab/test_sections.py` checks that every section is what this writes.
+(`benchmarks/guided/`, `benchmarks/strength/`, `benchmarks/privileged_ab/`, `benchmarks/attempts.json`).
+Nothing in them is typed by hand, and `tests/lab/test_sections.py` checks that every section is what this writes.
 
     python -m lab.sections            # rewrite every generated section
     python -m lab.sections --check    # list the pages whose sections are not current; exit 1 if any
@@ -79,6 +79,15 @@ def guided(page: Path, verify: bool) -> dict[str, str]:
     return tables
 
 
+def strength(page: Path, verify: bool) -> dict[str, str]:
+    from lab import strength as goal
+
+    source = ROOT / "benchmarks" / "strength" / "results.json"
+    if not source.is_file():
+        return {goal.SECTION: PLACEHOLDER}
+    return {goal.SECTION: goal.doc_section(goal.load_results(source), source, page)}
+
+
 def privileged_ab(page: Path, verify: bool) -> dict[str, str]:
     from lab import privileged_ab as study
 
@@ -96,7 +105,7 @@ def attempts(page: Path, verify: bool) -> dict[str, str]:
 PAGES: dict[str, tuple[Tables, ...]] = {
     "README.md": (baselines,),
     "docs/benchmark.md": (benchmark,),
-    "docs/leaderboard.md": (guided,),
+    "docs/leaderboard.md": (guided, strength),
     "docs/speed.md": (speed,),
     "docs/training.md": (baselines, privileged_ab, attempts, throughput),
     **{f"docs/games/{game}.md": (observation(game),) for game in GAMES},

@@ -1,0 +1,246 @@
+"""Issue 45's strength goal: the strongest bot of each game, at most one second a decision on one core,
+against the heuristic.
+
+The goal, per game: at 2 players against the heuristic, the lower bound of the bot's win rate above 0.5;
+at 4 players against three heuristics, a win rate of at least 0.35. Each task is 400 seat-rotated matches
+(`city-envs evaluate` with the bot in one seat and the heuristic in every other) on a seed that no training
+run and no choice of settings used. The bots, that seed and the match counts are data: `lab/strength.toml`,
+which also says on which seed the bots were chosen.
+
+Cost: `timing_matches` more matches per task, the bot in each seat in turn against heuristics, every
+decision of the bot with two legal moves or more timed in CPU time (process time, which other work on the
+machine does not inflate); the mean and the largest milliseconds per such decision. A task meets the goal
+only if its largest decision took at most one second (`MAX_MS`): a bot's budget is in iterations, so that
+its moves do not depend on the machine's load, and the timing shows the budget fits in the second.
+
+    python -m lab.strength --jobs 2 --out runs/strength            # every game, 2 and 4 players
+    python -m lab.strength --game citadels --players 4 --out runs/strength
+    python -m lab.strength --from-json benchmarks/strength/results.json --doc docs/leaderboard.md
+
+Each task's matches are logged under `<out>/<game>_<n>p/`, so a stopped run resumes where it stopped;
+`<out>/results.json` is rewritten after each task's matches and timing. A run into a folder that holds
+results of other settings is refused. The figures reach the docs only from that JSON (`--doc PAGE` fills
+the page's `<!-- tables:strength-goal -->` section).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from city_envs import GAMES, make_game
+from city_envs.agents.registry import make_agent, prepare_agents
+from city_envs.core import progress
+from city_envs.core.infoset import InfoSet
+from city_envs.core.markdown import link_from, section_names, write_sections
+from city_envs.core.settings import read_document, read_toml
+from lab.guided_search import strength
+
+SETTINGS_FILE = Path(__file__).with_name("strength.toml")
+SECTION = "strength-goal"  # the page's <!-- tables:strength-goal --> section
+PLAYER_COUNTS = (2, 4)
+GOAL_2P_LOWER_BOUND = 0.5  # at 2 players: the win rate's 95% lower bound above this
+GOAL_4P_WIN_RATE = 0.35  # at 4 players, against three heuristics: the win rate at least this
+MAX_MS = 1000.0  # one second of CPU a decision, on one core
+SETTINGS = ("bots", "seed", "matches", "timing_matches")  # one results file, one value of each
+
+
+def load_settings(path: Path = SETTINGS_FILE) -> dict:
+    """The bots (game -> agent spec), the seed and the match counts of the measurement, checked."""
+    data = read_toml(path)
+    settings = {key: data.get(key) for key in SETTINGS}
+    bots = settings["bots"]
+    if not isinstance(bots, dict) or set(bots) != set(GAMES) or not all(isinstance(s, str) for s in bots.values()):
+        raise ValueError(f"{path}: [bots] names one agent spec for each of {', '.join(GAMES)}")
+    for key in ("seed", "matches", "timing_matches"):
+        if not isinstance(settings[key], int) or settings[key] < (1 if key == "matches" else 0):
+            raise ValueError(f"{path}: {key} must be a whole number (matches >= 1, the others >= 0)")
+    return settings
+
+
+def cost(game: str, players: int, bot: str, matches: int, seed: int) -> dict:
+    """The bot's mean and largest CPU milliseconds per decision with a choice, over `matches` matches
+    against heuristics in every other seat, the bot in seat k % players in match k."""
+    times: list[float] = []
+    for k in range(matches):
+        match = make_game(game, players, seed=seed + k)
+        mine = k % players
+        agents = [make_agent(bot if s == mine else "heuristic", game, seed + 1000 * k + s) for s in range(players)]
+        prepare_agents(agents, match)
+        while not match.is_over():
+            seat = match.current_player()
+            timed = seat == mine and len(match.legal_action_ids()) > 1
+            started = time.process_time()
+            action = agents[seat].act(InfoSet(match, seat))
+            if timed:
+                times.append(1000 * (time.process_time() - started))
+            match.apply(action)
+    return {
+        "ms_per_decision": sum(times) / len(times) if times else None,
+        "max_ms": max(times, default=None),
+        "decisions": len(times),
+    }
+
+
+def goal_met(task: dict) -> bool:
+    """Whether a task's win rate meets the goal of its player count, its bot within the second a decision
+    (a task not timed does not meet it)."""
+    figures, largest = task["strength"], task.get("cost", {}).get("max_ms")
+    if largest is None or largest > MAX_MS:
+        return False
+    if task["players"] == 2:
+        return figures["ci95"][0] > GOAL_2P_LOWER_BOUND
+    return figures["win_rate"] >= GOAL_4P_WIN_RATE
+
+
+def _cell(figures: dict) -> str:
+    low, high = figures["ci95"]
+    failed = f", {figures['failures']} failed" if figures["failures"] else ""
+    capped = f", {figures['truncated']} at the turn cap" if figures.get("truncated") else ""
+    return f"{figures['win_rate']:.3f} ({low:.3f}-{high:.3f}) n={figures['matches']}{failed}{capped}"
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def report(results: dict) -> str:
+    """The results as Markdown: the settings, a row per measured task with its goal, the tasks not measured."""
+    columns = ["game", "players", "bot", "goal", "win rate vs heuristic (95% CI)", "met", "CPU ms/decision", "max ms"]
+    rows = [f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}"]
+    order = {game: i for i, game in enumerate(GAMES)}
+    for task in sorted(results["tasks"], key=lambda t: (order.get(t["game"], len(order)), t["players"])):
+        goal = f"lower bound > {GOAL_2P_LOWER_BOUND}" if task["players"] == 2 else f">= {GOAL_4P_WIN_RATE}"
+        spent = task.get("cost", {})
+        rows.append(
+            f"| {task['game']} | {task['players']} | `{task['bot']}` | {goal} | {_cell(task['strength'])} | "
+            f"{'yes' if goal_met(task) else '**no**'} | {_ms(spent.get('ms_per_decision'))} | "
+            f"{_ms(spent.get('max_ms'))} |"
+        )
+    settings = (
+        f"Each bot in one seat, the heuristic in every other, {results['matches']} seat-rotated matches per task "
+        f"on seed {results['seed']} (chance is 1/players); the win rate's Wilson 95% interval. Cost: the bot's "
+        f"CPU milliseconds per decision with a choice over {results['timing_matches']} more matches per task "
+        "(mean and largest); a task meets the goal only if its largest decision took at most {MAX_MS / 1000:g} s."
+    )
+    done = {(task["game"], task["players"]) for task in results["tasks"]}
+    missing = [f"{game} {n}p" for game in GAMES for n in PLAYER_COUNTS if (game, n) not in done]
+    lines = [settings, "", *rows]
+    if missing:
+        lines += ["", f"Not measured yet: {', '.join(missing)}."]
+    return "\n".join(lines) + "\n"
+
+
+def load_results(path: str | Path) -> dict:
+    """A results.json this measurement wrote; anything else is one ValueError naming the file."""
+    try:
+        results = json.loads(read_document(path))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error})") from None
+    if not isinstance(results, dict) or results.get("measurement") != "strength" or "tasks" not in results:
+        raise ValueError(f"{path} is not a strength results.json")
+    try:
+        report(results)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise ValueError(f"{path} is a malformed strength results.json ({type(error).__name__}: {error})") from None
+    return results
+
+
+def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
+    """The page's section: the report and a link to the JSON it was written from."""
+    return f"{report(results)}\nEvery figure, with the commands that measured it: {link_from(page, source)}."
+
+
+def write_doc(page: str | Path, source: str | Path) -> None:
+    """Fill `page`'s section from the results file `source`."""
+    write_sections(page, {SECTION: doc_section(load_results(source), source, page)}, (SECTION,), placeholder=None)
+
+
+def start_results(out: Path, settings: dict, command: str) -> dict:
+    """`<out>/results.json` if it holds the same settings (one ValueError if not), else new results."""
+    path = out / "results.json"
+    if not path.exists():
+        return {"measurement": "strength", **settings, "commands": [command], "tasks": []}
+    results = load_results(path)
+    differ = [key for key in SETTINGS if results.get(key) != settings[key]]
+    if differ:
+        raise ValueError(f"{path} holds a measurement with other {', '.join(differ)}: pass another --out")
+    if command not in results.setdefault("commands", []):
+        results["commands"].append(command)
+    return results
+
+
+def run(tasks: list[tuple[str, int]], results: dict, jobs: int, out: Path, doc: str | None = None) -> Path:
+    """Measure what `results` lacks of `tasks`, saving the results (and `doc`) after each figure."""
+
+    def save() -> None:
+        (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        (out / "report.md").write_text(report(results))
+        if doc:
+            write_doc(doc, out / "results.json")
+
+    for game, players in tasks:
+        bot = results["bots"][game]
+        task = next((t for t in results["tasks"] if (t["game"], t["players"]) == (game, players)), None)
+        if task is None:
+            folder = out / f"{game}_{players}p"
+            figures = strength(game, players, bot, "heuristic", results["matches"], results["seed"], jobs, folder)
+            task = {"game": game, "players": players, "bot": bot, "strength": figures}
+            results["tasks"].append(task)
+            save()
+        if "cost" not in task and results["timing_matches"]:
+            task["cost"] = cost(game, players, bot, results["timing_matches"], results["seed"])
+            save()
+    save()
+    return out / "report.md"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=GAMES, help="one game (default: every game)")
+    parser.add_argument("--players", type=int, choices=PLAYER_COUNTS, help="one player count (default: 2 and 4)")
+    parser.add_argument("--settings", default=str(SETTINGS_FILE), help="the bots, seed and match counts (TOML)")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", default="runs/strength")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--doc", help="fill this page's <!-- tables:strength-goal --> section from the results")
+    parser.add_argument("--from-json", dest="from_json", help="measure nothing: write --doc from this results.json")
+    args = parser.parse_args(argv)
+    try:
+        if args.doc and SECTION not in section_names(read_document(args.doc)):
+            raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
+        if args.from_json:
+            if not args.doc:
+                raise ValueError("--from-json only writes a --doc page")
+            write_doc(args.doc, args.from_json)
+            print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+            return 0
+        if args.jobs < 1:
+            raise ValueError("--jobs must be >= 1")
+        settings = load_settings(Path(args.settings))
+        tasks = [
+            (game, n)
+            for game in ([args.game] if args.game else GAMES)
+            for n in ([args.players] if args.players else PLAYER_COUNTS)
+        ]
+        for game, n in tasks:  # a bad spec stops the run before any match
+            prepare_agents([make_agent(settings["bots"][game], game, 0)], make_game(game, n, seed=0))
+        out = Path(args.out)
+        results = start_results(out, settings, f"python -m lab.strength {shlex.join(argv)}")
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
+    started = time.time()
+    out.mkdir(parents=True, exist_ok=True)
+    with progress.showing(not args.quiet):
+        path = run(tasks, results, args.jobs, out, args.doc)
+    print(f"wrote {path}; took {progress.format_duration(time.time() - started)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""The strength-goal measurement: its settings file, a small run that resumes, the goal of each player
+count, the docs section written from its JSON, and its bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from city_envs import GAMES
+from lab import strength
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def settings_file(folder: Path, bot: str = "ismcts:iters=5", **overrides) -> Path:
+    values = {"seed": 3, "matches": 2, "timing_matches": 1, **overrides}
+    lines = [f"{key} = {value}" for key, value in values.items()]
+    lines += ["[bots]", *(f'{game} = "{bot}"' for game in GAMES)]
+    path = folder / "strength.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_committed_settings_name_a_bot_for_every_game():
+    settings = strength.load_settings()
+    assert settings["matches"] == 400 and settings["timing_matches"] >= 1
+    assert set(settings["bots"]) == set(GAMES)
+
+
+def test_a_run_measures_the_bot_against_heuristics_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    argv = ["--game", "citadels", "--players", "2", "--settings", str(settings_file(tmp_path)), "--out", str(out)]
+    assert strength.main([*argv, "--quiet"]) == 0
+    results = strength.load_results(out / "results.json")
+    (task,) = results["tasks"]
+    assert task["bot"] == "ismcts:iters=5" and task["strength"]["matches"] == 2
+    assert task["cost"]["decisions"] > 10 and 0 < task["cost"]["ms_per_decision"] <= task["cost"]["max_ms"]
+    assert (out / "citadels_2p" / "matches.jsonl").is_file()
+    before = (out / "results.json").read_text()
+    assert strength.main([*argv, "--quiet"]) == 0  # everything is there: nothing measured again
+    assert json.loads((out / "results.json").read_text())["tasks"] == json.loads(before)["tasks"]
+
+
+def test_other_settings_are_refused_in_the_same_folder(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--game", "citadels", "--players", "2", "--out", str(out), "--quiet"]
+    assert strength.main([*argv, "--settings", str(settings_file(tmp_path))]) == 0
+    with pytest.raises(SystemExit) as stop:
+        strength.main([*argv, "--settings", str(settings_file(tmp_path, matches=3))])
+    assert stop.value.code == 2 and "other matches" in capsys.readouterr().err
+
+
+def task(players: int, win_rate: float, low: float, max_ms: float | None = 500.0) -> dict:
+    figures = {"win_rate": win_rate, "ci95": [low, win_rate + 0.05], "matches": 400, "failures": 0, "truncated": 0}
+    entry = {"game": "citadels", "players": players, "bot": "b", "strength": figures}
+    if max_ms is not None:
+        entry["cost"] = {"ms_per_decision": max_ms / 2, "max_ms": max_ms, "decisions": 9}
+    return entry
+
+
+def test_the_goal_is_the_lower_bound_at_two_players_and_the_rate_at_four_within_the_second():
+    assert strength.goal_met(task(2, 0.6, 0.51)) and not strength.goal_met(task(2, 0.6, 0.5))
+    assert strength.goal_met(task(4, 0.35, 0.3)) and not strength.goal_met(task(4, 0.349, 0.3))
+    assert not strength.goal_met(task(4, 0.9, 0.8, max_ms=1000.5)) and not strength.goal_met(task(4, 0.9, 0.8, None))
+
+
+def test_the_report_lists_each_task_its_verdict_and_what_is_not_measured():
+    results = {"measurement": "strength", "bots": {}, "seed": 1, "matches": 400, "timing_matches": 0}
+    results["tasks"] = [task(4, 0.2, 0.16), task(2, 0.7, 0.65)]
+    text = strength.report(results)
+    rows = [line for line in text.splitlines() if line.startswith("| citadels")]
+    assert rows[0].startswith("| citadels | 2 |") and rows[0].count("| yes |") == 1
+    assert "**no**" in rows[1] and "0.200 (0.160-0.250) n=400" in rows[1]
+    assert "Not measured yet: metropolys 2p" in text and "citadels 2p" not in text.split("Not measured yet")[1]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("{", "not JSON"), ("[]", "not a strength"), ('{"measurement": "strength", "tasks": [{}]}', "malformed")],
+)
+def test_a_file_that_is_not_its_results_is_one_clear_error(tmp_path, content, message):
+    path = tmp_path / "results.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        strength.load_results(path)
+
+
+def test_bad_settings_and_options_stop_before_any_match(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('seed = 1\nmatches = 0\ntiming_matches = 0\n[bots]\ncitadels = "heuristic"\n')
+    for argv in (["--settings", str(bad)], ["--jobs", "0"], ["--from-json", str(bad)]):
+        with pytest.raises(SystemExit) as stop:
+            strength.main([*argv, "--out", str(tmp_path / "never")])
+        assert stop.value.code == 2
+    assert not (tmp_path / "never").exists()
+    unknown = settings_file(tmp_path, bot="nosuchbot")
+    with pytest.raises(SystemExit):
+        strength.main(["--settings", str(unknown), "--out", str(tmp_path / "never"), "--game", "citadels"])
+    assert "nosuchbot" in capsys.readouterr().err
