@@ -46,13 +46,13 @@ PLAYER_COUNTS = (2, 4)
 GOAL_2P_LOWER_BOUND = 0.5  # at 2 players: the win rate's 95% lower bound above this
 GOAL_4P_WIN_RATE = 0.35  # at 4 players, against three heuristics: the win rate at least this
 MAX_MS = 1000.0  # one second of CPU a decision, on one core
-SETTINGS = ("bots", "seed", "matches", "timing_matches")  # one results file, one value of each
+SETTINGS = ("seed", "matches", "timing_matches")  # one results file, one value of each
 
 
 def load_settings(path: Path = SETTINGS_FILE) -> dict:
     """The bots (game -> agent spec), the seed and the match counts of the measurement, checked."""
     data = read_toml(path)
-    settings = {key: data.get(key) for key in SETTINGS}
+    settings = {key: data.get(key) for key in ("bots", *SETTINGS)}
     bots = settings["bots"]
     if not isinstance(bots, dict) or set(bots) != set(GAMES) or not all(isinstance(s, str) for s in bots.values()):
         raise ValueError(f"{path}: [bots] names one agent spec for each of {', '.join(GAMES)}")
@@ -164,7 +164,12 @@ def start_results(out: Path, settings: dict, command: str) -> dict:
     """`<out>/results.json` if it holds the same settings (one ValueError if not), else new results."""
     path = out / "results.json"
     if not path.exists():
-        return {"measurement": "strength", **settings, "commands": [command], "tasks": []}
+        return {
+            "measurement": "strength",
+            **{key: settings[key] for key in SETTINGS},
+            "commands": [command],
+            "tasks": [],
+        }
     results = load_results(path)
     differ = [key for key in SETTINGS if results.get(key) != settings[key]]
     if differ:
@@ -174,8 +179,23 @@ def start_results(out: Path, settings: dict, command: str) -> dict:
     return results
 
 
-def run(tasks: list[tuple[str, int]], results: dict, jobs: int, out: Path, doc: str | None = None) -> Path:
-    """Measure what `results` lacks of `tasks`, saving the results (and `doc`) after each figure."""
+def set_aside(out: Path, task: dict) -> None:
+    """A task measured with another bot than the settings name is measured again: its match logs move to
+    `<game>_<n>p.previous-<k>` beside it, kept for the record."""
+    folder = out / f"{task['game']}_{task['players']}p"
+    number = 1
+    while folder.with_name(f"{folder.name}.previous-{number}").exists():
+        number += 1
+    if folder.exists():
+        folder.rename(folder.with_name(f"{folder.name}.previous-{number}"))
+    print(f"{task['game']} {task['players']}p: measured with {task['bot']}, not the settings' bot: measuring it again")
+
+
+def run(
+    tasks: list[tuple[str, int]], bots: dict[str, str], results: dict, jobs: int, out: Path, doc: str | None = None
+) -> Path:
+    """Measure what `results` lacks of `tasks` with each game's bot in `bots`, saving the results (and
+    `doc`) after each figure."""
 
     def save() -> None:
         (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
@@ -184,8 +204,12 @@ def run(tasks: list[tuple[str, int]], results: dict, jobs: int, out: Path, doc: 
             write_doc(doc, out / "results.json")
 
     for game, players in tasks:
-        bot = results["bots"][game]
+        bot = bots[game]
         task = next((t for t in results["tasks"] if (t["game"], t["players"]) == (game, players)), None)
+        if task is not None and task["bot"] != bot:
+            set_aside(out, task)
+            results["tasks"].remove(task)
+            task = None
         if task is None:
             folder = out / f"{game}_{players}p"
             figures = strength(game, players, bot, "heuristic", results["matches"], results["seed"], jobs, folder)
@@ -237,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     out.mkdir(parents=True, exist_ok=True)
     with progress.showing(not args.quiet):
-        path = run(tasks, results, args.jobs, out, args.doc)
+        path = run(tasks, settings["bots"], results, args.jobs, out, args.doc)
     print(f"wrote {path}; took {progress.format_duration(time.time() - started)}")
     return 0
 

@@ -43,6 +43,16 @@ def test_a_run_measures_the_bot_against_heuristics_and_resumes(tmp_path):
     assert json.loads((out / "results.json").read_text())["tasks"] == json.loads(before)["tasks"]
 
 
+def test_a_task_measured_with_another_bot_is_measured_again_its_logs_kept(tmp_path):
+    out = tmp_path / "run"
+    argv = ["--game", "citadels", "--players", "2", "--out", str(out), "--quiet"]
+    assert strength.main([*argv, "--settings", str(settings_file(tmp_path))]) == 0
+    assert strength.main([*argv, "--settings", str(settings_file(tmp_path, bot="ismcts:iters=3"))]) == 0
+    (task,) = strength.load_results(out / "results.json")["tasks"]
+    assert task["bot"] == "ismcts:iters=3"
+    assert (out / "citadels_2p.previous-1" / "matches.jsonl").is_file() and (out / "citadels_2p").is_dir()
+
+
 def test_other_settings_are_refused_in_the_same_folder(tmp_path, capsys):
     out = tmp_path / "run"
     argv = ["--game", "citadels", "--players", "2", "--out", str(out), "--quiet"]
@@ -67,7 +77,7 @@ def test_the_goal_is_the_lower_bound_at_two_players_and_the_rate_at_four_within_
 
 
 def test_the_report_lists_each_task_its_verdict_and_what_is_not_measured():
-    results = {"measurement": "strength", "bots": {}, "seed": 1, "matches": 400, "timing_matches": 0}
+    results = {"measurement": "strength", "seed": 1, "matches": 400, "timing_matches": 0}
     results["tasks"] = [task(4, 0.2, 0.16), task(2, 0.7, 0.65)]
     text = strength.report(results)
     rows = [line for line in text.splitlines() if line.startswith("| citadels")]
