@@ -132,7 +132,8 @@ def play(driver, url: str, game: str, out: Path, args: argparse.Namespace) -> No
             shoot(driver, out / f"{game}-2b-layer.png")
             switches[0].click()
             layer_shot = True
-        action = pick.choice(sorted(state["choices"]))
+        # a lone choice draws nothing: a page that plays it for the person then meets the same match
+        action = state["choices"][0] if count == 1 else pick.choice(sorted(state["choices"]))
         driver.execute_script(
             'document.querySelector(`#actions button[name=action][value="${arguments[0]}"]`).click()', action
         )
