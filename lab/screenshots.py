@@ -8,12 +8,12 @@ at comparable moments, in headless Chromium at a laptop's 1366 x 768.
 It drives a running server through its pages only (any version of the app: the new-game form, the choice
 buttons, the preview's "Play it" where there is one), so two versions served side by side play the same
 match: the same seed, and the person's choice drawn by its action id from the same generator (a bot that
-plays alike then meets the same positions). Per game it saves
-`<game>-1-start.png` (the first decision), `<game>-2-mid.png` (the first decision from step `--mid-step`
-on with at least `--mid-choices` choices, else the one with the most), `<game>-3-end.png` (the page at the
-end) and `<game>-4-end-scores.png` (the same scrolled to the final scores); where the board has layer
-switches (Blue Moon City's dragons), `<game>-2b-layer.png` with the first one switched on. At the first
-decision it prints how wide the board is shown and its smallest label in CSS pixels.
+plays alike then meets the same positions). Per game it saves `<game>-1-start.png` (the first decision),
+`<game>-2-mid.png` (the first decision from step `--mid-step` on with at least `--mid-choices` choices, else
+the one with the most), `<game>-3-end.png` (the page at the end), `<game>-4-end-scores.png` (the same
+scrolled to the final scores) and `<game>-5-final-table.png` (the final table opened); where the board has
+layer switches (Blue Moon City's dragons), `<game>-2b-layer.png` with the first one switched on. At the
+first decision it prints how wide the board is shown and its smallest label in CSS pixels.
 Needs Chromium and chromedriver (`/usr/bin/chromium`, `/usr/bin/chromedriver`) and selenium.
 """
 
@@ -141,6 +141,12 @@ def play(driver, url: str, game: str, out: Path, args: argparse.Namespace) -> No
         state = wait_for_decision(driver, state["step"], args.timeout)
     shoot(driver, out / f"{game}-3-end.png")
     shoot(driver, out / f"{game}-4-end-scores.png", scroll_to="#result")
+    opened = driver.execute_script(
+        "const table = document.getElementById('breakdown'); if (!table) return false;"
+        "table.closest('details').open = true; return true;"
+    )
+    if opened:
+        shoot(driver, out / f"{game}-5-final-table.png", scroll_to="#breakdown")
     print(f"{game}: {decisions} decisions of the person")
 
 
