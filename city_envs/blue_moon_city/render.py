@@ -16,7 +16,8 @@ def where(s: State, position: int) -> str:
 
 
 def choice_group(s: State, action: int) -> str:
-    """Where a long list of choices shows `action`: a dragon's moves under that dragon; "" for any other."""
+    """Where a long list of choices shows `action`, and the board's layer of it: a dragon's moves under
+    that dragon and way of moving ("fly the Fire dragon"); "" for any other."""
     if r.DRAGON_MOVE <= action < r.FLIT_BOOST:
         d, rest = divmod(action - r.DRAGON_MOVE, 42)
         return f"{'walk' if rest >= 21 else 'fly'} the {cp.DRAGON_NAMES[d]} dragon"

@@ -2,12 +2,17 @@
 rows naming their number, colour and value, the seat whose marker is on each; the dragons as tokens
 carrying their names (no dragon takes a seat's colour); the figures; the obelisk on the Courtyard; each
 seat's public state and a legend. Hands and pending reward cards are never shown.
+
+Its places to click: the tiles the figure may move to, the sections it may build, and the tiles a dragon
+may go to, these in one layer per dragon and way of moving (a tile may take the figure and several
+dragons), each shown by its switch beside the city.
 """
 
 from __future__ import annotations
 
 from city_envs.blue_moon_city import components as cp
 from city_envs.blue_moon_city import rules as r
+from city_envs.blue_moon_city.render import choice_group
 from city_envs.blue_moon_city.rules import State
 from city_envs.core.svg import Drawing, Point
 
@@ -136,13 +141,36 @@ def _status(s: State) -> list[tuple[str, int | None, bool]]:
 
 
 def _choices(d: Drawing, s: State, choices: dict[int, str]) -> None:
-    """Tiles the figure may move to, and the sections of its tile it may build."""
+    """Tiles the figure may move to, the sections of its tile it may build, and the tiles a dragon may
+    go to: each dragon move in the layer of its dragon and way of moving, so one tile is one place there."""
     for action, text in sorted(choices.items()):
-        if r.MOVE_FIGURE <= action < r.SELECT_SECTION:
+        if r.DRAGON_MOVE <= action < r.FLIT_BOOST:
+            x, y = _corner((action - r.DRAGON_MOVE) % 21)
+            d.choice(action, text, _box(x + 3, y + 3, TILE_W - 6, TILE_H - 6), layer=choice_group(s, action))
+        elif r.MOVE_FIGURE <= action < r.SELECT_SECTION:
             x, y = _corner(action - r.MOVE_FIGURE)
             d.choice(action, text, _box(x + 3, y + 3, TILE_W - 6, TILE_H - 6))
         elif r.SELECT_SECTION <= action < r.END_CONTRIBUTION:
             d.choice(action, text, _box(*_section_box(s.figures[s.active], action - r.SELECT_SECTION)))
+
+
+def _dragon_switches(d: Drawing, s: State, choices: dict[int, str], x: float, y: float) -> float:
+    """Beside the city, a switch per dragon and way of moving it that has a tile to go to: on, the board
+    shows that dragon's tiles in place of the figure's. Returns the y below them."""
+    layers: dict[str, int] = {}
+    for action in sorted(choices):
+        if r.DRAGON_MOVE <= action < r.FLIT_BOOST:
+            layers[choice_group(s, action)] = layers.get(choice_group(s, action), 0) + 1
+    if not layers:
+        return y
+    y = d.lines(x, y, [("to move a dragon, pick it here,", None, True), ("then click its tile:", None, True)], size=13)
+    for layer, count in layers.items():
+        top = y + 5
+        d.rect(x, top, 246, 22, fill="#ffffff", stroke="#909497", rx=3)
+        d.text(x + 6, top + 11, f"{layer} ({count} tiles)", size=13, middle=True)
+        d.layer_switch(layer, f"{layer}: show its tiles on the board", _box(x, top, 246, 22))
+        y = top + 22
+    return d.lines(x, y, [("picked again: back to your figure", None, False)], size=13)
 
 
 def render_svg(s: State, choices: dict[int, str]) -> str:
@@ -151,6 +179,7 @@ def render_svg(s: State, choices: dict[int, str]) -> str:
         _draw_tile(d, s, position)
     _choices(d, s, choices)
     y = d.lines(PANEL_X, 0, _status(s), size=13.5, gap=1.3)
+    y = _dragon_switches(d, s, choices, PANEL_X, y + 4)
     waiting = [n for n, at in enumerate(s.dragons) if at == cp.OFF_BOARD]
     if waiting:
         y = d.lines(PANEL_X, y, [("dragons not yet in the city:", None, False)], size=13)

@@ -414,6 +414,11 @@ class Game(abc.ABC):
         Everyone sees these, so they may only name what the table learns. None by default."""
         return []
 
+    def describe_table(self) -> str:
+        """The whole table in words for a person (the web app's final table, under the board it draws):
+        `render_text` unless a game's text is a terminal's compact code (Urban Sprawl's city grid)."""
+        return self.render_text()
+
     def describe_partial(self) -> str:
         """What the acting seat has chosen so far in a decision of several steps ("" when nothing):
         shown only to that seat, so it may name its own secrets."""

@@ -317,6 +317,9 @@ class NativeGame(Game):
     def describe_partial(self) -> str:
         return self.reference().describe_partial()
 
+    def describe_table(self) -> str:
+        return self.reference().describe_table()
+
     def choice_group(self, action: int) -> str:
         return self.reference().choice_group(action)
 

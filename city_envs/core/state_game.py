@@ -87,6 +87,10 @@ class StateGame(Game):
     def render_text(self) -> str:
         return self.render_module.render_text(self.state)
 
+    def describe_table(self) -> str:
+        describe = getattr(self.render_module, "describe_table", None)
+        return describe(self.state) if describe else self.render_text()
+
     def describe_outcome(self, before: Self) -> list[str]:
         describe = getattr(self.render_module, "describe_outcome", None)
         return describe(before.state, self.state) if describe else []

@@ -224,14 +224,27 @@ class Drawing:
             f"{self._style(fill, None, 0, None, 'fill')}>{spans}</text>"
         )
 
-    def choice(self, action: int, text: str, points: Sequence[Point]) -> None:
+    def choice(self, action: int, text: str, points: Sequence[Point], layer: str = "") -> None:
         """A clickable place: a polygon over the drawing that stands for legal `action`, with the text of
         its button as tooltip and accessible name (the page presses that button when it is clicked). Drawn
-        in neutral black (every colour may mean a seat); the page's style sheet highlights it on hover."""
+        in neutral black (every colour may mean a seat); the page's style sheet highlights it on hover.
+        A place in a `layer` is shown only while that layer's switch (`layer_switch`) is on, in place of
+        the places of no layer: places of one layer may lie over those of another."""
+        named = f' data-layer="{escape(layer)}"' if layer else ""
         self.parts.append(
-            f'<g class="choice" data-action="{int(action)}" role="button" tabindex="0" aria-label="{escape(text)}">'
-            f'<title>{escape(text)}</title><polygon points="{_points(points)}" fill="#000000" fill-opacity="0.07" '
-            'stroke="#111111" stroke-width="2" stroke-dasharray="5 3"/></g>'
+            f'<g class="choice" data-action="{int(action)}"{named} role="button" tabindex="0" '
+            f'aria-label="{escape(text)}"><title>{escape(text)}</title><polygon points="{_points(points)}" '
+            'fill="#000000" fill-opacity="0.07" stroke="#111111" stroke-width="2" stroke-dasharray="5 3"/></g>'
+        )
+
+    def layer_switch(self, layer: str, text: str, points: Sequence[Point]) -> None:
+        """A clickable place that shows the places of `layer` on the board (and hides those of no layer);
+        clicked again, it turns them back. `text` is its tooltip and accessible name."""
+        self.parts.append(
+            f'<g class="layer-switch" data-layer="{escape(layer)}" role="button" tabindex="0" '
+            f'aria-pressed="false" aria-label="{escape(text)}"><title>{escape(text)}</title>'
+            f'<polygon points="{_points(points)}" fill="#000000" fill-opacity="0.07" stroke="#111111" '
+            'stroke-width="2" stroke-dasharray="5 3"/></g>'
         )
 
     def legend(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from typing import cast
 
 from city_envs.urban_sprawl import components as cp
@@ -216,15 +218,15 @@ def render_city(s: State) -> list[str]:
     return lines
 
 
-def render_text(s: State) -> str:
-    lines = render_city(s)
-    lines.append(
+def _offers(s: State) -> list[str]:
+    """The planning cards and contracts on offer, each space with its card in words."""
+    lines = [
         "planning: "
         + " | ".join(
             f"{cp.PLANNING_SPACE_NAMES[k]}: {cp.planning_name(c) if c >= 0 else '-'}"
             for k, c in ((k, r.planning_at(s, k)) for k in range(5))
         )
-    )
+    ]
     for k in range(8):
         card = r.contract_at(s, k)
         if card >= 0:
@@ -233,6 +235,53 @@ def render_text(s: State) -> str:
                 f"  {cp.CONTRACT_SPACE_NAMES[k]} ({cp.CONTRACT_AP[k]} AP): {cp.contract_name(card)}"
                 + (f" [{details}]" if details else "")
             )
+    return lines
+
+
+def _count(what: Sequence[str]) -> str:
+    """'2 residential, 1 park' from the list of what there is ('none' for nothing)."""
+    counts = Counter(what)
+    return ", ".join(f"{number} {name}" for name, number in sorted(counts.items(), key=lambda item: -item[1])) or "none"
+
+
+def describe_table(s: State) -> str:
+    """The table in words for a person (the web app's final table, under the board it draws): each
+    seat's wealth, prestige, buildings by zone, offices, vocations, hand and Favors; the buildings no
+    seat controls, the markers on the grey circles, the cards on offer and the decks."""
+    zones: list[list[str]] = [[] for _ in range(s.n + 1)]  # the last: buildings no seat controls
+    for bid in r.live_buildings(s):
+        building = r.standing(s, bid)
+        zones[building.owner if building.owner >= 0 else s.n].append(ZONE_WORDS[building.zone])
+    lines = []
+    for seat in range(s.n):
+        vocations = [f"{k} {cp.VOCATION_NAMES[v].lower()}" for v, k in enumerate(s.vocations[seat]) if k]
+        lines += [
+            f"seat {seat}: {s.prestige[seat]} prestige, {s.wealth[seat]} wealth",
+            f"  buildings it controls: {_count(zones[seat])}",
+            "  offices: " + (", ".join(cp.OFFICE_NAMES[o] for o in range(6) if s.offices[o] == seat) or "none"),
+            "  vocations: " + (", ".join(vocations) or "none"),
+            "  planning cards in hand: " + (", ".join(cp.planning_name(c) for c in s.hands[seat]) or "none"),
+            "  Favors: " + (", ".join(cp.contract_name(c) for c in s.favors[seat]) or "none"),
+        ]
+    lines.append(f"buildings no seat controls: {_count(zones[s.n])}")
+    markers = [f"marker {m} on grey circle {cp.CIRCLE_NAMES[g]}" for g, m in enumerate(s.circles) if m]
+    lines.append("markers on the grey circles: " + (", ".join(markers) or "none"))
+    lines += _offers(s)
+    lines.append(
+        f"cards left: {len(s.planning_deck)} planning, "
+        + ", ".join(f"{len(s.decks[d])} {cp.DECK_NAMES[d]}" for d in range(3))
+        + f"; the pawn is on the {cp.OFFICE_NAMES[s.pawn]}"
+    )
+    done = {True: "has come", False: "has not come"}
+    lines.append(f"the Airport {done[bool(s.airport)]}; the Sports Team {done[bool(s.sports)]}")
+    if s.decision == r.GAME_OVER:
+        lines.append("winners: " + ", ".join(f"seat {w}" for w in s.winners))
+    return "\n".join(lines)
+
+
+def render_text(s: State) -> str:
+    lines = render_city(s)
+    lines += _offers(s)
     lines.append(
         f"decks: planning {len(s.planning_deck)}, "
         + ", ".join(f"{cp.DECK_NAMES[d]} {len(s.decks[d])}" for d in range(3))

@@ -155,7 +155,7 @@ def _seat_rows(s: State) -> list[tuple[str, int | None, bool]]:
         details = [
             "offices " + (", ".join(filter(None, (offices, extra))) or "-"),
             "hand " + (" ".join(f"P{c:02d}" for c in s.hands[seat]) or "-"),
-            "favors " + (" ".join(cp.CONTRACT_ID[c] for c in s.favors[seat]) or "-"),
+            "Favors " + (", ".join(cp.contract_name(c) for c in s.favors[seat]) or "-"),
             "vocations "
             + (", ".join(f"{cp.VOCATION_NAMES[v].lower()} {k}" for v, k in enumerate(s.vocations[seat]) if k) or "-"),
         ]

@@ -259,7 +259,7 @@ def with_mark(board_svg: str | None, mark: str) -> str | None:
 def outcome(game: Game, names: Sequence[str]) -> dict:
     """Who won and the scores a person may see: public scores during play; at the end (every secret
     is revealed then) the final scores, what each adds up from, who won and why in one line (seats
-    called by `names`), and the table's full text."""
+    called by `names`), and the whole table in words."""
     over = game.is_over()
     winners = set(game.winners()) if over else set()
     scores = game.scores() if over else game.public_scores()
@@ -270,7 +270,7 @@ def outcome(game: Game, names: Sequence[str]) -> dict:
         "truncated": game.is_truncated(),
         "parts": parts,
         "result": game.describe_result(names) if over else "",
-        "breakdown": game.render_text() if over else "",
+        "breakdown": game.describe_table() if over else "",
     }
 
 

@@ -92,6 +92,22 @@ def board_texts(driver) -> set[str]:
     return {" ".join("".join(element.itertext()).split()) for element in root.iter(f"{NS}text")}
 
 
+def shown_layer_place(driver, switch):
+    """After a click on the board's layer `switch`: one of its layer's places, now shown in place of the
+    places of no layer (which are hidden until the switch is clicked again)."""
+    from selenium.webdriver.common.by import By
+
+    layer = switch.get_attribute("data-layer")
+    places = driver.find_elements(By.CSS_SELECTOR, "#board .choice[data-layer]")
+    others = driver.find_elements(By.CSS_SELECTOR, "#board .choice:not([data-layer])")
+    mine = [place for place in places if place.get_attribute("data-layer") == layer]
+    assert mine and not any(place.is_displayed() for place in places)
+    switch.click()
+    assert all(place.is_displayed() for place in mine) and not any(place.is_displayed() for place in others)
+    assert switch.get_attribute("aria-pressed") == "true"
+    return mine[0]
+
+
 @pytest.mark.parametrize("game", list(SHORT_GAMES))
 def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
     from selenium.webdriver.common.by import By
@@ -112,7 +128,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
     from ..test_svg_boards import LABELS
 
     chooser = random.Random(0)
-    decisions = board_clicks = 0
+    decisions = board_clicks = layer_clicks = 0
     shot = False
     screenshots = os.environ.get("CITY_ENVS_SCREENSHOTS")
     for _ in range(MAX_PAGES):
@@ -122,7 +138,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
         buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action") if b.is_displayed()]
         assert buttons or browser.find_elements(By.CSS_SELECTOR, "#actions details"), "the turn shows no choices"
         assert browser.find_element(By.ID, "private").text.strip()
-        areas = browser.find_elements(By.CSS_SELECTOR, "#board .choice")
+        areas = browser.find_elements(By.CSS_SELECTOR, "#board .choice:not([data-layer])")  # the ones shown
+        switches = browser.find_elements(By.CSS_SELECTOR, "#board .layer-switch")
         if decisions in (8, 15):
             check_board(browser)
         drawn = board_texts(browser)  # every label a choice names is on the board, as the page shows it
@@ -136,7 +153,10 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
             browser.save_screenshot(str(Path(screenshots) / f"web_{game}.png"))
             browser.set_window_size(size["width"], size["height"])
             shot = True
-        if areas and decisions % 2 == 0:  # every other turn, choose by clicking the board
+        if switches and not layer_clicks:  # a move of another layer (a dragon's): its switch, then its place
+            click_and_wait(browser, shown_layer_place(browser, switches[0]))
+            layer_clicks += 1
+        elif areas and decisions % 2 == 0:  # every other turn, choose by clicking the board
             area = chooser.choice(areas)
             assert area.find_element(By.TAG_NAME, "title").get_attribute("textContent") in {
                 button.text for button in buttons
@@ -154,6 +174,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(live_server, browser, game):
         pytest.fail(f"{game} did not end within {MAX_PAGES} pages")
     assert decisions > 3
     assert board_clicks > 0, "no choice was made on the board"
+    assert layer_clicks or game != "blue_moon_city", "no dragon was moved on the board"
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert any("heuristic" in item.text for item in log), "the bot's moves are missing from the log"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#scores tr")) == 2

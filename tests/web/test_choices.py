@@ -1,6 +1,7 @@
 """The choices of a turn: a forced one is played by the page itself, no list of any decision of any game
 holds more than the limit of buttons, Big City's trams are chosen by street group and its new
-neighbourhood is previewed before it is placed."""
+neighbourhood is previewed before it is placed, Blue Moon City's dragon moves are chosen on the board
+(the dragon and its way of moving first, then the tile)."""
 
 from __future__ import annotations
 
@@ -103,6 +104,83 @@ def test_big_citys_tram_places_on_the_board_never_overlap():
         if checked == 2:
             break
     assert checked
+
+
+PLACE = re.compile(r'<g class="(choice|layer-switch)"([^>]*)>.*?<polygon points="([-0-9., ]+)"', re.S)
+
+
+def board_places(svg: str) -> list[tuple[str, dict[str, str], list[tuple[float, float]]]]:
+    """The board's clickable places: (class, attributes, polygon) of each choice and layer switch."""
+    return [
+        (
+            kind,
+            dict(re.findall(r'([a-z-]+)="([^"]*)"', attributes)),
+            [tuple(map(float, p.split(","))) for p in points.split()],
+        )
+        for kind, attributes, points in PLACE.findall(svg)
+    ]
+
+
+def dragon_move_positions(players: int, seed: int, limit: int):
+    """Up to `limit` positions of a random Blue Moon City match where the seat may move a dragon."""
+    from city_envs.blue_moon_city import rules as r
+
+    game = make_game("blue_moon_city", players, seed=seed)
+    pick = random.Random(seed).choice
+    found = 0
+    while not game.is_over() and found < limit:
+        ids = game.legal_action_ids()
+        if any(action < r.FLIT_BOOST for action in ids):
+            yield game
+            found += 1
+        game.apply(pick(ids))
+
+
+def test_blue_moon_citys_dragon_moves_are_places_on_the_board_that_never_overlap():
+    """Every dragon move is a tile on the board in the layer of its dragon and way of moving, shown by
+    that layer's switch beside the city: the places of one layer never overlap (nor do the figure's, the
+    layer of none), and the switches overlap nothing."""
+    from city_envs.blue_moon_city import rules as r
+
+    checked = 0
+    for players, seed in ((2, 0), (4, 1)):
+        for game in dragon_move_positions(players, seed, 6):
+            ids = game.legal_action_ids()
+            svg = game.render_svg({a: game.describe_action(a) for a in ids})
+            places = board_places(svg)
+            choices = {
+                int(attrs["data-action"]): (attrs.get("data-layer", ""), shape)
+                for kind, attrs, shape in places
+                if kind == "choice"
+            }
+            switches = {attrs["data-layer"]: shape for kind, attrs, shape in places if kind == "layer-switch"}
+            dragon_moves = [a for a in ids if a < r.FLIT_BOOST]
+            assert set(dragon_moves) <= set(choices)
+            assert all(choices[a][0] == game.choice_group(a) != "" for a in dragon_moves)
+            assert set(switches) == {layer for layer, _ in choices.values() if layer}
+            for layer in {layer for layer, _ in choices.values()}:
+                shapes = [shape for other, shape in choices.values() if other == layer]
+                for i, shape in enumerate(shapes):
+                    assert all(separated(shape, other) for other in shapes[i + 1 :]), layer
+            every = list(switches.values()) + [shape for _, shape in choices.values()]
+            for i, shape in enumerate(switches.values()):
+                assert all(separated(shape, other) for other in every[i + 1 :])
+            checked += 1
+    assert checked >= 6
+
+
+def test_blue_moon_citys_dragon_move_is_played_from_its_place_on_the_page(client):
+    from city_envs.blue_moon_city import rules as r
+
+    url = start(client, "blue_moon_city", ["person", "random"], seed=1)
+    page = client.get(url).text
+    places = board_places(page[page.index("<svg") : page.index("</svg>")])
+    dragon = [attrs for kind, attrs, _ in places if kind == "choice" and int(attrs["data-action"]) < r.FLIT_BOOST]
+    assert dragon and any(kind == "layer-switch" for kind, _, _ in places)
+    action = int(dragon[0]["data-action"])
+    assert action in choices(page)  # the list keeps it too
+    client.post(f"{url}/act", data={"seat": "0", "action": str(action), "step": str(step_of(page))})
+    assert session_for(client, url).game.history[0] == action
 
 
 # ----- a decision made in parts: previewed before its last part is played ------------------------

@@ -1,8 +1,9 @@
 // The only script of the app: the bots' moves come one at a time into the open page (each a request that
 // plays one move and answers with the page, whose content replaces this one's: no reload), a watcher's
 // page takes in the table the same way when it has moved on, a place
-// clicked on the board presses its action's button (by mouse, or Enter on a focused place), and a replay
-// steps with the arrow keys.
+// clicked on the board presses its action's button (by mouse, or Enter on a focused place), a layer switch
+// on the board shows its layer's places in place of the others (Blue Moon City's dragon moves), and a
+// replay steps with the arrow keys.
 const BOT_PAUSE_MS = 350; // between two bot moves, so a person can follow them
 
 function choose(area) {
@@ -10,15 +11,37 @@ function choose(area) {
   if (button) button.click();
 }
 
-document.addEventListener("click", (event) => {
-  const area = event.target.closest && event.target.closest("#board .choice[data-action]");
-  if (area) choose(area);
-});
-document.addEventListener("keydown", (event) => {
-  const area = event.target.closest && event.target.closest("#board .choice[data-action]");
-  if (area && (event.key === "Enter" || event.key === " ")) {
-    event.preventDefault();
+// the board's places of layer `layer` shown and the others hidden, or, if it is on already, the places
+// of no layer again
+function toggleLayer(svg, layer) {
+  const shown = svg.dataset.layer === layer ? "" : layer;
+  if (shown) svg.dataset.layer = shown;
+  else delete svg.dataset.layer;
+  for (const area of svg.querySelectorAll(".choice[data-layer]")) {
+    area.classList.toggle("shown", area.dataset.layer === shown);
+  }
+  for (const other of svg.querySelectorAll(".layer-switch")) {
+    const on = other.dataset.layer === shown;
+    other.classList.toggle("on", on);
+    other.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+}
+
+function press(target) {
+  const area = target.closest && target.closest("#board .choice[data-action]");
+  if (area) {
     choose(area);
+    return true;
+  }
+  const layerSwitch = target.closest && target.closest("#board .layer-switch");
+  if (layerSwitch) toggleLayer(layerSwitch.closest("svg"), layerSwitch.dataset.layer);
+  return Boolean(layerSwitch);
+}
+
+document.addEventListener("click", (event) => press(event.target));
+document.addEventListener("keydown", (event) => {
+  if ((event.key === "Enter" || event.key === " ") && press(event.target)) {
+    event.preventDefault();
     return;
   }
   if (event.target.tagName === "INPUT") return;
