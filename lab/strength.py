@@ -50,12 +50,21 @@ SETTINGS = ("seed", "matches", "timing_matches")  # one results file, one value 
 
 
 def load_settings(path: Path = SETTINGS_FILE) -> dict:
-    """The bots (game -> agent spec), the seed and the match counts of the measurement, checked."""
+    """The bots ((game, players) -> agent spec), the seed and the match counts of the measurement, checked.
+    In the file, a game's bot is one spec for both player counts, or a table of one spec per count
+    (`metropolys = { 2 = "...", 4 = "..." }`)."""
     data = read_toml(path)
-    settings = {key: data.get(key) for key in ("bots", *SETTINGS)}
-    bots = settings["bots"]
-    if not isinstance(bots, dict) or set(bots) != set(GAMES) or not all(isinstance(s, str) for s in bots.values()):
-        raise ValueError(f"{path}: [bots] names one agent spec for each of {', '.join(GAMES)}")
+    settings = {key: data.get(key) for key in SETTINGS}
+    named = data.get("bots")
+    if not isinstance(named, dict) or set(named) != set(GAMES):
+        raise ValueError(f"{path}: [bots] names the bot of each of {', '.join(GAMES)}")
+    bots = {}
+    for game, spec in named.items():
+        per_count = spec if isinstance(spec, dict) else {str(n): spec for n in PLAYER_COUNTS}
+        if set(per_count) != {str(n) for n in PLAYER_COUNTS} or not all(isinstance(v, str) for v in per_count.values()):
+            raise ValueError(f"{path}: the bot of {game} is one agent spec, or one for each of 2 and 4 players")
+        bots.update({(game, int(n)): value for n, value in per_count.items()})
+    settings["bots"] = bots
     for key in ("seed", "matches", "timing_matches"):
         if not isinstance(settings[key], int) or settings[key] < (1 if key == "matches" else 0):
             raise ValueError(f"{path}: {key} must be a whole number (matches >= 1, the others >= 0)")
@@ -192,9 +201,14 @@ def set_aside(out: Path, task: dict) -> None:
 
 
 def run(
-    tasks: list[tuple[str, int]], bots: dict[str, str], results: dict, jobs: int, out: Path, doc: str | None = None
+    tasks: list[tuple[str, int]],
+    bots: dict[tuple[str, int], str],
+    results: dict,
+    jobs: int,
+    out: Path,
+    doc: str | None = None,
 ) -> Path:
-    """Measure what `results` lacks of `tasks` with each game's bot in `bots`, saving the results (and
+    """Measure what `results` lacks of `tasks` with each task's bot in `bots`, saving the results (and
     `doc`) after each figure."""
 
     def save() -> None:
@@ -204,7 +218,7 @@ def run(
             write_doc(doc, out / "results.json")
 
     for game, players in tasks:
-        bot = bots[game]
+        bot = bots[game, players]
         task = next((t for t in results["tasks"] if (t["game"], t["players"]) == (game, players)), None)
         if task is not None and task["bot"] != bot:
             set_aside(out, task)
@@ -253,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             for n in ([args.players] if args.players else PLAYER_COUNTS)
         ]
         for game, n in tasks:  # a bad spec stops the run before any match
-            prepare_agents([make_agent(settings["bots"][game], game, 0)], make_game(game, n, seed=0))
+            prepare_agents([make_agent(settings["bots"][game, n], game, 0)], make_game(game, n, seed=0))
         out = Path(args.out)
         results = start_results(out, settings, f"python -m lab.strength {shlex.join(argv)}")
     except (ValueError, OSError) as error:

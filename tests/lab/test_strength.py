@@ -26,7 +26,20 @@ def settings_file(folder: Path, bot: str = "ismcts:iters=5", **overrides) -> Pat
 def test_the_committed_settings_name_a_bot_for_every_game():
     settings = strength.load_settings()
     assert settings["matches"] == 400 and settings["timing_matches"] >= 1
-    assert set(settings["bots"]) == set(GAMES)
+    assert set(settings["bots"]) == {(game, n) for game in GAMES for n in (2, 4)}
+
+
+def test_a_game_may_name_one_bot_per_player_count(tmp_path):
+    path = settings_file(tmp_path)
+    path.write_text(
+        path.read_text().replace('citadels = "ismcts:iters=5"', 'citadels = { 2 = "random", 4 = "heuristic" }')
+    )
+    bots = strength.load_settings(path)["bots"]
+    assert bots["citadels", 2] == "random" and bots["citadels", 4] == "heuristic"
+    assert bots["metropolys", 2] == bots["metropolys", 4] == "ismcts:iters=5"
+    path.write_text(path.read_text().replace('4 = "heuristic"', '3 = "heuristic"'))
+    with pytest.raises(ValueError, match="one for each of 2 and 4 players"):
+        strength.load_settings(path)
 
 
 def test_a_run_measures_the_bot_against_heuristics_and_resumes(tmp_path):
