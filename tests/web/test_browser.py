@@ -381,3 +381,18 @@ def test_a_watchers_page_takes_in_the_moves_without_reloading(live_server, brows
     WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.body.dataset.step") != before)
     assert browser.execute_script("return window.sameDocument === true")
     assert browser.find_elements(By.ID, "watching") and not browser.find_elements(By.ID, "actions")
+
+
+def test_the_screenshot_driver_pictures_a_short_match(live_server, tmp_path, capsys):
+    """`python -m lab.screenshots` (issue 48's before/after pictures) plays Citadels' short match to its end
+    on a running app and saves the start, the end, the final scores and the final table at 1366 x 768."""
+    from lab import screenshots
+
+    screenshots.main(["--url", live_server, "--out", str(tmp_path), "--games", "citadels", "--timeout", "120"])
+    for shot in ("1-start", "3-end", "4-end-scores", "5-final-table"):
+        with open(tmp_path / f"citadels-{shot}.png", "rb") as picture:
+            head = picture.read(24)
+        assert head[:8] == b"\x89PNG\r\n\x1a\n", shot
+        assert (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")) == (1366, 768), shot
+    printed = capsys.readouterr().out
+    assert "citadels: the board shown" in printed and "decisions of the person" in printed
