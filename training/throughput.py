@@ -362,8 +362,9 @@ def _recipe(changed: dict) -> str:
 
 
 def goal_table(rows: list[dict]) -> str:
-    """`measure_goal`'s rows as a Markdown table: each arm's env steps/s, the ratios to the issue's default,
-    and each arm's CPU milliseconds per env step; the candidate recipe(s) named under it."""
+    """`measure_goal`'s rows as a Markdown table: each arm's env steps/s and their ratios to the issue's
+    default, each arm's CPU milliseconds per env step and the same ratios by CPU time (the issue's CPU
+    time per step over the arm's); the candidate recipe(s) named under it."""
     head = [
         "game",
         "players",
@@ -373,13 +374,18 @@ def goal_table(rows: list[dict]) -> str:
         "b/a",
         "c/a",
         "CPU ms per step a / b / c",
+        "by CPU b/a",
+        "by CPU c/a",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cpu = " / ".join(f"{row[f'{arm}_cpu_ms_per_step']:.2f}" for arm in GOAL_ARMS)
+        issue = row["issue_cpu_ms_per_step"]
+        by_cpu = " | ".join(f"{issue / row[f'{arm}_cpu_ms_per_step']:.2f}x" for arm in GOAL_ARMS[1:])
         lines.append(
             f"| {row['game']} | {row['players']} | {row['issue_steps_per_s']:,} | {row['default_steps_per_s']:,} "
-            f"| {row['candidate_steps_per_s']:,} | {row['default_ratio']}x | {row['candidate_ratio']}x | {cpu} |"
+            f"| {row['candidate_steps_per_s']:,} | {row['default_ratio']}x | {row['candidate_ratio']}x | {cpu} "
+            f"| {by_cpu} |"
         )
     recipes = sorted({_recipe(row["candidate"]) for row in rows})
     steps = sorted({row["steps"] for row in rows})
