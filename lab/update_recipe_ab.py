@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lab.update_recipe_ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="runs/update_recipe_ab", help="folder of every run and summary.json")
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1], help="training seeds (0..900)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], help="training seeds (0..900)")
     parser.add_argument("--timesteps", type=int, default=200_000, help="PPO steps of each run")
     parser.add_argument("--games", type=int, default=200, help="evaluation matches of each policy")
     parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from summary.json")

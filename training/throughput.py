@@ -37,7 +37,7 @@ measured before.
         --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
     python -m city_envs.training.throughput --batch --players 4 --steps 8192
     python -m city_envs.training.throughput --goal --players 2 --steps 8192 \
-        --out docs/throughput_goal.json --doc docs/training.md
+        --out docs/throughput_goal_2p.json --doc docs/training.md
     python -m city_envs.training.throughput --split --games metropolys,big_city --players 4 --steps 8192
 """
 
