@@ -3,8 +3,9 @@
 Issue 45 asks for training five times faster than at the issue; PPO's update takes most of a learning
 step on the native batch (docs/training.md, "Where a learning step's time goes"), so a faster recipe
 changes the update: `CANDIDATE` of training/throughput.py, which `--goal` measures (fewer epochs).
-Whether it learns as well is measured here: for each task (a committed 2-player baseline that continued
-a committed policy: its recipe `training/baselines/<task>.toml` and its start policy `init_from`), PPO
+Whether it learns as well is measured here: for each task (a committed 2-player baseline: its recipe
+`training/baselines/<task>.toml`, and as the start the committed policy it continued, `init_from`, or,
+for Metropolys, whose recipe trained its own warm start, the committed baseline policy itself), PPO
 runs `--timesteps` steps from that start with each of `--seeds`, once with the recipe as it is
 (`default`) and once with the keys of each other arm of `ARMS` over it (the candidate, and the
 candidate with a larger learning rate); everything else is equal. No
@@ -37,7 +38,8 @@ from city_envs.core.markdown import link_from, section_names, write_sections
 from city_envs.core.settings import read_document, read_measurement
 from city_envs.training.throughput import CANDIDATE
 
-TASKS = ("citadels_2p", "urban_sprawl_2p")  # the 2-player baselines that continued a committed policy
+# the 2-player baselines that continued a committed policy, and one with an entity head that continues its own
+TASKS = ("citadels_2p", "urban_sprawl_2p", "metropolys_2p")
 # the recipe as committed, the candidate, and the candidate with a 4x learning rate (its 2 gradient steps a rollout
 # in place of 8 move the policy about as far as 8 at the committed rate): the same cost per step as the candidate
 ARMS: dict[str, dict] = {
@@ -53,15 +55,17 @@ RUN_SETTINGS = {"eval_games": 0, "final_eval_games": 0, "select_best": False, "a
 
 
 def task_config(task: str, seed: int, timesteps: int, arm: str):
-    """The run config of `arm` for `task` at `seed`: the committed recipe, its start, `RUN_SETTINGS`, the arm's keys."""
+    """The run config of `arm` for `task` at `seed`: the committed recipe, its start (the policy it continued, or
+    the committed baseline policy), `RUN_SETTINGS`, the arm's keys."""
+    from city_envs.agents.policy_agent import stored_policy
     from city_envs.training.config import load_config
 
     game = task.rsplit("_", 1)[0]
-    config = load_config(
-        game, BASELINES_DIR / f"{task}.toml", seed=seed, timesteps=timesteps, **RUN_SETTINGS, **ARMS[arm]
-    )
+    recipe = BASELINES_DIR / f"{task}.toml"
+    config = load_config(game, recipe, seed=seed, timesteps=timesteps, **RUN_SETTINGS, **ARMS[arm])
     if not config.init_from:
-        raise ValueError(f"{task}'s recipe starts from no committed policy (init_from)")
+        record = json.loads((BASELINES_DIR / f"{task}.json").read_text())
+        config.init_from = str(stored_policy(record["policy"]))
     return config
 
 
@@ -145,11 +149,17 @@ def table(summary: dict) -> str:
 
 def load_summary(path: str | Path) -> dict:
     """A summary.json this study wrote, checked for every figure its table reads (one ValueError if not)."""
-    return read_measurement(path, "update_recipe_ab", "an update_recipe_ab summary.json", table)
+
+    def check(summary: dict) -> None:
+        table(summary)
+        if not all(isinstance(command, str) for command in summary["commands"]):
+            raise TypeError("commands must be a list of command lines")
+
+    return read_measurement(path, "update_recipe_ab", "an update_recipe_ab summary.json", check)
 
 
 def doc_section(summary: dict, source: str | Path, page: str | Path) -> str:
-    return f"{table(summary)}\nEvery figure, with the command that measured it: {link_from(page, source)}."
+    return f"{table(summary)}\nEvery figure, with the commands that measured it: {link_from(page, source)}."
 
 
 def write_doc(page: str | Path, source: str | Path) -> None:
@@ -160,7 +170,7 @@ def write_doc(page: str | Path, source: str | Path) -> None:
 def _earlier(path: Path, options: dict) -> dict:
     """The study so far in `path` (a new one if there is none); one ValueError if it measured other settings."""
     if not path.is_file():
-        return {"measurement": "update_recipe_ab", "options": options, "arms": ARMS, "tasks": {}}
+        return {"measurement": "update_recipe_ab", "options": options, "arms": ARMS, "commands": [], "tasks": {}}
     summary = load_summary(path)
     same = ("timesteps", "games")
     other_arms = any(ARMS.get(arm) != keys for arm, keys in summary["arms"].items())
@@ -171,12 +181,22 @@ def _earlier(path: Path, options: dict) -> dict:
     return summary
 
 
-def run(out: Path, tasks: list[str], seeds: list[int], timesteps: int, games: int, doc: str | None, command: str):
-    """Every missing row, seed after seed (each seed's tasks and arms before the next seed's), saving the
+def run(
+    out: Path,
+    tasks: list[str],
+    seeds: list[int],
+    timesteps: int,
+    games: int,
+    doc: str | None,
+    command: str,
+    arms: list[str],
+):
+    """Every missing row of `arms`, seed after seed (each seed's tasks and arms before the next seed's), saving the
     summary (and `doc`) after each."""
     path = out / "summary.json"
     summary = _earlier(path, {"timesteps": timesteps, "games": games, "seeds": seeds})
-    summary["command"] = command
+    if command not in summary["commands"]:  # every command that added rows, in order
+        summary["commands"].append(command)
 
     def save() -> None:
         out.mkdir(parents=True, exist_ok=True)
@@ -193,7 +213,7 @@ def run(out: Path, tasks: list[str], seeds: list[int], timesteps: int, games: in
             save()
     for seed in seeds:
         for task in tasks:
-            for arm in ARMS:
+            for arm in arms:
                 runs = summary["tasks"][task].setdefault(arm, {})
                 if str(seed) in runs:
                     continue
@@ -211,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lab.update_recipe_ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="runs/update_recipe_ab", help="folder of every run and summary.json")
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
+    parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=ARMS, help="the arms to run")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], help="training seeds (0..900)")
     parser.add_argument("--timesteps", type=int, default=200_000, help="PPO steps of each run")
     parser.add_argument("--games", type=int, default=200, help="evaluation matches of each policy")
@@ -228,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         if not all(0 <= seed <= 900 for seed in args.seeds) or args.timesteps < 1 or args.games < 1:
             raise ValueError("--seeds must be 0..900, --timesteps and --games at least 1")
         command = f"python -m lab.update_recipe_ab {shlex.join(argv)}"
-        run(Path(args.out), args.tasks, args.seeds, args.timesteps, args.games, args.doc, command)
+        run(Path(args.out), args.tasks, args.seeds, args.timesteps, args.games, args.doc, command, args.arms)
     except (ValueError, OSError) as error:
         parser.error(str(error))
     return 0

@@ -266,8 +266,7 @@ def measure_split(game: str, players: int = 2, steps: int = 16_384) -> dict:
 def goal_configs(game: str, players: int, steps: int, candidate: dict) -> dict[str, TrainConfig]:
     """The configs of `measure_goal`'s arms: the game's training config for `steps` PPO steps from fresh
     weights (no warm start), and the candidate's overrides of it (one ValueError naming a bad key)."""
-    base = {"players": players, "pretrain": False, "init_from": "", "timesteps": steps}
-    default = load_config(game, **base)
+    default = load_config(game, players=players, pretrain=False, init_from="", timesteps=steps)
     try:
         chosen = TrainConfig(**{**asdict(default), **candidate})
     except (ValidationError, TypeError) as error:

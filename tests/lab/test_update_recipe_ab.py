@@ -31,7 +31,7 @@ def run_row(rate: float, wall: float, cpu: float) -> dict:
 
 HAND_MADE = {
     "measurement": "update_recipe_ab",
-    "command": "python -m lab.update_recipe_ab",
+    "commands": ["python -m lab.update_recipe_ab"],
     "options": {"timesteps": 200_000, "games": 200, "seeds": [0, 1]},
     "arms": {"default": {}, "candidate": study.CANDIDATE},
     "tasks": {
@@ -101,7 +101,9 @@ def test_a_tiny_study_trains_both_arms_from_the_start_and_scores_them(tmp_path):
     out = tmp_path / "ab"
     argv = ["--out", str(out), "--tasks", "citadels_2p", "--seeds", "0", "--timesteps", "64", "--games", "2"]
     assert study.main(argv) == 0
-    rows = study.load_summary(out / "summary.json")["tasks"]["citadels_2p"]
+    summary = study.load_summary(out / "summary.json")
+    assert summary["commands"] == ["python -m lab.update_recipe_ab " + " ".join(argv)]
+    rows = summary["tasks"]["citadels_2p"]
     assert set(rows) == {"start", *study.ARMS}
     for arm in study.ARMS:
         run = rows[arm]["0"]
