@@ -4,8 +4,9 @@ A page's generated sections lie between `<!-- tables:NAME -->` and `<!-- /tables
 (`city_envs.core.markdown`); `PAGES` names, for each page, what writes its sections: the baselines'
 tables (their records under `training/baselines/`), the benchmark's reference tables (`benchmarks/`),
 each game's observation layout, the speed and throughput tables (`docs/*.json`) and the studies' tables
-(`benchmarks/guided/`, `benchmarks/strength/`, `benchmarks/privileged_ab/`, `benchmarks/attempts.json`).
-Nothing in them is typed by hand, and `tests/lab/test_sections.py` checks that every section is what this writes.
+(`benchmarks/guided/`, `benchmarks/strength/`, `benchmarks/privileged_ab/`, `benchmarks/update_recipe_ab/`,
+`benchmarks/attempts.json`). Nothing in them is typed by hand, and `tests/lab/test_sections.py` checks
+that every section is what this writes.
 
     python -m lab.sections            # rewrite every generated section
     python -m lab.sections --check    # list the pages whose sections are not current; exit 1 if any
@@ -95,6 +96,13 @@ def privileged_ab(page: Path, verify: bool) -> dict[str, str]:
     return {study.SECTION: study.doc_section(study.load_summary(source), source, page)}
 
 
+def update_recipe_ab(page: Path, verify: bool) -> dict[str, str]:
+    from lab import update_recipe_ab as study
+
+    source = ROOT / "benchmarks" / "update_recipe_ab" / "summary.json"
+    return {study.SECTION: study.doc_section(study.load_summary(source), source, page)}
+
+
 def attempts(page: Path, verify: bool) -> dict[str, str]:
     from lab import attempts as ledger
 
@@ -107,7 +115,7 @@ PAGES: dict[str, tuple[Tables, ...]] = {
     "docs/benchmark.md": (benchmark,),
     "docs/leaderboard.md": (guided, strength),
     "docs/speed.md": (speed,),
-    "docs/training.md": (baselines, privileged_ab, attempts, throughput),
+    "docs/training.md": (baselines, privileged_ab, update_recipe_ab, attempts, throughput),
     **{f"docs/games/{game}.md": (observation(game),) for game in GAMES},
 }
 

@@ -296,15 +296,12 @@ def train_ppo(
         venv.close()  # ends the env's worker processes, if it has any
 
 
-def _run_ppo(
-    config: TrainConfig, out: Path, init: Path | None, curve: list[dict], started: float, pool: OpponentPool, venv
-) -> tuple[Path, dict]:
-    """`train_ppo` on the vector env `venv`."""
-    import torch
+def make_ppo(config: TrainConfig, venv):
+    """The trainer's MaskablePPO of `config` (network, PPO settings, seed) on `venv`, on the CPU, fresh weights."""
     from sb3_contrib import MaskablePPO
 
     head = config.entity_head_spec()
-    model = MaskablePPO(
+    return MaskablePPO(
         policy_class(head, config.privileged_critic),
         venv,
         seed=config.seed,
@@ -321,6 +318,15 @@ def _run_ppo(
         vf_coef=config.vf_coef,
         policy_kwargs=policy_kwargs(config.net_arch, config.activation, head, **_critic_kwargs(config)),
     )
+
+
+def _run_ppo(
+    config: TrainConfig, out: Path, init: Path | None, curve: list[dict], started: float, pool: OpponentPool, venv
+) -> tuple[Path, dict]:
+    """`train_ppo` on the vector env `venv`."""
+    import torch
+
+    model = make_ppo(config, venv)
     if (out / "checkpoint" / "state.json").is_file():
         state, tensors = checkpoint.load(out / "checkpoint")
         if state["env"].get("privileged", False) != config.privileged_critic:

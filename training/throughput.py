@@ -16,6 +16,14 @@ moves in C++), both with the default settings, one after the other.
 default pool and settings): the env's steps (of which the snapshot opponents' forward passes), the
 learner's own forward passes while it collects rollouts, and PPO's update.
 
+`--goal` measures issue 45's goal as it is stated: MaskablePPO learning on each game's own training
+config (`training/configs/<game>.toml`: its network, PPO settings and pool, one torch thread), (a) as at
+the issue, on `SelfPlayVecEnv` stepping the Python engine, (b) as the trainer runs it by default (its
+own env, `make_env`: the native batch), and (c) a candidate recipe, the same config with `--candidate
+KEY=VALUE` overrides (default `CANDIDATE`), on the trainer's env; one after the other, from the same
+fresh weights and pool, with the ratios b/a and c/a and each one's CPU seconds per 1,000 steps (more
+than the wall seconds when a recipe uses two threads).
+
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
 the ratio is the speed-up over 1 worker. `--doc` writes the rows as the generated table of a Markdown
@@ -28,6 +36,8 @@ measured before.
     python -m city_envs.training.throughput --games metropolys,blue_moon_city,big_city --players 4 \
         --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
     python -m city_envs.training.throughput --batch --players 4 --steps 8192
+    python -m city_envs.training.throughput --goal --players 2 --steps 8192 \
+        --out docs/throughput_goal_2p.json --doc docs/training.md
     python -m city_envs.training.throughput --split --games metropolys,big_city --players 4 --steps 8192
 """
 
@@ -39,16 +49,20 @@ import functools
 import json
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from unittest import mock
 
 import gymnasium as gym
 import numpy as np
+from pydantic import ValidationError
 
 from city_envs.agents.policy_file import build_policy, save_policy
 from city_envs.core.markdown import section_names, write_sections
+from city_envs.core.native import ENGINE_VARIABLE
 from city_envs.core.registry import GAMES, game_class, make_game
-from city_envs.core.settings import read_document
+from city_envs.core.settings import parse_assignments, read_document
+from city_envs.training.config import TrainConfig, config_error, load_config
 from city_envs.training.pool import OpponentPool
 from city_envs.training.split_env import SplitVecEnv
 from city_envs.training.vec_env import SelfPlayVecEnv
@@ -56,6 +70,9 @@ from city_envs.training.vec_env import SelfPlayVecEnv
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
 REFERENCE = {"n_envs": 2, "n_steps": 512, "batch_size": 256}
 DEFAULT = {"n_envs": 64, "n_steps": 64, "batch_size": 2048}
+# the recipe `--goal` measures beside the default when no --candidate is given
+CANDIDATE: dict[str, object] = {"n_epochs": 1}
+GOAL_ARMS = ("issue", "default", "candidate")  # (a), (b) and (c) of `measure_goal`
 
 
 class OneMatchEnv(gym.Env):
@@ -246,6 +263,138 @@ def measure_split(game: str, players: int = 2, steps: int = 16_384) -> dict:
     }
 
 
+def goal_configs(game: str, players: int, steps: int, candidate: dict) -> dict[str, TrainConfig]:
+    """The configs of `measure_goal`'s arms: the game's training config for `steps` PPO steps from fresh
+    weights (no warm start), and the candidate's overrides of it (one ValueError naming a bad key)."""
+    default = load_config(game, players=players, pretrain=False, init_from="", timesteps=steps)
+    try:
+        chosen = TrainConfig(**{**asdict(default), **candidate})
+    except (ValidationError, TypeError) as error:
+        if isinstance(error, ValidationError):
+            raise config_error(error, "--candidate") from None
+        raise ValueError(f"--candidate: {error}") from None
+    return {"issue": default, "default": default, "candidate": chosen}
+
+
+def _learn_config(config: TrainConfig, pool: OpponentPool, python_engine: bool) -> tuple[float, float]:
+    """Wall steps/s and CPU seconds per 1,000 steps of the trainer's MaskablePPO (`make_ppo`) learning
+    `config.timesteps` steps on `config.torch_threads` threads: on SelfPlayVecEnv over the Python engine
+    when `python_engine`, else on the trainer's env (`make_env`)."""
+    import torch
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from city_envs.training.selfplay import make_env, make_ppo
+
+    torch.set_num_threads(config.torch_threads)
+    engine = {ENGINE_VARIABLE: "python"} if python_engine else {}
+    with mock.patch.dict("os.environ", engine):
+        if python_engine:
+            arguments = (config.game, config.players, config.n_envs, config.seed, pool, config.options, config.reward)
+            venv = VecMonitor(SelfPlayVecEnv(*arguments, score_scale=config.score_scale))
+        else:
+            venv = make_env(config, pool)
+        try:
+            model = make_ppo(config, venv)
+            clock, cpu = time.perf_counter(), time.process_time()
+            model.learn(config.timesteps)
+            wall, cpu = time.perf_counter() - clock, time.process_time() - cpu
+        finally:
+            venv.close()
+    return model.num_timesteps / wall, 1000 * cpu / model.num_timesteps
+
+
+def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict | None = None) -> dict:
+    """Issue 45's goal for `game`: env steps/s of MaskablePPO learning `steps` steps with the game's training
+    config (a) on SelfPlayVecEnv over the Python engine (the default when the issue was filed), (b) on the
+    trainer's own env, (c) with the `candidate` overrides on the trainer's env; one after the other, each
+    from the same fresh weights against the config's pool with a snapshot of them."""
+    import torch
+
+    configs = goal_configs(game, players, steps, CANDIDATE if candidate is None else candidate)
+    default = configs["default"]
+    rates, cpu = {}, {}
+    threads = torch.get_num_threads()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            probe = make_game(game, players, seed=0, **default.options)
+            policy = build_policy(
+                probe.observation_shape,
+                probe.num_actions,
+                default.net_arch,
+                default.activation,
+                default.entity_head_spec(),
+            )
+            path = Path(folder) / "snapshot.safetensors"
+            snapshot = str(
+                save_policy(
+                    policy, path, game=game, players=players, net_arch=default.net_arch, activation=default.activation
+                )
+            )
+            for arm in GOAL_ARMS:
+                config = configs[arm]
+                pool = OpponentPool(game, config.pool_weights(), config.max_snapshots)
+                pool.add_snapshot(snapshot)
+                rates[arm], cpu[arm] = _learn_config(config, pool, python_engine=arm == "issue")
+    finally:
+        torch.set_num_threads(threads)
+    chosen, base = asdict(configs["candidate"]), asdict(default)
+    changed = {key: value for key, value in chosen.items() if base[key] != value}
+    return {
+        "game": game,
+        "players": players,
+        "steps": steps,
+        "candidate": changed,
+        **{f"{arm}_steps_per_s": round(rates[arm]) for arm in GOAL_ARMS},
+        **{f"{arm}_cpu_ms_per_step": round(cpu[arm], 3) for arm in GOAL_ARMS},
+        "default_ratio": round(rates["default"] / rates["issue"], 2),
+        "candidate_ratio": round(rates["candidate"] / rates["issue"], 2),
+    }
+
+
+def is_goal(rows: list[dict]) -> bool:
+    """Whether `rows` are `measure_goal`'s (else the reference-and-workers rows of `measure`)."""
+    return bool(rows) and "issue_steps_per_s" in rows[0]
+
+
+def _recipe(changed: dict) -> str:
+    return ", ".join(f"{key} = {value}" for key, value in sorted(changed.items())) or "the default"
+
+
+def goal_table(rows: list[dict]) -> str:
+    """`measure_goal`'s rows as a Markdown table: each arm's env steps/s and their ratios to the issue's
+    default, each arm's CPU milliseconds per env step and the same ratios by CPU time (the issue's CPU
+    time per step over the arm's); the candidate recipe(s) named under it."""
+    head = [
+        "game",
+        "players",
+        "(a) issue default env steps/s",
+        "(b) today's default env steps/s",
+        "(c) candidate env steps/s",
+        "b/a",
+        "c/a",
+        "CPU ms per step a / b / c",
+        "by CPU b/a",
+        "by CPU c/a",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cpu = " / ".join(f"{row[f'{arm}_cpu_ms_per_step']:.2f}" for arm in GOAL_ARMS)
+        issue = row["issue_cpu_ms_per_step"]
+        by_cpu = " | ".join(f"{issue / row[f'{arm}_cpu_ms_per_step']:.2f}x" for arm in GOAL_ARMS[1:])
+        lines.append(
+            f"| {row['game']} | {row['players']} | {row['issue_steps_per_s']:,} | {row['default_steps_per_s']:,} "
+            f"| {row['candidate_steps_per_s']:,} | {row['default_ratio']}x | {row['candidate_ratio']}x | {cpu} "
+            f"| {by_cpu} |"
+        )
+    recipes = sorted({_recipe(row["candidate"]) for row in rows})
+    steps = sorted({row["steps"] for row in rows})
+    lines += [
+        "",
+        f"{'/'.join(f'{s:,}' for s in steps)} env steps each; the candidate: {'; '.join(recipes)}.",
+    ]
+    return "\n".join(lines)
+
+
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table: the reference, the default (1 worker) and each worker count's
     env steps/s with its speed-up over 1 worker."""
@@ -279,7 +428,7 @@ def section_name(source: str | Path) -> str:
 def doc_section(rows: list[dict], source: str | Path) -> str:
     """The generated section of a Markdown file: the table of `rows` and where its JSON is."""
     name = Path(source).name
-    return f"{table(rows)}\n\nThe raw figures are in [{name}]({name})."
+    return f"{(goal_table if is_goal(rows) else table)(rows)}\n\nThe raw figures are in [{name}]({name})."
 
 
 def write_doc(path: str | Path, rows: list[dict], source: str | Path) -> None:
@@ -315,6 +464,17 @@ def _batch_rows(games: list[str], players: int, steps: int) -> list[dict]:
     return rows
 
 
+def _goal_rows(games: list[str], players: int, steps: int, candidate: dict) -> list[dict]:
+    """`measure_goal` of each game, each printed as a Markdown row as it is measured."""
+    print(goal_table([]).split("\n\n")[0], flush=True)
+    rows = []
+    for game in games:
+        row = measure_goal(game, players, steps, candidate)
+        rows.append(row)
+        print(goal_table([row]).splitlines()[2], flush=True)
+    return rows
+
+
 def _counts(text: str) -> tuple[int, ...]:
     try:
         counts = tuple(int(part) for part in text.split(","))
@@ -323,6 +483,53 @@ def _counts(text: str) -> tuple[int, ...]:
     if min(counts) < 1 or max(counts) > DEFAULT["n_envs"]:
         raise argparse.ArgumentTypeError(f"worker counts are 1 to {DEFAULT['n_envs']} (the env's matches): {text!r}")
     return counts
+
+
+def _checked_games(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The games to measure, once every option is checked against the others (one parser error if not)."""
+    if sum((args.batch, args.split, args.goal)) > 1:
+        parser.error("--batch, --split and --goal are three measurements: ask for one")
+    if args.candidate and not args.goal:
+        parser.error("--candidate is the recipe --goal measures: add --goal")
+    if args.goal and args.workers != (1,):
+        parser.error("--goal measures the trainer's own env: drop --workers")
+    if (args.batch or args.split) and (args.doc or args.from_json or args.workers != (1,)):
+        parser.error("--batch and --split measure one process, no --doc: drop --doc, --from-json and --workers")
+    if args.doc and not args.out:
+        parser.error("--doc needs --out: the table links the JSON it is made from")
+    if args.doc:  # refused before the measurements, not after
+        try:
+            if section_name(args.out) not in section_names(read_document(args.doc)):
+                raise ValueError(f"{args.doc} has no <!-- tables:{section_name(args.out)} --> section to fill")
+        except (OSError, ValueError) as error:
+            parser.error(f"--doc {args.doc}: {error}")
+    games = args.games.split(",")
+    unknown = sorted(set(games) - set(GAMES))
+    if unknown:
+        parser.error(f"unknown games {unknown}; allowed: {', '.join(GAMES)}")
+    for game in games:
+        try:
+            game_class(game).check_num_players(args.players)
+        except ValueError as error:
+            parser.error(f"--players {args.players}: {game}: {error}")
+    return games
+
+
+def _reference_rows(games: list[str], players: int, steps: int, workers: tuple[int, ...]) -> list[dict]:
+    """`measure` of each game, each printed as a Markdown row as it is measured."""
+    counts = sorted(set(workers) - {1})
+    header = "| game | reference env steps/s | default env steps/s | ratio |"
+    header += "".join(f" {c} workers env steps/s | {c} workers / 1 worker |" for c in counts)
+    print(header + "\n|" + "---|" * (4 + 2 * len(counts)), flush=True)
+    rows = []
+    for game in games:
+        row = measure(game, players, steps, workers)
+        rows.append(row)
+        line = f"| {game} | {row['reference_steps_per_s']:,} | {row['default_steps_per_s']:,} | {row['ratio']}x |"
+        for c in counts:
+            line += f" {row['workers'][str(c)]:,} | {row['workers_speedup'][str(c)]}x |"
+        print(line, flush=True)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -344,6 +551,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--split", action="store_true", help="where a learning step's CPU time goes on the trainer's default env"
     )
+    parser.add_argument(
+        "--goal",
+        action="store_true",
+        help="issue 45's goal: the issue's default (Python engine), today's and a candidate recipe, same run",
+    )
+    parser.add_argument(
+        "--candidate",
+        action="append",
+        metavar="KEY=VALUE",
+        help="with --goal: a training config key of the candidate recipe (repeat it; default: CANDIDATE)",
+    )
     parser.add_argument("--out", help="also write the rows as JSON here")
     parser.add_argument(
         "--doc", help="write the rows' table into this Markdown file's generated section for the JSON (--out)"
@@ -359,44 +577,19 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.error(f"--from-json {args.from_json} --doc {args.doc}: {error}")
         return 0
-    if args.batch and args.split:
-        parser.error("--batch and --split are two measurements: ask for one")
-    if (args.batch or args.split) and (args.doc or args.from_json or args.workers != (1,)):
-        parser.error("--batch and --split measure one process, no --doc: drop --doc, --from-json and --workers")
-    if args.doc and not args.out:
-        parser.error("--doc needs --out: the table links the JSON it is made from")
-    if args.doc:  # refused before the measurements, not after
+    games = _checked_games(parser, args)
+    if args.goal:
         try:
-            if section_name(args.out) not in section_names(read_document(args.doc)):
-                raise ValueError(f"{args.doc} has no <!-- tables:{section_name(args.out)} --> section to fill")
-        except (OSError, ValueError) as error:
-            parser.error(f"--doc {args.doc}: {error}")
-    games = args.games.split(",")
-    unknown = sorted(set(games) - set(GAMES))
-    if unknown:
-        parser.error(f"unknown games {unknown}; allowed: {', '.join(GAMES)}")
-    for game in games:
-        try:
-            game_class(game).check_num_players(args.players)
+            candidate = parse_assignments(args.candidate, "--candidate") if args.candidate else dict(CANDIDATE)
+            for game in games:  # every recipe checked before the first measurement
+                goal_configs(game, args.players, args.steps, candidate)
         except ValueError as error:
-            parser.error(f"--players {args.players}: {game}: {error}")
-    rows = []
-    if args.split or args.batch:
+            parser.error(str(error))
+        rows = _goal_rows(games, args.players, args.steps, candidate)
+    elif args.split or args.batch:
         rows = (_split_rows if args.split else _batch_rows)(games, args.players, args.steps)
-        if args.out:
-            Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
-        return 0
-    counts = sorted(set(args.workers) - {1})
-    header = "| game | reference env steps/s | default env steps/s | ratio |"
-    header += "".join(f" {c} workers env steps/s | {c} workers / 1 worker |" for c in counts)
-    print(header + "\n|" + "---|" * (4 + 2 * len(counts)), flush=True)
-    for game in games:
-        row = measure(game, args.players, args.steps, tuple(args.workers))
-        rows.append(row)
-        line = f"| {game} | {row['reference_steps_per_s']:,} | {row['default_steps_per_s']:,} | {row['ratio']}x |"
-        for c in counts:
-            line += f" {row['workers'][str(c)]:,} | {row['workers_speedup'][str(c)]}x |"
-        print(line, flush=True)
+    else:
+        rows = _reference_rows(games, args.players, args.steps, tuple(args.workers))
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
     if args.doc:

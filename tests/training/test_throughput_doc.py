@@ -97,7 +97,7 @@ def test_from_json_rewrites_only_its_own_section(tmp_path):
         (["--batch", "--workers", "1,2"], "--batch and --split measure one process, no --doc"),
         (["--batch", "--out", "x.json", "--doc", "x.md"], "--batch and --split measure one process, no --doc"),
         (["--split", "--workers", "1,2"], "--batch and --split measure one process, no --doc"),
-        (["--split", "--batch"], "--batch and --split are two measurements"),
+        (["--split", "--batch"], "--batch, --split and --goal are three measurements"),
         (
             ["--out", "x.json", "--doc", "no/such/page.md"],
             "--doc no/such/page.md: no/such/page.md is not a regular file (it does not exist)",
@@ -142,3 +142,85 @@ def test_split_mode_says_where_a_learning_steps_cpu_time_goes(monkeypatch, capsy
     parts = row["shares"]["env"] + row["shares"]["learner_forward"] + row["shares"]["update"] + row["shares"]["other"]
     assert parts == pytest.approx(1.0, abs=0.01)
     assert "| game | players | env steps/s | env | of it snapshot forwards |" in capsys.readouterr().out
+
+
+GOAL_ROWS = [
+    {
+        "game": "metropolys",
+        "players": 2,
+        "steps": 8192,
+        "candidate": {"n_epochs": 1},
+        "issue_steps_per_s": 200,
+        "default_steps_per_s": 400,
+        "candidate_steps_per_s": 1000,
+        "issue_cpu_ms_per_step": 5.0,
+        "default_cpu_ms_per_step": 2.5,
+        "candidate_cpu_ms_per_step": 1.0,
+        "default_ratio": 2.0,
+        "candidate_ratio": 5.0,
+    }
+]
+
+
+def test_the_goal_table_gives_both_ratios_to_the_issues_default_and_names_the_candidate(tmp_path):
+    assert throughput.goal_table(GOAL_ROWS).splitlines() == [
+        "| game | players | (a) issue default env steps/s | (b) today's default env steps/s "
+        "| (c) candidate env steps/s | b/a | c/a | CPU ms per step a / b / c | by CPU b/a | by CPU c/a |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        "| metropolys | 2 | 200 | 400 | 1,000 | 2.0x | 5.0x | 5.00 / 2.50 / 1.00 | 2.00x | 5.00x |",
+        "",
+        "8,192 env steps each; the candidate: n_epochs = 1.",
+    ]
+    source = tmp_path / "throughput_goal.json"
+    source.write_text(json.dumps(GOAL_ROWS))
+    page = tmp_path / "page.md"
+    page.write_text("<!-- tables:throughput-goal -->\n<!-- /tables:throughput-goal -->\n")
+    assert throughput.main(["--from-json", str(source), "--doc", str(page)]) == 0
+    assert throughput.goal_table(GOAL_ROWS) in page.read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--candidate", "n_epochs=1"], "--candidate is the recipe --goal measures"),
+        (["--goal", "--split"], "three measurements"),
+        (["--goal", "--workers", "1,2"], "--goal measures the trainer's own env"),
+        (["--goal", "--games", "citadels", "--candidate", "n_epochs=0"], "n_epochs = 0"),
+        (["--goal", "--games", "citadels", "--candidate", "no_such_key=1"], "--candidate"),
+        (["--goal", "--games", "citadels", "--candidate", "n_epochs"], "not of the form KEY=VALUE"),
+    ],
+)
+def test_wrong_goal_arguments_are_one_clear_error(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        throughput.main(argv)
+    assert message in capsys.readouterr().err
+
+
+def test_goal_mode_measures_the_issues_default_todays_and_a_candidate(monkeypatch, tmp_path):
+    """Small configs (2 matches, rollouts of 16 steps): the issue's arm steps the Python engine, the others
+    the trainer's env, and the candidate's overrides are recorded."""
+    from city_envs.core import native
+    from city_envs.training import config as config_module
+    from city_envs.training import vec_env
+
+    def small(game: str, **overrides):
+        return config_module.load_config(game, **{"n_envs": 2, "n_steps": 16, "batch_size": 16, **overrides})
+
+    engines = []
+    made = vec_env.make_game
+
+    def recording_make_game(*args, **kwargs):
+        game = made(*args, **kwargs)
+        engines.append(isinstance(game, native.NativeGame))
+        return game
+
+    monkeypatch.setattr(throughput, "load_config", small)
+    monkeypatch.setattr(vec_env, "make_game", recording_make_game)
+    out = tmp_path / "goal.json"
+    argv = ["--goal", "--games", "citadels", "--steps", "32", "--candidate", "n_epochs=1", "--out", str(out)]
+    assert throughput.main(argv) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["candidate"] == {"n_epochs": 1} and row["steps"] == 32
+    assert all(row[f"{arm}_steps_per_s"] > 0 and row[f"{arm}_cpu_ms_per_step"] > 0 for arm in throughput.GOAL_ARMS)
+    assert row["default_ratio"] == pytest.approx(row["default_steps_per_s"] / row["issue_steps_per_s"], abs=0.02)
+    assert engines and not any(engines)  # SelfPlayVecEnv's matches, all on the Python engine
