@@ -134,7 +134,7 @@ def report(results: dict) -> str:
         f"Each bot in one seat, the heuristic in every other, {results['matches']} seat-rotated matches per task "
         f"on seed {results['seed']} (chance is 1/players); the win rate's Wilson 95% interval. Cost: the bot's "
         f"CPU milliseconds per decision with a choice over {results['timing_matches']} more matches per task "
-        "(mean and largest); a task meets the goal only if its largest decision took at most {MAX_MS / 1000:g} s."
+        f"(mean and largest); a task meets the goal only if its largest decision took at most {MAX_MS / 1000:g} s."
     )
     done = {(task["game"], task["players"]) for task in results["tasks"]}
     missing = [f"{game} {n}p" for game in GAMES for n in PLAYER_COUNTS if (game, n) not in done]

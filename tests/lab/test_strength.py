@@ -96,6 +96,7 @@ def test_the_report_lists_each_task_its_verdict_and_what_is_not_measured():
     rows = [line for line in text.splitlines() if line.startswith("| citadels")]
     assert rows[0].startswith("| citadels | 2 |") and rows[0].count("| yes |") == 1
     assert "**no**" in rows[1] and "0.200 (0.160-0.250) n=400" in rows[1]
+    assert "at most 1 s." in text and "{" not in text
     assert "Not measured yet: metropolys 2p" in text and "citadels 2p" not in text.split("Not measured yet")[1]
 
 
