@@ -274,8 +274,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     started = time.time()
     out.mkdir(parents=True, exist_ok=True)
-    with progress.showing(not args.quiet):
-        path = run(tasks, settings["bots"], results, args.jobs, out, args.doc)
+    try:  # a task's log left by a run of other settings (another bot, seed or count) is refused by the arena
+        with progress.showing(not args.quiet):
+            path = run(tasks, settings["bots"], results, args.jobs, out, args.doc)
+    except ValueError as error:
+        parser.error(str(error))
     print(f"wrote {path}; took {progress.format_duration(time.time() - started)}")
     return 0
 

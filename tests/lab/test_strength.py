@@ -123,3 +123,13 @@ def test_bad_settings_and_options_stop_before_any_match(tmp_path, capsys):
     with pytest.raises(SystemExit):
         strength.main(["--settings", str(unknown), "--out", str(tmp_path / "never"), "--game", "citadels"])
     assert "nosuchbot" in capsys.readouterr().err
+
+
+def test_a_stopped_tasks_log_of_other_settings_is_one_clear_error(tmp_path, capsys):
+    out = tmp_path / "run"
+    (out / "citadels_2p").mkdir(parents=True)
+    (out / "citadels_2p" / "matches.jsonl").write_text('{"settings": "of another run"}\n')
+    argv = ["--game", "citadels", "--players", "2", "--settings", str(settings_file(tmp_path)), "--out", str(out)]
+    with pytest.raises(SystemExit) as stop:
+        strength.main([*argv, "--quiet"])
+    assert stop.value.code == 2 and "is not a log of this run" in capsys.readouterr().err
