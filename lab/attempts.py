@@ -28,10 +28,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from city_envs.core.markdown import link_from, section_names, write_sections
+from city_envs.core.markdown import link_from, write_sections
 from city_envs.core.settings import read_document, read_measurement, read_toml
 from city_envs.training.config import TrainConfig
 from city_envs.training.evaluation import read_curve
+from lab.doc_option import add_doc_options, write_from_json
 
 LEDGER = Path("benchmarks/attempts.json")
 SECTION = "attempts"  # the page's <!-- tables:attempts --> section
@@ -263,17 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--why", default="", help="what was tried and why, in a sentence")
     parser.add_argument("--start-record", help="the committed baseline record (JSON) the run started from")
     parser.add_argument("--ledger", default=str(LEDGER), help="the ledger file (default: %(default)s)")
-    parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from the ledger")
-    parser.add_argument("--from-json", dest="from_json", help="add nothing: write --doc from this ledger")
+    add_doc_options(parser, SECTION, "ledger")
     args = parser.parse_args(argv)
     try:
-        if args.doc and SECTION not in section_names(read_document(args.doc)):
-            raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
-        if args.from_json:
-            if args.action or not args.doc:
-                raise ValueError("--from-json only writes a --doc page")
-            write_doc(args.doc, args.from_json)
-            print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+        if args.from_json and args.action:
+            raise ValueError("--from-json only writes a --doc page")
+        if write_from_json(args, SECTION, write_doc):
             return 0
         if args.action != "add" or not args.run or not args.label:
             raise ValueError("add RUN --label TEXT adds a run; --from-json LEDGER --doc PAGE writes a page")

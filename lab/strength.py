@@ -36,8 +36,9 @@ from city_envs import GAMES, make_game
 from city_envs.agents.registry import make_agent, prepare_agents
 from city_envs.core import progress
 from city_envs.core.infoset import InfoSet
-from city_envs.core.markdown import link_from, section_names, write_sections
+from city_envs.core.markdown import link_from, write_sections
 from city_envs.core.settings import read_document, read_toml
+from lab.doc_option import add_doc_options, write_from_json
 from lab.guided_search import strength
 
 SETTINGS_FILE = Path(__file__).with_name("strength.toml")
@@ -246,17 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="runs/strength")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument("--doc", help="fill this page's <!-- tables:strength-goal --> section from the results")
-    parser.add_argument("--from-json", dest="from_json", help="measure nothing: write --doc from this results.json")
+    add_doc_options(parser, SECTION, "results.json")
     args = parser.parse_args(argv)
     try:
-        if args.doc and SECTION not in section_names(read_document(args.doc)):
-            raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
-        if args.from_json:
-            if not args.doc:
-                raise ValueError("--from-json only writes a --doc page")
-            write_doc(args.doc, args.from_json)
-            print(f"wrote {SECTION} into {args.doc} from {args.from_json}")
+        if write_from_json(args, SECTION, write_doc):
             return 0
         if args.jobs < 1:
             raise ValueError("--jobs must be >= 1")

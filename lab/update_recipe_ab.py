@@ -34,9 +34,10 @@ import time
 from pathlib import Path
 
 from city_envs.agents.policy_agent import BASELINES_DIR
-from city_envs.core.markdown import link_from, section_names, write_sections
-from city_envs.core.settings import read_document, read_measurement
+from city_envs.core.markdown import link_from, write_sections
+from city_envs.core.settings import read_measurement
 from city_envs.training.throughput import CANDIDATE
+from lab.doc_option import add_doc_options, write_from_json
 
 # the 2-player baselines that continued a committed policy, and one with an entity head that continues its own
 TASKS = ("citadels_2p", "urban_sprawl_2p", "metropolys_2p")
@@ -235,16 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], help="training seeds (0..900)")
     parser.add_argument("--timesteps", type=int, default=200_000, help="PPO steps of each run")
     parser.add_argument("--games", type=int, default=200, help="evaluation matches of each policy")
-    parser.add_argument("--doc", help=f"fill this page's <!-- tables:{SECTION} --> section from summary.json")
-    parser.add_argument("--from-json", dest="from_json", help="run nothing: write --doc from this summary.json")
+    add_doc_options(parser, SECTION, "summary.json")
     args = parser.parse_args(argv)
     try:
-        if args.doc and SECTION not in section_names(read_document(args.doc)):
-            raise ValueError(f"{args.doc} has no <!-- tables:{SECTION} --> section to fill")
-        if args.from_json:
-            if not args.doc:
-                raise ValueError("--from-json only writes a --doc page")
-            write_doc(args.doc, args.from_json)
+        if write_from_json(args, SECTION, write_doc):
             return 0
         if not all(0 <= seed <= 900 for seed in args.seeds) or args.timesteps < 1 or args.games < 1:
             raise ValueError("--seeds must be 0..900, --timesteps and --games at least 1")
