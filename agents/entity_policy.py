@@ -24,6 +24,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
+from torch.nn import functional
 
 from city_envs.agents.network_spec import check_entity_head
 
@@ -57,7 +58,6 @@ class EntityActionNet(nn.Module):
 
     # buffers (`register_buffer`), declared so that they read as tensors rather than as Module attributes
     rows: torch.Tensor
-    identity: torch.Tensor
     context: torch.Tensor
     targets: torch.Tensor
 
@@ -75,7 +75,6 @@ class EntityActionNet(nn.Module):
         last = nn.Linear(size, len(spec["action_starts"]))
         self.scorer = nn.Sequential(*layers, last)
         self.register_buffer("rows", torch.tensor(rows, dtype=torch.long), persistent=False)
-        self.register_buffer("identity", torch.eye(count), persistent=False)
         self.register_buffer("context", torch.tensor(context, dtype=torch.long), persistent=False)
         # group-major, as the scores are flattened: action_starts[g] + k
         index = [start + k for start in spec["action_starts"] for k in range(count)]
@@ -89,9 +88,18 @@ class EntityActionNet(nn.Module):
         features = latent_and_features[:, self.latent_dim :]
         batch, count = latent.shape[0], self.spec["count"]
         rows = features[:, self.rows]  # (batch, count, features of one entity)
-        shared = torch.cat([features[:, self.context], latent], dim=1).unsqueeze(1).expand(-1, count, -1)
-        inputs = torch.cat([rows, self.identity.expand(batch, -1, -1), shared], dim=2)
-        scores = self.scorer(inputs).transpose(1, 2).reshape(batch, -1)  # (batch, groups * count)
+        shared = torch.cat([features[:, self.context], latent], dim=1)  # (batch, context + latent)
+        # The scorer's first layer reads [entity row, one-hot index, shared] for every entity. Split by
+        # those parts, it is the row's product per entity, the index's column, and the shared part's
+        # product once per sample: the same sum without copying the shared inputs to every entity.
+        first = cast(nn.Linear, self.scorer[0])
+        on_rows, on_index, on_shared = first.weight.split([rows.shape[2], count, shared.shape[1]], dim=1)
+        hidden = (
+            functional.linear(rows, on_rows)
+            + on_index.T
+            + functional.linear(shared, on_shared, first.bias).unsqueeze(1)
+        )
+        scores = self.scorer[1:](hidden).transpose(1, 2).reshape(batch, -1)  # (batch, groups * count)
         return self.flat(latent).index_add(1, self.targets, scores)
 
 

@@ -18,7 +18,8 @@ learner's own forward passes while it collects rollouts, and PPO's update.
 
 `--goal` measures issue 45's goal as it is stated: MaskablePPO learning on each game's own training
 config (`training/configs/<game>.toml`: its network, PPO settings and pool, one torch thread), (a) as at
-the issue, on `SelfPlayVecEnv` stepping the Python engine, (b) as the trainer runs it by default (its
+the issue, on `SelfPlayVecEnv` stepping the Python engine, with the entity head computed as it was then
+(`forward_as_at_issue`), (b) as the trainer runs it by default (its
 own env, `make_env`: the native batch), and (c) a candidate recipe, the same config with `--candidate
 KEY=VALUE` overrides (default `CANDIDATE`), on the trainer's env; one after the other, from the same
 fresh weights and pool, with the ratios b/a and c/a and each one's CPU seconds per 1,000 steps (more
@@ -51,6 +52,7 @@ import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 from unittest import mock
 
 import gymnasium as gym
@@ -66,6 +68,11 @@ from city_envs.training.config import TrainConfig, config_error, load_config
 from city_envs.training.pool import OpponentPool
 from city_envs.training.split_env import SplitVecEnv
 from city_envs.training.vec_env import SelfPlayVecEnv
+
+if TYPE_CHECKING:
+    import torch
+
+    from city_envs.agents.entity_policy import EntityActionNet
 
 POOL = {"self": 0.2, "heuristic": 0.6, "random": 0.2}
 REFERENCE = {"n_envs": 2, "n_steps": 512, "batch_size": 256}
@@ -276,19 +283,38 @@ def goal_configs(game: str, players: int, steps: int, candidate: dict) -> dict[s
     return {"issue": default, "default": default, "candidate": chosen}
 
 
-def _learn_config(config: TrainConfig, pool: OpponentPool, python_engine: bool) -> tuple[float, float]:
+def forward_as_at_issue(net: EntityActionNet, latent_and_features: torch.Tensor) -> torch.Tensor:
+    """`EntityActionNet.forward` as it was when issue 45 was filed: the shared inputs (context values and
+    latent vector) copied to every entity and the scorer run on the whole concatenation. The same logits
+    to float rounding, at the cost of the first layer's shared part once per entity instead of once."""
+    import torch
+
+    latent = latent_and_features[:, : net.latent_dim]
+    features = latent_and_features[:, net.latent_dim :]
+    batch, count = latent.shape[0], net.spec["count"]
+    shared = torch.cat([features[:, net.context], latent], dim=1).unsqueeze(1).expand(-1, count, -1)
+    identity = torch.eye(count, device=latent.device).expand(batch, -1, -1)
+    inputs = torch.cat([features[:, net.rows], identity, shared], dim=2)
+    scores = net.scorer(inputs).transpose(1, 2).reshape(batch, -1)
+    return net.flat(latent).index_add(1, net.targets, scores)
+
+
+def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) -> tuple[float, float]:
     """Wall steps/s and CPU seconds per 1,000 steps of the trainer's MaskablePPO (`make_ppo`) learning
-    `config.timesteps` steps on `config.torch_threads` threads: on SelfPlayVecEnv over the Python engine
-    when `python_engine`, else on the trainer's env (`make_env`)."""
+    `config.timesteps` steps on `config.torch_threads` threads: as when issue 45 was filed when
+    `as_at_issue` (SelfPlayVecEnv over the Python engine, the entity head's `forward_as_at_issue`), else
+    on the trainer's env (`make_env`)."""
     import torch
     from stable_baselines3.common.vec_env import VecMonitor
 
+    from city_envs.agents.entity_policy import EntityActionNet
     from city_envs.training.selfplay import make_env, make_ppo
 
     torch.set_num_threads(config.torch_threads)
-    engine = {ENGINE_VARIABLE: "python"} if python_engine else {}
-    with mock.patch.dict("os.environ", engine):
-        if python_engine:
+    with contextlib.ExitStack() as stack:
+        if as_at_issue:
+            stack.enter_context(mock.patch.dict("os.environ", {ENGINE_VARIABLE: "python"}))
+            stack.enter_context(mock.patch.object(EntityActionNet, "forward", forward_as_at_issue))
             arguments = (config.game, config.players, config.n_envs, config.seed, pool, config.options, config.reward)
             venv = VecMonitor(SelfPlayVecEnv(*arguments, score_scale=config.score_scale))
         else:
@@ -334,7 +360,7 @@ def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict
                 config = configs[arm]
                 pool = OpponentPool(game, config.pool_weights(), config.max_snapshots)
                 pool.add_snapshot(snapshot)
-                rates[arm], cpu[arm] = _learn_config(config, pool, python_engine=arm == "issue")
+                rates[arm], cpu[arm] = _learn_config(config, pool, as_at_issue=arm == "issue")
     finally:
         torch.set_num_threads(threads)
     chosen, base = asdict(configs["candidate"]), asdict(default)

@@ -131,6 +131,34 @@ def test_entities_with_the_same_row_get_scores_that_differ_only_by_their_index()
     assert np.count_nonzero(logits[0]) == len(head()["action_starts"]) * 21  # only entity actions get a score
 
 
+def test_the_head_scores_each_entity_from_its_row_index_context_and_latent_vector():
+    """The head's logits are the flat logits plus, at action_starts[g] + k, output g of the scorer MLP
+    applied to [entity k's row, one-hot k, context values, latent vector]: the definition, computed here
+    entity by entity."""
+    for game in ("blue_moon_city", "metropolys"):
+        cls = game_class(game)
+        torch.manual_seed(5)
+        spec = head(game, hidden=(16, 8))
+        net = build_policy(cls.observation_shape, cls.num_actions, ARCH, "tanh", spec).action_net
+        with torch.no_grad():
+            for layer in (net.flat, net.scorer[-1]):  # the default near-zero outputs would hide errors
+                torch.nn.init.normal_(layer.weight)
+                torch.nn.init.normal_(layer.bias)
+        latent = torch.randn(3, net.latent_dim)
+        features = torch.as_tensor(np.stack([make_game(game, 2, seed=s).observation(0) for s in range(3)]))
+        with torch.no_grad():
+            logits = net(torch.cat([latent, features], dim=1))
+            expected = net.flat(latent)
+            context = [i for begin, stop, step in spec["context"] for i in range(begin, stop, step)]
+            for k, row in enumerate(row_indices(spec)):
+                one_hot = torch.zeros(3, spec["count"])
+                one_hot[:, k] = 1.0
+                scores = net.scorer(torch.cat([features[:, row], one_hot, features[:, context], latent], dim=1))
+                for g, start in enumerate(spec["action_starts"]):
+                    expected[:, start + k] += scores[:, g]
+        assert torch.allclose(logits, expected, atol=1e-5), (logits - expected).abs().max()
+
+
 def test_a_policy_file_with_an_entity_head_loads_the_same_network_and_plays(tmp_path):
     policy = entity_policy(seed=2)
     path = save_policy(

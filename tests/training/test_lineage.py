@@ -23,6 +23,7 @@ from city_envs.training.config import TrainConfig, config_to_toml, load_config  
 from city_envs.training.evaluation import curve_row  # noqa: E402
 from city_envs.training.lineage import keep_parent, lineage_chain  # noqa: E402
 from city_envs.training.selfplay import train  # noqa: E402
+from lab import privileged_ab  # noqa: E402  # imported here, before `baselines` patches BASELINES_DIR, which it binds
 from tests.training.helpers import TINY  # noqa: E402
 
 METROPOLYS_2P = committed_baseline("metropolys", 2)  # found before a test moves the baselines' folder
@@ -172,8 +173,6 @@ def test_publishing_a_finished_run_checks_it_first(tmp_path, baselines, capsys, 
 
 
 def test_the_privileged_ab_warm_start_of_a_continued_baseline_is_its_first_policy_s(tmp_path, baselines, monkeypatch):
-    from lab import privileged_ab
-
     train(TrainConfig("citadels", timesteps=64, **TINY), tmp_path / "first", log=lambda _: None)
     selfplay.publish_baseline(tmp_path / "first", games=4)
     continued = TrainConfig("citadels", timesteps=64, init_from=str(policy_agent.baseline_path("citadels", 2)), **TINY)

@@ -224,3 +224,55 @@ def test_goal_mode_measures_the_issues_default_todays_and_a_candidate(monkeypatc
     assert all(row[f"{arm}_steps_per_s"] > 0 and row[f"{arm}_cpu_ms_per_step"] > 0 for arm in throughput.GOAL_ARMS)
     assert row["default_ratio"] == pytest.approx(row["default_steps_per_s"] / row["issue_steps_per_s"], abs=0.02)
     assert engines and not any(engines)  # SelfPlayVecEnv's matches, all on the Python engine
+
+
+def test_the_issues_arm_computes_the_entity_head_as_it_was_then_and_the_others_as_now(monkeypatch):
+    """Arm (a) runs the entity head's old forward pass (the shared inputs copied to every entity), which gives
+    the same logits as today's; arms (b) and (c) run today's."""
+    import torch
+
+    from city_envs.agents.entity_policy import EntityActionNet
+    from city_envs.agents.policy_file import build_policy
+    from city_envs.training import config as config_module
+
+    config = config_module.load_config("metropolys", players=2)
+    probe = throughput.make_game("metropolys", 2, seed=0)
+    torch.manual_seed(0)
+    policy = build_policy(
+        probe.observation_shape, probe.num_actions, [32], "tanh", {**config.entity_head_spec(), "hidden": [16]}
+    )
+    net = policy.action_net
+    with torch.no_grad():
+        torch.nn.init.normal_(net.scorer[-1].weight)
+        inputs = torch.cat([torch.randn(4, net.latent_dim), torch.rand(4, probe.observation_shape[0])], dim=1)
+        assert torch.allclose(throughput.forward_as_at_issue(net, inputs), net(inputs), atol=1e-5)
+
+    def small(game: str, **overrides):
+        return config_module.load_config(game, **{"n_envs": 2, "n_steps": 16, "batch_size": 16, **overrides})
+
+    calls: list[str] = []
+    issue_forward, today_forward = throughput.forward_as_at_issue, EntityActionNet.forward
+
+    def recording_issue(net, inputs):
+        calls.append("issue")
+        return issue_forward(net, inputs)
+
+    def recording_today(net, inputs):
+        calls.append("today")
+        return today_forward(net, inputs)
+
+    monkeypatch.setattr(throughput, "load_config", small)
+    monkeypatch.setattr(throughput, "forward_as_at_issue", recording_issue)
+    monkeypatch.setattr(EntityActionNet, "forward", recording_today)
+    arms: list[list[str]] = []
+    learn = throughput._learn_config
+
+    def per_arm(*args, **kwargs):
+        calls.clear()
+        result = learn(*args, **kwargs)
+        arms.append(sorted(set(calls)))
+        return result
+
+    monkeypatch.setattr(throughput, "_learn_config", per_arm)
+    throughput.measure_goal("metropolys", 2, steps=32, candidate={"n_epochs": 1})
+    assert arms == [["issue"], ["today"], ["today"]]
