@@ -418,7 +418,32 @@ def goal_table(rows: list[dict]) -> str:
         "",
         f"{'/'.join(f'{s:,}' for s in steps)} env steps each; the candidate: {'; '.join(recipes)}.",
     ]
+    if rows:
+        lines[-1] += " " + _goal_summary(rows)
     return "\n".join(lines)
+
+
+def _goal_summary(rows: list[dict]) -> str:
+    """One sentence over `rows`: the range of each arm's ratio to the issue's default by CPU time, and
+    which rows reach the goal's 5x."""
+
+    def by_cpu(row: dict, arm: str) -> float:
+        return row["issue_cpu_ms_per_step"] / row[f"{arm}_cpu_ms_per_step"]
+
+    ranges = []
+    for arm, name in (("default", "today's default"), ("candidate", "the candidate")):
+        ratios = [by_cpu(row, arm) for row in rows]
+        ranges.append(f"{name} {min(ratios):.2f}-{max(ratios):.2f}x")
+    reached = [
+        f"{name} in {row['game']} {row['players']}p"
+        for row in rows
+        for arm, name in (("default", "today's default"), ("candidate", "the candidate"))
+        if by_cpu(row, arm) >= 5
+    ]
+    return (
+        f"By CPU time, {' and '.join(ranges)} the issue's default; "
+        f"at 5x or more: {', '.join(reached) if reached else 'none'}."
+    )
 
 
 def table(rows: list[dict]) -> str:
