@@ -5,8 +5,8 @@ A page's generated sections lie between `<!-- tables:NAME -->` and `<!-- /tables
 tables (their records under `training/baselines/`), the benchmark's reference tables (`benchmarks/`),
 each game's observation layout, the speed and throughput tables (`docs/*.json`) and the studies' tables
 (`benchmarks/guided/`, `benchmarks/strength/`, `benchmarks/privileged_ab/`, `benchmarks/update_recipe_ab/`,
-`benchmarks/attempts.json`). Nothing in them is typed by hand, and `tests/lab/test_sections.py` checks
-that every section is what this writes.
+`benchmarks/attempts.json`, `benchmarks/protocol_cost/`). Nothing in them is typed by hand, and
+`tests/lab/test_sections.py` checks that every section is what this writes.
 
     python -m lab.sections            # rewrite every generated section
     python -m lab.sections --check    # list the pages whose sections are not current; exit 1 if any
@@ -103,6 +103,13 @@ def update_recipe_ab(page: Path, verify: bool) -> dict[str, str]:
     return {study.SECTION: study.doc_section(study.load_summary(source), source, page)}
 
 
+def protocol_cost(page: Path, verify: bool) -> dict[str, str]:
+    from lab import protocol_cost as cost
+
+    estimates = cost.load_estimates(ROOT / "benchmarks" / "protocol_cost")
+    return {cost.SECTION: cost.doc_section(estimates) if estimates else PLACEHOLDER}
+
+
 def attempts(page: Path, verify: bool) -> dict[str, str]:
     from lab import attempts as ledger
 
@@ -112,7 +119,7 @@ def attempts(page: Path, verify: bool) -> dict[str, str]:
 
 PAGES: dict[str, tuple[Tables, ...]] = {
     "README.md": (baselines,),
-    "docs/benchmark.md": (benchmark,),
+    "docs/benchmark.md": (benchmark, protocol_cost),
     "docs/leaderboard.md": (guided, strength),
     "docs/speed.md": (speed,),
     "docs/training.md": (baselines, privileged_ab, update_recipe_ab, attempts, throughput),

@@ -1,0 +1,228 @@
+"""Issue 45's goal: the full protocol's cost per algorithm on this machine, measured from a lite run.
+
+The full protocol is `city-envs benchmark train ALGO --suite v1 --budget B --seeds 5`: the ten tasks of
+suite v1 (every game at 2 and 4 players), each trained for B steps from 5 seeds and scored at every
+checkpoint on the suite's line-ups (200 matches a line-up for the final policy, a tenth for each curve
+point). The lite protocol (`--suite v1-lite`, 100 matches a line-up) runs its five 2-player tasks.
+
+From the lite run of an algorithm at the same budget, each record (`<task>/seed_<k>/record.json`) gives
+one seed's wall seconds of training (`train_seconds`) and of scoring (`seconds` less those). Per task,
+their means over the seeds are the lite figures, and the full protocol's come from them:
+- a 2-player task trains the same; its scoring plays the full suite's matches instead of the lite's,
+  so its scoring seconds scale by the ratio of the two match counts;
+- a 4-player task trains its game's 2-player seconds times the ratio of the trainer's CPU milliseconds
+  per env step at 4 and at 2 players (arm (b), today's default, of `python -m
+  city_envs.training.throughput --goal`: `docs/throughput_goal_2p.json` and `_4p.json`);
+- a 4-player task's scoring is its game's 2-player full scoring times the ratio of the wall seconds a
+  match takes at 4 and at 2 players, probed here: `--probe-matches` matches of each line-up of the
+  suite, the committed baseline policy (`ppo`) as the candidate, at 2 then 4 players, one after the other.
+
+The total is the seeds times the sum over the tasks; on this 2-core machine `--jobs 2` runs two seeds at
+once, so its hours are half the total. The lite records' seconds are wall seconds of the run as it
+went, on a machine that other work may have shared, so the estimate is of that machine, not of an
+idle one.
+
+    python -m lab.protocol_cost --lite benchmarks/algorithms/v1-lite-1m/ppo_scratch \\
+        --out benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
+    python -m lab.protocol_cost --from-json benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
+
+`--from-json` and `--doc` write the page's `<!-- tables:protocol-cost -->` section from every JSON in
+the folder of the one given, one row per algorithm and a table of its tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from statistics import fmean
+
+from city_envs.core.markdown import write_sections
+from city_envs.evaluation.suite import Suite, Task, load_suite
+from lab.doc_option import add_doc_options, write_from_json
+
+SECTION = "protocol-cost"
+ROOT = Path(__file__).resolve().parent.parent
+FULL_SUITE = "v1"
+FULL_SEEDS = 5
+JOBS = 2  # the machine's cores: `--jobs 2` runs two (task, seed) units at once
+GOAL_HOURS = 24.0
+GOAL_TABLES = {2: ROOT / "docs" / "throughput_goal_2p.json", 4: ROOT / "docs" / "throughput_goal_4p.json"}
+PROBE_AGENT = "ppo"
+
+
+def lite_figures(folder: Path) -> dict:
+    """The lite run's benchmark settings and, per task, the mean training and scoring wall seconds of its
+    finished seeds (one ValueError naming a task with none, or a folder that is not a lite run)."""
+    settings_file = folder / "benchmark.json"
+    if not settings_file.is_file():
+        raise ValueError(f"{folder} holds no benchmark.json: not a `city-envs benchmark train` result")
+    settings = json.loads(settings_file.read_text())
+    suite = load_suite(settings["suite"])
+    if suite.variant == "default" or any(task.players != 2 for task in suite.tasks):
+        raise ValueError(f"{folder} is a run of suite {settings['suite']}, not of a lite suite of 2-player tasks")
+    tasks = {}
+    for task in suite.tasks:
+        records = []
+        for path in sorted((folder / f"{task.game}_{task.players}p").glob("seed_*/record.json")):
+            record = json.loads(path.read_text())
+            if record.get("status") == "ok":
+                records.append(record)
+        if not records:
+            raise ValueError(f"{folder}: task {task.name} has no finished seed yet")
+        tasks[task.name] = {
+            "seeds": [r["seed"] for r in records],
+            "train_seconds": fmean(r["train_seconds"] for r in records),
+            "score_seconds": fmean(r["seconds"] - r["train_seconds"] for r in records),
+        }
+    return {"algorithm": settings["algorithm"], "budget": settings["budget"], "suite": suite, "tasks": tasks}
+
+
+def cpu_ms_per_step(paths: dict[int, Path] = GOAL_TABLES) -> dict[tuple[str, int], float]:
+    """Today's default trainer's CPU ms per env step (arm (b) of the goal tables), by (game, players)."""
+    rows = [row for players in sorted(paths) for row in json.loads(paths[players].read_text())]
+    return {(row["game"], row["players"]): row["default_cpu_ms_per_step"] for row in rows}
+
+
+def probe_match_seconds(suite: Suite, task: Task, matches: int) -> float:
+    """Wall seconds a match of `task` takes, the committed baseline policy against each line-up of
+    `suite` in turn (`matches` of each, seat-rotated), as the benchmark scores a checkpoint."""
+    from city_envs.evaluation.benchmark import evaluate_task
+
+    clock = time.perf_counter()
+    evaluate_task(PROBE_AGENT, suite, task, None, matches=matches)
+    return (time.perf_counter() - clock) / (matches * len(suite.lineups_for(task)))
+
+
+def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, float], full: Suite) -> dict:
+    """The full protocol's seconds per task and seed, from the lite figures, the trainer's CPU ms per step
+    at each player count and the probed 4-to-2-player ratio of a match's seconds by game."""
+    match_ratio = full.matches / lite["suite"].matches
+    rows = []
+    for task in full.tasks:
+        two = lite["tasks"].get(f"{task.game}:2")
+        if two is None:
+            raise ValueError(f"the lite run has no {task.game}:2, from which {task.name} is estimated")
+        train_scale = cpu_ms[(task.game, task.players)] / cpu_ms[(task.game, 2)]
+        score_scale = match_ratio * (probe[task.game] if task.players != 2 else 1.0)
+        rows.append(
+            {
+                "task": task.name,
+                "train_seconds": round(two["train_seconds"] * train_scale, 1),
+                "score_seconds": round(two["score_seconds"] * score_scale, 1),
+                "train_scale": round(train_scale, 3),
+                "score_scale": round(score_scale, 3),
+            }
+        )
+    per_seed = sum(row["train_seconds"] + row["score_seconds"] for row in rows)
+    total_hours = FULL_SEEDS * per_seed / 3600
+    return {
+        "tasks": rows,
+        "seconds_per_seed": round(per_seed, 1),
+        "total_hours": round(total_hours, 2),
+        "hours_on_this_machine": round(total_hours / JOBS, 2),  # from the unrounded total
+    }
+
+
+def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
+    lite = lite_figures(folder)
+    full = load_suite(FULL_SUITE)
+    games = sorted({task.game for task in full.tasks if task.players != 2})
+    probe: dict[str, float] = {}
+    seconds: dict[str, dict[int, float]] = {}
+    for game in games:
+        seconds[game] = {
+            players: probe_match_seconds(full, full.task(f"{game}:{players}"), probe_matches) for players in (2, 4)
+        }
+        probe[game] = seconds[game][4] / seconds[game][2]
+        say(f"{game}: a match takes {seconds[game][2]:.3f} s at 2 players, {seconds[game][4]:.3f} s at 4")
+    result = estimate(lite, cpu_ms_per_step(), probe, full)
+    return {
+        "algorithm": lite["algorithm"],
+        "budget": lite["budget"],
+        "lite": {
+            "folder": folder.resolve().relative_to(ROOT).as_posix()
+            if folder.resolve().is_relative_to(ROOT)
+            else str(folder),
+            "suite": lite["suite"].name,
+            "matches": lite["suite"].matches,
+            "tasks": lite["tasks"],
+        },
+        "full": {"suite": FULL_SUITE, "matches": full.matches, "seeds": FULL_SEEDS, "jobs": JOBS},
+        "probe": {"matches_per_lineup": probe_matches, "match_seconds": seconds},
+        **result,
+        "command": command,
+    }
+
+
+def load_estimates(folder: Path) -> list[dict]:
+    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+
+
+def doc_section(estimates: list[dict]) -> str:
+    """The estimates as Markdown: one row per algorithm, then each algorithm's tasks."""
+    lines = [
+        f"| algorithm | budget | lite seeds | hours of one job | hours with --jobs {JOBS} | under {GOAL_HOURS:.0f} h |",
+        "|---|---|---|---|---|---|",
+    ]
+    for e in estimates:
+        seeds = sorted({len(t["seeds"]) for t in e["lite"]["tasks"].values()})
+        lines.append(
+            f"| `{e['algorithm']}` | {e['budget']:,} | {'-'.join(map(str, seeds))} | {e['total_hours']:.1f} "
+            f"| {e['hours_on_this_machine']:.1f} | {'yes' if e['hours_on_this_machine'] < GOAL_HOURS else 'no'} |"
+        )
+    for e in estimates:
+        lines += [
+            "",
+            f"`{e['algorithm']}`, one seed of each task of suite {e['full']['suite']} "
+            f"({e['full']['matches']} matches a line-up; {e['full']['seeds']} seeds in the protocol), from "
+            f"`{e['lite']['folder']}`:",
+            "",
+            "| task | train s | score s | train scale | score scale |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {t['task']} | {t['train_seconds']:,.0f} | {t['score_seconds']:,.0f} | {t['train_scale']:.2f} "
+            f"| {t['score_scale']:.2f} |"
+            for t in e["tasks"]
+        ]
+        lines += ["", f"Made by `{e['command']}`."]
+    return "\n".join(lines)
+
+
+def write_doc(page: str | Path, source: str | Path) -> None:
+    estimates = load_estimates(Path(source).parent)
+    write_sections(page, {SECTION: doc_section(estimates)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lite", type=Path, help="a lite run's result folder (runs/algorithms/v1-lite/ALGO)")
+    parser.add_argument("--probe-matches", type=int, default=40, help="matches per line-up of each probe")
+    parser.add_argument("--out", type=Path, help="write the estimate here (JSON)")
+    add_doc_options(parser, SECTION, "estimate JSON")
+    args = parser.parse_args(argv)
+    try:
+        if write_from_json(args, SECTION, write_doc):
+            return 0
+        if args.lite is None or args.out is None:
+            parser.error("give --lite FOLDER and --out FILE (or --from-json FILE --doc PAGE)")
+        if args.probe_matches < 4 or args.probe_matches % 4:
+            parser.error("--probe-matches must be a multiple of 4 (every seat equally often at 2 and 4 players)")
+        words = sys.argv[1:] if argv is None else argv
+        result = measure(args.lite, args.probe_matches, " ".join(["python -m lab.protocol_cost", *words]))
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(doc_section([result]))
+    if args.doc:
+        write_doc(args.doc, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
