@@ -17,10 +17,11 @@ their means over the seeds are the lite figures, and the full protocol's come fr
   match takes at 4 and at 2 players, probed here: `--probe-matches` matches of each line-up of the
   suite, the committed baseline policy (`ppo`) as the candidate, at 2 then 4 players, one after the other.
 
-The total is the seeds times the sum over the tasks; on this 2-core machine `--jobs 2` runs two seeds at
-once, so its hours are half the total. The lite records' seconds are wall seconds of the run as it
-went, on a machine that other work may have shared, so the estimate is of that machine, not of an
-idle one.
+The total is the seeds times the sum over the tasks; on this 2-core machine a local Ray runs two
+(task, seed) runs at once (`--backend ray --jobs 2`; the process backend runs them one after the other,
+its jobs playing one run's matches), so its hours are half the total. The lite records' seconds are
+wall seconds of the run as it went, on a machine that other work may have shared, so the estimate is
+of that machine, not of an idle one.
 
     python -m lab.protocol_cost --lite benchmarks/algorithms/v1-lite-1m/ppo_scratch \\
         --out benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
@@ -47,7 +48,7 @@ SECTION = "protocol-cost"
 ROOT = Path(__file__).resolve().parent.parent
 FULL_SUITE = "v1"
 FULL_SEEDS = 5
-JOBS = 2  # the machine's cores: `--jobs 2` runs two (task, seed) units at once
+JOBS = 2  # the machine's cores: `--backend ray --jobs 2` trains two (task, seed) runs at once
 GOAL_HOURS = 24.0
 GOAL_TABLES = {2: ROOT / "docs" / "throughput_goal_2p.json", 4: ROOT / "docs" / "throughput_goal_4p.json"}
 PROBE_AGENT = "ppo"
@@ -164,7 +165,8 @@ def load_estimates(folder: Path) -> list[dict]:
 def doc_section(estimates: list[dict]) -> str:
     """The estimates as Markdown: one row per algorithm, then each algorithm's tasks."""
     lines = [
-        f"| algorithm | budget | lite seeds | hours of one job | hours with --jobs {JOBS} | under {GOAL_HOURS:.0f} h |",
+        f"| algorithm | budget | lite seeds | hours, one run at a time | hours, {JOBS} runs at once "
+        f"| under {GOAL_HOURS:.0f} h |",
         "|---|---|---|---|---|---|",
     ]
     for e in estimates:
