@@ -6,8 +6,10 @@ checkpoint on the suite's line-ups (200 matches a line-up for the final policy, 
 point). The lite protocol (`--suite v1-lite`, 100 matches a line-up) runs its five 2-player tasks.
 
 From the lite run of an algorithm at the same budget, each record (`<task>/seed_<k>/record.json`) gives
-one seed's wall seconds of training (`train_seconds`) and of scoring (`seconds` less those). Per task,
-their means over the seeds are the lite figures, and the full protocol's come from them:
+one seed's wall seconds of training (`train_seconds`) and of scoring (`seconds` less those). A seed that
+resumed an earlier sitting (`resumed`, or a record from before that field) counts only its last sitting's
+seconds and is left out. Per task, the means over the other seeds are the lite figures, and the full
+protocol's come from them:
 - a 2-player task trains the same; its scoring plays the full suite's matches instead of the lite's,
   so its scoring seconds scale by the ratio of the two match counts;
 - a 4-player task trains its game's 2-player seconds times the ratio of the trainer's CPU milliseconds
@@ -56,7 +58,8 @@ PROBE_AGENT = "ppo"
 
 def lite_figures(folder: Path) -> dict:
     """The lite run's benchmark settings and, per task, the mean training and scoring wall seconds of its
-    finished seeds (one ValueError naming a task with none, or a folder that is not a lite run)."""
+    seeds finished in one sitting (one ValueError naming a task with none, or a folder that is not a lite
+    run)."""
     settings_file = folder / "benchmark.json"
     if not settings_file.is_file():
         raise ValueError(f"{folder} holds no benchmark.json: not a `city-envs benchmark train` result")
@@ -69,10 +72,10 @@ def lite_figures(folder: Path) -> dict:
         records = []
         for path in sorted((folder / f"{task.game}_{task.players}p").glob("seed_*/record.json")):
             record = json.loads(path.read_text())
-            if record.get("status") == "ok":
+            if record.get("status") == "ok" and record.get("resumed") is False:
                 records.append(record)
         if not records:
-            raise ValueError(f"{folder}: task {task.name} has no finished seed yet")
+            raise ValueError(f"{folder}: task {task.name} has no seed finished in one sitting yet")
         tasks[task.name] = {
             "seeds": [r["seed"] for r in records],
             "train_seconds": fmean(r["train_seconds"] for r in records),

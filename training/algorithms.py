@@ -226,6 +226,8 @@ def run_seed(
             record_file.unlink()
     request = TrainRequest(task, seed, budget, out, checkpoint_steps(budget))
     record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget, "asked": list(request.checkpoints)}
+    # files of an earlier sitting: the plug-in resumes from them, and the seconds below are this sitting's only
+    record["resumed"] = any(out.iterdir())
     clock = time.time()
     try:
         specs = _checked_specs(algorithm(request), request)

@@ -25,6 +25,7 @@ def lite_run(folder: Path, seconds: dict[str, list[tuple[float, float]]], suite:
                 "task": f"{game}:2",
                 "seed": seed,
                 "status": "ok",
+                "resumed": False,
                 "train_seconds": train,
                 "seconds": train + score,
             }
@@ -34,17 +35,23 @@ def lite_run(folder: Path, seconds: dict[str, list[tuple[float, float]]], suite:
     return folder
 
 
-def test_lite_figures_are_the_means_over_finished_seeds_and_a_missing_task_is_named(tmp_path):
+def test_lite_figures_are_the_means_over_seeds_finished_in_one_sitting_and_a_missing_task_is_named(tmp_path):
     seconds = {game: [(100.0, 10.0), (300.0, 30.0)] for game in GAMES}
     folder = lite_run(tmp_path / "algo", seconds)
     failed = folder / "citadels_2p" / "seed_2" / "record.json"
     failed.parent.mkdir()
     failed.write_text(json.dumps({"task": "citadels:2", "seed": 2, "status": "failed", "train_seconds": 1.0}))
+    for seed, resumed in ((3, True), (4, None)):  # a later sitting's seconds, or a record that cannot say
+        record = {"task": "citadels:2", "seed": seed, "status": "ok", "train_seconds": 1.0, "seconds": 2.0}
+        if resumed is not None:
+            record["resumed"] = resumed
+        (folder / "citadels_2p" / f"seed_{seed}").mkdir()
+        (folder / "citadels_2p" / f"seed_{seed}" / "record.json").write_text(json.dumps(record))
     figures = protocol_cost.lite_figures(folder)
     assert figures["budget"] == 1000 and figures["suite"].matches == 100
     assert figures["tasks"]["citadels:2"] == {"seeds": [0, 1], "train_seconds": 200.0, "score_seconds": 20.0}
     del seconds["urban_sprawl"]
-    with pytest.raises(ValueError, match="urban_sprawl:2 has no finished seed"):
+    with pytest.raises(ValueError, match="urban_sprawl:2 has no seed finished in one sitting"):
         protocol_cost.lite_figures(lite_run(tmp_path / "partial", seconds))
     with pytest.raises(ValueError, match="not of a lite suite"):
         protocol_cost.lite_figures(lite_run(tmp_path / "full", {}, suite="v1"))

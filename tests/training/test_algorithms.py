@@ -63,6 +63,7 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     folder = tmp_path / "test_algorithms_plugins_heuristic_at_every_checkpoint"
     record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
     assert [p["step"] for p in record["checkpoints"]] == [100, 200, 300, 400]
+    assert record["resumed"] is False
     assert {p["matches"] for p in record["checkpoints"]} == {2}  # a tenth of 4, at least one per seat
     assert record["absolute"]["matches"] == 4
     # the same agent on the same seeds: every seed scores the same, and the IQM is that score's IQM
@@ -79,6 +80,11 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     CALLS.clear()
     again = run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, resume=True, reps=REPS)
     assert CALLS == [] and again["scores"] == summary["scores"]
+    # a seed stopped before its record (its scoring logs left): done again, its record says it resumed
+    (folder / "citadels_2p" / "seed_1" / "record.json").unlink()
+    run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, resume=True, reps=REPS)
+    assert [r.seed for r in CALLS] == [1]
+    assert json.loads((folder / "citadels_2p" / "seed_1" / "record.json").read_text())["resumed"] is True
 
 
 @pytest.fixture(scope="module")
