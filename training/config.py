@@ -64,6 +64,9 @@ class TrainConfig:
     dagger_epochs: Count = 0  # epochs of a DAgger round, which starts from the last round's weights (0: pretrain's)
     # share of the student's decisions the teacher labels in a DAgger round (a search teacher is slow: label a sample)
     dagger_label_share: Annotated[float, Field(gt=0, le=1)] = 1.0
+    # threads asking the teacher for labels, one match each at a time: a native search teacher runs without
+    # the GIL, so its labels come in parallel (the same labels in any number of threads)
+    teacher_threads: Annotated[int, Field(ge=1, le=1024)] = 1
     pretrain_batch_size: Positive = 512
     pretrain_lr: Rate = 1e-3
     max_samples: Positive = 300_000  # the newest samples kept across rounds (memory bound)

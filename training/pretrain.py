@@ -21,6 +21,7 @@ heuristic warm start).
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,7 +95,8 @@ def collect(
     returns: dict[int, float] = {}
     match_of: dict[int, int] = {}
     finished, wins, agreement, count = 0, 0.0, [], 0
-    with stage(label, matches, "matches") as bar:
+    # each match's teacher has its own generator and game: the threads share nothing but the GIL
+    with ThreadPoolExecutor(config.teacher_threads) as label_pool, stage(label, matches, "matches") as bar:
         while finished < matches:
             masks = env.action_masks()
             if student is None or config.dagger_label_share == 1:
@@ -102,8 +104,10 @@ def collect(
             else:
                 labelled = np.flatnonzero(explore.random(n_envs) < config.dagger_label_share)
             labels = np.full(n_envs, UNLABELLED, dtype=np.int64)
-            for i in labelled.tolist():
-                labels[i] = teachers[i].act(InfoSet(env.games[i], env.learners[i]))
+            asked = labelled.tolist()
+            labels[asked] = list(
+                label_pool.map(lambda i: teachers[i].act(InfoSet(env.games[i], env.learners[i])), asked)
+            )
             if student is None:
                 actions = labels
             else:

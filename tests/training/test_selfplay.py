@@ -225,6 +225,38 @@ def test_a_label_share_asks_a_slow_teacher_about_that_share_of_the_students_deci
     assert samples.masks[np.arange(len(samples)), samples.labels].all()  # only real, legal labels are kept
 
 
+def test_a_search_teacher_labels_the_same_in_two_threads_as_in_one(monkeypatch):
+    """`teacher_threads`: the native search runs without the GIL, each match's teacher with its own
+    generator, so the labels (and every sample) do not depend on the number of threads; both threads
+    are used."""
+    import threading
+
+    from city_envs.training import pretrain
+
+    threads = set()
+
+    class RecordingTeacher:
+        def __init__(self, agent) -> None:
+            self.agent = agent
+
+        def act(self, info_set) -> int:
+            threads.add(threading.get_ident())
+            return self.agent.act(info_set)
+
+    make_agent = pretrain.make_agent
+    monkeypatch.setattr(pretrain, "make_agent", lambda *args, **kwargs: RecordingTeacher(make_agent(*args, **kwargs)))
+    runs = []
+    for count in (1, 2):
+        config = TrainConfig("citadels", **{**TINY_WARM, "teacher": "ismcts:iters=20", "teacher_threads": count})
+        threads.clear()
+        runs.append(collect(config, 6, [0, 3]))
+        assert len(threads) == count
+    (one, one_stats), (two, two_stats) = runs
+    assert one_stats == two_stats and len(one) > 50
+    for field in ("observations", "masks", "labels", "returns", "matches"):
+        assert np.array_equal(getattr(one, field), getattr(two, field)), field
+
+
 def test_the_warm_start_is_repeatable_and_resumes_to_the_same_files(tmp_path):
     config = TrainConfig("citadels", **TINY_WARM)
     first = warm_start(config, tmp_path / "a", log=lambda _: None)
