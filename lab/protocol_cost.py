@@ -64,7 +64,11 @@ def lite_figures(folder: Path) -> dict:
     if not settings_file.is_file():
         raise ValueError(f"{folder} holds no benchmark.json: not a `city-envs benchmark train` result")
     settings = json.loads(settings_file.read_text())
-    suite = load_suite(settings["suite"])
+    try:
+        suite = load_suite(settings["suite"])
+        algorithm, budget = settings["algorithm"], settings["budget"]
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"{settings_file} is not a benchmark's settings ({error!r})") from None
     if suite.variant == "default" or any(task.players != 2 for task in suite.tasks):
         raise ValueError(f"{folder} is a run of suite {settings['suite']}, not of a lite suite of 2-player tasks")
     tasks = {}
@@ -76,12 +80,15 @@ def lite_figures(folder: Path) -> dict:
                 records.append(record)
         if not records:
             raise ValueError(f"{folder}: task {task.name} has no seed finished in one sitting yet")
-        tasks[task.name] = {
-            "seeds": [r["seed"] for r in records],
-            "train_seconds": fmean(r["train_seconds"] for r in records),
-            "score_seconds": fmean(r["seconds"] - r["train_seconds"] for r in records),
-        }
-    return {"algorithm": settings["algorithm"], "budget": settings["budget"], "suite": suite, "tasks": tasks}
+        try:
+            tasks[task.name] = {
+                "seeds": [r["seed"] for r in records],
+                "train_seconds": fmean(r["train_seconds"] for r in records),
+                "score_seconds": fmean(r["seconds"] - r["train_seconds"] for r in records),
+            }
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"{folder}: a record of {task.name} lacks a figure ({error!r})") from None
+    return {"algorithm": algorithm, "budget": budget, "suite": suite, "tasks": tasks}
 
 
 def cpu_ms_per_step(paths: dict[int, Path] = GOAL_TABLES) -> dict[tuple[str, int], float]:
@@ -109,6 +116,8 @@ def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, 
         two = lite["tasks"].get(f"{task.game}:2")
         if two is None:
             raise ValueError(f"the lite run has no {task.game}:2, from which {task.name} is estimated")
+        if (task.game, task.players) not in cpu_ms or (task.game, 2) not in cpu_ms:
+            raise ValueError(f"the goal tables give no trainer cost per step for {task.name}")
         train_scale = cpu_ms[(task.game, task.players)] / cpu_ms[(task.game, 2)]
         score_scale = match_ratio * (probe[task.game] if task.players != 2 else 1.0)
         rows.append(

@@ -57,6 +57,14 @@ def test_lite_figures_are_the_means_over_seeds_finished_in_one_sitting_and_a_mis
         protocol_cost.lite_figures(lite_run(tmp_path / "full", {}, suite="v1"))
     with pytest.raises(ValueError, match="no benchmark.json"):
         protocol_cost.lite_figures(tmp_path)
+    broken = lite_run(tmp_path / "broken", {game: [(1.0, 1.0)] for game in GAMES})
+    record = broken / "big_city_2p" / "seed_0" / "record.json"
+    record.write_text(json.dumps({k: v for k, v in json.loads(record.read_text()).items() if k != "seconds"}))
+    with pytest.raises(ValueError, match="a record of big_city:2 lacks a figure"):
+        protocol_cost.lite_figures(broken)
+    (broken / "benchmark.json").write_text("[]")
+    with pytest.raises(ValueError, match="is not a benchmark's settings"):
+        protocol_cost.lite_figures(broken)
 
 
 def test_the_estimate_scales_matches_training_and_scoring_and_sums_five_seeds(tmp_path):
@@ -74,6 +82,8 @@ def test_the_estimate_scales_matches_training_and_scoring_and_sums_five_seeds(tm
     per_seed = 5 * (100 + 10 * ratio) + 5 * (300 + 5 * ratio)
     assert result["seconds_per_seed"] == per_seed
     assert result["total_hours"] == round(protocol_cost.FULL_SEEDS * per_seed / 3600, 2)
+    with pytest.raises(ValueError, match="no trainer cost per step for big_city:4"):
+        protocol_cost.estimate(lite, {k: v for k, v in cpu_ms.items() if k != ("big_city", 4)}, probe, full)
     assert result["hours_on_this_machine"] == round(protocol_cost.FULL_SEEDS * per_seed / 3600 / protocol_cost.JOBS, 2)
 
 
