@@ -6,24 +6,24 @@ checkpoint on the suite's line-ups (200 matches a line-up for the final policy, 
 point). The lite protocol (`--suite v1-lite`, 100 matches a line-up) runs its five 2-player tasks.
 
 From the lite run of an algorithm at the same budget, each record (`<task>/seed_<k>/record.json`) gives
-one seed's wall seconds of training (`train_seconds`) and of scoring (`seconds` less those). A seed that
-resumed an earlier sitting (`resumed`, or a record from before that field) counts only its last sitting's
-seconds and is left out. Per task, the means over the other seeds are the lite figures, and the full
-protocol's come from them:
+one seed's CPU seconds of training (`train_cpu_seconds`) and in all (`cpu_seconds`, with its scoring):
+its process's and its ended child processes', so a figure does not depend on what else the machine ran.
+A seed that resumed an earlier sitting (`resumed`) counts only its last sitting, and a record from
+before these fields cannot say: both are left out. Per task, the means over the other seeds are the
+lite figures, and the full protocol's come from them:
 - a 2-player task trains the same; its scoring plays the full suite's matches instead of the lite's,
   so its scoring seconds scale by the ratio of the two match counts;
 - a 4-player task trains its game's 2-player seconds times the ratio of the trainer's CPU milliseconds
   per env step at 4 and at 2 players (arm (b), today's default, of `python -m
   city_envs.training.throughput --goal`: `docs/throughput_goal_2p.json` and `_4p.json`);
-- a 4-player task's scoring is its game's 2-player full scoring times the ratio of the wall seconds a
+- a 4-player task's scoring is its game's 2-player full scoring times the ratio of the CPU seconds a
   match takes at 4 and at 2 players, probed here: `--probe-matches` matches of each line-up of the
-  suite, the committed baseline policy (`ppo`) as the candidate, at 2 then 4 players, one after the other.
+  suite, the committed baseline policy (`ppo`) as the candidate, at 2 then 4 players.
 
-The total is the seeds times the sum over the tasks; on this 2-core machine a local Ray runs two
-(task, seed) runs at once (`--backend ray --jobs 2`; the process backend runs them one after the other,
-its jobs playing one run's matches), so its hours are half the total. The lite records' seconds are
-wall seconds of the run as it went, on a machine that other work may have shared, so the estimate is
-of that machine, not of an idle one.
+The total is the seeds times the sum over the tasks, in CPU hours. On this 2-core machine a local Ray
+trains two (task, seed) runs at once (`--backend ray --jobs 2`; the process backend trains one after the
+other, its jobs playing one run's matches), which keeps both cores busy: the protocol's hours here are
+half the CPU hours.
 
     python -m lab.protocol_cost --lite benchmarks/algorithms/v1-lite-1m/ppo_scratch \\
         --out benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from statistics import fmean
 
@@ -57,7 +56,7 @@ PROBE_AGENT = "ppo"
 
 
 def lite_figures(folder: Path) -> dict:
-    """The lite run's benchmark settings and, per task, the mean training and scoring wall seconds of its
+    """The lite run's benchmark settings and, per task, the mean training and scoring CPU seconds of its
     seeds finished in one sitting (one ValueError naming a task with none, or a folder that is not a lite
     run)."""
     settings_file = folder / "benchmark.json"
@@ -76,15 +75,15 @@ def lite_figures(folder: Path) -> dict:
         records = []
         for path in sorted((folder / f"{task.game}_{task.players}p").glob("seed_*/record.json")):
             record = json.loads(path.read_text())
-            if record.get("status") == "ok" and record.get("resumed") is False:
+            if record.get("status") == "ok" and record.get("resumed") is False and "cpu_seconds" in record:
                 records.append(record)
         if not records:
-            raise ValueError(f"{folder}: task {task.name} has no seed finished in one sitting yet")
+            raise ValueError(f"{folder}: task {task.name} has no seed finished in one sitting with its CPU seconds yet")
         try:
             tasks[task.name] = {
                 "seeds": [r["seed"] for r in records],
-                "train_seconds": fmean(r["train_seconds"] for r in records),
-                "score_seconds": fmean(r["seconds"] - r["train_seconds"] for r in records),
+                "train_seconds": fmean(r["train_cpu_seconds"] for r in records),
+                "score_seconds": fmean(r["cpu_seconds"] - r["train_cpu_seconds"] for r in records),
             }
         except (KeyError, TypeError) as error:
             raise ValueError(f"{folder}: a record of {task.name} lacks a figure ({error!r})") from None
@@ -98,13 +97,15 @@ def cpu_ms_per_step(paths: dict[int, Path] = GOAL_TABLES) -> dict[tuple[str, int
 
 
 def probe_match_seconds(suite: Suite, task: Task, matches: int) -> float:
-    """Wall seconds a match of `task` takes, the committed baseline policy against each line-up of
-    `suite` in turn (`matches` of each, seat-rotated), as the benchmark scores a checkpoint."""
+    """CPU seconds a match of `task` takes (this process's and the candidate's own process's), the
+    committed baseline policy against each line-up of `suite` in turn (`matches` of each,
+    seat-rotated), as the benchmark scores a checkpoint."""
     from city_envs.evaluation.benchmark import evaluate_task
+    from city_envs.training.algorithms import cpu_seconds
 
-    clock = time.perf_counter()
+    before = cpu_seconds()
     evaluate_task(PROBE_AGENT, suite, task, None, matches=matches)
-    return (time.perf_counter() - clock) / (matches * len(suite.lineups_for(task)))
+    return (cpu_seconds() - before) / (matches * len(suite.lineups_for(task)))
 
 
 def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, float], full: Suite) -> dict:
@@ -150,7 +151,7 @@ def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
             players: probe_match_seconds(full, full.task(f"{game}:{players}"), probe_matches) for players in (2, 4)
         }
         probe[game] = seconds[game][4] / seconds[game][2]
-        say(f"{game}: a match takes {seconds[game][2]:.3f} s at 2 players, {seconds[game][4]:.3f} s at 4")
+        say(f"{game}: a match takes {seconds[game][2]:.3f} CPU s at 2 players, {seconds[game][4]:.3f} at 4")
     result = estimate(lite, cpu_ms_per_step(), probe, full)
     return {
         "algorithm": lite["algorithm"],
@@ -177,7 +178,7 @@ def load_estimates(folder: Path) -> list[dict]:
 def doc_section(estimates: list[dict]) -> str:
     """The estimates as Markdown: one row per algorithm, then each algorithm's tasks."""
     lines = [
-        f"| algorithm | budget | lite seeds | hours, one run at a time | hours, {JOBS} runs at once "
+        f"| algorithm | budget | lite seeds | CPU hours | hours on {JOBS} cores, {JOBS} runs at once "
         f"| under {GOAL_HOURS:.0f} h |",
         "|---|---|---|---|---|---|",
     ]
@@ -194,7 +195,7 @@ def doc_section(estimates: list[dict]) -> str:
             f"({e['full']['matches']} matches a line-up; {e['full']['seeds']} seeds in the protocol), from "
             f"`{e['lite']['folder']}`:",
             "",
-            "| task | train s | score s | train scale | score scale |",
+            "| task | train CPU s | score CPU s | train scale | score scale |",
             "|---|---|---|---|---|",
         ]
         lines += [

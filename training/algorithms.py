@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -182,6 +183,13 @@ def checkpoint_steps(budget: int) -> tuple[int, ...]:
 
 
 # ----- one (task, seed) ---------------------------------------------------------------------------
+def cpu_seconds() -> float:
+    """CPU seconds (user and system) of this process and of its child processes that have ended: a run's
+    cost whatever else the machine runs beside it."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _checked_specs(returned: Any, request: TrainRequest) -> list[tuple[int, str]]:
     """The plug-in's answer as (step, spec) pairs, one per checkpoint asked, or why it is not that."""
     if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Sequence) or not returned:
@@ -228,7 +236,7 @@ def run_seed(
     record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget, "asked": list(request.checkpoints)}
     # files of an earlier sitting: the plug-in resumes from them, and the seconds below are this sitting's only
     record["resumed"] = any(out.iterdir())
-    clock = time.time()
+    clock, cpu = time.time(), cpu_seconds()
     try:
         specs = _checked_specs(algorithm(request), request)
         for spec in dict.fromkeys(spec for _, spec in specs):
@@ -239,12 +247,14 @@ def run_seed(
             error=f"{type(error).__name__}: {error}",
             traceback=traceback.format_exc(limit=-3),
             train_seconds=round(time.time() - clock, 1),
+            train_cpu_seconds=round(cpu_seconds() - cpu, 1),
         )
         record_file.write_text(json.dumps(record, indent=1) + "\n")
         if say is not None:
             say(f"{task.name} seed {seed}: FAILED: {record['error']}")
         return record
     record["train_seconds"] = round(time.time() - clock, 1)
+    record["train_cpu_seconds"] = round(cpu_seconds() - cpu, 1)
     record["checkpoints"] = [{"step": step, "spec": spec} for step, spec in specs]
     curve_matches = max(task.players, suite.matches // CURVE_SHARE)
 
@@ -268,6 +278,7 @@ def run_seed(
         status="ok",
         absolute={"score": task_score(absolute), "matches": suite.matches, "lineups": absolute["lineups"]},
         seconds=round(time.time() - clock, 1),
+        cpu_seconds=round(cpu_seconds() - cpu, 1),
     )
     record_file.write_text(json.dumps(record, indent=1) + "\n")
     if say is not None:

@@ -26,8 +26,10 @@ def lite_run(folder: Path, seconds: dict[str, list[tuple[float, float]]], suite:
                 "seed": seed,
                 "status": "ok",
                 "resumed": False,
-                "train_seconds": train,
-                "seconds": train + score,
+                "train_seconds": 2 * train,
+                "seconds": 2 * (train + score),
+                "train_cpu_seconds": train,
+                "cpu_seconds": train + score,
             }
             path = folder / f"{game}_2p" / f"seed_{seed}" / "record.json"
             path.parent.mkdir(parents=True)
@@ -41,17 +43,19 @@ def test_lite_figures_are_the_means_over_seeds_finished_in_one_sitting_and_a_mis
     failed = folder / "citadels_2p" / "seed_2" / "record.json"
     failed.parent.mkdir()
     failed.write_text(json.dumps({"task": "citadels:2", "seed": 2, "status": "failed", "train_seconds": 1.0}))
-    for seed, resumed in ((3, True), (4, None)):  # a later sitting's seconds, or a record that cannot say
+    for seed, resumed in ((3, True), (4, None), (5, False)):  # a later sitting's, or a record that cannot say
         record = {"task": "citadels:2", "seed": seed, "status": "ok", "train_seconds": 1.0, "seconds": 2.0}
         if resumed is not None:
             record["resumed"] = resumed
+        if seed == 3:
+            record.update(train_cpu_seconds=1.0, cpu_seconds=2.0)
         (folder / "citadels_2p" / f"seed_{seed}").mkdir()
         (folder / "citadels_2p" / f"seed_{seed}" / "record.json").write_text(json.dumps(record))
     figures = protocol_cost.lite_figures(folder)
     assert figures["budget"] == 1000 and figures["suite"].matches == 100
     assert figures["tasks"]["citadels:2"] == {"seeds": [0, 1], "train_seconds": 200.0, "score_seconds": 20.0}
     del seconds["urban_sprawl"]
-    with pytest.raises(ValueError, match="urban_sprawl:2 has no seed finished in one sitting"):
+    with pytest.raises(ValueError, match="urban_sprawl:2 has no seed finished in one sitting with its CPU seconds"):
         protocol_cost.lite_figures(lite_run(tmp_path / "partial", seconds))
     with pytest.raises(ValueError, match="not of a lite suite"):
         protocol_cost.lite_figures(lite_run(tmp_path / "full", {}, suite="v1"))
@@ -59,7 +63,7 @@ def test_lite_figures_are_the_means_over_seeds_finished_in_one_sitting_and_a_mis
         protocol_cost.lite_figures(tmp_path)
     broken = lite_run(tmp_path / "broken", {game: [(1.0, 1.0)] for game in GAMES})
     record = broken / "big_city_2p" / "seed_0" / "record.json"
-    record.write_text(json.dumps({k: v for k, v in json.loads(record.read_text()).items() if k != "seconds"}))
+    record.write_text(json.dumps({k: v for k, v in json.loads(record.read_text()).items() if k != "train_cpu_seconds"}))
     with pytest.raises(ValueError, match="a record of big_city:2 lacks a figure"):
         protocol_cost.lite_figures(broken)
     (broken / "benchmark.json").write_text("[]")
