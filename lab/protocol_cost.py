@@ -6,24 +6,26 @@ checkpoint on the suite's line-ups (200 matches a line-up for the final policy, 
 point). The lite protocol (`--suite v1-lite`, 100 matches a line-up) runs its five 2-player tasks.
 
 From the lite run of an algorithm at the same budget, each record (`<task>/seed_<k>/record.json`) gives
-one seed's CPU seconds of training (`train_cpu_seconds`) and in all (`cpu_seconds`, with its scoring):
-its process's and its ended child processes', so a figure does not depend on what else the machine ran.
-A seed that resumed an earlier sitting (`resumed`) counts only its last sitting, and a record from
-before these fields cannot say: both are left out. Per task, the means over the other seeds are the
-lite figures, and the full protocol's come from them:
+one seed's CPU seconds of training (`train_cpu_seconds`: its process's and its ended child processes',
+so the figure does not depend on what else the machine ran) and its wall seconds in all (`seconds`), of
+which those after training (`train_seconds`) are its scoring's. Scoring's matches run in worker
+processes the record cannot see the CPU of, so scoring is counted in wall seconds, which work beside it
+on the machine inflates: the estimate leans high. A seed that resumed an earlier sitting (`resumed`)
+counts only its last sitting, and a record from before these fields cannot say: both are left out. Per
+task, the means over the other seeds are the lite figures, and the full protocol's come from them:
 - a 2-player task trains the same; its scoring plays the full suite's matches instead of the lite's,
   so its scoring seconds scale by the ratio of the two match counts;
 - a 4-player task trains its game's 2-player seconds times the ratio of the trainer's CPU milliseconds
   per env step at 4 and at 2 players (arm (b), today's default, of `python -m
   city_envs.training.throughput --goal`: `docs/throughput_goal_2p.json` and `_4p.json`);
-- a 4-player task's scoring is its game's 2-player full scoring times the ratio of the CPU seconds a
-  match takes at 4 and at 2 players, probed here: `--probe-matches` matches of each line-up of the
-  suite, the committed baseline policy (`ppo`) as the candidate, at 2 then 4 players.
+- a 4-player task's scoring is its game's 2-player full scoring times the ratio of the wall seconds a
+  match takes at 4 and at 2 players, probed here one after the other: `--probe-matches` matches of
+  each line-up of the suite, the committed baseline policy (`ppo`) as the candidate.
 
-The total is the seeds times the sum over the tasks, in CPU hours. On this 2-core machine a local Ray
-trains two (task, seed) runs at once (`--backend ray --jobs 2`; the process backend trains one after the
-other, its jobs playing one run's matches), which keeps both cores busy: the protocol's hours here are
-half the CPU hours.
+The total is the seeds times the sum over the tasks, in hours of one run at a time. On this 2-core
+machine a local Ray trains two (task, seed) runs at once (`--backend ray --jobs 2`; the process backend
+trains one after the other, its jobs playing one run's matches), which keeps both cores busy: the
+protocol's hours here are half that.
 
     python -m lab.protocol_cost --lite benchmarks/algorithms/v1-lite-1m/ppo_scratch \\
         --out benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
@@ -38,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from statistics import fmean
 
@@ -75,7 +78,7 @@ def lite_figures(folder: Path) -> dict:
         records = []
         for path in sorted((folder / f"{task.game}_{task.players}p").glob("seed_*/record.json")):
             record = json.loads(path.read_text())
-            if record.get("status") == "ok" and record.get("resumed") is False and "cpu_seconds" in record:
+            if record.get("status") == "ok" and record.get("resumed") is False and "train_cpu_seconds" in record:
                 records.append(record)
         if not records:
             raise ValueError(f"{folder}: task {task.name} has no seed finished in one sitting with its CPU seconds yet")
@@ -83,7 +86,7 @@ def lite_figures(folder: Path) -> dict:
             tasks[task.name] = {
                 "seeds": [r["seed"] for r in records],
                 "train_seconds": fmean(r["train_cpu_seconds"] for r in records),
-                "score_seconds": fmean(r["cpu_seconds"] - r["train_cpu_seconds"] for r in records),
+                "score_seconds": fmean(r["seconds"] - r["train_seconds"] for r in records),
             }
         except (KeyError, TypeError) as error:
             raise ValueError(f"{folder}: a record of {task.name} lacks a figure ({error!r})") from None
@@ -97,15 +100,13 @@ def cpu_ms_per_step(paths: dict[int, Path] = GOAL_TABLES) -> dict[tuple[str, int
 
 
 def probe_match_seconds(suite: Suite, task: Task, matches: int) -> float:
-    """CPU seconds a match of `task` takes (this process's and the candidate's own process's), the
-    committed baseline policy against each line-up of `suite` in turn (`matches` of each,
-    seat-rotated), as the benchmark scores a checkpoint."""
+    """Wall seconds a match of `task` takes, the committed baseline policy against each line-up of
+    `suite` in turn (`matches` of each, seat-rotated), as the benchmark scores a checkpoint."""
     from city_envs.evaluation.benchmark import evaluate_task
-    from city_envs.training.algorithms import cpu_seconds
 
-    before = cpu_seconds()
+    clock = time.perf_counter()
     evaluate_task(PROBE_AGENT, suite, task, None, matches=matches)
-    return (cpu_seconds() - before) / (matches * len(suite.lineups_for(task)))
+    return (time.perf_counter() - clock) / (matches * len(suite.lineups_for(task)))
 
 
 def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, float], full: Suite) -> dict:
@@ -151,7 +152,7 @@ def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
             players: probe_match_seconds(full, full.task(f"{game}:{players}"), probe_matches) for players in (2, 4)
         }
         probe[game] = seconds[game][4] / seconds[game][2]
-        say(f"{game}: a match takes {seconds[game][2]:.3f} CPU s at 2 players, {seconds[game][4]:.3f} at 4")
+        say(f"{game}: a match takes {seconds[game][2]:.3f} s at 2 players, {seconds[game][4]:.3f} s at 4")
     result = estimate(lite, cpu_ms_per_step(), probe, full)
     return {
         "algorithm": lite["algorithm"],
@@ -178,7 +179,7 @@ def load_estimates(folder: Path) -> list[dict]:
 def doc_section(estimates: list[dict]) -> str:
     """The estimates as Markdown: one row per algorithm, then each algorithm's tasks."""
     lines = [
-        f"| algorithm | budget | lite seeds | CPU hours | hours on {JOBS} cores, {JOBS} runs at once "
+        f"| algorithm | budget | lite seeds | hours, one run at a time | hours on {JOBS} cores, {JOBS} runs at once "
         f"| under {GOAL_HOURS:.0f} h |",
         "|---|---|---|---|---|---|",
     ]
@@ -195,7 +196,7 @@ def doc_section(estimates: list[dict]) -> str:
             f"({e['full']['matches']} matches a line-up; {e['full']['seeds']} seeds in the protocol), from "
             f"`{e['lite']['folder']}`:",
             "",
-            "| task | train CPU s | score CPU s | train scale | score scale |",
+            "| task | train CPU s | score wall s | train scale | score scale |",
             "|---|---|---|---|---|",
         ]
         lines += [

@@ -184,8 +184,9 @@ def checkpoint_steps(budget: int) -> tuple[int, ...]:
 
 # ----- one (task, seed) ---------------------------------------------------------------------------
 def cpu_seconds() -> float:
-    """CPU seconds (user and system) of this process and of its child processes that have ended: a run's
-    cost whatever else the machine runs beside it."""
+    """CPU seconds (user and system) of this process and of its child processes that have ended: a
+    training run's cost whatever else the machine runs beside it. (Scoring's matches are played by worker
+    processes that are not this process's children, so scoring is timed by the wall clock only.)"""
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system
 
@@ -278,7 +279,6 @@ def run_seed(
         status="ok",
         absolute={"score": task_score(absolute), "matches": suite.matches, "lineups": absolute["lineups"]},
         seconds=round(time.time() - clock, 1),
-        cpu_seconds=round(cpu_seconds() - cpu, 1),
     )
     record_file.write_text(json.dumps(record, indent=1) + "\n")
     if say is not None:

@@ -64,7 +64,7 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
     assert [p["step"] for p in record["checkpoints"]] == [100, 200, 300, 400]
     assert record["resumed"] is False
-    assert 0 <= record["train_cpu_seconds"] < record["cpu_seconds"]  # the matches' CPU too (their processes)
+    assert 0 <= record["train_cpu_seconds"] and "cpu_seconds" not in record  # scoring is timed by the wall clock
     assert {p["matches"] for p in record["checkpoints"]} == {2}  # a tenth of 4, at least one per seat
     assert record["absolute"]["matches"] == 4
     # the same agent on the same seeds: every seed scores the same, and the IQM is that score's IQM
