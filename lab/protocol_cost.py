@@ -228,15 +228,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.probe_matches < 4 or args.probe_matches % 4:
             parser.error("--probe-matches must be a multiple of 4 (every seat equally often at 2 and 4 players)")
         words = sys.argv[1:] if argv is None else argv
+        if args.out.is_dir():
+            raise ValueError(f"--out {args.out} is a folder: name the JSON file to write")
         result = measure(args.lite, args.probe_matches, " ".join(["python -m lab.protocol_cost", *words]))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        print(doc_section([result]))
+        if args.doc:
+            write_doc(args.doc, args.out)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(doc_section([result]))
-    if args.doc:
-        write_doc(args.doc, args.out)
     return 0
 
 

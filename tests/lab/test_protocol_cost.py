@@ -132,6 +132,8 @@ def test_bad_arguments_are_one_clear_error(argv, message, capsys):
 def test_a_folder_that_is_not_a_lite_run_and_a_json_without_a_page_are_one_line(tmp_path, capsys):
     assert protocol_cost.main(["--lite", str(tmp_path), "--out", str(tmp_path / "o.json")]) == 2
     assert protocol_cost.main(["--from-json", str(tmp_path / "o.json")]) == 2
+    assert protocol_cost.main(["--lite", str(tmp_path), "--out", str(tmp_path)]) == 2  # checked before measuring
     errors = capsys.readouterr().err.splitlines()
-    assert len(errors) == 2 and "no benchmark.json" in errors[0] and "only writes a --doc page" in errors[1]
+    assert len(errors) == 3 and "no benchmark.json" in errors[0] and "only writes a --doc page" in errors[1]
+    assert "is a folder" in errors[2]
     assert not (tmp_path / "o.json").exists()
