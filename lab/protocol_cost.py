@@ -10,9 +10,13 @@ one seed's CPU seconds of training (`train_cpu_seconds`: its process's and its e
 so the figure does not depend on what else the machine ran) and its wall seconds in all (`seconds`), of
 which those after training (`train_seconds`) are its scoring's. Scoring's matches run in worker
 processes the record cannot see the CPU of, so scoring is counted in wall seconds, which work beside it
-on the machine inflates: the estimate leans high. A seed that resumed an earlier sitting (`resumed`)
-counts only its last sitting, and a record from before these fields cannot say: both are left out. Per
-task, the means over the other seeds are the lite figures, and the full protocol's come from them:
+on the machine inflates: the estimate leans high. A record's seconds are summed over the sittings its
+seed took (`sittings`, from the seed's clock), so a seed that was stopped and resumed counts, with the
+work it repeats: at most one rollout for this project's trainer, its whole training for `tianshou_dqn`,
+which starts a stopped seed again (the estimate leans high again). A record from before the clock counts
+only if it says it was not resumed (`"resumed": false`): an older resumed one holds its last sitting
+only. Per task, the means over the seeds kept are the lite figures, and the full protocol's come from
+them:
 - a 2-player task trains the same; its scoring plays the full suite's matches instead of the lite's,
   so its scoring seconds scale by the ratio of the two match counts;
 - a 4-player task trains its game's 2-player seconds times the ratio of the trainer's CPU milliseconds
@@ -59,9 +63,9 @@ PROBE_AGENT = "ppo"
 
 
 def lite_figures(folder: Path) -> dict:
-    """The lite run's benchmark settings and, per task, the mean training and scoring CPU seconds of its
-    seeds finished in one sitting (one ValueError naming a task with none, or a folder that is not a lite
-    run)."""
+    """The lite run's benchmark settings and, per task, the mean training CPU and scoring wall seconds of
+    its seeds whose records count every sitting, with those sittings (one ValueError naming a task with
+    none, or a folder that is not a lite run)."""
     settings_file = folder / "benchmark.json"
     if not settings_file.is_file():
         raise ValueError(f"{folder} holds no benchmark.json: not a `city-envs benchmark train` result")
@@ -78,13 +82,15 @@ def lite_figures(folder: Path) -> dict:
         records = []
         for path in sorted((folder / f"{task.game}_{task.players}p").glob("seed_*/record.json")):
             record = json.loads(path.read_text())
-            if record.get("status") == "ok" and record.get("resumed") is False and "train_cpu_seconds" in record:
+            every_sitting = "sittings" in record or record.get("resumed") is False
+            if record.get("status") == "ok" and every_sitting and "train_cpu_seconds" in record:
                 records.append(record)
         if not records:
-            raise ValueError(f"{folder}: task {task.name} has no seed finished in one sitting with its CPU seconds yet")
+            raise ValueError(f"{folder}: task {task.name} has no finished seed whose CPU seconds count every sitting")
         try:
             tasks[task.name] = {
                 "seeds": [r["seed"] for r in records],
+                "sittings": [r.get("sittings", 1) for r in records],
                 "train_seconds": fmean(r["train_cpu_seconds"] for r in records),
                 "score_seconds": fmean(r["seconds"] - r["train_seconds"] for r in records),
             }

@@ -23,9 +23,11 @@ import math
 import os
 import shutil
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,7 @@ from city_envs.evaluation.workers import Runner
 FORMAT = "city-envs-algorithm-benchmark/1"
 CHECKPOINT_FRACTIONS = (0.25, 0.5, 0.75, 1.0)
 CURVE_SHARE = 10  # a curve point plays 1/10 of the suite's matches; the absolute evaluation all of them
+CLOCK_EVERY = 30.0  # seconds between two saves of a seed's clock: what a killed run can lose of its count
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,76 @@ def cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+class SeedClock:
+    """The seconds a (task, seed) has spent, summed over the sittings it took: wall and CPU seconds of
+    training, wall seconds of scoring. Kept in `clock.json` in the seed's folder, saved when it opens, every
+    `CLOCK_EVERY` seconds while a phase runs and when the phase ends, so that a run killed between two
+    sittings loses at most that much of its count. `complete` is False when the folder held an earlier
+    sitting's files but no readable clock (a run from before the clock): the sums then miss that sitting."""
+
+    FIELDS = ("train_seconds", "train_cpu_seconds", "score_seconds")
+
+    def __init__(self, folder: Path) -> None:
+        self.file = folder / "clock.json"
+        self.resumed = any(folder.iterdir())
+        saved = self._read()
+        self.complete = saved is not None or not self.resumed
+        self.sittings = (saved or {}).get("sittings", 0) + 1
+        self.totals = {field: (saved or {}).get(field, 0.0) for field in self.FIELDS}
+        self._save()
+
+    def _read(self) -> dict | None:
+        """The saved clock, or None if there is none or it is not one (a clock edited by hand is ignored)."""
+        try:
+            saved = json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            return None
+        counts = [saved.get(field) for field in self.FIELDS] if isinstance(saved, dict) else [None]
+        sittings = saved.get("sittings") if isinstance(saved, dict) else None
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf for v in counts)
+        if not numbers or not isinstance(sittings, int) or isinstance(sittings, bool) or sittings < 1:
+            return None
+        return saved
+
+    def _save(self) -> None:
+        temporary = self.file.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"sittings": self.sittings, **self.totals}) + "\n")
+        os.replace(temporary, self.file)  # a kill mid-write leaves the previous clock whole
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Count the block's seconds as `name`'s ("train" also counts CPU seconds), saving as it runs."""
+        start = dict(self.totals)
+        wall, cpu = time.monotonic(), cpu_seconds()
+        done = threading.Event()
+
+        def update() -> None:
+            self.totals[f"{name}_seconds"] = start[f"{name}_seconds"] + time.monotonic() - wall
+            if name == "train":
+                self.totals["train_cpu_seconds"] = start["train_cpu_seconds"] + cpu_seconds() - cpu
+            self._save()
+
+        def tick() -> None:
+            while not done.wait(CLOCK_EVERY):
+                update()
+
+        ticker = threading.Thread(target=tick, name="seed-clock", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            done.set()
+            ticker.join()
+            update()
+
+    def record_fields(self) -> dict[str, Any]:
+        """The sums for a record, with `sittings` only when they cover every sitting."""
+        fields: dict[str, Any] = {field: round(value, 1) for field, value in self.totals.items()}
+        if self.complete:
+            fields["sittings"] = self.sittings
+        return fields
+
+
 def _checked_specs(returned: Any, request: TrainRequest) -> list[tuple[int, str]]:
     """The plug-in's answer as (step, spec) pairs, one per checkpoint asked, or why it is not that."""
     if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Sequence) or not returned:
@@ -225,7 +298,8 @@ def run_seed(
     say: Callable[[str], None] | None = None,
 ) -> dict:
     """Train one seed of `task` and score its checkpoints (their matches played by `runner`); its
-    `record.json` makes a rerun skip it."""
+    `record.json` makes a rerun skip it. The record's seconds are summed over the seed's sittings
+    (`SeedClock`)."""
     out.mkdir(parents=True, exist_ok=True)
     record_file = out / "record.json"
     if record_file.is_file():
@@ -235,27 +309,24 @@ def run_seed(
             record_file.unlink()
     request = TrainRequest(task, seed, budget, out, checkpoint_steps(budget))
     record: dict[str, Any] = {"task": task.name, "seed": seed, "budget": budget, "asked": list(request.checkpoints)}
-    # files of an earlier sitting: the plug-in resumes from them, and the seconds below are this sitting's only
-    record["resumed"] = any(out.iterdir())
-    clock, cpu = time.time(), cpu_seconds()
+    clock = SeedClock(out)  # an earlier sitting's files: the plug-in resumes from them
+    record["resumed"] = clock.resumed
     try:
-        specs = _checked_specs(algorithm(request), request)
-        for spec in dict.fromkeys(spec for _, spec in specs):
-            check_agent(spec, [task])
+        with clock.phase("train"):
+            specs = _checked_specs(algorithm(request), request)
+            for spec in dict.fromkeys(spec for _, spec in specs):
+                check_agent(spec, [task])
     except Exception as error:  # noqa: BLE001 - a plug-in's failure is recorded for its seed; the run goes on
         record.update(
             status="failed",
             error=f"{type(error).__name__}: {error}",
             traceback=traceback.format_exc(limit=-3),
-            train_seconds=round(time.time() - clock, 1),
-            train_cpu_seconds=round(cpu_seconds() - cpu, 1),
+            **clock.record_fields(),
         )
         record_file.write_text(json.dumps(record, indent=1) + "\n")
         if say is not None:
             say(f"{task.name} seed {seed}: FAILED: {record['error']}")
         return record
-    record["train_seconds"] = round(time.time() - clock, 1)
-    record["train_cpu_seconds"] = round(cpu_seconds() - cpu, 1)
     record["checkpoints"] = [{"step": step, "spec": spec} for step, spec in specs]
     curve_matches = max(task.players, suite.matches // CURVE_SHARE)
 
@@ -270,15 +341,17 @@ def run_seed(
             resume=True,
         )
 
-    for point in record["checkpoints"]:
-        result = evaluate(point["spec"], f"step_{point['step']}", matches=curve_matches)
-        point.update(score=task_score(result), matches=curve_matches)
-    final = record["checkpoints"][-1]
-    absolute = evaluate(final["spec"], "absolute")
+    with clock.phase("score"):
+        for point in record["checkpoints"]:
+            result = evaluate(point["spec"], f"step_{point['step']}", matches=curve_matches)
+            point.update(score=task_score(result), matches=curve_matches)
+        final = record["checkpoints"][-1]
+        absolute = evaluate(final["spec"], "absolute")
     record.update(
         status="ok",
         absolute={"score": task_score(absolute), "matches": suite.matches, "lineups": absolute["lineups"]},
-        seconds=round(time.time() - clock, 1),
+        seconds=round(clock.totals["train_seconds"] + clock.totals["score_seconds"], 1),
+        **clock.record_fields(),
     )
     record_file.write_text(json.dumps(record, indent=1) + "\n")
     if say is not None:

@@ -42,19 +42,28 @@ def test_lite_figures_are_the_means_over_seeds_finished_in_one_sitting_and_a_mis
     failed = folder / "citadels_2p" / "seed_2" / "record.json"
     failed.parent.mkdir()
     failed.write_text(json.dumps({"task": "citadels:2", "seed": 2, "status": "failed", "train_seconds": 1.0}))
-    for seed, resumed in ((3, True), (4, None), (5, False)):  # a later sitting's, or a record that cannot say
+    # an older record of a later sitting only, a record that cannot say, one without CPU seconds; then a
+    # record whose clock counted both its sittings
+    for seed, resumed in ((3, True), (4, None), (5, False), (6, True)):
         record = {"task": "citadels:2", "seed": seed, "status": "ok", "train_seconds": 1.0, "seconds": 2.0}
         if resumed is not None:
             record["resumed"] = resumed
-        if seed == 3:
+        if seed in (3, 6):
             record.update(train_cpu_seconds=1.0)
+        if seed == 6:
+            record.update(train_cpu_seconds=500.0, train_seconds=800.0, seconds=850.0, sittings=2)
         (folder / "citadels_2p" / f"seed_{seed}").mkdir()
         (folder / "citadels_2p" / f"seed_{seed}" / "record.json").write_text(json.dumps(record))
     figures = protocol_cost.lite_figures(folder)
     assert figures["budget"] == 1000 and figures["suite"].matches == 100
-    assert figures["tasks"]["citadels:2"] == {"seeds": [0, 1], "train_seconds": 200.0, "score_seconds": 20.0}
+    assert figures["tasks"]["citadels:2"] == {
+        "seeds": [0, 1, 6],
+        "sittings": [1, 1, 2],
+        "train_seconds": 300.0,
+        "score_seconds": 30.0,
+    }
     del seconds["urban_sprawl"]
-    with pytest.raises(ValueError, match="urban_sprawl:2 has no seed finished in one sitting with its CPU seconds"):
+    with pytest.raises(ValueError, match="urban_sprawl:2 has no finished seed whose CPU seconds count every sitting"):
         protocol_cost.lite_figures(lite_run(tmp_path / "partial", seconds))
     with pytest.raises(ValueError, match="not of a lite suite"):
         protocol_cost.lite_figures(lite_run(tmp_path / "full", {}, suite="v1"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -63,8 +64,9 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     folder = tmp_path / "test_algorithms_plugins_heuristic_at_every_checkpoint"
     record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
     assert [p["step"] for p in record["checkpoints"]] == [100, 200, 300, 400]
-    assert record["resumed"] is False
+    assert record["resumed"] is False and record["sittings"] == 1
     assert 0 <= record["train_cpu_seconds"] and "cpu_seconds" not in record  # scoring is timed by the wall clock
+    assert record["seconds"] == pytest.approx(record["train_seconds"] + record["score_seconds"], abs=0.11)
     assert {p["matches"] for p in record["checkpoints"]} == {2}  # a tenth of 4, at least one per seat
     assert record["absolute"]["matches"] == 4
     # the same agent on the same seeds: every seed scores the same, and the IQM is that score's IQM
@@ -81,11 +83,49 @@ def test_a_trivial_algorithm_goes_through_the_whole_protocol(tiny_suites, tmp_pa
     CALLS.clear()
     again = run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, resume=True, reps=REPS)
     assert CALLS == [] and again["scores"] == summary["scores"]
-    # a seed stopped before its record (its scoring logs left): done again, its record says it resumed
+    # a seed stopped before its record (its scoring logs left): done again, its record says it resumed, and
+    # its seconds are both sittings'
+    first = json.loads((folder / "citadels_2p" / "seed_1" / "record.json").read_text())
     (folder / "citadels_2p" / "seed_1" / "record.json").unlink()
     run_algorithm_benchmark(name, suite, 400, [0, 1], tmp_path, resume=True, reps=REPS)
     assert [r.seed for r in CALLS] == [1]
-    assert json.loads((folder / "citadels_2p" / "seed_1" / "record.json").read_text())["resumed"] is True
+    second = json.loads((folder / "citadels_2p" / "seed_1" / "record.json").read_text())
+    assert second["resumed"] is True and second["sittings"] == 2
+    for field in ("train_seconds", "train_cpu_seconds", "score_seconds"):
+        assert second[field] >= first[field]
+    assert second["score_seconds"] > first["score_seconds"]  # the second sitting scored again, from its logs
+
+
+def test_a_seeds_clock_is_saved_while_it_trains_and_counts_every_sitting(tmp_path, monkeypatch):
+    monkeypatch.setattr(algorithms, "CLOCK_EVERY", 0.01)
+    folder = tmp_path / "seed_0"
+    folder.mkdir()
+    clock = algorithms.SeedClock(folder)
+    assert (clock.resumed, clock.complete, clock.sittings) == (False, True, 1)
+    with clock.phase("train"):
+        deadline = time.process_time() + 0.2
+        while time.process_time() < deadline:  # work the CPU until the ticker has saved it
+            pass
+        time.sleep(0.05)
+        saved = json.loads((folder / "clock.json").read_text())  # what a kill here would leave
+    assert saved["sittings"] == 1 and saved["train_cpu_seconds"] >= 0.1 and saved["train_seconds"] >= 0.1
+    assert saved["score_seconds"] == 0.0
+    assert clock.totals["train_cpu_seconds"] >= saved["train_cpu_seconds"] and clock.record_fields()["sittings"] == 1
+    again = algorithms.SeedClock(folder)  # the next sitting starts from the saved sums
+    assert (again.resumed, again.complete, again.sittings) == (True, True, 2)
+    assert again.totals["train_cpu_seconds"] == pytest.approx(clock.totals["train_cpu_seconds"])
+
+
+@pytest.mark.parametrize("clock_text", [None, "not json", '{"sittings": 1, "train_seconds": -5}', "[1, 2]"])
+def test_a_folder_without_a_readable_clock_but_with_files_says_its_sums_miss_a_sitting(tmp_path, clock_text):
+    folder = tmp_path / "seed_0"
+    (folder / "train").mkdir(parents=True)  # an earlier sitting's files, from before the clock
+    if clock_text is not None:
+        (folder / "clock.json").write_text(clock_text)
+    clock = algorithms.SeedClock(folder)
+    assert clock.resumed and not clock.complete
+    assert clock.totals == {"train_seconds": 0.0, "train_cpu_seconds": 0.0, "score_seconds": 0.0}
+    assert "sittings" not in clock.record_fields()
 
 
 @pytest.fixture(scope="module")
