@@ -207,7 +207,8 @@ class SeedClock:
         self.file = folder / "clock.json"
         self.resumed = any(folder.iterdir())
         saved = self._read()
-        self.complete = saved is not None or not self.resumed
+        # a clock started after an earlier sitting without one stays incomplete in every later sitting
+        self.complete = saved["complete"] if saved is not None else not self.resumed
         self.sittings = (saved or {}).get("sittings", 0) + 1
         self.totals = {field: (saved or {}).get(field, 0.0) for field in self.FIELDS}
         self._save()
@@ -223,11 +224,13 @@ class SeedClock:
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf for v in counts)
         if not numbers or not isinstance(sittings, int) or isinstance(sittings, bool) or sittings < 1:
             return None
+        if not isinstance(saved.get("complete"), bool):
+            return None
         return saved
 
     def _save(self) -> None:
         temporary = self.file.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"sittings": self.sittings, **self.totals}) + "\n")
+        temporary.write_text(json.dumps({"sittings": self.sittings, "complete": self.complete, **self.totals}) + "\n")
         os.replace(temporary, self.file)  # a kill mid-write leaves the previous clock whole
 
     @contextmanager

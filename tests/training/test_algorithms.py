@@ -116,7 +116,9 @@ def test_a_seeds_clock_is_saved_while_it_trains_and_counts_every_sitting(tmp_pat
     assert again.totals["train_cpu_seconds"] == pytest.approx(clock.totals["train_cpu_seconds"])
 
 
-@pytest.mark.parametrize("clock_text", [None, "not json", '{"sittings": 1, "train_seconds": -5}', "[1, 2]"])
+@pytest.mark.parametrize(
+    "clock_text", [None, "not json", '{"sittings": 1, "complete": true, "train_seconds": -5}', "[1, 2]"]
+)
 def test_a_folder_without_a_readable_clock_but_with_files_says_its_sums_miss_a_sitting(tmp_path, clock_text):
     folder = tmp_path / "seed_0"
     (folder / "train").mkdir(parents=True)  # an earlier sitting's files, from before the clock
@@ -126,6 +128,8 @@ def test_a_folder_without_a_readable_clock_but_with_files_says_its_sums_miss_a_s
     assert clock.resumed and not clock.complete
     assert clock.totals == {"train_seconds": 0.0, "train_cpu_seconds": 0.0, "score_seconds": 0.0}
     assert "sittings" not in clock.record_fields()
+    later = algorithms.SeedClock(folder)  # its own clock, read in a later sitting, still misses the first
+    assert later.sittings == 2 and not later.complete and "sittings" not in later.record_fields()
 
 
 @pytest.fixture(scope="module")
