@@ -219,14 +219,11 @@ class SeedClock:
             saved = json.loads(self.file.read_text())
         except (OSError, ValueError):
             return None
-        counts = [saved.get(field) for field in self.FIELDS] if isinstance(saved, dict) else [None]
-        sittings = saved.get("sittings") if isinstance(saved, dict) else None
-        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf for v in counts)
-        if not numbers or not isinstance(sittings, int) or isinstance(sittings, bool) or sittings < 1:
+        if not isinstance(saved, dict) or not isinstance(saved.get("complete"), bool):
             return None
-        if not isinstance(saved.get("complete"), bool):
-            return None
-        return saved
+        sittings, counts = saved.get("sittings"), [saved.get(field) for field in self.FIELDS]
+        seconds = all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf for v in counts)
+        return saved if type(sittings) is int and sittings >= 1 and seconds else None
 
     def _save(self) -> None:
         temporary = self.file.with_suffix(".tmp")
