@@ -257,11 +257,36 @@ def fit(
     }
 
 
+def write_samples(path: Path, samples: Samples, stats: dict) -> None:
+    """A round's samples and their statistics in one NumPy archive (no pickled objects), written whole or
+    not at all."""
+    arrays = {name: value for name, value in vars(samples).items() if value is not None}
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("wb") as file:
+        np.savez_compressed(file, stats=np.array(json.dumps(stats)), **arrays)
+    temporary.replace(path)
+
+
+def read_samples(path: Path) -> tuple[Samples, dict] | None:
+    """The samples and statistics `write_samples` kept at `path`, or None when there are none or the file
+    is not such an archive (the round then collects its samples again)."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        stats = json.loads(str(arrays.pop("stats")))
+        samples = Samples(**arrays)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    sizes = {len(value) for value in vars(samples).values() if value is not None}
+    return (samples, stats) if isinstance(stats, dict) and len(sizes) == 1 else None
+
+
 def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
     """Cloning then DAgger rounds into `out/warm_start/round_<k>.safetensors`; returns the last file.
 
-    Finished rounds are kept: a rerun (after an interruption) regenerates their data from the saved
-    policies and seeds, which gives the same samples, and trains only the rounds still missing.
+    Finished rounds are kept, and so are each round's samples (`samples_<k>.npz`): a rerun (after an
+    interruption) reads them back instead of asking the teacher again (a search teacher's labels are
+    most of a warm start's cost), and trains only the rounds still missing.
     """
     import torch
 
@@ -299,15 +324,21 @@ def warm_start(config: TrainConfig, out: Path, log=print) -> Path:
                 progress_file.write_text(json.dumps(progress, indent=1))
             continue
         student = load_policy_file(previous)[0] if round_index > 0 else None
-        matches = config.bc_matches if round_index == 0 else config.dagger_matches
-        player = "teacher" if student is None else "student"
-        samples, stats = collect(
-            config,
-            matches,
-            [config.seed, 7, round_index],
-            student,
-            label=f"warm start round {round_index}: {player} plays",
-        )
+        kept_samples = folder / f"samples_{round_index}.npz"
+        read = read_samples(kept_samples)
+        if read is None:
+            matches = config.bc_matches if round_index == 0 else config.dagger_matches
+            player = "teacher" if student is None else "student"
+            samples, stats = collect(
+                config,
+                matches,
+                [config.seed, 7, round_index],
+                student,
+                label=f"warm start round {round_index}: {player} plays",
+            )
+            write_samples(kept_samples, samples, stats)
+        else:
+            samples, stats = read
         parts.append(samples)
         if path.is_file() and round_index < len(progress):
             log(f"warm start round {round_index}: kept {path.name}")

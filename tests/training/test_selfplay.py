@@ -268,6 +268,28 @@ def test_the_warm_start_is_repeatable_and_resumes_to_the_same_files(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_a_resumed_warm_start_reads_its_rounds_samples_instead_of_asking_the_teacher_again(tmp_path, monkeypatch):
+    from city_envs.training import pretrain
+
+    config = TrainConfig("citadels", **TINY_WARM)
+    first = warm_start(config, tmp_path, log=lambda _: None)
+    folder = tmp_path / "warm_start"
+    kept = {path.name for path in folder.glob("samples_*.npz")}
+    assert kept == {"samples_0.npz", "samples_1.npz"}
+    before = load_policy_file(first)[0].state_dict()
+    (folder / "round_1.safetensors").unlink()  # an interrupted second round, its samples kept
+    (folder / "samples_0.npz").write_bytes(b"not an archive")  # and a damaged file: collected again
+    asked = []
+    collect = pretrain.collect
+    monkeypatch.setattr(pretrain, "collect", lambda *args, **kwargs: asked.append(args[1]) or collect(*args, **kwargs))
+    again = warm_start(config, tmp_path, log=lambda _: None)
+    assert asked == [config.bc_matches]  # round 0 only: round 1's samples were read back
+    after = load_policy_file(again)[0].state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    samples, stats = pretrain.read_samples(folder / "samples_1.npz")
+    assert len(samples) == stats["samples"] and samples.observations.dtype == np.float16
+
+
 def test_dagger_rounds_train_for_their_own_number_of_epochs(tmp_path):
     config = TrainConfig("citadels", **{**TINY_WARM, "pretrain_epochs": 3, "dagger_epochs": 1})
     warm_start(config, tmp_path, log=lambda _: None)
