@@ -299,11 +299,11 @@ def forward_as_at_issue(net: EntityActionNet, latent_and_features: torch.Tensor)
     return net.flat(latent).index_add(1, net.targets, scores)
 
 
-def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) -> tuple[float, float]:
-    """Wall steps/s and CPU seconds per 1,000 steps of the trainer's MaskablePPO (`make_ppo`) learning
-    `config.timesteps` steps on `config.torch_threads` threads: as when issue 45 was filed when
-    `as_at_issue` (SelfPlayVecEnv over the Python engine, the entity head's `forward_as_at_issue`), else
-    on the trainer's env (`make_env`)."""
+def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) -> tuple[float, float, float]:
+    """Wall steps/s, CPU seconds per 1,000 steps, and of them those in PPO's update (`train`, between
+    rollouts), of the trainer's MaskablePPO (`make_ppo`) learning `config.timesteps` steps on
+    `config.torch_threads` threads: as when issue 45 was filed when `as_at_issue` (SelfPlayVecEnv over the
+    Python engine, the entity head's `forward_as_at_issue`), else on the trainer's env (`make_env`)."""
     import torch
     from stable_baselines3.common.vec_env import VecMonitor
 
@@ -321,12 +321,15 @@ def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) ->
             venv = make_env(config, pool)
         try:
             model = make_ppo(config, venv)
-            clock, cpu = time.perf_counter(), time.process_time()
-            model.learn(config.timesteps)
-            wall, cpu = time.perf_counter() - clock, time.process_time() - cpu
+            update = {"update": 0.0}
+            with _cpu_timed(model, "train", update, "update"):
+                clock, cpu = time.perf_counter(), time.process_time()
+                model.learn(config.timesteps)
+                wall, cpu = time.perf_counter() - clock, time.process_time() - cpu
         finally:
             venv.close()
-    return model.num_timesteps / wall, 1000 * cpu / model.num_timesteps
+    steps = model.num_timesteps
+    return steps / wall, 1000 * cpu / steps, 1000 * update["update"] / steps
 
 
 def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict | None = None) -> dict:
@@ -338,7 +341,7 @@ def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict
 
     configs = goal_configs(game, players, steps, CANDIDATE if candidate is None else candidate)
     default = configs["default"]
-    rates, cpu = {}, {}
+    rates, cpu, update = {}, {}, {}
     threads = torch.get_num_threads()
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -360,7 +363,7 @@ def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict
                 config = configs[arm]
                 pool = OpponentPool(game, config.pool_weights(), config.max_snapshots)
                 pool.add_snapshot(snapshot)
-                rates[arm], cpu[arm] = _learn_config(config, pool, as_at_issue=arm == "issue")
+                rates[arm], cpu[arm], update[arm] = _learn_config(config, pool, as_at_issue=arm == "issue")
     finally:
         torch.set_num_threads(threads)
     chosen, base = asdict(configs["candidate"]), asdict(default)
@@ -372,6 +375,7 @@ def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict
         "candidate": changed,
         **{f"{arm}_steps_per_s": round(rates[arm]) for arm in GOAL_ARMS},
         **{f"{arm}_cpu_ms_per_step": round(cpu[arm], 3) for arm in GOAL_ARMS},
+        **{f"{arm}_update_cpu_ms_per_step": round(update[arm], 3) for arm in GOAL_ARMS},
         "default_ratio": round(rates["default"] / rates["issue"], 2),
         "candidate_ratio": round(rates["candidate"] / rates["issue"], 2),
     }
@@ -388,8 +392,9 @@ def _recipe(changed: dict) -> str:
 
 def goal_table(rows: list[dict]) -> str:
     """`measure_goal`'s rows as a Markdown table: each arm's env steps/s and their ratios to the issue's
-    default, each arm's CPU milliseconds per env step and the same ratios by CPU time (the issue's CPU
-    time per step over the arm's); the candidate recipe(s) named under it."""
+    default, each arm's CPU milliseconds per env step, those of them in PPO's update (rows measured before
+    it was timed show "-"), and the same ratios by CPU time (the issue's CPU time per step over the
+    arm's); the candidate recipe(s) named under it."""
     head = [
         "game",
         "players",
@@ -399,18 +404,23 @@ def goal_table(rows: list[dict]) -> str:
         "b/a",
         "c/a",
         "CPU ms per step a / b / c",
+        "of it PPO's update a / b / c",
         "by CPU b/a",
         "by CPU c/a",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cpu = " / ".join(f"{row[f'{arm}_cpu_ms_per_step']:.2f}" for arm in GOAL_ARMS)
+        update = " / ".join(
+            f"{row[f'{arm}_update_cpu_ms_per_step']:.2f}" if f"{arm}_update_cpu_ms_per_step" in row else "-"
+            for arm in GOAL_ARMS
+        )
         issue = row["issue_cpu_ms_per_step"]
         by_cpu = " | ".join(f"{issue / row[f'{arm}_cpu_ms_per_step']:.2f}x" for arm in GOAL_ARMS[1:])
         lines.append(
             f"| {row['game']} | {row['players']} | {row['issue_steps_per_s']:,} | {row['default_steps_per_s']:,} "
             f"| {row['candidate_steps_per_s']:,} | {row['default_ratio']}x | {row['candidate_ratio']}x | {cpu} "
-            f"| {by_cpu} |"
+            f"| {update} | {by_cpu} |"
         )
     recipes = sorted({_recipe(row["candidate"]) for row in rows})
     steps = sorted({row["steps"] for row in rows})
@@ -425,7 +435,9 @@ def goal_table(rows: list[dict]) -> str:
 
 def _goal_summary(rows: list[dict]) -> str:
     """One sentence over `rows`: the range of each arm's ratio to the issue's default by CPU time, and
-    which rows reach the goal's 5x."""
+    which rows reach the goal's 5x; then, where the rows timed PPO's update, the most today's PPO settings
+    allow: the issue's CPU time per step over today's default's update alone (an env and rollouts that
+    cost nothing would reach no more)."""
 
     def by_cpu(row: dict, arm: str) -> float:
         return row["issue_cpu_ms_per_step"] / row[f"{arm}_cpu_ms_per_step"]
@@ -440,10 +452,20 @@ def _goal_summary(rows: list[dict]) -> str:
         for arm, name in (("default", "today's default"), ("candidate", "the candidate"))
         if by_cpu(row, arm) >= 5
     ]
-    return (
+    summary = (
         f"By CPU time, {' and '.join(ranges)} the issue's default; "
         f"at 5x or more: {', '.join(reached) if reached else 'none'}."
     )
+    timed = [row for row in rows if row.get("default_update_cpu_ms_per_step")]
+    if timed:
+        ceilings = [row["issue_cpu_ms_per_step"] / row["default_update_cpu_ms_per_step"] for row in timed]
+        summary += (
+            f" Today's default spends {min(r['default_update_cpu_ms_per_step'] for r in timed):.2f}-"
+            f"{max(r['default_update_cpu_ms_per_step'] for r in timed):.2f} CPU ms a step in PPO's update alone, "
+            f"so with today's PPO settings even an env and rollouts that cost nothing would give at most "
+            f"{min(ceilings):.2f}-{max(ceilings):.2f}x."
+        )
+    return summary
 
 
 def table(rows: list[dict]) -> str:
