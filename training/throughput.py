@@ -392,9 +392,10 @@ def _recipe(changed: dict) -> str:
 
 def goal_table(rows: list[dict]) -> str:
     """`measure_goal`'s rows as a Markdown table: each arm's env steps/s and their ratios to the issue's
-    default, each arm's CPU milliseconds per env step, those of them in PPO's update (rows measured before
-    it was timed show "-"), and the same ratios by CPU time (the issue's CPU time per step over the
-    arm's); the candidate recipe(s) named under it."""
+    default, each arm's CPU milliseconds per env step, those of them in PPO's update (a column only when
+    the rows timed it), and the same ratios by CPU time (the issue's CPU time per step over the arm's);
+    the candidate recipe(s) named under it."""
+    timed = any(f"{arm}_update_cpu_ms_per_step" in row for row in rows for arm in GOAL_ARMS)
     head = [
         "game",
         "players",
@@ -404,7 +405,7 @@ def goal_table(rows: list[dict]) -> str:
         "b/a",
         "c/a",
         "CPU ms per step a / b / c",
-        "of it PPO's update a / b / c",
+        *(["of it PPO's update a / b / c"] if timed else []),
         "by CPU b/a",
         "by CPU c/a",
     ]
@@ -420,7 +421,7 @@ def goal_table(rows: list[dict]) -> str:
         lines.append(
             f"| {row['game']} | {row['players']} | {row['issue_steps_per_s']:,} | {row['default_steps_per_s']:,} "
             f"| {row['candidate_steps_per_s']:,} | {row['default_ratio']}x | {row['candidate_ratio']}x | {cpu} "
-            f"| {update} | {by_cpu} |"
+            f"| {update + ' | ' if timed else ''}{by_cpu} |"
         )
     recipes = sorted({_recipe(row["candidate"]) for row in rows})
     steps = sorted({row["steps"] for row in rows})
@@ -539,12 +540,12 @@ def _batch_rows(games: list[str], players: int, steps: int) -> list[dict]:
 
 def _goal_rows(games: list[str], players: int, steps: int, candidate: dict) -> list[dict]:
     """`measure_goal` of each game, each printed as a Markdown row as it is measured."""
-    print(goal_table([]).split("\n\n")[0], flush=True)
     rows = []
     for game in games:
         row = measure_goal(game, players, steps, candidate)
         rows.append(row)
-        print(goal_table([row]).splitlines()[2], flush=True)
+        lines = goal_table([row]).splitlines()  # the head (its columns depend on the rows) with the first row
+        print("\n".join(lines[:3] if len(rows) == 1 else lines[2:3]), flush=True)
     return rows
 
 

@@ -194,6 +194,9 @@ def test_the_goal_table_gives_both_ratios_to_the_issues_default_and_names_the_ca
         "default spends 2.00-2.00 CPU ms a step in PPO's update alone, so with today's PPO settings even an env "
         "and rollouts that cost nothing would give at most 2.50-2.50x.",
     ]
+    untimed = [{k: v for k, v in row.items() if "update" not in k} for row in GOAL_ROWS]  # measured before
+    assert "PPO's update" not in throughput.goal_table(untimed)
+    assert throughput.goal_table(untimed).splitlines()[2].endswith("| 5.00 / 2.50 / 1.00 | 2.00x | 5.00x |")
     source = tmp_path / "throughput_goal.json"
     source.write_text(json.dumps(GOAL_ROWS))
     page = tmp_path / "page.md"
@@ -301,3 +304,11 @@ def test_the_issues_arm_computes_the_entity_head_as_it_was_then_and_the_others_a
     assert arms == [["issue"], ["today"], ["today"]]
     for arm in throughput.GOAL_ARMS:  # PPO's update is part of each arm's CPU time, and timed
         assert 0 < row[f"{arm}_update_cpu_ms_per_step"] < row[f"{arm}_cpu_ms_per_step"]
+
+
+def test_the_goal_rows_are_printed_as_the_table_they_make(monkeypatch, capsys):
+    timed = [GOAL_ROWS[0], {**GOAL_ROWS[0], "game": "citadels"}]  # one measurement times every row
+    measured = iter(timed)
+    monkeypatch.setattr(throughput, "measure_goal", lambda *args: next(measured))
+    assert throughput._goal_rows(["metropolys", "citadels"], 2, 8192, {"n_epochs": 1}) == timed
+    assert capsys.readouterr().out.splitlines() == throughput.goal_table(timed).splitlines()[:4]
