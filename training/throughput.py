@@ -23,7 +23,7 @@ the issue, on `SelfPlayVecEnv` stepping the Python engine, with the entity head 
 own env, `make_env`: the native batch), and (c) a candidate recipe, the same config with `--candidate
 KEY=VALUE` overrides (default `CANDIDATE`), on the trainer's env; one after the other, from the same
 fresh weights and pool, with the ratios b/a and c/a and each one's CPU seconds per 1,000 steps (more
-than the wall seconds when a recipe uses two threads).
+than the wall seconds when a recipe uses two threads), of which those in PPO's update (SB3's `train`).
 
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
