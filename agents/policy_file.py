@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from city_envs.agents.network_spec import check_entity_head, normalize_net_arch
+from city_envs.core.files import written_whole
 
 if TYPE_CHECKING:
     from city_envs.core.game import Game
@@ -185,9 +186,8 @@ def save_policy(
             )
         metadata.update(format_version=str(PRIVILEGED_FORMAT_VERSION), critic_input="all_seats")
     tensors = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
-    tmp = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(tmp), metadata=metadata)
-    tmp.replace(path)
+    with written_whole(path) as temporary:
+        save_file(tensors, str(temporary), metadata=metadata)
     return path
 
 

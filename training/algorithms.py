@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from city_envs.core.files import write_text_whole
 from city_envs.evaluation.benchmark import check_agent, evaluate_task, open_run
 from city_envs.evaluation.plots import plot_profiles
 from city_envs.evaluation.provenance import package_versions
@@ -226,9 +227,8 @@ class SeedClock:
         return saved if type(sittings) is int and sittings >= 1 and seconds else None
 
     def _save(self) -> None:
-        temporary = self.file.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"sittings": self.sittings, "complete": self.complete, **self.totals}) + "\n")
-        os.replace(temporary, self.file)  # a kill mid-write leaves the previous clock whole
+        clock = {"sittings": self.sittings, "complete": self.complete, **self.totals}
+        write_text_whole(self.file, json.dumps(clock) + "\n")  # a kill mid-write leaves the previous clock
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:

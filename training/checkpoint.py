@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from city_envs.core.files import write_text_whole
+
 FORMAT = "city-envs-checkpoint"
 FORMAT_VERSION = 1
 
@@ -63,9 +65,7 @@ def save(folder: Path, model, env_state: dict, monitor: dict, schedule: dict) ->
         "rng": global_rng_states(),
         "schedule": schedule,
     }
-    tmp = folder / "state.json.tmp"
-    tmp.write_text(json.dumps(state))
-    tmp.replace(folder / "state.json")
+    write_text_whole(folder / "state.json", json.dumps(state))
     for old in folder.glob("tensors_*.pt"):
         if old != tensors:
             old.unlink()

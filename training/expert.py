@@ -37,6 +37,7 @@ import numpy as np
 
 from city_envs.agents.guided_ismcts import GuidedISMCTSAgent
 from city_envs.agents.policy_file import load_policy_file, read_metadata, save_policy
+from city_envs.core.files import write_text_whole, written_whole
 from city_envs.core.game import rng_from_state
 from city_envs.core.infoset import InfoSet
 from city_envs.core.progress import stage
@@ -81,10 +82,8 @@ def same_tensors(a: Path, b: Path) -> bool:
 
 
 def _write_json(path: Path, data) -> None:
-    """Atomically: a crash while writing leaves the previous file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data))
-    tmp.replace(path)
+    """Written whole: a crash while writing leaves the previous file."""
+    write_text_whole(path, json.dumps(data))
 
 
 def play_round(config: TrainConfig, folder: Path, k: int, privileged: bool) -> dict:
@@ -202,8 +201,8 @@ def expert_iteration(config: TrainConfig, out: Path, start: Path, log=print) -> 
                 "start a new run (--fresh) to change the stages before them"
             )
     else:
-        shutil.copyfile(start, first.with_name(first.name + ".tmp"))
-        first.with_name(first.name + ".tmp").replace(first)
+        with written_whole(first) as temporary:
+            shutil.copyfile(start, temporary)
     # the search reads the run's reward beside its networks (agents/guided_ismcts.py: reward_settings)
     (folder / "config.toml").write_text(config_to_toml(config))
     progress_file = folder / "rounds.json"

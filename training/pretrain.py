@@ -30,6 +30,7 @@ import numpy as np
 from city_envs.agents.policy_agent import batch_logits
 from city_envs.agents.policy_file import build_policy, load_policy_file, save_policy
 from city_envs.agents.registry import make_agent
+from city_envs.core.files import written_whole
 from city_envs.core.infoset import InfoSet
 from city_envs.core.progress import stage
 from city_envs.training.config import TrainConfig
@@ -261,10 +262,8 @@ def write_samples(path: Path, samples: Samples, stats: dict) -> None:
     """A round's samples and their statistics in one NumPy archive (no pickled objects), written whole or
     not at all."""
     arrays = {name: value for name, value in vars(samples).items() if value is not None}
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as file:
+    with written_whole(path) as temporary, temporary.open("wb") as file:
         np.savez_compressed(file, stats=np.array(json.dumps(stats)), **arrays)
-    temporary.replace(path)
 
 
 def read_samples(path: Path) -> tuple[Samples, dict] | None:
