@@ -18,15 +18,18 @@ its moves do not depend on the machine's load, and the timing shows the budget f
     python -m lab.strength --from-json benchmarks/strength/results.json --doc docs/leaderboard.md
 
 Each task's matches are logged under `<out>/<game>_<n>p/`, so a stopped run resumes where it stopped;
-`<out>/results.json` is rewritten after each task's matches and timing. A run into a folder that holds
-results of other settings is refused. The figures reach the docs only from that JSON (`--doc PAGE` fills
-the page's `<!-- tables:strength-goal -->` section).
+`<out>/results.json` is rewritten after each task's matches and timing. Runs of other tasks may share a
+folder at the same time: each save adds what the others saved since (under a lock on the folder). A run
+into a folder that holds results of other settings is refused. The figures reach the docs only from that
+JSON (`--doc PAGE` fills the page's `<!-- tables:strength-goal -->` section).
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import os
 import shlex
 import sys
 import time
@@ -35,6 +38,7 @@ from pathlib import Path
 from city_envs import GAMES, make_game
 from city_envs.agents.registry import make_agent, prepare_agents
 from city_envs.core import progress
+from city_envs.core.files import write_text_whole
 from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import link_from, write_sections
 from city_envs.core.settings import read_document, read_toml
@@ -189,6 +193,23 @@ def start_results(out: Path, settings: dict, command: str) -> dict:
     return results
 
 
+def merge_saved(results: dict, path: Path, bots: dict[tuple[str, int], str]) -> None:
+    """Add to `results` what another run into the same folder saved since this one read it: the tasks it
+    measured with the bot the settings name and this run does not hold, and its commands."""
+    if not path.exists():
+        return
+    saved = load_results(path)
+    differ = [key for key in SETTINGS if saved.get(key) != results[key]]
+    if differ:
+        raise ValueError(f"{path} now holds a measurement with other {', '.join(differ)}")
+    held = {(task["game"], task["players"]) for task in results["tasks"]}
+    for task in saved["tasks"]:
+        key = (task["game"], task["players"])
+        if key not in held and bots.get(key) == task["bot"]:
+            results["tasks"].append(task)
+    results["commands"] += [c for c in saved.get("commands", []) if c not in results["commands"]]
+
+
 def set_aside(out: Path, task: dict) -> None:
     """A task measured with another bot than the settings name is measured again: its match logs move to
     `<game>_<n>p.previous-<k>` beside it, kept for the record."""
@@ -213,10 +234,16 @@ def run(
     `doc`) after each figure."""
 
     def save() -> None:
-        (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-        (out / "report.md").write_text(report(results))
-        if doc:
-            write_doc(doc, out / "results.json")
+        folder = os.open(out, os.O_RDONLY)
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX)  # one run at a time reads, merges and writes
+            merge_saved(results, out / "results.json", bots)
+            write_text_whole(out / "results.json", json.dumps(results, indent=1) + "\n")
+            write_text_whole(out / "report.md", report(results))
+            if doc:
+                write_doc(doc, out / "results.json")
+        finally:
+            os.close(folder)  # and with it the lock
 
     for game, players in tasks:
         bot = bots[game, players]

@@ -66,6 +66,22 @@ def test_a_task_measured_with_another_bot_is_measured_again_its_logs_kept(tmp_pa
     assert (out / "citadels_2p.previous-1" / "matches.jsonl").is_file() and (out / "citadels_2p").is_dir()
 
 
+def test_runs_sharing_a_folder_at_once_keep_each_others_tasks(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    settings = strength.load_settings(settings_file(tmp_path))
+    # both runs read the folder before either saves, as two queues started together do
+    first = strength.start_results(out, settings, "python -m lab.strength --game citadels")
+    second = strength.start_results(out, settings, "python -m lab.strength --game metropolys")
+    strength.run([("citadels", 2)], settings["bots"], first, 1, out)
+    strength.run([("metropolys", 2)], settings["bots"], second, 1, out)
+    saved = strength.load_results(out / "results.json")
+    assert [(t["game"], t["players"]) for t in saved["tasks"]] == [("metropolys", 2), ("citadels", 2)]
+    assert all("cost" in t for t in saved["tasks"])
+    assert saved["commands"] == ["python -m lab.strength --game metropolys", "python -m lab.strength --game citadels"]
+    assert sorted(p.name for p in out.iterdir()) == ["citadels_2p", "metropolys_2p", "report.md", "results.json"]
+
+
 def test_other_settings_are_refused_in_the_same_folder(tmp_path, capsys):
     out = tmp_path / "run"
     argv = ["--game", "citadels", "--players", "2", "--out", str(out), "--quiet"]
