@@ -56,6 +56,22 @@ def test_a_run_measures_the_bot_against_heuristics_and_resumes(tmp_path):
     assert json.loads((out / "results.json").read_text())["tasks"] == json.loads(before)["tasks"]
 
 
+def test_retime_times_a_task_again_and_keeps_the_earlier_timing(tmp_path):
+    out = tmp_path / "run"
+    argv = ["--game", "citadels", "--players", "2", "--settings", str(settings_file(tmp_path)), "--out", str(out)]
+    assert strength.main([*argv, "--quiet"]) == 0
+    (first,) = strength.load_results(out / "results.json")["tasks"]
+    assert 0 <= first["cost"]["load_average"] and "earlier_costs" not in first
+    assert strength.main([*argv, "--quiet", "--retime"]) == 0
+    (again,) = strength.load_results(out / "results.json")["tasks"]
+    assert again["strength"] == first["strength"]  # no match played again
+    assert again["earlier_costs"] == [first["cost"]] and again["cost"]["decisions"] == first["cost"]["decisions"]
+    assert strength.main([*argv, "--quiet", "--retime"]) == 0
+    (third,) = strength.load_results(out / "results.json")["tasks"]
+    assert third["earlier_costs"] == [first["cost"], again["cost"]]
+    assert f"| {third['cost']['load_average']} |" in (out / "report.md").read_text()
+
+
 def test_a_task_measured_with_another_bot_is_measured_again_its_logs_kept(tmp_path):
     out = tmp_path / "run"
     argv = ["--game", "citadels", "--players", "2", "--out", str(out), "--quiet"]
