@@ -118,12 +118,9 @@ class Match {
     if (legal_.count < 0) {
       if (game_.is_over()) legal_.mask.fill(0);
       else game_.legal_actions(legal_.mask.data());
-      int count = 0;
-      for (int i = 0; i < G::kNumActions; ++i) {
-        uint8_t& legal = legal_.mask[static_cast<size_t>(i)];
-        legal = legal != 0;
-        if (legal) legal_.ids[static_cast<size_t>(count++)] = i;
-      }
+      // the ids a word of the mask at a time (most of it is zeros), then each legal entry made 1
+      const int count = native::legal_ids(legal_.mask.data(), G::kNumActions, legal_.ids.data());
+      for (int k = 0; k < count; ++k) legal_.mask[static_cast<size_t>(legal_.ids[static_cast<size_t>(k)])] = 1;
       legal_.count = count;
     }
     return legal_;
