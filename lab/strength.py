@@ -199,20 +199,23 @@ def start_results(out: Path, settings: dict, command: str) -> dict:
     return results
 
 
-def merge_saved(results: dict, path: Path, bots: dict[tuple[str, int], str]) -> None:
-    """Add to `results` what another run into the same folder saved since this one read it: the tasks it
-    measured with the bot the settings name and this run does not hold, and its commands."""
+def merge_saved(results: dict, path: Path, bots: dict[tuple[str, int], str], own: set[tuple[str, int]]) -> None:
+    """Take into `results` what other runs into the same folder saved since this one read it: every task
+    but this run's own (`own`) as saved there, if measured with the bot the settings name, and their
+    commands. This run's own tasks stay as it measured them."""
     if not path.exists():
         return
     saved = load_results(path)
     differ = [key for key in SETTINGS if saved.get(key) != results[key]]
     if differ:
         raise ValueError(f"{path} now holds a measurement with other {', '.join(differ)}")
-    held = {(task["game"], task["players"]) for task in results["tasks"]}
-    for task in saved["tasks"]:
-        key = (task["game"], task["players"])
-        if key not in held and bots.get(key) == task["bot"]:
-            results["tasks"].append(task)
+    theirs = {
+        (task["game"], task["players"]): task
+        for task in saved["tasks"]
+        if (task["game"], task["players"]) not in own and bots.get((task["game"], task["players"])) == task["bot"]
+    }
+    kept = [task for task in results["tasks"] if (task["game"], task["players"]) not in theirs]
+    results["tasks"] = kept + list(theirs.values())
     results["commands"] += [c for c in saved.get("commands", []) if c not in results["commands"]]
 
 
@@ -244,7 +247,7 @@ def run(
         folder = os.open(out, os.O_RDONLY)
         try:
             fcntl.flock(folder, fcntl.LOCK_EX)  # one run at a time reads, merges and writes
-            merge_saved(results, out / "results.json", bots)
+            merge_saved(results, out / "results.json", bots, set(tasks))
             write_text_whole(out / "results.json", json.dumps(results, indent=1) + "\n")
             write_text_whole(out / "report.md", report(results))
             if doc:

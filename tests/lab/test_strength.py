@@ -96,6 +96,14 @@ def test_runs_sharing_a_folder_at_once_keep_each_others_tasks(tmp_path):
     assert all("cost" in t for t in saved["tasks"])
     assert saved["commands"] == ["python -m lab.strength --game metropolys", "python -m lab.strength --game citadels"]
     assert sorted(p.name for p in out.iterdir()) == ["citadels_2p", "metropolys_2p", "report.md", "results.json"]
+    # a run that read the folder before another one timed a task again keeps that newer timing
+    stale = strength.start_results(out, settings, "python -m lab.strength --game big_city")
+    strength.run([("citadels", 2)], settings["bots"], strength.load_results(out / "results.json"), 1, out, retime=True)
+    retimed = next(t for t in strength.load_results(out / "results.json")["tasks"] if t["game"] == "citadels")
+    strength.run([("big_city", 2)], settings["bots"], stale, 1, out)
+    tasks = {t["game"]: t for t in strength.load_results(out / "results.json")["tasks"]}
+    assert set(tasks) == {"citadels", "metropolys", "big_city"}
+    assert tasks["citadels"]["cost"] == retimed["cost"] and len(tasks["citadels"]["earlier_costs"]) == 1
 
 
 def test_other_settings_are_refused_in_the_same_folder(tmp_path, capsys):
