@@ -508,7 +508,7 @@ def doc_section(result: dict) -> str:
 
 def write_doc(path: str | Path, result: dict) -> None:
     """Fill the `speed` section of the Markdown file at `path` with `doc_section` (one ValueError if it has none)."""
-    write_sections(path, {SECTION: doc_section(result)}, (SECTION,), placeholder=None)
+    write_sections(path, {SECTION: doc_section(result)}, (SECTION,))
 
 
 def write_json(path: str | Path, result: dict) -> None:

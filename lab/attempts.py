@@ -248,7 +248,7 @@ def doc_section(data: dict, source: str | Path, page: str | Path) -> str:
 
 def write_doc(page: str | Path, source: str | Path) -> None:
     """Fill `page`'s attempts section from the ledger `source` (one ValueError if either is wrong)."""
-    write_sections(page, {SECTION: doc_section(load_ledger(source), source, page)}, (SECTION,), placeholder=None)
+    write_sections(page, {SECTION: doc_section(load_ledger(source), source, page)}, (SECTION,))
 
 
 def main(argv: list[str] | None = None) -> int:

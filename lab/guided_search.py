@@ -207,9 +207,7 @@ def doc_section(results: dict, source: str | Path, page: str | Path, section: st
 def write_doc(page: str | Path, source: str | Path, section: str = SECTION) -> None:
     """Fill `page`'s `section` from the results file `source` (one ValueError if the page has no such
     section or the file is not such results)."""
-    write_sections(
-        page, {section: doc_section(load_results(source), source, page, section)}, (section,), placeholder=None
-    )
+    write_sections(page, {section: doc_section(load_results(source), source, page, section)}, (section,))
 
 
 def start_results(out: Path, settings: dict, command: str) -> dict:

@@ -355,7 +355,7 @@ def doc_section(summary: dict, source: str | Path, page: str | Path) -> str:
 def write_doc(page: str | Path, source: str | Path) -> None:
     """Fill `page`'s privileged-ab section from the summary file `source` (one ValueError if the page has
     no such section or the file is not such a summary)."""
-    write_sections(page, {SECTION: doc_section(load_summary(source), source, page)}, (SECTION,), placeholder=None)
+    write_sections(page, {SECTION: doc_section(load_summary(source), source, page)}, (SECTION,))
 
 
 def publish(out: Path, command: str, options: dict, doc: str | None, earlier: dict | None = None) -> str:

@@ -216,7 +216,7 @@ def doc_section(estimates: list[dict]) -> str:
 
 def write_doc(page: str | Path, source: str | Path) -> None:
     estimates = load_estimates(Path(source).parent)
-    write_sections(page, {SECTION: doc_section(estimates)})
+    write_sections(page, {SECTION: doc_section(estimates)}, (SECTION,))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,12 +27,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from city_envs.core.markdown import fill, section_names
+from city_envs.core.markdown import NO_RESULTS, fill, section_names
 from city_envs.core.registry import GAMES, game_class
 from city_envs.core.settings import read_document
 
 ROOT = Path(__file__).resolve().parent.parent
-PLACEHOLDER = "*No results yet.*"  # a benchmark section whose results are not committed yet
 
 Tables = Callable[[Path, bool], dict[str, str]]  # (page, verify the benchmark results) -> sections by name
 
@@ -44,12 +43,11 @@ def baselines(page: Path, verify: bool) -> dict[str, str]:
 
 
 def benchmark(page: Path, verify: bool) -> dict[str, str]:
-    """The benchmark's tables (`evaluation/tables.py`), each result replayed first with `verify`; a
-    section of the page without results holds `PLACEHOLDER`."""
-    from city_envs.evaluation.tables import all_tables
+    """The page's benchmark sections (`evaluation/tables.py`), each result replayed first with `verify`; a
+    section without results says so."""
+    from city_envs.evaluation.tables import all_tables, page_tables
 
-    tables = all_tables(ROOT / "benchmarks", verify)
-    return {name: tables.get(name, PLACEHOLDER) for name in section_names(read_document(page))}
+    return page_tables(read_document(page), all_tables(ROOT / "benchmarks", verify))
 
 
 def observation(game: str) -> Tables:
@@ -85,7 +83,7 @@ def strength(page: Path, verify: bool) -> dict[str, str]:
 
     source = ROOT / "benchmarks" / "strength" / "results.json"
     if not source.is_file():
-        return {goal.SECTION: PLACEHOLDER}
+        return {goal.SECTION: NO_RESULTS}
     return {goal.SECTION: goal.doc_section(goal.load_results(source), source, page)}
 
 
@@ -107,7 +105,7 @@ def protocol_cost(page: Path, verify: bool) -> dict[str, str]:
     from lab import protocol_cost as cost
 
     estimates = cost.load_estimates(ROOT / "benchmarks" / "protocol_cost")
-    return {cost.SECTION: cost.doc_section(estimates) if estimates else PLACEHOLDER}
+    return {cost.SECTION: cost.doc_section(estimates) if estimates else NO_RESULTS}
 
 
 def attempts(page: Path, verify: bool) -> dict[str, str]:
@@ -138,7 +136,7 @@ def page_sections(page: str, verify: bool = True) -> tuple[str, str]:
     unknown = [name for name in section_names(text) if name not in tables]
     if unknown:
         raise ValueError(f"{page}: nothing writes the sections {unknown}")
-    return text, fill(text, tables, placeholder=None)
+    return text, fill(text, tables)
 
 
 def pages_with_sections() -> list[str]:

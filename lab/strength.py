@@ -177,7 +177,7 @@ def doc_section(results: dict, source: str | Path, page: str | Path) -> str:
 
 def write_doc(page: str | Path, source: str | Path) -> None:
     """Fill `page`'s section from the results file `source`."""
-    write_sections(page, {SECTION: doc_section(load_results(source), source, page)}, (SECTION,), placeholder=None)
+    write_sections(page, {SECTION: doc_section(load_results(source), source, page)}, (SECTION,))
 
 
 def start_results(out: Path, settings: dict, command: str) -> dict:

@@ -165,7 +165,7 @@ def doc_section(summary: dict, source: str | Path, page: str | Path) -> str:
 
 def write_doc(page: str | Path, source: str | Path) -> None:
     """Fill `page`'s update-recipe-ab section from the summary file `source`."""
-    write_sections(page, {SECTION: doc_section(load_summary(source), source, page)}, (SECTION,), placeholder=None)
+    write_sections(page, {SECTION: doc_section(load_summary(source), source, page)}, (SECTION,))
 
 
 def _earlier(path: Path, options: dict) -> dict:

@@ -43,7 +43,7 @@ def training_doc() -> str:
 
 
 def stale_tables(page: str) -> bool:
-    return fill(page, baseline_tables(), placeholder=None) != page
+    return fill(page, baseline_tables()) != page
 
 
 @pytest.mark.parametrize(
@@ -138,8 +138,8 @@ def test_baseline_tables_writes_the_sections_a_page_has_and_refuses_one_without_
     )
     # no PAGE: the checkout's pages (here stand-ins, so the test writes nothing of the checkout)
     readme_copy, doc_copy = tmp_path / "README.md", tmp_path / "training.md"
-    readme_copy.write_text(fill(readme(), {name: "stale" for name in README_SECTIONS}, placeholder=None))
-    doc_copy.write_text(fill(training_doc(), {RUNS_SECTION: "stale"}, placeholder=None))
+    readme_copy.write_text(fill(readme(), {name: "stale" for name in README_SECTIONS}))
+    doc_copy.write_text(fill(training_doc(), {RUNS_SECTION: "stale"}))
     monkeypatch.setattr(tables_module, "PAGES", (readme_copy, doc_copy))
     assert main(["baseline", "--tables"]) == 0
     assert (readme_copy.read_text(), doc_copy.read_text()) == (readme(), training_doc())

@@ -192,4 +192,4 @@ def write_baseline_tables(page: str | Path) -> list[str]:
         raise ValueError(
             f"a committed baseline record is missing or incomplete ({type(error).__name__}: {error}); nothing written"
         ) from None
-    return write_sections(page, {name: tables[name] for name in names}, placeholder=None)
+    return write_sections(page, {name: tables[name] for name in names})

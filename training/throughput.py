@@ -508,7 +508,7 @@ def doc_section(rows: list[dict], source: str | Path) -> str:
 def write_doc(path: str | Path, rows: list[dict], source: str | Path) -> None:
     """Fill the section of `source`'s table in the Markdown file at `path` (one ValueError if it has none)."""
     name = section_name(source)
-    write_sections(path, {name: doc_section(rows, source)}, (name,), placeholder=None)
+    write_sections(path, {name: doc_section(rows, source)}, (name,))
 
 
 def _split_rows(games: list[str], players: int, steps: int) -> list[dict]:

@@ -2,8 +2,9 @@
 measured, so no figure there is typed by hand, and a test compares the page with what the command writes.
 
 One marker style: named sections `<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` (`fill`,
-`write_sections`), several per page; `lab/sections.py` writes (or checks) every one of the repository's
-pages from its committed JSON.
+`write_sections`), several per page. A command writes only the sections it is given and leaves every
+other section of the page as it is, so that several commands can share a page; `lab/sections.py` writes
+(or checks) every one of the repository's pages from its committed JSON.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from city_envs.core.settings import read_document
 
+NO_RESULTS = "*No results yet.*"  # the body of a section whose command has no results to show yet
 MARKER = re.compile(r"(<!-- tables:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /tables:(?P=name) -->)", re.S)
 
 
@@ -37,12 +39,11 @@ def code_cell(text: object) -> str:
     return f"`{text}`" if _PLAIN.fullmatch(text) else f"<code>{cell(text)}</code>"
 
 
-def fill(text: str, tables: dict[str, str], placeholder: str | None = "*No results yet.*") -> str:
-    """`text` with each marked section replaced by its table; a section without one gets `placeholder`
-    (None: it stays as it is, for a page whose other sections another command writes)."""
+def fill(text: str, tables: dict[str, str]) -> str:
+    """`text` with each marked section named in `tables` replaced by its table; the others stay as they are."""
 
     def replace(match: re.Match) -> str:
-        body = tables.get(match["name"], placeholder)
+        body = tables.get(match["name"])
         return match.group(0) if body is None else f"{match.group(1)}{body}\n{match.group(4)}"
 
     return MARKER.sub(replace, text)
@@ -52,14 +53,9 @@ def section_names(text: str) -> list[str]:
     return [match["name"] for match in MARKER.finditer(text)]
 
 
-def write_sections(
-    path: str | Path,
-    tables: dict[str, str],
-    required: tuple[str, ...] = (),
-    placeholder: str | None = "*No results yet.*",
-) -> list[str]:
-    """Fill the marked sections of the page at `path` (one ValueError if it has none, or lacks one of
-    `required`; `placeholder` as in `fill`); the names of the sections filled."""
+def write_sections(path: str | Path, tables: dict[str, str], required: tuple[str, ...] = ()) -> list[str]:
+    """Fill the sections of the page at `path` that `tables` names, leaving its other sections as they are
+    (one ValueError if it has none, or lacks one of `required`); the names of the sections filled."""
     path = Path(path)
     text = read_document(path)
     names = section_names(text)
@@ -68,8 +64,8 @@ def write_sections(
         raise ValueError(f"{path} has no {' or '.join(f'<!-- tables:{name} -->' for name in missing)} section to fill")
     if not names:
         raise ValueError(f"{path} has no <!-- tables:NAME --> sections to fill")
-    path.write_text(fill(text, tables, placeholder))
-    return names if placeholder is not None else [name for name in names if name in tables]
+    path.write_text(fill(text, tables))
+    return [name for name in names if name in tables]
 
 
 def link_from(page: str | Path, target: str | Path) -> str:

@@ -4,8 +4,10 @@
 results.json`), their comparisons (`RESULTS/compare/<suite>/comparison.json`), the algorithm
 summaries (`RESULTS/algorithms/<suite>/<algorithm>/summary.json`) and the exploit probes
 (`RESULTS/exploit/*/exploit.json`), and replaces the text between each pair of markers
-`<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` in DOC with the table NAME. No figure in those
-sections is typed by hand, and a test checks that the page matches its JSON.
+`<!-- tables:NAME -->` ... `<!-- /tables:NAME -->` in DOC with the table NAME. It writes only its own
+sections (`is_benchmark_section`; one without results says so) and leaves the page's others to the
+commands that write them. No figure in those sections is typed by hand, and a test checks that the page
+matches its JSON.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from city_envs.core.markdown import cell, code_cell, section_names, write_sections
+from city_envs.core.markdown import NO_RESULTS, cell, code_cell, section_names, write_sections
 from city_envs.core.settings import read_document, read_json
 from city_envs.evaluation.results import BenchmarkError, load_results
 from city_envs.evaluation.verify import require_verified
+
+KINDS = ("agents", "lineups", "timing", "compare", "algorithms")  # the tables written per suite: KIND-SUITE
 
 
 def _ci(bounds: Sequence[float], signed: bool = False) -> str:
@@ -143,11 +147,28 @@ def all_tables(results_dir: str | Path, verify: bool = True) -> dict[str, str]:
     }
 
 
+def is_benchmark_section(name: str) -> bool:
+    """Whether the page section `name` is one of the benchmark's tables: `KIND-SUITE` or `exploit`."""
+    kind, _, suite = name.partition("-")
+    return name == "exploit" or (kind in KINDS and bool(suite))
+
+
+def page_tables(text: str, tables: dict[str, str]) -> dict[str, str]:
+    """For each benchmark section of the page `text`, its table from `tables`, or `NO_RESULTS` when its
+    results are not committed yet; the page's other sections are not included."""
+    return {name: tables.get(name, NO_RESULTS) for name in section_names(text) if is_benchmark_section(name)}
+
+
 def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
-    """Fill `doc`'s marked sections from `results_dir`; the names of the sections filled."""
+    """Fill `doc`'s benchmark sections from `results_dir`, leaving its other sections as they are; the
+    names of the sections filled."""
     doc = Path(doc)
-    if not section_names(read_document(doc)):
-        raise ValueError(f"{doc} has no <!-- tables:NAME --> sections to fill")
+    text = read_document(doc)
+    if not any(map(is_benchmark_section, section_names(text))):
+        raise ValueError(
+            f"{doc} has no benchmark sections to fill (<!-- tables:NAME --> with NAME "
+            f"{', '.join(f'{kind}-SUITE' for kind in KINDS)} or exploit)"
+        )
     try:
         tables = all_tables(results_dir)
     except BenchmarkError:
@@ -156,4 +177,4 @@ def write_tables(results_dir: str | Path, doc: str | Path) -> list[str]:
         raise ValueError(
             f"a result under {results_dir} is incomplete or not JSON ({type(error).__name__}: {error}); nothing written"
         ) from None
-    return write_sections(doc, tables)
+    return write_sections(doc, page_tables(text, tables))

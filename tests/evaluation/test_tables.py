@@ -18,7 +18,7 @@ from city_envs.evaluation.benchmark import run_agent_benchmark
 from city_envs.evaluation.compare import write_comparison
 from city_envs.evaluation.results import BenchmarkError, load_results
 from city_envs.evaluation.suite import load_suite
-from city_envs.evaluation.tables import all_tables
+from city_envs.evaluation.tables import all_tables, page_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,14 +49,29 @@ def test_tables_are_written_from_results(tiny_suites, tmp_path, capsys):
     ranking = all_tables(tmp_path)["compare-tiny"].splitlines()
     assert ranking[2].startswith("| 1 | `heuristic` | 1 | ") and ranking[2].endswith(" over `random` |")
     assert ranking[3].startswith("| 2 | `random` | 2 | ") and ranking[3].endswith(" |  |")
-    (tmp_path / "plain.md").write_text("no markers\n")
-    assert main(["benchmark", "tables", str(tmp_path), str(tmp_path / "plain.md")]) == 2
-    assert "has no <!-- tables:NAME --> sections" in capsys.readouterr().err
+    for page in ("no markers\n", "<!-- tables:protocol-cost -->\nmine\n<!-- /tables:protocol-cost -->\n"):
+        (tmp_path / "plain.md").write_text(page)
+        assert main(["benchmark", "tables", str(tmp_path), str(tmp_path / "plain.md")]) == 2
+        assert "has no benchmark sections to fill" in capsys.readouterr().err
+        assert (tmp_path / "plain.md").read_text() == page
 
 
-@pytest.mark.parametrize("page", ["<!-- tables:x -->\n<!-- /tables:x -->\n"])
-def test_a_section_without_results_says_so(page):
-    assert fill(page, {}) == "<!-- tables:x -->\n*No results yet.*\n<!-- /tables:x -->\n"
+def test_the_tables_leave_the_other_sections_of_a_page_as_they_are(tiny_suites, tmp_path):
+    """A page that other commands write too (docs/benchmark.md holds the protocol-cost estimate):
+    `benchmark tables` writes its own sections and no other."""
+    run_agent_benchmark("random", load_suite("tiny"), tmp_path / "agents" / "tiny" / "random", reps=50)
+    theirs = "<!-- tables:protocol-cost -->\ntheirs\n<!-- /tables:protocol-cost -->\n"
+    doc = tmp_path / "page.md"
+    doc.write_text(f"<!-- tables:agents-tiny -->\n<!-- /tables:agents-tiny -->\n{theirs}")
+    assert main(["benchmark", "tables", str(tmp_path), str(doc)]) == 0
+    assert doc.read_text().endswith(theirs) and "| `random` | " in doc.read_text()
+
+
+@pytest.mark.parametrize("name", ["agents-v1", "compare-v1-lite", "algorithms-v1-lite-1m", "exploit"])
+def test_a_benchmark_section_without_results_says_so(name):
+    page = f"<!-- tables:{name} -->\nold\n<!-- /tables:{name} -->\n<!-- tables:speed -->\nx\n<!-- /tables:speed -->\n"
+    assert page_tables(page, {}) == {name: "*No results yet.*"}
+    assert fill(page, {}) == page  # a section nobody is given stays as it is
 
 
 HOSTILE = "evil\n<!-- /tables:agents-tiny -->\n| x | `<script>alert(1)</script>`"

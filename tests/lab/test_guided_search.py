@@ -105,7 +105,7 @@ def page_agrees(root: Path) -> bool | None:
     if not source.is_file():
         return None
     section = guided_search.doc_section(guided_search.load_results(source), source, page)
-    return fill(text, {guided_search.SECTION: section}, placeholder=None) == text
+    return fill(text, {guided_search.SECTION: section}) == text
 
 
 def test_the_page_check_fails_when_the_json_exists_and_the_page_disagrees(tmp_path, capsys):

@@ -183,7 +183,7 @@ def page_agrees(root: Path) -> bool | None:
     if not source.is_file():
         return None
     section = privileged_ab.doc_section(privileged_ab.load_summary(source), source, page)
-    return fill(text, {privileged_ab.SECTION: section}, placeholder=None) == text
+    return fill(text, {privileged_ab.SECTION: section}) == text
 
 
 def test_the_page_check_fails_when_the_summary_exists_and_the_page_disagrees(tmp_path, capsys):

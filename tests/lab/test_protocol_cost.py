@@ -110,7 +110,9 @@ def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_
     monkeypatch.setattr(protocol_cost, "probe_match_seconds", probe)
     out = tmp_path / "estimates" / "algo.json"
     page = tmp_path / "page.md"
-    page.write_text("# Cost\n<!-- tables:protocol-cost -->\n<!-- /tables:protocol-cost -->\n")
+    theirs = "<!-- tables:agents-v1 -->\ntheirs\n<!-- /tables:agents-v1 -->\n"  # another command's section
+    blank = f"# Cost\n{theirs}<!-- tables:protocol-cost -->\n<!-- /tables:protocol-cost -->\n"
+    page.write_text(blank)
     argv = ["--lite", str(folder), "--out", str(out), "--probe-matches", "8", "--doc", str(page)]
     assert protocol_cost.main(argv) == 0
     assert sorted(probed) == sorted((f"{game}:{n}", 8) for game in GAMES for n in (2, 4))
@@ -120,7 +122,8 @@ def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_
     text = page.read_text()
     assert f"| `algo` | 1,000 | 1 | {estimate['total_hours']:.1f} | {estimate['hours_on_this_machine']:.1f} |" in text
     assert "| metropolys:4 |" in text and "python -m lab.protocol_cost --lite" in text
-    page.write_text("# Cost\n<!-- tables:protocol-cost -->\n<!-- /tables:protocol-cost -->\n")
+    assert theirs in text  # left as it was
+    page.write_text(blank)
     assert protocol_cost.main(["--from-json", str(out), "--doc", str(page)]) == 0
     assert page.read_text() == text
 
