@@ -1,5 +1,6 @@
 """Figures in the prose of the docs that state a committed baseline's evaluation on seed 1000 are its
-JSON's (`training/baselines/<game>_<n>p.json`, or the heuristic's `<game>_<n>p_reference.json`): each is
+JSON's (`training/baselines/<game>_<n>p.json`, the heuristic's `<game>_<n>p_reference.json`, or an earlier
+policy's record kept in `training/baselines/lineage/`): each is
 found by the words before it and compared with `evaluation.<opponent>`'s `win_rate` and `ci95` at 3
 decimals, so a figure edited by hand, or a baseline republished without its prose, fails here. Every
 bold win rate with an interval in those pages is either one of them or a replaced run's, listed below."""
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from city_envs.agents.policy_agent import baseline_stem
+from city_envs.agents.policy_agent import LINEAGE, baseline_stem
 from city_envs.core.markdown import MARKER
 from city_envs.training.baseline_tables import reference_path
 
@@ -26,7 +27,8 @@ BOLD = re.compile(r"\*\*(\d\.\d{3} \(\d\.\d{3}-\d\.\d{3}\))\*\*")
 @dataclass(frozen=True)
 class Claim:
     """The figure right after `before` (words as on the page, any line breaks) is `opponent`'s result in
-    the committed record of `game` at `players` (the baseline's, or with `reference` the heuristic's)."""
+    the committed record of `game` at `players` (the baseline's; with `reference` the heuristic's; with
+    `earlier`, the record of the earlier policy of that SHA-256 prefix the baseline continued)."""
 
     page: str
     before: str
@@ -34,21 +36,26 @@ class Claim:
     players: int
     opponent: str
     reference: bool = False
+    earlier: str = ""
 
     def source(self) -> Path:
         if self.reference:
             return reference_path(self.game, self.players)
-        return baseline_stem(self.game, self.players).with_suffix(".json")
+        stem = baseline_stem(self.game, self.players)
+        if self.earlier:
+            return stem.parent / LINEAGE / f"{stem.name}_{self.earlier}.json"
+        return stem.with_suffix(".json")
 
 
 TRAINING = "docs/training.md"
+METROPOLYS_4P_WARM_START = "1b9c027cbcbb"  # the entity-head warm start the long PPO run continued
 CLAIMS = (
     Claim(TRAINING, "6.3 min to its round-1 policy (the committed baseline) | ", "blue_moon_city", 2, "random"),
     Claim(TRAINING, "(0.980-0.998), seed 1000 | ", "blue_moon_city", 2, "heuristic"),
     Claim(TRAINING, "seed 3 (300 matches each). On seed 1000 it won ", "blue_moon_city", 2, "heuristic"),
     Claim(TRAINING, "and is the policy: ", "metropolys", 2, "heuristic"),
-    Claim(TRAINING, "round 1 won a share of ", "metropolys", 4, "heuristic"),
-    Claim(TRAINING, "(the flat warm start: 0.037), ", "metropolys", 4, "random"),
+    Claim(TRAINING, "round 1 won a share of ", "metropolys", 4, "heuristic", earlier=METROPOLYS_4P_WARM_START),
+    Claim(TRAINING, "(the flat warm start: 0.037), ", "metropolys", 4, "random", earlier=METROPOLYS_4P_WARM_START),
     Claim(TRAINING, "round 4 won a share of ", "blue_moon_city", 4, "heuristic"),
     Claim(TRAINING, "on seed 1000 (flat: 0.005), ", "blue_moon_city", 4, "random"),
     Claim(TRAINING, "0.30 on the run's seed; ", "urban_sprawl", 4, "heuristic"),
@@ -58,7 +65,9 @@ CLAIMS = (
     Claim(TRAINING, "It is the policy: on seed 1000 it won ", "citadels", 4, "heuristic"),
     Claim(TRAINING, "above the goal of 0.35, and ", "citadels", 4, "random"),
     Claim(TRAINING, "against random (the heuristic: ", "citadels", 4, "random", reference=True),
-    Claim(TRAINING, "to lift its ", "metropolys", 4, "random"),
+    Claim(TRAINING, "to lift its ", "metropolys", 4, "random", earlier=METROPOLYS_4P_WARM_START),
+    Claim(TRAINING, "Its last policy won ", "metropolys", 4, "heuristic"),
+    Claim(TRAINING, "against three heuristics on seed 1000 and ", "metropolys", 4, "random"),
     Claim(TRAINING, "towards its teacher's ", "metropolys", 4, "random", reference=True),
 )
 # bold seed-1000 figures of runs the committed baselines replaced: no JSON kept, figures as logged

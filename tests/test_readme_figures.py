@@ -22,6 +22,7 @@ from city_envs.training.baseline_tables import (
     baseline_tables,
     curve_cell,
     reference_path,
+    run_row,
 )
 from city_envs.training.evaluation import evaluate_agent
 
@@ -79,6 +80,22 @@ def test_the_runs_table_bolds_the_point_that_became_the_policy():
     assert curve_cell({"curve": curve, "selected": {**curve[1]}}) == (
         "clone 0.20/0.90; DAgger **0.2125/1.00**, 0.10/0.975; PPO 102k 0.30/1.00, 1.0M 0.25/1.00"
     )
+
+
+def test_a_resumed_runs_time_is_its_last_sittings(tmp_path):
+    """A run resumed from a checkpoint timed only its last sitting: the row says so, not a rate of all its steps."""
+    point = {"stage": "ppo", "step": 5_001_216, "win_rate_vs_heuristic": 0.3, "win_rate_vs_random": 1.0}
+    curve = [{**point, "games_vs_heuristic": 100, "games_vs_random": 100}]
+    (tmp_path / "run.toml").write_text('game = "metropolys"\nplayers = 4\n')
+    training = {"timesteps": 5_001_216, "ppo_seconds": 4278.3, "ppo_steps_per_s": 111.1}
+    for timed, cell in (
+        (5_001_216, "| 5.0M steps, 71 min, 111 steps/s |"),
+        (475_136, "| 5.0M steps; its last sitting 475k in 71 min, 111 steps/s |"),
+        (0, "| 5.0M steps, timed in no sitting |"),
+    ):
+        record = {"training": {**training, "ppo_timed_steps": timed}, "curve": curve, "selected": None}
+        (tmp_path / "run.json").write_text(json.dumps(record))
+        assert cell in run_row("metropolys", 4, tmp_path / "run", continued=False)
 
 
 def test_each_reference_is_the_heuristic_against_random_on_the_baselines_matches():

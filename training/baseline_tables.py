@@ -149,21 +149,25 @@ def runs_table() -> str:
     for players in PLAYER_COUNTS:
         for game in GAMES:
             chain = lineage_chain(baseline_stem(game, players))
-            lines += [_run_row(game, players, path, continued=path != chain[-1]) for path in chain]
+            lines += [run_row(game, players, path, continued=path != chain[-1]) for path in chain]
     return "\n".join(lines)
 
 
-def _run_row(game: str, players: int, path: Path, continued: bool) -> str:
+def run_row(game: str, players: int, path: Path, continued: bool) -> str:
     """One run's row from its record and config (`path` without their suffix); `continued`: an earlier
     policy of the baseline, the start of the next row."""
     record, config = json.loads(path.with_suffix(".json").read_text()), read_toml(path.with_suffix(".toml"))
     training = record["training"]
     ppo = "—"
     if training.get("timesteps"):
-        ppo = (
-            f"{_steps(training['timesteps'])} steps, {_minutes(training['ppo_seconds'])}, "
-            f"{training['ppo_steps_per_s']:,.0f} steps/s"
-        )
+        total, timed = training["timesteps"], training.get("ppo_timed_steps", training["timesteps"])
+        timing = f"{_minutes(training['ppo_seconds'])}, {training['ppo_steps_per_s']:,.0f} steps/s"
+        if timed == total:
+            ppo = f"{_steps(total)} steps, {timing}"
+        elif timed:  # resumed: the seconds are its last sitting's
+            ppo = f"{_steps(total)} steps; its last sitting {_steps(timed)} in {timing}"
+        else:
+            ppo = f"{_steps(total)} steps, timed in no sitting"
     games = sorted({p[f"games_vs_{side}"] for p in record["curve"] for side in ("heuristic", "random")})
     cells = [
         run_label(game, players, config) + ", the start of the next row" * continued,

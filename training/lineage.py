@@ -71,7 +71,7 @@ def run_record(run: Path) -> dict:
     trained = read_json(path)
     if not isinstance(trained, dict):
         raise ValueError(f"{path} is not a run's evaluation: a {type(trained).__name__}, not an object")
-    keys = ("timesteps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
+    keys = ("timesteps", "ppo_timed_steps", "warm_start_seconds", "ppo_seconds", "ppo_steps_per_s", "seconds")
     for key in keys:
         value = trained.get(key)
         if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0):

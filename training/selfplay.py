@@ -380,10 +380,12 @@ def _run_ppo(
     path = _save(config, model.policy, out / "ppo.safetensors", stage="ppo", timesteps=int(model.num_timesteps))
     if config.eval_games > 0 and not any(row["step"] == model.num_timesteps for row in schedule["curve"]):
         schedule["curve"].append(_evaluate_point(config, path, "ppo", int(model.num_timesteps), started))
+    timed = int(model.num_timesteps - start_steps)  # this sitting's steps: a resumed run timed only these
     stats = {
         "timesteps": int(model.num_timesteps),
+        "ppo_timed_steps": timed,
         "ppo_seconds": round(seconds, 1),
-        "ppo_steps_per_s": round((model.num_timesteps - start_steps) / seconds, 1) if seconds > 0 else 0.0,
+        "ppo_steps_per_s": round(timed / seconds, 1) if seconds > 0 else 0.0,
     }
     return path, {**stats, "curve": schedule["curve"]}
 
@@ -678,6 +680,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bars (the log lines still print)")
 
 
+def ppo_steps(training: dict) -> str:
+    """The PPO steps its seconds timed: all of them, or a resumed run's last sitting's of its total."""
+    total, timed = training["timesteps"], training.get("ppo_timed_steps", training["timesteps"])
+    return f"{total:,} steps" if timed == total else f"{timed:,} of its {total:,} steps in this sitting"
+
+
 def time_line(summary: dict) -> str:
     """The closing line of `city-envs train`: the whole time, and what took how long."""
     stages = []
@@ -692,7 +700,7 @@ def time_line(summary: dict) -> str:
         if summary.get(key):
             stages.append(f"{name} {progress.format_duration(summary[key])}")
             if key == "ppo_seconds":
-                stages[-1] += f" ({summary['timesteps']:,} steps at {summary['ppo_steps_per_s']:,.0f} env steps/s)"
+                stages[-1] += f" ({ppo_steps(summary)} at {summary['ppo_steps_per_s']:,.0f} env steps/s)"
     return (
         f"trained {summary['game']} {summary['players']}p in {progress.format_duration(summary['total_seconds'])}"
         + (f": {', '.join(stages)}" if stages else "")

@@ -23,7 +23,7 @@ from city_envs.core.settings import parse_assignments  # noqa: E402
 from city_envs.training.config import TrainConfig, config_to_toml, load_config, make_config  # noqa: E402
 from city_envs.training.pool import OpponentPool  # noqa: E402
 from city_envs.training.pretrain import Samples, collect, fit, held_out, warm_start  # noqa: E402
-from city_envs.training.selfplay import best_point, ppo_end_step, time_line, train  # noqa: E402
+from city_envs.training.selfplay import best_point, ppo_end_step, ppo_steps, time_line, train  # noqa: E402
 from city_envs.training.vec_env import SelfPlayVecEnv  # noqa: E402
 from tests.terminal import command, run_on_terminal, screen_lines  # noqa: E402
 from tests.training.helpers import TINY, TINY_WARM, final_parameters, whole_and_resumed  # noqa: E402
@@ -313,6 +313,9 @@ def test_resume_after_a_stop_ends_with_the_parameters_of_an_uninterrupted_run(tm
     )
     a, b, state = whole_and_resumed(config, tmp_path)
     assert state["num_timesteps"] == 128 and len(state["schedule"]["snapshots"]) == 2
+    whole, split = (json.loads((tmp_path / run / "evaluation.json").read_text()) for run in ("whole", "split"))
+    assert ppo_steps(whole) == "320 steps"  # its seconds timed every step
+    assert split["ppo_timed_steps"] == 320 - 128 and ppo_steps(split) == "192 of its 320 steps in this sitting"
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), key
@@ -526,7 +529,7 @@ def test_cli_smoke_train_resume_init_from_evaluate_and_play(tmp_path, capsys):
     assert (out / "checkpoint" / "state.json").exists() and (out / "logs" / "part_1" / "progress.csv").exists()
     assert cli.main(["train", "citadels", "--resume", "--timesteps", "320", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "(320 steps at" in text and "warm start: all 2 rounds kept" in text
+    assert "of its 320 steps in this sitting at" in text and "warm start: all 2 rounds kept" in text
     assert "\x1b" not in text  # output that is not a terminal gets no progress bars
     assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 320
     model = out / "model.safetensors"
@@ -615,6 +618,8 @@ def test_the_closing_line_names_only_the_stages_that_ran():
         "trained citadels 2p in 2 min 46 s: PPO 18 s (4,096 steps at 225 env steps/s), "
         "final evaluation 2 min 28 s; model: runs/x/model.safetensors"
     )
+    resumed = {**summary, "timesteps": 8192, "ppo_timed_steps": 4096}  # the seconds are the last sitting's
+    assert "PPO 18 s (4,096 of its 8,192 steps in this sitting at 225 env steps/s)" in time_line(resumed)
 
 
 def test_fresh_never_deletes_a_directory_that_is_not_a_run(tmp_path, capsys):
