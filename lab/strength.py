@@ -209,11 +209,8 @@ def merge_saved(results: dict, path: Path, bots: dict[tuple[str, int], str], own
     differ = [key for key in SETTINGS if saved.get(key) != results[key]]
     if differ:
         raise ValueError(f"{path} now holds a measurement with other {', '.join(differ)}")
-    theirs = {
-        (task["game"], task["players"]): task
-        for task in saved["tasks"]
-        if (task["game"], task["players"]) not in own and bots.get((task["game"], task["players"])) == task["bot"]
-    }
+    saved_tasks = {(task["game"], task["players"]): task for task in saved["tasks"]}
+    theirs = {key: task for key, task in saved_tasks.items() if key not in own and bots.get(key) == task["bot"]}
     kept = [task for task in results["tasks"] if (task["game"], task["players"]) not in theirs]
     results["tasks"] = kept + list(theirs.values())
     results["commands"] += [c for c in saved.get("commands", []) if c not in results["commands"]]
