@@ -20,8 +20,12 @@ them:
 - a 2-player task trains the same; its scoring plays the full suite's matches instead of the lite's,
   so its scoring seconds scale by the ratio of the two match counts;
 - a 4-player task trains its game's 2-player seconds times the ratio of the trainer's CPU milliseconds
-  per env step at 4 and at 2 players (arm (b), today's default, of `python -m
-  city_envs.training.throughput --goal`: `docs/throughput_goal_2p.json` and `_4p.json`);
+  per learner step at 4 and at 2 players. For this project's trainer (`ppo_scratch`, `warm_start_ppo`)
+  that is arm (b), today's default, of `python -m city_envs.training.throughput --goal`
+  (`docs/throughput_goal_2p.json` and `_4p.json`). Any other algorithm trains differently (the DQN's
+  env plays the other seats and its updates follow the learner's steps), so its own plug-in is probed
+  here: `--train-probe-steps` steps of each game at 2 and at 4 players, timed in CPU seconds after a
+  short warm-up run that pays its imports;
 - a 4-player task's scoring is its game's 2-player full scoring times the ratio of the wall seconds a
   match takes at 4 and at 2 players, probed here one after the other: `--probe-matches` matches of
   each line-up of the suite, the committed baseline policy (`ppo`) as the candidate.
@@ -44,12 +48,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from statistics import fmean
 
 from city_envs.core.markdown import write_sections
 from city_envs.evaluation.suite import Suite, Task, load_suite
+from city_envs.training.algorithms import TrainRequest, cpu_seconds, load_algorithm
 from lab.doc_option import add_doc_options, write_from_json
 
 SECTION = "protocol-cost"
@@ -60,6 +66,12 @@ JOBS = 2  # the machine's cores: `--backend ray --jobs 2` trains two (task, seed
 GOAL_HOURS = 24.0
 GOAL_TABLES = {2: ROOT / "docs" / "throughput_goal_2p.json", 4: ROOT / "docs" / "throughput_goal_4p.json"}
 PROBE_AGENT = "ppo"
+TRAIN_SCALE_SOURCES = {  # how the doc says where a 4-player task's train scale came from
+    "goal tables": "its train scale is the trainer's CPU cost per step in the training-throughput goal tables",
+    "probe": "its train scale is its own plug-in's CPU cost per step, probed for {steps:,} steps a task",
+}
+WARM_UP_STEPS = 1_000
+GOAL_TABLE_ALGORITHMS = ("ppo_scratch", "warm_start_ppo")  # this project's trainer, which the goal tables time
 
 
 def lite_figures(folder: Path) -> dict:
@@ -105,6 +117,47 @@ def cpu_ms_per_step(paths: dict[int, Path] = GOAL_TABLES) -> dict[tuple[str, int
     return {(row["game"], row["players"]): row["default_cpu_ms_per_step"] for row in rows}
 
 
+def probe_train_cpu_ms(algorithm: str, task: Task, steps: int) -> float:
+    """CPU ms per learner step of `algorithm`'s plug-in trained `steps` steps on `task` (seed 0) in a
+    folder that is then deleted: this process's CPU seconds, and its ended child processes'."""
+    train = load_algorithm(algorithm)
+    with tempfile.TemporaryDirectory(prefix="protocol-cost-") as folder:
+        request = TrainRequest(task=task, seed=0, budget=steps, out=Path(folder), checkpoints=(steps,))
+        start = cpu_seconds()
+        try:
+            train(request)
+        except Exception as error:  # a plug-in's own failure, reported as this probe's
+            raise ValueError(f"probing {algorithm} on {task.name} for {steps} steps failed: {error!r}") from None
+        return (cpu_seconds() - start) * 1000 / steps
+
+
+def train_cost(algorithm: str, full: Suite, probe_steps: int, say=print) -> dict:
+    """Where the trainer's CPU ms per learner step at each player count come from, and those figures: the
+    goal tables for this project's trainer, else a probe of the algorithm's plug-in on every game of
+    `full` with more than two players, at 2 and at that count."""
+    if algorithm in GOAL_TABLE_ALGORITHMS:
+        figures = cpu_ms_per_step()
+        return {"source": "goal tables", "steps": None, "cpu_ms_per_step": to_json_keys(figures)}
+    four = [task for task in full.tasks if task.players != 2]
+    probe_train_cpu_ms(algorithm, four[0], WARM_UP_STEPS)  # pays the plug-in's imports before any timing
+    figures = {}
+    for task in four:
+        for players in (2, task.players):
+            figures[(task.game, players)] = ms = probe_train_cpu_ms(
+                algorithm, full.task(f"{task.game}:{players}"), probe_steps
+            )
+            say(f"{algorithm} trains {task.game} at {players} players in {ms:.3f} CPU ms a step")
+    return {"source": "probe", "steps": probe_steps, "cpu_ms_per_step": to_json_keys(figures)}
+
+
+def to_json_keys(figures: dict[tuple[str, int], float]) -> dict[str, float]:
+    return {f"{game}:{players}": round(ms, 4) for (game, players), ms in sorted(figures.items())}
+
+
+def from_json_keys(figures: dict[str, float]) -> dict[tuple[str, int], float]:
+    return {(key.split(":")[0], int(key.split(":")[1])): ms for key, ms in figures.items()}
+
+
 def probe_match_seconds(suite: Suite, task: Task, matches: int) -> float:
     """Wall seconds a match of `task` takes, the committed baseline policy against each line-up of
     `suite` in turn (`matches` of each, seat-rotated), as the benchmark scores a checkpoint."""
@@ -147,9 +200,10 @@ def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, 
     }
 
 
-def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
+def measure(folder: Path, probe_matches: int, probe_steps: int, command: str, say=print) -> dict:
     lite = lite_figures(folder)
     full = load_suite(FULL_SUITE)
+    trainer = train_cost(lite["algorithm"], full, probe_steps, say)
     games = sorted({task.game for task in full.tasks if task.players != 2})
     probe: dict[str, float] = {}
     seconds: dict[str, dict[int, float]] = {}
@@ -159,7 +213,7 @@ def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
         }
         probe[game] = seconds[game][4] / seconds[game][2]
         say(f"{game}: a match takes {seconds[game][2]:.3f} s at 2 players, {seconds[game][4]:.3f} s at 4")
-    result = estimate(lite, cpu_ms_per_step(), probe, full)
+    result = estimate(lite, from_json_keys(trainer["cpu_ms_per_step"]), probe, full)
     return {
         "algorithm": lite["algorithm"],
         "budget": lite["budget"],
@@ -172,6 +226,7 @@ def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
             "tasks": lite["tasks"],
         },
         "full": {"suite": FULL_SUITE, "matches": full.matches, "seeds": FULL_SEEDS, "jobs": JOBS},
+        "train_cost": trainer,
         "probe": {"matches_per_lineup": probe_matches, "match_seconds": seconds},
         **result,
         "command": command,
@@ -179,7 +234,16 @@ def measure(folder: Path, probe_matches: int, command: str, say=print) -> dict:
 
 
 def load_estimates(folder: Path) -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+    """Every estimate in `folder`; one ValueError naming a file the page cannot be written from."""
+    estimates = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            estimate = json.loads(path.read_text())
+            doc_section([estimate])  # reads every field the page shows
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
+            raise ValueError(f"{path} is not an estimate that lab.protocol_cost writes ({error!r})") from None
+        estimates.append(estimate)
+    return estimates
 
 
 def doc_section(estimates: list[dict]) -> str:
@@ -200,7 +264,7 @@ def doc_section(estimates: list[dict]) -> str:
             "",
             f"`{e['algorithm']}`, one seed of each task of suite {e['full']['suite']} "
             f"({e['full']['matches']} matches a line-up; {e['full']['seeds']} seeds in the protocol), from "
-            f"`{e['lite']['folder']}`:",
+            f"`{e['lite']['folder']}`; {TRAIN_SCALE_SOURCES[e['train_cost']['source']].format(**e['train_cost'])}:",
             "",
             "| task | train CPU s | score wall s | train scale | score scale |",
             "|---|---|---|---|---|",
@@ -223,6 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lite", type=Path, help="a lite run's result folder (runs/algorithms/v1-lite/ALGO)")
     parser.add_argument("--probe-matches", type=int, default=40, help="matches per line-up of each probe")
+    parser.add_argument(
+        "--train-probe-steps",
+        type=int,
+        default=40_000,
+        help="learner steps of each training probe (an algorithm other than this project's trainer); "
+        "twice the replay buffer of tianshou_dqn, whose cost per step grows until the buffer is full",
+    )
     parser.add_argument("--out", type=Path, help="write the estimate here (JSON)")
     add_doc_options(parser, SECTION, "estimate JSON")
     args = parser.parse_args(argv)
@@ -233,10 +304,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give --lite FOLDER and --out FILE (or --from-json FILE --doc PAGE)")
         if args.probe_matches < 4 or args.probe_matches % 4:
             parser.error("--probe-matches must be a multiple of 4 (every seat equally often at 2 and 4 players)")
+        if args.train_probe_steps < 1:
+            parser.error("--train-probe-steps must be at least 1")
         words = sys.argv[1:] if argv is None else argv
         if args.out.is_dir():
             raise ValueError(f"--out {args.out} is a folder: name the JSON file to write")
-        result = measure(args.lite, args.probe_matches, " ".join(["python -m lab.protocol_cost", *words]))
+        command = " ".join(["python -m lab.protocol_cost", *words])
+        result = measure(args.lite, args.probe_matches, args.train_probe_steps, command)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1) + "\n")
         print(doc_section([result]))

@@ -1,9 +1,11 @@
 """The full protocol's cost estimate: lite records read per task, scaled by match counts, the trainer's
-CPU cost per step and the probed match time; its docs section written from its JSON; its bad input."""
+CPU cost per step (the goal tables' for this project's trainer, a probe of any other plug-in) and the
+probed match time; its docs section written from its JSON; its bad input."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,10 +16,35 @@ from lab import protocol_cost
 GAMES = ("citadels", "metropolys", "blue_moon_city", "big_city", "urban_sprawl")
 
 
-def lite_run(folder: Path, seconds: dict[str, list[tuple[float, float]]], suite: str = "v1-lite") -> Path:
+PROBED: list = []
+
+
+def busy_plugin(request):
+    """A plug-in whose training costs CPU in proportion to its budget and to the task's players."""
+    PROBED.append((request.task.name, request.budget, request.checkpoints, request.out.is_dir()))
+    total = 0
+    for step in range(request.budget * request.task.players * 500):
+        total += step % 7
+    return [(request.budget, "random")]
+
+
+def failing_plugin(request):
+    raise RuntimeError("out of ideas")
+
+
+@pytest.fixture
+def plugins(monkeypatch):
+    """This module importable as `test_protocol_cost_plugins` (plug-ins are named module:function)."""
+    monkeypatch.setitem(sys.modules, "test_protocol_cost_plugins", sys.modules[__name__])
+    PROBED.clear()
+
+
+def lite_run(
+    folder: Path, seconds: dict[str, list[tuple[float, float]]], suite: str = "v1-lite", algorithm: str = "algo"
+) -> Path:
     """A lite run's folder: benchmark.json and, per task, one record per (train, score) seconds pair."""
     folder.mkdir(parents=True)
-    settings = {"format": "city-envs-algorithm-benchmark/1", "algorithm": "algo", "suite": suite, "budget": 1000}
+    settings = {"format": "city-envs-algorithm-benchmark/1", "algorithm": algorithm, "suite": suite, "budget": 1000}
     (folder / "benchmark.json").write_text(json.dumps(settings))
     for game, pairs in seconds.items():
         for seed, (train, score) in enumerate(pairs):
@@ -99,33 +126,87 @@ def test_the_estimate_scales_matches_training_and_scoring_and_sums_five_seeds(tm
     assert result["hours_on_this_machine"] == round(protocol_cost.FULL_SEEDS * per_seed / 3600 / protocol_cost.JOBS, 2)
 
 
-def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_beside_it(tmp_path, monkeypatch):
+def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_beside_it(
+    tmp_path, monkeypatch, capsys
+):
     folder = lite_run(tmp_path / "algo", {game: [(3600.0, 360.0)] for game in GAMES})
-    probed = []
+    probed, trained = [], []
 
     def probe(suite, task, matches):
         probed.append((task.name, matches))
         return 2.0 if task.players == 4 else 1.0
 
+    def train_probe(algorithm, task, steps):
+        trained.append((algorithm, task.name, steps))
+        return 5.0 if task.players == 4 else 2.0
+
     monkeypatch.setattr(protocol_cost, "probe_match_seconds", probe)
+    monkeypatch.setattr(protocol_cost, "probe_train_cpu_ms", train_probe)
     out = tmp_path / "estimates" / "algo.json"
     page = tmp_path / "page.md"
     theirs = "<!-- tables:agents-v1 -->\ntheirs\n<!-- /tables:agents-v1 -->\n"  # another command's section
     blank = f"# Cost\n{theirs}<!-- tables:protocol-cost -->\n<!-- /tables:protocol-cost -->\n"
     page.write_text(blank)
-    argv = ["--lite", str(folder), "--out", str(out), "--probe-matches", "8", "--doc", str(page)]
-    assert protocol_cost.main(argv) == 0
+    argv = ["--lite", str(folder), "--out", str(out), "--probe-matches", "8", "--train-probe-steps", "300"]
+    assert protocol_cost.main([*argv, "--doc", str(page)]) == 0
     assert sorted(probed) == sorted((f"{game}:{n}", 8) for game in GAMES for n in (2, 4))
+    # an algorithm that is not this project's trainer: its own plug-in timed at both player counts, after
+    # a short run that pays its imports
+    assert trained[0] == ("algo", "citadels:4", protocol_cost.WARM_UP_STEPS)
+    assert sorted(trained[1:]) == sorted(("algo", f"{game}:{n}", 300) for game in GAMES for n in (2, 4))
     estimate = json.loads(out.read_text())
     assert estimate["algorithm"] == "algo" and estimate["probe"]["matches_per_lineup"] == 8
+    assert estimate["train_cost"]["source"] == "probe" and estimate["train_cost"]["steps"] == 300
+    assert estimate["train_cost"]["cpu_ms_per_step"]["big_city:4"] == 5.0
     assert all(row["score_scale"] == 4.0 for row in estimate["tasks"] if row["task"].endswith(":4"))
+    assert all(row["train_scale"] == 2.5 for row in estimate["tasks"] if row["task"].endswith(":4"))
     text = page.read_text()
     assert f"| `algo` | 1,000 | 1 | {estimate['total_hours']:.1f} | {estimate['hours_on_this_machine']:.1f} |" in text
     assert "| metropolys:4 |" in text and "python -m lab.protocol_cost --lite" in text
+    assert "its own plug-in's CPU cost per step, probed for 300 steps a task" in text
     assert theirs in text  # left as it was
     page.write_text(blank)
     assert protocol_cost.main(["--from-json", str(out), "--doc", str(page)]) == 0
     assert page.read_text() == text
+    # an estimate beside it that the page cannot be written from (an older layout, a hand edit): one line
+    older = {k: v for k, v in estimate.items() if k != "train_cost"}
+    for name, content in (("older.json", json.dumps(older)), ("torn.json", "{")):
+        (out.parent / name).write_text(content)
+        assert protocol_cost.main(["--from-json", str(out), "--doc", str(page)]) == 2
+        assert f"{name} is not an estimate that lab.protocol_cost writes" in capsys.readouterr().err
+        (out.parent / name).unlink()
+    assert page.read_text() == text
+
+
+def test_this_projects_trainer_is_scaled_by_the_goal_tables_without_a_training_probe(tmp_path, monkeypatch):
+    folder = lite_run(tmp_path / "ppo", {game: [(100.0, 10.0)] for game in GAMES}, algorithm="ppo_scratch")
+    monkeypatch.setattr(protocol_cost, "probe_match_seconds", lambda suite, task, matches: 1.0)
+    monkeypatch.setattr(protocol_cost, "probe_train_cpu_ms", lambda *args: pytest.fail("no probe for PPO"))
+    result = protocol_cost.measure(folder, 4, 300, "cmd", say=lambda line: None)
+    tables = protocol_cost.cpu_ms_per_step()
+    assert result["train_cost"] == {
+        "source": "goal tables",
+        "steps": None,
+        "cpu_ms_per_step": protocol_cost.to_json_keys(tables),
+    }
+    rows = {row["task"]: row for row in result["tasks"]}
+    ratio = tables[("urban_sprawl", 4)] / tables[("urban_sprawl", 2)]
+    assert rows["urban_sprawl:4"]["train_scale"] == round(ratio, 3)
+    assert "training-throughput goal tables" in protocol_cost.doc_section([result])
+
+
+def test_the_training_probe_times_the_plugin_in_cpu_seconds_and_names_its_failure(tmp_path, plugins):
+    full = load_suite("v1")
+    two = protocol_cost.probe_train_cpu_ms("test_protocol_cost_plugins:busy_plugin", full.task("citadels:2"), 2000)
+    four = protocol_cost.probe_train_cpu_ms("test_protocol_cost_plugins:busy_plugin", full.task("citadels:4"), 2000)
+    assert PROBED == [("citadels:2", 2000, (2000,), True), ("citadels:4", 2000, (2000,), True)]
+    assert 0 < two < four  # twice the work at 4 players; CPU time, whatever else the machine runs
+    with pytest.raises(
+        ValueError, match="probing test_protocol_cost_plugins:failing_plugin on citadels:4 .*out of ideas"
+    ):
+        protocol_cost.probe_train_cpu_ms("test_protocol_cost_plugins:failing_plugin", full.task("citadels:4"), 10)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        protocol_cost.probe_train_cpu_ms("no_such_algorithm", full.task("citadels:4"), 10)
 
 
 @pytest.mark.parametrize(
@@ -133,6 +214,7 @@ def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_
     [
         (["--lite", "x"], "give --lite FOLDER and --out FILE"),
         (["--lite", "x", "--out", "y.json", "--probe-matches", "6"], "multiple of 4"),
+        (["--lite", "x", "--out", "y.json", "--train-probe-steps", "0"], "at least 1"),
     ],
 )
 def test_bad_arguments_are_one_clear_error(argv, message, capsys):
