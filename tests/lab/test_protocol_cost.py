@@ -88,6 +88,7 @@ def test_lite_figures_are_the_means_over_seeds_finished_in_one_sitting_and_a_mis
         "sittings": [1, 1, 2],
         "train_seconds": 300.0,
         "score_seconds": 30.0,
+        "each_seed": [[100.0, 10.0], [300.0, 30.0], [500.0, 50.0]],
     }
     del seconds["urban_sprawl"]
     with pytest.raises(ValueError, match="urban_sprawl:2 has no finished seed whose CPU seconds count every sitting"):
@@ -124,6 +125,23 @@ def test_the_estimate_scales_matches_training_and_scoring_and_sums_five_seeds(tm
     with pytest.raises(ValueError, match="no trainer cost per step for big_city:4"):
         protocol_cost.estimate(lite, {k: v for k, v in cpu_ms.items() if k != ("big_city", 4)}, probe, full)
     assert result["hours_on_this_machine"] == round(protocol_cost.FULL_SEEDS * per_seed / 3600 / protocol_cost.JOBS, 2)
+    assert result["total_hours_range"] == [result["total_hours"]] * 2  # one seed a task: no spread
+
+
+def test_the_range_takes_every_task_at_its_cheapest_and_at_its_dearest_seed(tmp_path):
+    folder = lite_run(tmp_path / "algo", {game: [(100.0, 10.0), (300.0, 50.0)] for game in GAMES})
+    cpu_ms = {(game, n): 1.0 if n == 2 else 2.0 for game in GAMES for n in (2, 4)}
+    full = load_suite("v1")
+    result = protocol_cost.estimate(protocol_cost.lite_figures(folder), cpu_ms, {g: 1.0 for g in GAMES}, full)
+    ratio = full.matches / 100
+    rows = {row["task"]: row for row in result["tasks"]}
+    assert rows["big_city:2"]["seconds_range"] == [100 + 10 * ratio, 300 + 50 * ratio]
+    assert rows["big_city:4"]["seconds_range"] == [200 + 10 * ratio, 600 + 50 * ratio]
+    low = 5 * (300 + 20 * ratio) * protocol_cost.FULL_SEEDS / 3600
+    high = 5 * (900 + 100 * ratio) * protocol_cost.FULL_SEEDS / 3600
+    assert result["total_hours_range"] == [round(low, 2), round(high, 2)]
+    assert result["hours_on_this_machine_range"] == [round(low / 2, 2), round(high / 2, 2)]
+    assert result["total_hours_range"][0] < result["total_hours"] < result["total_hours_range"][1]
 
 
 def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_beside_it(
@@ -161,7 +179,9 @@ def test_a_measurement_writes_its_json_and_the_docs_section_from_every_estimate_
     assert all(row["score_scale"] == 4.0 for row in estimate["tasks"] if row["task"].endswith(":4"))
     assert all(row["train_scale"] == 2.5 for row in estimate["tasks"] if row["task"].endswith(":4"))
     text = page.read_text()
-    assert f"| `algo` | 1,000 | 1 | {estimate['total_hours']:.1f} | {estimate['hours_on_this_machine']:.1f} |" in text
+    hours = estimate["hours_on_this_machine"]
+    assert f"| `algo` | 1,000 | 1 | {estimate['total_hours']:.1f} ({estimate['total_hours']:.1f}-" in text
+    assert f"| {hours:.1f} ({hours:.1f}-{hours:.1f}) | {'yes' if hours < 24 else 'no'} |" in text
     assert "| metropolys:4 |" in text and "python -m lab.protocol_cost --lite" in text
     assert "its own plug-in's CPU cost per step, probed for 300 steps a task" in text
     assert theirs in text  # left as it was
