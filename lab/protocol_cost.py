@@ -179,7 +179,7 @@ def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, 
         if two is None:
             raise ValueError(f"the lite run has no {task.game}:2, from which {task.name} is estimated")
         if (task.game, task.players) not in cpu_ms or (task.game, 2) not in cpu_ms:
-            raise ValueError(f"the goal tables give no trainer cost per step for {task.name}")
+            raise ValueError(f"no trainer cost per step for {task.name} (goal tables or probe)")
         train_scale = cpu_ms[(task.game, task.players)] / cpu_ms[(task.game, 2)]
         score_scale = match_ratio * (probe[task.game] if task.players != 2 else 1.0)
         each = [train * train_scale + score * score_scale for train, score in two["each_seed"]]
