@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from city_envs.core.game import Game
 from city_envs.core.infoset import InfoSet
 from city_envs.core.markdown import write_sections
 from city_envs.core.native import native_class
+from city_envs.core.paired import Paired
 from city_envs.core.registry import GAMES, game_class, make_env
 
 _CLOCK = time.process_time
@@ -33,8 +33,6 @@ SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
 NATIVE_SEARCH_REPEATS = 20  # the native search's decisions timed again, so that its column sums a measurable time
 CLOCK_EVERY = 16  # steps between two reads of the clock in a timed loop
 SLICES = 12  # slices per side of a paired measurement, taken in turns with the other side's
-CONFIDENCE = 0.95  # of a ratio's bootstrap interval
-RESAMPLES = 10_000  # bootstrap resamples of the slice pairs
 
 
 def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -147,37 +145,6 @@ def _run_for(steps: Iterator[int], seconds: float) -> tuple[int, float]:
             checked = count
             if _CLOCK() - start >= seconds:
                 return count, _CLOCK() - start
-
-
-@dataclass(frozen=True)
-class Paired:
-    """A paired measurement: one row per slice pair, (subject steps, subject CPU seconds, reference
-    steps, reference CPU seconds)."""
-
-    slices: np.ndarray
-
-    @property
-    def subject_rate(self) -> float:
-        return float(self.slices[:, 0].sum() / self.slices[:, 1].sum())
-
-    @property
-    def reference_rate(self) -> float:
-        return float(self.slices[:, 2].sum() / self.slices[:, 3].sum())
-
-    @property
-    def ratio(self) -> float:
-        """The subject's rate over the reference's, each its steps over its time in all slices."""
-        return self.subject_rate / self.reference_rate
-
-    def interval(self, seed: int = 0) -> tuple[float, float]:
-        """The ratio's CONFIDENCE percentile-bootstrap interval, resampling whole slice pairs (so the
-        drift a pair shares stays shared). numpy rather than scipy.stats.bootstrap: scipy is an optional
-        dependency and `city-envs bench` a core command."""
-        picks = np.random.default_rng(seed).integers(len(self.slices), size=(RESAMPLES, len(self.slices)))
-        totals = self.slices[picks].sum(axis=1)
-        ratios = (totals[:, 0] / totals[:, 1]) / (totals[:, 2] / totals[:, 3])
-        low, high = np.quantile(ratios, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
-        return float(low), float(high)
 
 
 def paired(subject: Iterator[int], reference: Iterator[int], seconds: float) -> Paired:

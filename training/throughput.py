@@ -24,6 +24,8 @@ own env, `make_env`: the native batch), and (c) a candidate recipe, the same con
 KEY=VALUE` overrides (default `CANDIDATE`), on the trainer's env; one after the other, from the same
 fresh weights and pool, with the ratios b/a and c/a and each one's CPU seconds per 1,000 steps (more
 than the wall seconds when a recipe uses two threads), of which those in PPO's update (SB3's `train`).
+`--repeats N` measures the three arms N times in turns; from 2, each ratio by CPU time comes with a
+bootstrap interval over the repeats.
 
 `--workers 1,2` also measures the default env split over 2 worker processes (`env_workers`,
 `training/split_env.py`: the same transitions, stepped in parallel) beside the one-process default;
@@ -37,7 +39,7 @@ measured before.
     python -m city_envs.training.throughput --games metropolys,blue_moon_city,big_city --players 4 \
         --steps 8192 --workers 1,2 --out docs/throughput_4p.json --doc docs/training.md
     python -m city_envs.training.throughput --batch --players 4 --steps 8192
-    python -m city_envs.training.throughput --goal --players 2 --steps 8192 \
+    python -m city_envs.training.throughput --goal --players 2 --steps 8192 --repeats 4 \
         --out docs/throughput_goal_2p.json --doc docs/training.md
     python -m city_envs.training.throughput --split --games metropolys,big_city --players 4 --steps 8192
 """
@@ -62,6 +64,7 @@ from pydantic import ValidationError
 from city_envs.agents.policy_file import build_policy, save_policy
 from city_envs.core.markdown import section_names, write_sections
 from city_envs.core.native import ENGINE_VARIABLE
+from city_envs.core.paired import Paired
 from city_envs.core.registry import GAMES, game_class, make_game
 from city_envs.core.settings import parse_assignments, read_document
 from city_envs.training.config import TrainConfig, config_error, load_config
@@ -299,9 +302,9 @@ def forward_as_at_issue(net: EntityActionNet, latent_and_features: torch.Tensor)
     return net.flat(latent).index_add(1, net.targets, scores)
 
 
-def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) -> tuple[float, float, float]:
-    """Wall steps/s, CPU seconds per 1,000 steps, and of them those in PPO's update (`train`, between
-    rollouts), of the trainer's MaskablePPO (`make_ppo`) learning `config.timesteps` steps on
+def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) -> tuple[int, float, float, float]:
+    """Steps, wall seconds, CPU seconds, and of them those in PPO's update (`train`, between rollouts), of
+    the trainer's MaskablePPO (`make_ppo`) learning `config.timesteps` steps on
     `config.torch_threads` threads: as when issue 45 was filed when `as_at_issue` (SelfPlayVecEnv over the
     Python engine, the entity head's `forward_as_at_issue`), else on the trainer's env (`make_env`)."""
     import torch
@@ -328,20 +331,23 @@ def _learn_config(config: TrainConfig, pool: OpponentPool, as_at_issue: bool) ->
                 wall, cpu = time.perf_counter() - clock, time.process_time() - cpu
         finally:
             venv.close()
-    steps = model.num_timesteps
-    return steps / wall, 1000 * cpu / steps, 1000 * update["update"] / steps
+    return model.num_timesteps, wall, cpu, update["update"]
 
 
-def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict | None = None) -> dict:
+def measure_goal(
+    game: str, players: int = 2, steps: int = 8192, candidate: dict | None = None, repeats: int = 1
+) -> dict:
     """Issue 45's goal for `game`: env steps/s of MaskablePPO learning `steps` steps with the game's training
     config (a) on SelfPlayVecEnv over the Python engine (the default when the issue was filed), (b) on the
     trainer's own env, (c) with the `candidate` overrides on the trainer's env; one after the other, each
-    from the same fresh weights against the config's pool with a snapshot of them."""
+    from the same fresh weights against the config's pool with a snapshot of them. `repeats` times, in
+    turns (a b c, then c b a, ...) so that the machine's drift hits every arm alike; the figures are over
+    all repeats, and with two or more each ratio by CPU time has a bootstrap interval over them."""
     import torch
 
     configs = goal_configs(game, players, steps, CANDIDATE if candidate is None else candidate)
     default = configs["default"]
-    rates, cpu, update = {}, {}, {}
+    runs: dict[str, list[tuple[int, float, float, float]]] = {arm: [] for arm in GOAL_ARMS}
     threads = torch.get_num_threads()
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -359,26 +365,35 @@ def measure_goal(game: str, players: int = 2, steps: int = 8192, candidate: dict
                     policy, path, game=game, players=players, net_arch=default.net_arch, activation=default.activation
                 )
             )
-            for arm in GOAL_ARMS:
-                config = configs[arm]
-                pool = OpponentPool(game, config.pool_weights(), config.max_snapshots)
-                pool.add_snapshot(snapshot)
-                rates[arm], cpu[arm], update[arm] = _learn_config(config, pool, as_at_issue=arm == "issue")
+            for repeat in range(repeats):
+                for arm in GOAL_ARMS if repeat % 2 == 0 else GOAL_ARMS[::-1]:
+                    config = configs[arm]
+                    pool = OpponentPool(game, config.pool_weights(), config.max_snapshots)
+                    pool.add_snapshot(snapshot)
+                    runs[arm].append(_learn_config(config, pool, as_at_issue=arm == "issue"))
     finally:
         torch.set_num_threads(threads)
     chosen, base = asdict(configs["candidate"]), asdict(default)
     changed = {key: value for key, value in chosen.items() if base[key] != value}
-    return {
+    done, wall, cpu, update = ({arm: sum(run[i] for run in runs[arm]) for arm in GOAL_ARMS} for i in range(4))
+    rates = {arm: done[arm] / wall[arm] for arm in GOAL_ARMS}
+    row = {
         "game": game,
         "players": players,
         "steps": steps,
         "candidate": changed,
+        "repeats": repeats,
         **{f"{arm}_steps_per_s": round(rates[arm]) for arm in GOAL_ARMS},
-        **{f"{arm}_cpu_ms_per_step": round(cpu[arm], 3) for arm in GOAL_ARMS},
-        **{f"{arm}_update_cpu_ms_per_step": round(update[arm], 3) for arm in GOAL_ARMS},
+        **{f"{arm}_cpu_ms_per_step": round(1000 * cpu[arm] / done[arm], 3) for arm in GOAL_ARMS},
+        **{f"{arm}_update_cpu_ms_per_step": round(1000 * update[arm] / done[arm], 3) for arm in GOAL_ARMS},
         "default_ratio": round(rates["default"] / rates["issue"], 2),
         "candidate_ratio": round(rates["candidate"] / rates["issue"], 2),
     }
+    if repeats > 1:  # each arm's (steps, CPU s) beside the issue's of the same repeat: the ratio's pairs
+        for arm in GOAL_ARMS[1:]:
+            pairs = np.array([[a[0], a[2], i[0], i[2]] for a, i in zip(runs[arm], runs["issue"], strict=True)])
+            row[f"{arm}_by_cpu_interval"] = [round(end, 3) for end in Paired(pairs).interval()]
+    return row
 
 
 def is_goal(rows: list[dict]) -> bool:
@@ -417,7 +432,10 @@ def goal_table(rows: list[dict]) -> str:
             for arm in GOAL_ARMS
         )
         issue = row["issue_cpu_ms_per_step"]
-        by_cpu = " | ".join(f"{issue / row[f'{arm}_cpu_ms_per_step']:.2f}x" for arm in GOAL_ARMS[1:])
+        by_cpu = " | ".join(
+            f"{issue / row[f'{arm}_cpu_ms_per_step']:.2f}x{_bracketed(row.get(f'{arm}_by_cpu_interval'))}"
+            for arm in GOAL_ARMS[1:]
+        )
         lines.append(
             f"| {row['game']} | {row['players']} | {row['issue_steps_per_s']:,} | {row['default_steps_per_s']:,} "
             f"| {row['candidate_steps_per_s']:,} | {row['default_ratio']}x | {row['candidate_ratio']}x | {cpu} "
@@ -425,13 +443,21 @@ def goal_table(rows: list[dict]) -> str:
         )
     recipes = sorted({_recipe(row["candidate"]) for row in rows})
     steps = sorted({row["steps"] for row in rows})
-    lines += [
-        "",
-        f"{'/'.join(f'{s:,}' for s in steps)} env steps each; the candidate: {'; '.join(recipes)}.",
-    ]
+    repeats = sorted({row.get("repeats", 1) for row in rows})
+    repeated = (
+        ""
+        if repeats == [1]
+        else f", {'/'.join(map(str, repeats))} times in turns (in brackets, the 95% bootstrap interval of a "
+        "ratio by CPU over the repeats)"
+    )
+    lines += ["", f"{'/'.join(f'{s:,}' for s in steps)} env steps each{repeated}; the candidate: {'; '.join(recipes)}."]
     if rows:
         lines[-1] += " " + _goal_summary(rows)
     return "\n".join(lines)
+
+
+def _bracketed(interval: list[float] | None) -> str:
+    return "" if interval is None else f" ({interval[0]:.2f}-{interval[1]:.2f})"
 
 
 def _goal_summary(rows: list[dict]) -> str:
@@ -538,11 +564,11 @@ def _batch_rows(games: list[str], players: int, steps: int) -> list[dict]:
     return rows
 
 
-def _goal_rows(games: list[str], players: int, steps: int, candidate: dict) -> list[dict]:
+def _goal_rows(games: list[str], players: int, steps: int, candidate: dict, repeats: int = 1) -> list[dict]:
     """`measure_goal` of each game, each printed as a Markdown row as it is measured."""
     rows = []
     for game in games:
-        row = measure_goal(game, players, steps, candidate)
+        row = measure_goal(game, players, steps, candidate, repeats)
         rows.append(row)
         lines = goal_table([row]).splitlines()  # the head (its columns depend on the rows) with the first row
         print("\n".join(lines[:3] if len(rows) == 1 else lines[2:3]), flush=True)
@@ -567,6 +593,10 @@ def _checked_games(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         parser.error("--candidate is the recipe --goal measures: add --goal")
     if args.goal and args.workers != (1,):
         parser.error("--goal measures the trainer's own env: drop --workers")
+    if args.repeats != 1 and not args.goal:
+        parser.error("--repeats repeats the --goal measurement: add --goal")
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     if (args.batch or args.split) and (args.doc or args.from_json or args.workers != (1,)):
         parser.error("--batch and --split measure one process, no --doc: drop --doc, --from-json and --workers")
     if args.doc and not args.out:
@@ -636,6 +666,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="with --goal: a training config key of the candidate recipe (repeat it; default: CANDIDATE)",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="with --goal: measure every arm this many times, in turns (2 or more: an interval on each ratio)",
+    )
     parser.add_argument("--out", help="also write the rows as JSON here")
     parser.add_argument(
         "--doc", help="write the rows' table into this Markdown file's generated section for the JSON (--out)"
@@ -659,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
                 goal_configs(game, args.players, args.steps, candidate)
         except ValueError as error:
             parser.error(str(error))
-        rows = _goal_rows(games, args.players, args.steps, candidate)
+        rows = _goal_rows(games, args.players, args.steps, candidate, args.repeats)
     elif args.split or args.batch:
         rows = (_split_rows if args.split else _batch_rows)(games, args.players, args.steps)
     else:

@@ -75,7 +75,7 @@ def test_paired_slices_take_turns_and_count_each_side_on_its_own_clock(monkeypat
     assert [steps for steps, _ in calls] == [reference, subject, subject, reference] * (bench.SLICES // 2)
     assert all(seconds == pytest.approx(1.2 / bench.SLICES) for _, seconds in calls)
     subject_steps = [10 + 1 + i for i, (steps, _) in enumerate(calls) if steps is subject]
-    assert measured.slices[:, 0].tolist() == subject_steps and measured.slices[:, 2].tolist() == [5] * bench.SLICES
+    assert measured.pairs[:, 0].tolist() == subject_steps and measured.pairs[:, 2].tolist() == [5] * bench.SLICES
     assert measured.subject_rate == pytest.approx(sum(subject_steps) / (0.01 * bench.SLICES))
     assert measured.reference_rate == pytest.approx(250)
     assert measured.ratio == pytest.approx(measured.subject_rate / 250)

@@ -138,7 +138,7 @@ def test_split_mode_says_where_a_learning_steps_cpu_time_goes(monkeypatch, capsy
     (row,) = json.loads(out.read_text())
     assert row["game"] == "citadels" and row["steps"] == 32 and row["steps_per_s"] > 0
     assert all(row["shares"][key] > 0 for key in throughput.SPLIT_PARTS)
-    assert row["shares"]["snapshot_forward"] < row["shares"]["env"]
+    assert row["shares"]["snapshot_forward"] <= row["shares"]["env"]  # a part of it (equal once rounded, at most)
     parts = row["shares"]["env"] + row["shares"]["learner_forward"] + row["shares"]["update"] + row["shares"]["other"]
     assert parts == pytest.approx(1.0, abs=0.01)
     assert "| game | players | env steps/s | env | of it snapshot forwards |" in capsys.readouterr().out
@@ -214,6 +214,8 @@ def test_the_goal_table_gives_both_ratios_to_the_issues_default_and_names_the_ca
         (["--goal", "--games", "citadels", "--candidate", "n_epochs=0"], "n_epochs = 0"),
         (["--goal", "--games", "citadels", "--candidate", "no_such_key=1"], "--candidate"),
         (["--goal", "--games", "citadels", "--candidate", "n_epochs"], "not of the form KEY=VALUE"),
+        (["--repeats", "3"], "--repeats repeats the --goal measurement"),
+        (["--goal", "--repeats", "0"], "--repeats must be at least 1"),
     ],
 )
 def test_wrong_goal_arguments_are_one_clear_error(argv, message, capsys):
@@ -312,3 +314,29 @@ def test_the_goal_rows_are_printed_as_the_table_they_make(monkeypatch, capsys):
     monkeypatch.setattr(throughput, "measure_goal", lambda *args: next(measured))
     assert throughput._goal_rows(["metropolys", "citadels"], 2, 8192, {"n_epochs": 1}) == timed
     assert capsys.readouterr().out.splitlines() == throughput.goal_table(timed).splitlines()[:4]
+
+
+def test_repeats_take_the_arms_in_turns_sum_them_and_give_each_cpu_ratio_an_interval(monkeypatch, tmp_path):
+    order: list[str] = []
+    cpu_seconds = {"issue": [4.0, 4.4, 3.6], "default": [2.0, 2.0, 2.0], "candidate": [1.0, 1.1, 0.9]}
+
+    def fake_learn(config, pool, as_at_issue):
+        arm = "issue" if as_at_issue else ("candidate" if config.n_epochs == 1 else "default")
+        order.append(arm)
+        cpu = cpu_seconds[arm][sum(1 for a in order if a == arm) - 1]
+        return 1000, 2 * cpu, cpu, cpu / 2  # steps, wall, CPU and update seconds
+
+    monkeypatch.setattr(throughput, "_learn_config", fake_learn)
+    row = throughput.measure_goal("citadels", 2, steps=1000, candidate={"n_epochs": 1}, repeats=3)
+    assert order == ["issue", "default", "candidate", "candidate", "default", "issue", "issue", "default", "candidate"]
+    assert row["repeats"] == 3 and row["issue_cpu_ms_per_step"] == 4.0 and row["candidate_cpu_ms_per_step"] == 1.0
+    assert row["default_ratio"] == 2.0 and row["issue_update_cpu_ms_per_step"] == 2.0
+    low, high = row["default_by_cpu_interval"]
+    assert 1.8 <= low < 2.0 < high <= 2.2  # the issue's repeats spread, today's do not
+    assert row["candidate_by_cpu_interval"] == [4.0, 4.0]  # its pairs drift together: their ratio holds
+    table = throughput.goal_table([row])
+    assert f"| 2.00x ({low:.2f}-{high:.2f}) | 4.00x (" in table
+    assert "1,000 env steps each, 3 times in turns (in brackets, the 95% bootstrap interval" in table
+    order.clear()
+    once = throughput.measure_goal("citadels", 2, steps=1000, candidate={"n_epochs": 1})
+    assert "default_by_cpu_interval" not in once and "times in turns" not in throughput.goal_table([once])
