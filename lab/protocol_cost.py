@@ -39,6 +39,10 @@ protocol's hours here are half that.
         --out benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
     python -m lab.protocol_cost --from-json benchmarks/protocol_cost/ppo_scratch.json --doc docs/benchmark.md
 
+The probes time the machine, not the lite run: `--probes-from EARLIER.json` takes them from an earlier
+estimate of the same algorithm (the estimate records the command that measured them) and reads the lite
+figures again, for seeds that landed since.
+
 `--from-json` and `--doc` write the page's `<!-- tables:protocol-cost -->` section from every JSON in
 the folder of the one given, one row per algorithm and a table of its tasks.
 """
@@ -47,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import time
@@ -207,27 +212,68 @@ def estimate(lite: dict, cpu_ms: dict[tuple[str, int], float], probe: dict[str, 
     }
 
 
-def measure(folder: Path, probe_matches: int, probe_steps: int, command: str, say=print) -> dict:
+def shown(path: Path) -> str:
+    """`path` as the estimate records it: relative to the repository when inside it."""
+    return path.resolve().relative_to(ROOT).as_posix() if path.resolve().is_relative_to(ROOT) else str(path)
+
+
+def earlier_probes(path: Path, algorithm: str) -> dict:
+    """The training and match probes of an earlier estimate of `algorithm` (they time the machine, not the
+    lite run), with the command that measured them; one ValueError for a file that holds none."""
+    try:
+        earlier = json.loads(path.read_text())
+        trainer, probe = earlier["train_cost"], earlier["probe"]
+        seconds = {
+            game: {int(players): float(s) for players, s in by_players.items()}
+            for game, by_players in probe["match_seconds"].items()
+        }
+        figures = [*from_json_keys(trainer["cpu_ms_per_step"]).values()]
+        figures += [s for by_players in seconds.values() for s in by_players.values()]
+        if any(set(by_players) != {2, 4} for by_players in seconds.values()) or not all(
+            math.isfinite(f) and f > 0 for f in figures
+        ):
+            raise ValueError("a probe is not a positive figure at 2 and 4 players")
+        reused = {
+            "train_cost": trainer,
+            "matches_per_lineup": int(probe["matches_per_lineup"]),
+            "match_seconds": seconds,
+            "source": earlier.get("probes_from", {"file": shown(path), "command": str(earlier["command"])}),
+        }
+        found = earlier["algorithm"]
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
+        raise ValueError(f"{path} is not an estimate that lab.protocol_cost writes ({error!r})") from None
+    if found != algorithm:
+        raise ValueError(f"{path} estimates {found}, not {algorithm}: its probes are not this algorithm's")
+    return reused
+
+
+def measure(
+    folder: Path, probe_matches: int, probe_steps: int, command: str, probes_from: Path | None = None, say=print
+) -> dict:
+    """The estimate from the lite run in `folder`: its probes measured here, or those of `probes_from`."""
     lite = lite_figures(folder)
     full = load_suite(FULL_SUITE)
-    trainer = train_cost(lite["algorithm"], full, probe_steps, say)
     games = sorted({task.game for task in full.tasks if task.players != 2})
-    probe: dict[str, float] = {}
-    seconds: dict[str, dict[int, float]] = {}
-    for game in games:
-        seconds[game] = {
-            players: probe_match_seconds(full, full.task(f"{game}:{players}"), probe_matches) for players in (2, 4)
-        }
-        probe[game] = seconds[game][4] / seconds[game][2]
-        say(f"{game}: a match takes {seconds[game][2]:.3f} s at 2 players, {seconds[game][4]:.3f} s at 4")
+    reused = None if probes_from is None else earlier_probes(probes_from, lite["algorithm"])
+    if reused is not None:
+        trainer, seconds, probe_matches = reused["train_cost"], reused["match_seconds"], reused["matches_per_lineup"]
+        if missing := [game for game in games if game not in seconds]:
+            raise ValueError(f"{probes_from} holds no match probe of {', '.join(missing)}")
+    else:
+        trainer = train_cost(lite["algorithm"], full, probe_steps, say)
+        seconds = {}
+        for game in games:
+            seconds[game] = {
+                players: probe_match_seconds(full, full.task(f"{game}:{players}"), probe_matches) for players in (2, 4)
+            }
+            say(f"{game}: a match takes {seconds[game][2]:.3f} s at 2 players, {seconds[game][4]:.3f} s at 4")
+    probe = {game: seconds[game][4] / seconds[game][2] for game in games}
     result = estimate(lite, from_json_keys(trainer["cpu_ms_per_step"]), probe, full)
     return {
         "algorithm": lite["algorithm"],
         "budget": lite["budget"],
         "lite": {
-            "folder": folder.resolve().relative_to(ROOT).as_posix()
-            if folder.resolve().is_relative_to(ROOT)
-            else str(folder),
+            "folder": shown(folder),
             "suite": lite["suite"].name,
             "matches": lite["suite"].matches,
             "tasks": lite["tasks"],
@@ -237,6 +283,7 @@ def measure(folder: Path, probe_matches: int, probe_steps: int, command: str, sa
         "probe": {"matches_per_lineup": probe_matches, "match_seconds": seconds},
         **result,
         "command": command,
+        **({} if reused is None else {"probes_from": reused["source"]}),
     }
 
 
@@ -289,7 +336,10 @@ def doc_section(estimates: list[dict]) -> str:
             f"| {t['score_scale']:.2f} |"
             for t in e["tasks"]
         ]
-        lines += ["", f"Made by `{e['command']}`."]
+        made = f"Made by `{e['command']}`"
+        if "probes_from" in e:
+            made += f"; its probes, by `{e['probes_from']['command']}`"
+        lines += ["", f"{made}."]
     return "\n".join(lines)
 
 
@@ -301,13 +351,18 @@ def write_doc(page: str | Path, source: str | Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lite", type=Path, help="a lite run's result folder (runs/algorithms/v1-lite/ALGO)")
-    parser.add_argument("--probe-matches", type=int, default=40, help="matches per line-up of each probe")
+    parser.add_argument("--probe-matches", type=int, help="matches per line-up of each probe (default 40)")
     parser.add_argument(
         "--train-probe-steps",
         type=int,
-        default=40_000,
-        help="learner steps of each training probe (an algorithm other than this project's trainer); "
-        "twice the replay buffer of tianshou_dqn, whose cost per step grows until the buffer is full",
+        help="learner steps of each training probe (an algorithm other than this project's trainer); default "
+        "40,000, twice the replay buffer of tianshou_dqn, whose cost per step grows until the buffer is full",
+    )
+    parser.add_argument(
+        "--probes-from",
+        type=Path,
+        help="take the training and match probes of this earlier estimate of the same algorithm on this machine "
+        "instead of measuring them (the lite figures are read again)",
     )
     parser.add_argument("--out", type=Path, help="write the estimate here (JSON)")
     add_doc_options(parser, SECTION, "estimate JSON")
@@ -317,15 +372,21 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.lite is None or args.out is None:
             parser.error("give --lite FOLDER and --out FILE (or --from-json FILE --doc PAGE)")
-        if args.probe_matches < 4 or args.probe_matches % 4:
+        if args.probes_from is not None and (args.probe_matches, args.train_probe_steps) != (None, None):
+            parser.error(
+                "--probes-from takes its probes from that file: give no --probe-matches or --train-probe-steps"
+            )
+        probe_matches = 40 if args.probe_matches is None else args.probe_matches
+        probe_steps = 40_000 if args.train_probe_steps is None else args.train_probe_steps
+        if probe_matches < 4 or probe_matches % 4:
             parser.error("--probe-matches must be a multiple of 4 (every seat equally often at 2 and 4 players)")
-        if args.train_probe_steps < 1:
+        if probe_steps < 1:
             parser.error("--train-probe-steps must be at least 1")
         words = sys.argv[1:] if argv is None else argv
         if args.out.is_dir():
             raise ValueError(f"--out {args.out} is a folder: name the JSON file to write")
         command = " ".join(["python -m lab.protocol_cost", *words])
-        result = measure(args.lite, args.probe_matches, args.train_probe_steps, command)
+        result = measure(args.lite, probe_matches, probe_steps, command, args.probes_from)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1) + "\n")
         print(doc_section([result]))

@@ -235,6 +235,7 @@ def test_the_training_probe_times_the_plugin_in_cpu_seconds_and_names_its_failur
         (["--lite", "x"], "give --lite FOLDER and --out FILE"),
         (["--lite", "x", "--out", "y.json", "--probe-matches", "6"], "multiple of 4"),
         (["--lite", "x", "--out", "y.json", "--train-probe-steps", "0"], "at least 1"),
+        (["--lite", "x", "--out", "y.json", "--probes-from", "e.json", "--probe-matches", "8"], "give no --probe"),
     ],
 )
 def test_bad_arguments_are_one_clear_error(argv, message, capsys):
@@ -251,3 +252,48 @@ def test_a_folder_that_is_not_a_lite_run_and_a_json_without_a_page_are_one_line(
     assert len(errors) == 3 and "no benchmark.json" in errors[0] and "only writes a --doc page" in errors[1]
     assert "is a folder" in errors[2]
     assert not (tmp_path / "o.json").exists()
+
+
+def test_probes_from_an_earlier_estimate_are_reused_with_their_command_and_lite_seeds_read_again(
+    tmp_path, monkeypatch, capsys
+):
+    folder = lite_run(tmp_path / "algo", {game: [(3600.0, 360.0)] for game in GAMES})
+    monkeypatch.setattr(protocol_cost, "probe_match_seconds", lambda suite, task, matches: float(task.players))
+    monkeypatch.setattr(protocol_cost, "probe_train_cpu_ms", lambda algorithm, task, steps: float(task.players))
+    first = tmp_path / "first.json"
+    assert protocol_cost.main(["--lite", str(folder), "--out", str(first), "--probe-matches", "8"]) == 0
+    earlier = json.loads(first.read_text())
+    # a seed lands after the first estimate; the second reads it, and measures nothing
+    record = json.loads((folder / "citadels_2p" / "seed_0" / "record.json").read_text())
+    (folder / "citadels_2p" / "seed_1").mkdir()
+    (folder / "citadels_2p" / "seed_1" / "record.json").write_text(json.dumps({**record, "seed": 1}))
+    monkeypatch.setattr(protocol_cost, "probe_match_seconds", lambda *args: pytest.fail("probes are reused"))
+    monkeypatch.setattr(protocol_cost, "probe_train_cpu_ms", lambda *args: pytest.fail("probes are reused"))
+    second = tmp_path / "second.json"
+    assert protocol_cost.main(["--lite", str(folder), "--out", str(second), "--probes-from", str(first)]) == 0
+    again = json.loads(second.read_text())
+    assert again["lite"]["tasks"]["citadels:2"]["seeds"] == [0, 1]
+    assert again["train_cost"] == earlier["train_cost"] and again["probe"] == earlier["probe"]
+    assert again["tasks"] == earlier["tasks"] and "probes_from" not in earlier
+    assert again["probes_from"] == {"file": str(first), "command": earlier["command"]}
+    assert f"its probes, by `{earlier['command']}`" in protocol_cost.doc_section([again])
+    # reused from a reuse: still the command that measured them
+    third = tmp_path / "third.json"
+    assert protocol_cost.main(["--lite", str(folder), "--out", str(third), "--probes-from", str(second)]) == 0
+    assert json.loads(third.read_text())["probes_from"] == again["probes_from"]
+    # another algorithm's probes, a file without probes, and a bad figure: one line each, nothing written
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**earlier, "algorithm": "dqn"}))
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**earlier, "probe": {"matches_per_lineup": 8, "match_seconds": {"citadels": {}}}}))
+    zero = tmp_path / "zero.json"
+    zero.write_text(
+        json.dumps({**earlier, "train_cost": {**earlier["train_cost"], "cpu_ms_per_step": {"citadels:2": 0}}})
+    )
+    out = tmp_path / "never.json"
+    for source in (other, broken, zero, tmp_path / "absent.json"):
+        assert protocol_cost.main(["--lite", str(folder), "--out", str(out), "--probes-from", str(source)]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 4 and "estimates dqn, not algo" in errors[0]
+    assert all("is not an estimate that lab.protocol_cost writes" in line for line in errors[1:3])
+    assert "absent.json" in errors[3] and not out.exists()
