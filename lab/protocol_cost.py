@@ -240,6 +240,7 @@ def earlier_probes(path: Path, algorithm: str) -> dict:
             "source": earlier.get("probes_from", {"file": shown(path), "command": str(earlier["command"])}),
         }
         found = earlier["algorithm"]
+        doc_section([{**earlier, "probes_from": reused["source"]}])  # reads every field the page shows
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
         raise ValueError(f"{path} is not an estimate that lab.protocol_cost writes ({error!r})") from None
     if found != algorithm:

@@ -290,10 +290,12 @@ def test_probes_from_an_earlier_estimate_are_reused_with_their_command_and_lite_
     zero.write_text(
         json.dumps({**earlier, "train_cost": {**earlier["train_cost"], "cpu_ms_per_step": {"citadels:2": 0}}})
     )
+    torn = tmp_path / "torn.json"
+    torn.write_text(json.dumps({**again, "probes_from": {"file": "x.json"}}))
     out = tmp_path / "never.json"
-    for source in (other, broken, zero, tmp_path / "absent.json"):
+    for source in (other, broken, zero, torn, tmp_path / "absent.json"):
         assert protocol_cost.main(["--lite", str(folder), "--out", str(out), "--probes-from", str(source)]) == 2
     errors = capsys.readouterr().err.splitlines()
-    assert len(errors) == 4 and "estimates dqn, not algo" in errors[0]
-    assert all("is not an estimate that lab.protocol_cost writes" in line for line in errors[1:3])
-    assert "absent.json" in errors[3] and not out.exists()
+    assert len(errors) == 5 and "estimates dqn, not algo" in errors[0]
+    assert all("is not an estimate that lab.protocol_cost writes" in line for line in errors[1:4])
+    assert "absent.json" in errors[4] and not out.exists()
