@@ -144,11 +144,13 @@ def warm_start_ppo(request: TrainRequest) -> list[tuple[int, str]]:
 
 def tianshou_dqn(request: TrainRequest) -> list[tuple[int, str]]:
     """Tianshou's masked DQN for one seat (drawn per match) while the others play masked random moves
-    inside the env (`city_envs.integrations.tianshou.train_dqn`); the budget counts the learner's moves."""
-    from city_envs.integrations.tianshou import train_dqn
+    inside the env (`city_envs.integrations.tianshou.train_dqn`); the budget counts the learner's moves.
+    A seed whose every network an earlier sitting saved (stopped while scoring) is not trained again."""
+    from city_envs.integrations.tianshou import saved_networks, train_dqn
 
-    paths = train_dqn(
-        request.task.game, request.task.players, request.seed, list(request.checkpoints), request.out / "train"
+    task, steps, folder = request.task, list(request.checkpoints), request.out / "train"
+    paths = saved_networks(task.game, task.players, steps, folder) or train_dqn(
+        task.game, task.players, request.seed, steps, folder
     )
     return [
         (target, f"city_envs.integrations.tianshou:QNetworkAgent:path={path}")

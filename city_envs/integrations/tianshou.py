@@ -182,6 +182,37 @@ def train_dqn(
     return paths
 
 
+def saved_networks(
+    name: str, num_players: int, steps: Sequence[int], out: Path, hidden: Sequence[int] = (256, 256)
+) -> list[Path] | None:
+    """The Q-networks a finished `train_dqn` call of these arguments saved in `out`, one per step of
+    `steps`, or None if one is missing, unreadable, or saved by another call (its game, players,
+    network or step in its metadata). Nothing else of the call is recorded: the caller vouches that
+    the other settings are the same."""
+    from safetensors import SafetensorError, safe_open
+
+    paths = [out / f"q_{target:09d}.safetensors" for target in steps]
+    for target, path in zip(steps, paths, strict=True):
+        if not path.is_file():
+            return None
+        try:
+            with safe_open(str(path), framework="pt") as handle:
+                meta = handle.metadata() or {}
+                for key in handle.keys():  # noqa: SIM118 - not a dict
+                    handle.get_tensor(key)  # a file cut short fails here
+        except (OSError, SafetensorError):
+            return None
+        wanted = {
+            "game": name,
+            "players": str(num_players),
+            "hidden": json.dumps(list(hidden)),
+            "env_steps": str(target),
+        }
+        if any(meta.get(key) != value for key, value in wanted.items()):
+            return None
+    return paths
+
+
 class QNetworkAgent:
     """Plays a Q-network saved by `train_dqn`: the legal action of highest value (`path=FILE` as an
     agent spec: `city_envs.integrations.tianshou:QNetworkAgent:path=FILE`)."""

@@ -115,3 +115,37 @@ def test_the_dqn_seat_sees_only_its_own_turns(name):
         env.reset(seed=seed)
         seats.add(env.unwrapped.seat)
     assert seats == {0, 1}  # the seat is drawn for every match
+
+
+def test_a_finished_calls_networks_are_found_again_and_the_benchmark_trains_no_seed_twice(tmp_path, monkeypatch):
+    """`saved_networks` finds every network of a finished `train_dqn` call, and nothing else; the benchmark's
+    `tianshou_dqn` plug-in then returns them without training (a seed stopped while it was being scored)."""
+    import shutil
+
+    import city_envs.integrations.tianshou as plugin
+    from city_envs.evaluation.suite import load_suite
+    from city_envs.training.algorithms import TrainRequest, tianshou_dqn
+
+    folder = tmp_path / "seed_0" / "train"
+    paths = plugin.train_dqn("metropolys", 2, 0, [40, 80], folder, envs=1, buffer_size=500, steps_per_collect=20)
+    assert plugin.saved_networks("metropolys", 2, [40, 80], folder) == paths
+    for other in [
+        ("metropolys", 2, [40, 80, 120], folder, (256, 256)),  # a step never saved
+        ("citadels", 2, [40, 80], folder, (256, 256)),
+        ("metropolys", 3, [40, 80], folder, (256, 256)),
+        ("metropolys", 2, [40, 80], folder, (16,)),
+    ]:
+        assert plugin.saved_networks(*other) is None, other
+    shutil.copyfile(paths[0], folder / "q_000000060.safetensors")  # saved at 40 steps, named 60
+    assert plugin.saved_networks("metropolys", 2, [60, 80], folder) is None
+
+    calls = []
+    monkeypatch.setattr(plugin, "train_dqn", lambda *args, **kwargs: calls.append(args) or paths)
+    request = TrainRequest(load_suite("v1-lite").task("metropolys:2"), 0, 80, tmp_path / "seed_0", (40, 80))
+    specs = tianshou_dqn(request)
+    assert calls == [] and specs == [(40, f"{plugin.__name__}:QNetworkAgent:path={paths[0]}"), (80, specs[1][1])]
+    whole = paths[1].read_bytes()
+    paths[1].write_bytes(whole[: len(whole) // 2])  # the last network cut short: the seed trains again
+    assert plugin.saved_networks("metropolys", 2, [40, 80], folder) is None
+    tianshou_dqn(request)
+    assert calls == [("metropolys", 2, 0, [40, 80], folder)]
