@@ -28,6 +28,7 @@ from tianshou.algorithm.algorithm_base import OffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.data.types import RolloutBatchProtocol
 from tianshou.env import DummyVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
@@ -100,6 +101,33 @@ def masked_seat_env(name: str, num_players: int, **options: Any) -> MaskedSeat:
     return MaskedSeat(SingleAgentEnv(name, num_players, seat=None, **options))
 
 
+class NewEntriesNullCheck(VectorReplayBuffer):
+    """A `VectorReplayBuffer` whose `hasnull()` looks only at the entries added since it last answered.
+
+    Tianshou's off-policy trainer asks after every collection, and the stock answer copies every
+    stored transition (observations twice) to look for NaNs: with this project's larger observations,
+    about a third of `train_dqn`'s time. An entry found clean stays so until an `add` overwrites it,
+    and the trainer stops at the first NaN, so it stops at the same collection either way."""
+
+    def __init__(self, total_size: int, buffer_num: int, **kwargs: Any) -> None:
+        super().__init__(total_size, buffer_num, **kwargs)
+        self._unchecked: list[np.ndarray] = []
+
+    def add(
+        self, batch: RolloutBatchProtocol, buffer_ids: np.ndarray | list[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        added = super().add(batch, buffer_ids)
+        self._unchecked.append(added[0])
+        return added
+
+    def hasnull(self) -> bool:
+        if not self._unchecked:
+            return False
+        indices = np.unique(np.concatenate(self._unchecked))
+        self._unchecked.clear()
+        return bool(self[indices].hasnull())
+
+
 def train_dqn(
     name: str,
     num_players: int,
@@ -120,8 +148,8 @@ def train_dqn(
     """Masked DQN for one seat against random seats (`masked_seat_env`), trained to each of `steps`
     (the learner's own moves) and saved at each as `q_<steps>.safetensors` (tensors and JSON metadata,
     nothing pickled) for `QNetworkAgent`. The envs are collected `steps_per_collect` steps at a time,
-    then trained on a tenth as many minibatches: Tianshou scans its whole replay buffer for NaNs after
-    every collection, so small collections make training quadratic in the buffer. Seeded (torch,
+    then trained on a tenth as many minibatches (the trainer checks the new transitions for NaNs after
+    each collection: `NewEntriesNullCheck`). Seeded (torch,
     numpy, the envs); a rerun of the same call gives the same networks on one torch thread."""
     from safetensors.torch import save_file
 
@@ -145,7 +173,7 @@ def train_dqn(
     train_envs = DummyVectorEnv([lambda: masked_seat_env(name, num_players, **options) for _ in range(envs)])
     train_envs.seed(seed)
     collector = Collector[CollectStats](
-        algorithm, train_envs, VectorReplayBuffer(buffer_size, envs), exploration_noise=True
+        algorithm, train_envs, NewEntriesNullCheck(buffer_size, envs), exploration_noise=True
     )
     collector.reset()
     out.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("torch")
 pytest.importorskip("tianshou")
@@ -149,3 +151,62 @@ def test_a_finished_calls_networks_are_found_again_and_the_benchmark_trains_no_s
     assert plugin.saved_networks("metropolys", 2, [40, 80], folder) is None
     tianshou_dqn(request)
     assert calls == [("metropolys", 2, 0, [40, 80], folder)]
+
+
+def _transitions(rng: np.random.Generator, count: int, nan_at: int | None):
+    from tianshou.data import Batch
+
+    obs = {"obs": rng.random((count, 3), dtype=np.float32), "mask": np.ones((count, 2), dtype=bool)}
+    rew = rng.random(count)
+    if nan_at is not None:
+        rew[nan_at] = np.nan
+    return Batch(
+        obs=obs,
+        act=rng.integers(0, 2, count),
+        rew=rew,
+        terminated=rng.random(count) < 0.2,
+        truncated=np.zeros(count, dtype=bool),
+        obs_next=obs,
+        info=Batch(),
+    )
+
+
+@given(
+    collections=st.lists(st.integers(1, 9), min_size=1, max_size=12),
+    nan_step=st.none() | st.integers(0, 60),
+    seed=st.integers(0, 2**16),
+)
+@settings(max_examples=60, deadline=None)
+def test_the_new_entries_null_check_stops_training_where_the_whole_buffer_scan_does(collections, nan_step, seed):
+    """Collections of `adds` steps of 2 envs into a buffer that wraps: after each, both checks answer
+    alike until the first NaN is found (where the trainer stops)."""
+    from city_envs.integrations.tianshou import NewEntriesNullCheck
+
+    stock, checked = VectorReplayBuffer(16, 2), NewEntriesNullCheck(16, 2)
+    rng, step = np.random.default_rng(seed), 0
+    for adds in collections:
+        for _ in range(adds):
+            nan_at = 1 if step == nan_step else None
+            batch = _transitions(rng, 2, nan_at)
+            assert np.array_equal(stock.add(batch)[0], checked.add(batch)[0])
+            step += 1
+        found = stock.hasnull()
+        assert checked.hasnull() == found
+        if found:
+            return
+
+
+def test_train_dqn_learns_the_same_networks_as_with_the_stock_buffer(tmp_path, monkeypatch):
+    """The null check changes what the trainer scans, nothing it learns: bit-identical Q-networks from
+    a run whose buffer wraps several times."""
+    from safetensors.torch import load_file
+
+    import city_envs.integrations.tianshou as plugin
+
+    run = dict(hidden=(16,), envs=2, buffer_size=200, steps_per_collect=50)
+    ours = plugin.train_dqn("metropolys", 2, 3, [300, 600], tmp_path / "ours", **run)
+    monkeypatch.setattr(plugin, "NewEntriesNullCheck", VectorReplayBuffer)
+    stock = plugin.train_dqn("metropolys", 2, 3, [300, 600], tmp_path / "stock", **run)
+    for mine, theirs in zip(ours, stock, strict=True):
+        a, b = load_file(str(mine)), load_file(str(theirs))
+        assert a.keys() == b.keys() and all(torch.equal(a[key], b[key]) for key in a)
