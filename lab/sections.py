@@ -5,8 +5,8 @@ A page's generated sections lie between `<!-- tables:NAME -->` and `<!-- /tables
 tables (their records under `training/baselines/`), the benchmark's reference tables (`benchmarks/`),
 each game's observation layout, the speed and throughput tables (`docs/*.json`) and the studies' tables
 (`benchmarks/guided/`, `benchmarks/strength/`, `benchmarks/privileged_ab/`, `benchmarks/update_recipe_ab/`,
-`benchmarks/attempts.json`, `benchmarks/protocol_cost/`). Nothing in them is typed by hand, and
-`tests/lab/test_sections.py` checks that every section is what this writes.
+`benchmarks/attempts.json`, `benchmarks/protocol_cost/`, `benchmarks/dqn_null_check/`). Nothing in them is
+typed by hand, and `tests/lab/test_sections.py` checks that every section is what this writes.
 
     python -m lab.sections            # rewrite every generated section
     python -m lab.sections --check    # list the pages whose sections are not current; exit 1 if any
@@ -108,6 +108,15 @@ def protocol_cost(page: Path, verify: bool) -> dict[str, str]:
     return {cost.SECTION: cost.doc_section(estimates) if estimates else NO_RESULTS}
 
 
+def dqn_null_check(page: Path, verify: bool) -> dict[str, str]:
+    from lab import dqn_null_check as study
+
+    source = ROOT / "benchmarks" / "dqn_null_check" / "results.json"
+    if not source.is_file():
+        return {study.SECTION: NO_RESULTS}
+    return {study.SECTION: study.doc_section(study.load_results(source), source, page)}
+
+
 def attempts(page: Path, verify: bool) -> dict[str, str]:
     from lab import attempts as ledger
 
@@ -117,7 +126,7 @@ def attempts(page: Path, verify: bool) -> dict[str, str]:
 
 PAGES: dict[str, tuple[Tables, ...]] = {
     "README.md": (baselines,),
-    "docs/benchmark.md": (benchmark, protocol_cost),
+    "docs/benchmark.md": (benchmark, protocol_cost, dqn_null_check),
     "docs/leaderboard.md": (guided, strength),
     "docs/speed.md": (speed,),
     "docs/training.md": (baselines, privileged_ab, update_recipe_ab, attempts, throughput),
