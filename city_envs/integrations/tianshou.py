@@ -105,9 +105,9 @@ class NewEntriesNullCheck(VectorReplayBuffer):
     """A `VectorReplayBuffer` whose `hasnull()` looks only at the entries added since it last answered.
 
     Tianshou's off-policy trainer asks after every collection, and the stock answer copies every
-    stored transition (observations twice) to look for NaNs: with this project's larger observations,
-    about a third of `train_dqn`'s time. An entry found clean stays so until an `add` overwrites it,
-    and the trainer stops at the first NaN, so it stops at the same collection either way."""
+    stored transition (observations twice) to look for NaNs: once the buffer is full, up to about
+    half of `train_dqn`'s time (docs/benchmark.md). An entry found clean stays so until an `add`
+    overwrites it, and the trainer stops at the first NaN, so it stops at the same collection either way."""
 
     def __init__(self, total_size: int, buffer_num: int, **kwargs: Any) -> None:
         super().__init__(total_size, buffer_num, **kwargs)
