@@ -149,8 +149,8 @@ def train_dqn(
     (the learner's own moves) and saved at each as `q_<steps>.safetensors` (tensors and JSON metadata,
     nothing pickled) for `QNetworkAgent`. The envs are collected `steps_per_collect` steps at a time,
     then trained on a tenth as many minibatches (the trainer checks the new transitions for NaNs after
-    each collection: `NewEntriesNullCheck`). Seeded (torch,
-    numpy, the envs); a rerun of the same call gives the same networks on one torch thread."""
+    each collection: `NewEntriesNullCheck`). Seeded (torch, numpy, the envs); a rerun of the same call
+    gives the same networks on one torch thread."""
     from safetensors.torch import save_file
 
     if list(steps) != sorted(set(steps)) or steps[0] < 1:
@@ -215,10 +215,12 @@ def saved_networks(
 ) -> list[Path] | None:
     """The Q-networks a finished `train_dqn` call of these arguments saved in `out`, one per step of
     `steps`, or None if one is missing, unreadable, or saved by another call (its game, players,
-    network or step in its metadata). Nothing else of the call is recorded: the caller vouches that
-    the other settings are the same."""
+    network, step, or the game's observation and action sizes today in its metadata). Nothing else of
+    the call is recorded: the caller vouches that the other settings are the same."""
     from safetensors import SafetensorError, safe_open
 
+    probe = masked_seat_env(name, num_players)
+    sizes = {"observation_size": str(int(np.prod(probe.observation_shape))), "num_actions": str(probe.num_actions)}
     paths = [out / f"q_{target:09d}.safetensors" for target in steps]
     for target, path in zip(steps, paths, strict=True):
         if not path.is_file():
@@ -235,6 +237,7 @@ def saved_networks(
             "players": str(num_players),
             "hidden": json.dumps(list(hidden)),
             "env_steps": str(target),
+            **sizes,
         }
         if any(meta.get(key) != value for key, value in wanted.items()):
             return None

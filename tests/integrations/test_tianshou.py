@@ -123,6 +123,7 @@ def test_a_finished_calls_networks_are_found_again_and_the_benchmark_trains_no_s
     """`saved_networks` finds every network of a finished `train_dqn` call, and nothing else; the benchmark's
     `tianshou_dqn` plug-in then returns them without training (a seed stopped while it was being scored)."""
     import shutil
+    from types import SimpleNamespace
 
     import city_envs.integrations.tianshou as plugin
     from city_envs.evaluation.suite import load_suite
@@ -140,6 +141,10 @@ def test_a_finished_calls_networks_are_found_again_and_the_benchmark_trains_no_s
         assert plugin.saved_networks(*other) is None, other
     shutil.copyfile(paths[0], folder / "q_000000060.safetensors")  # saved at 40 steps, named 60
     assert plugin.saved_networks("metropolys", 2, [60, 80], folder) is None
+    changed = SimpleNamespace(observation_shape=(3,), num_actions=plugin.masked_seat_env("metropolys", 2).num_actions)
+    with monkeypatch.context() as patch:  # the game's observation is no longer what they were saved for
+        patch.setattr(plugin, "masked_seat_env", lambda *_: changed)
+        assert plugin.saved_networks("metropolys", 2, [40, 80], folder) is None
 
     calls = []
     monkeypatch.setattr(plugin, "train_dqn", lambda *args, **kwargs: calls.append(args) or paths)
