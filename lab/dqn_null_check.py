@@ -64,12 +64,12 @@ def cpu_ms_per_step(game: str, arm: str, steps: int, filled: int) -> float:
         save_file(*args, **kwargs)
 
     safetensors.torch.save_file = timed_save
-    plugin.NewEntriesNullCheck = VectorReplayBuffer if arm == "stock" else check  # type: ignore[misc]
+    plugin.NewEntriesNullCheck = VectorReplayBuffer if arm == "stock" else check
     try:
         with tempfile.TemporaryDirectory(prefix="dqn-null-check-") as folder:
             plugin.train_dqn(game, 2, 0, [filled, filled + steps], Path(folder))
     finally:
-        safetensors.torch.save_file, plugin.NewEntriesNullCheck = save_file, check  # type: ignore[misc]
+        safetensors.torch.save_file, plugin.NewEntriesNullCheck = save_file, check
     return (saved[1] - saved[0]) * 1000 / steps
 
 
