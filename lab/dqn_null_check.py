@@ -137,6 +137,8 @@ def write_doc(page: str | Path, source: str | Path) -> None:
 def run(out: Path, games: list[str], steps: int, repeats: int, doc: str | None, command: str) -> dict:
     """Every missing run, repeat after repeat (each repeat's games before the next), saving after each."""
     options = {"steps": steps, "filled": default_buffer_size()}
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a folder: name the results file to write")
     if out.is_file():
         results = load_results(out)
         if {key: results["options"][key] for key in options} != options:

@@ -81,5 +81,7 @@ def test_a_tiny_study_runs_both_arms_restores_the_plugin_and_resumes(tmp_path, m
     monkeypatch.setattr(study, "cpu_ms_per_step", lambda *args: pytest.fail("a resumed study reran a run"))
     again = study.run(out, ["citadels"], steps=200, repeats=2, doc=None, command="again")
     assert again["commands"] == ["tiny", "again"]
+    with pytest.raises(ValueError, match="is a folder"):
+        study.run(tmp_path, ["citadels"], steps=200, repeats=2, doc=None, command="a folder")
     with pytest.raises(ValueError, match="holds a study of other settings"):
         study.run(out, ["citadels"], steps=100, repeats=2, doc=None, command="other")
