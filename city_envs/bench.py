@@ -8,7 +8,8 @@ process in alternating slices (reference, subject, subject, reference, ...), so 
 the drift, and every duration is the process's CPU time: time spent waiting for a core shared with
 other jobs counts for neither side. Each such ratio comes with a bootstrap interval over its slice
 pairs. The Python engine's figures name it explicitly; where a game's native engine is built, its
-figures stand beside them, the native/Python ratio measured the same way.
+figures stand beside them, the native/Python ratio measured the same way (the search's in turns
+position by position, its interval over the positions searched).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from city_envs.core.registry import GAMES, game_class, make_env
 _CLOCK = time.process_time
 SEARCH_ITERATIONS = 10  # ISMCTS iterations per timed decision
 NATIVE_SEARCH_REPEATS = 20  # the native search's decisions timed again, so that its column sums a measurable time
+SEARCH_POSITIONS = 40  # sampled positions (those with a choice are searched) behind the search figures
 CLOCK_EVERY = 16  # steps between two reads of the clock in a timed loop
 SLICES = 12  # slices per side of a paired measurement, taken in turns with the other side's
 
@@ -219,6 +221,19 @@ def per_call_micros(states: list[Game], repeats: int = 20, seed: int = 0) -> dic
     }
 
 
+def _with_choice(states: list) -> list:
+    """The positions where the player to move has more than one legal action (a search to run)."""
+    return [game for game in states if len(game.legal_action_ids()) > 1]
+
+
+def _search_decisions(agent, game, repeats: int) -> tuple[int, float]:
+    """(ISMCTS iterations, CPU seconds) of `repeats` decisions of `agent` at `game`."""
+    start = _CLOCK()
+    for _ in range(repeats):
+        agent.act(InfoSet(game, game.current_player()))
+    return agent.iters * repeats, _CLOCK() - start
+
+
 def search_iteration_micros(
     name: str, states: list, iterations: int = SEARCH_ITERATIONS, seed: int = 0, repeats: int = 1
 ) -> float:
@@ -227,13 +242,35 @@ def search_iteration_micros(
     searched `repeats` times. On native matches the whole search runs in C++ (native/core/ismcts.hpp)."""
     from city_envs.agents.ismcts import ISMCTSAgent
 
-    choices = [game for game in states if len(game.legal_action_ids()) > 1]
     agent = ISMCTSAgent(seed, iters=iterations)
-    start = _CLOCK()
-    for _ in range(repeats):
-        for game in choices:
-            agent.act(InfoSet(game, game.current_player()))
-    return (_CLOCK() - start) / (iterations * len(choices) * repeats) * 1e6
+    timed = [_search_decisions(agent, game, repeats) for game in _with_choice(states)]
+    return sum(seconds for _, seconds in timed) / sum(count for count, _ in timed) * 1e6
+
+
+def paired_search(
+    python_states: list, native_states: list, iterations: int = SEARCH_ITERATIONS, seed: int = 0
+) -> Paired:
+    """The default ISMCTS agent's decision at each position with a choice, on the native engine
+    (NATIVE_SEARCH_REPEATS times, so that it sums a measurable time) and on the Python engine, in turns
+    (Python first, then the order flips): a row per position, (native iterations, native CPU s, Python
+    iterations, Python CPU s), so the ratio's interval resamples positions. `native_states[i]` is
+    `python_states[i]` played on the native engine (the same match and move)."""
+    from city_envs.agents.ismcts import ISMCTSAgent
+
+    python_games, native_games = _with_choice(python_states), _with_choice(native_states)
+    if [game.legal_action_ids() for game in python_games] != [game.legal_action_ids() for game in native_games]:
+        raise RuntimeError("the native engine's sampled positions are not the Python engine's: the engines disagree")
+    python_agent, native_agent = ISMCTSAgent(seed, iters=iterations), ISMCTSAgent(seed, iters=iterations)
+    rows = []
+    for index, (python_game, native_game) in enumerate(zip(python_games, native_games, strict=True)):
+        if index % 2 == 0:
+            python = _search_decisions(python_agent, python_game, 1)
+            native = _search_decisions(native_agent, native_game, NATIVE_SEARCH_REPEATS)
+        else:
+            native = _search_decisions(native_agent, native_game, NATIVE_SEARCH_REPEATS)
+            python = _search_decisions(python_agent, python_game, 1)
+        rows.append((*native, *python))
+    return Paired(np.array(rows, dtype=float))
 
 
 def connect_four_steps(seed: int = 0) -> Iterator[int] | None:
@@ -279,17 +316,19 @@ def run(name: str, num_players: int, seconds: float = 3.0, seed: int = 0, search
     result["heuristic_decisions_per_s"] = heuristic
     result["connect_four_aec_steps_per_s_beside_heuristic"] = beside.reference_rate if beside else None
     result.update(_ratio_or_none("heuristic_ratio_vs_connect_four", beside, seed))
-    if search:
-        result["search_iteration_us"] = search_iteration_micros(name, states[:40], seed=seed)
-    if native_class(game_class(name, "python")) is not None:
+    has_native = native_class(game_class(name, "python")) is not None
+    if has_native:
         result.update(native_figures(name, num_players, seconds, seed, **options))
         result.update(batch_figures(name, num_players, seconds, seed, **options))
-        if search:
-            # the same first 40 positions as the Python column's: the same matches, sampled alike
-            native_states = sample_states(name, num_players, 40, seed, engine="native", **options)
-            native_search = search_iteration_micros(name, native_states, seed=seed, repeats=NATIVE_SEARCH_REPEATS)
-            result["native_search_iteration_us"] = native_search
-            result["native_search_ratio_vs_python"] = result["search_iteration_us"] / native_search
+    if search and has_native:
+        # the same first SEARCH_POSITIONS positions on both engines: the same matches, sampled alike
+        native_states = sample_states(name, num_players, SEARCH_POSITIONS, seed, engine="native", **options)
+        searched = paired_search(states[:SEARCH_POSITIONS], native_states, seed=seed)
+        result["search_iteration_us"] = 1e6 / searched.reference_rate
+        result["native_search_iteration_us"] = 1e6 / searched.subject_rate
+        result.update(ratio_figures("native_search_ratio_vs_python", searched, seed))
+    elif search:
+        result["search_iteration_us"] = search_iteration_micros(name, states[:SEARCH_POSITIONS], seed=seed)
     return result
 
 

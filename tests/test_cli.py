@@ -94,6 +94,8 @@ def test_bench_search_adds_the_search_iterations_cost(capsys, tmp_path, monkeypa
     assert code == 0 and figures["search_iteration_us"] > 0 and "ISMCTS iteration" in out
     if figures.get("native_search_iteration_us") is not None:
         assert "Python / native ISMCTS iteration" in out
+        low, high = figures["native_search_ratio_vs_python_interval"]
+        assert low <= figures["native_search_ratio_vs_python"] <= high
 
 
 def test_evaluate_prints_win_rates(capsys):

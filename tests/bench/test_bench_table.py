@@ -122,3 +122,33 @@ def test_a_ratio_cell_shows_its_interval():
     row = {"r": 11.6, "r_interval": [10.94, 12.31], "s": 2.5, "t": None}
     assert bench.cell(row, "r", "{:.1f}x") == "11.6x (10.9-12.3)"
     assert bench.cell(row, "s", "{:.2f}") == "2.50" and bench.cell(row, "t", "{:.2f}") == "-"
+
+
+def test_the_search_is_timed_position_by_position_in_turns(monkeypatch):
+    """A row per position with a choice: the native decisions (NATIVE_SEARCH_REPEATS of them) and the
+    Python one at the same position, Python first, then the order flips; the ratio is Python's time
+    per iteration over the native search's."""
+    states = bench.sample_states("metropolys", 2, 6, seed=3)
+    native_states = bench.sample_states("metropolys", 2, 6, seed=3, engine="native")
+    calls = []
+
+    def fake_search(agent, game, repeats):
+        calls.append("native" if repeats == bench.NATIVE_SEARCH_REPEATS else "python")
+        return agent.iters * repeats, 0.001 * repeats if repeats == 1 else 0.0001 * repeats
+
+    monkeypatch.setattr(bench, "_search_decisions", fake_search)
+    measured = bench.paired_search(states, native_states, iterations=4)
+    positions = len(bench._with_choice(states))
+    assert positions >= 2 and measured.pairs.shape == (positions, 4)
+    assert calls == ["python", "native", "native", "python"] * (positions // 2) + ["python", "native"] * (positions % 2)
+    assert measured.pairs[:, 0].tolist() == [4.0 * bench.NATIVE_SEARCH_REPEATS] * positions
+    assert measured.pairs[:, 2].tolist() == [4.0] * positions
+    assert measured.ratio == pytest.approx(10.0)
+    assert measured.interval() == (pytest.approx(10.0), pytest.approx(10.0))
+
+
+def test_the_search_refuses_positions_the_engines_do_not_share():
+    states = bench.sample_states("metropolys", 2, 6, seed=3)
+    others = bench.sample_states("metropolys", 2, 6, seed=4, engine="native")
+    with pytest.raises(RuntimeError, match="engines disagree"):
+        bench.paired_search(states, others, iterations=1)
